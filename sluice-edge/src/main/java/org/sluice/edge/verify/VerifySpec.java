@@ -1,0 +1,28 @@
+package org.sluice.edge.verify;
+
+import java.util.List;
+
+/**
+ * A source's {@code verify:} block as configured.
+ *
+ * @param scheme           github | stripe | shopify | slack | standard_webhooks | hmac | none
+ * @param secrets          up to 8 secrets, tried in order (rotation); empty for {@code none}
+ * @param toleranceSeconds accepted clock skew for timestamped schemes (default 300)
+ * @param header           {@code hmac} only: the header carrying the signature
+ * @param prefix           {@code hmac} only: a prefix stripped from the header value (may be empty)
+ * @param algorithm        {@code hmac} only: sha256 | sha512 | sha1
+ * @param encoding         {@code hmac} only: hex | base64
+ */
+public record VerifySpec(
+        String scheme,
+        List<String> secrets,
+        int toleranceSeconds,
+        String header,
+        String prefix,
+        String algorithm,
+        String encoding) {
+
+    public VerifySpec {
+        secrets = List.copyOf(secrets);
+    }
+}
