@@ -15,8 +15,9 @@ import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.Intake;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.intake.Intake;
+import org.sluice.edge.intake.IntakeSettings;
 
 /**
  * The state behind the request path, opened at boot and closed last: the store and its
@@ -49,7 +50,9 @@ final class Backends implements AutoCloseable {
                         .withWallClock(epochMillis));
         Intake opened;
         try {
-            opened = Intake.start(store, config.intake(), registry);
+            var in = config.intake();
+            opened = Intake.start(store, new IntakeSettings(in.partitions(), in.maxBatch(), in.maxDelayMs(), in.maxQueue(),
+                    in.maxQueueBytes(), in.commitDeadlineMs()), registry);
         } catch (RuntimeException e) {
             store.close();
             throw e;

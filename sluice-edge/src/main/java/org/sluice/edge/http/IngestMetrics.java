@@ -3,6 +3,7 @@ package org.sluice.edge.http;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +16,13 @@ import org.sluice.core.Clock;
  * {@link Scope} only, never from a request.
  */
 final class IngestMetrics {
+
+    /** Fixed histogram buckets: a dozen series, enough to read p50 and p99 from. */
+    private static final Duration[] BUCKETS = {
+        Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10),
+        Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(15)
+    };
 
     private final Map<Outcome, Counter> requests = new EnumMap<>(Outcome.class);
     private final Map<Scope, Counter> refusals = new EnumMap<>(Scope.class);
@@ -37,7 +45,7 @@ final class IngestMetrics {
         }
         duration = Timer.builder("sluice.ingest.duration")
                 .description("Time from a request's headers to its answer")
-                .publishPercentileHistogram()
+                .serviceLevelObjectives(BUCKETS)
                 .register(registry);
     }
 
