@@ -64,6 +64,14 @@ final class Backends implements AutoCloseable {
         return new Backends(config, clock, epochMillis, registry);
     }
 
+    HookStore store() {
+        return store;
+    }
+
+    Intake intake() {
+        return intake;
+    }
+
     TenantGate tenants() {
         return gate;
     }

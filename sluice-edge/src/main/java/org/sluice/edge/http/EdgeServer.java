@@ -149,6 +149,11 @@ public final class EdgeServer implements AutoCloseable {
         return backends.tenantTable().size();
     }
 
+    /** The store, intake and tenant state (tests in this package reach the store through it). */
+    Backends backends() {
+        return backends;
+    }
+
     /** Runs one sweep tick now (the sweeper thread does this every 3.75 s). */
     public void sweepOnce() {
         sweeper.tick();

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * waits for a request (the connection opened, or the previous response was written) until
  * that request has arrived whole. A client that has not sent its whole request by then is
  * cut: answered {@code 408} if its request had begun, closed silently if not (an idle
- * keep-alive connection). While the server works on a request no deadline runs.
+ * keep-alive connection). While the server works on a request no deadline runs; a
+ * {@code 100 Continue} starts a fresh deadline for the body.
  *
  * <p>Uses the event loop's own scheduler: the timer task runs on the channel's thread, so
  * no state here is shared.
@@ -64,14 +65,14 @@ final class ReadDeadlineHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse response && response.status() != HttpResponseStatus.CONTINUE) {
-            ctx.write(msg, promise);
-            if (!inRequest && ctx.channel().isOpen()) {
+        ctx.write(msg, promise);
+        if (msg instanceof HttpResponse response && ctx.channel().isOpen()) {
+            if (response.status().code() == HttpResponseStatus.CONTINUE.code()) {
+                arm(ctx); // the body starts now: the time we took to say so is not the client's
+            } else if (!inRequest) {
                 arm(ctx);
             }
-            return;
         }
-        ctx.write(msg, promise);
     }
 
     private void arm(ChannelHandlerContext ctx) {
