@@ -42,6 +42,18 @@ final class TestEdge implements AutoCloseable {
         return Http.post(address, path, headers, body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
+    /** Waits (bounded: 30 s, then fails) until {@code condition} holds. Not a timing assertion. */
+    static void await(java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("condition not reached within 30 s");
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
     Backends backends() {
         return server.backends();
     }
