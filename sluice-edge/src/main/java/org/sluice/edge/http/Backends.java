@@ -91,6 +91,11 @@ final class Backends implements AutoCloseable {
         }
     }
 
+    /** Stops the intake taking hooks and commits every hook it holds (idempotent). */
+    void flushIntake() {
+        intake.close();
+    }
+
     /** Flushes the intake (every hook it holds is committed and answered), then closes the store. */
     @Override
     public void close() {

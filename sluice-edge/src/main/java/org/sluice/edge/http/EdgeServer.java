@@ -160,8 +160,9 @@ public final class EdgeServer implements AutoCloseable {
     }
 
     /**
-     * Graceful stop: stop accepting, let the hooks already in the server finish and answer,
-     * close the connections, flush the intake, close the store. Idempotent.
+     * Graceful stop: stop accepting, flush the intake (every hook it holds is committed and
+     * answered; hooks arriving after this are answered 503 overload), wait until every hook
+     * in the server has its answer, close the connections, close the store. Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -171,7 +172,8 @@ public final class EdgeServer implements AutoCloseable {
         closed = true;
         LOG.info("sluice-edge stopping: no new connections, draining {} hooks in flight", inFlight.count());
         listener.close().syncUninterruptibly();
-        inFlight.startDraining();
+        inFlight.startDraining();        // from now on every answer closes its connection
+        backends.flushIntake();          // every queued hook commits (or is refused) and is answered
         if (!inFlight.awaitIdle(DRAIN_MILLIS)) {
             LOG.warn("sluice-edge stop: {} hooks still in flight after {} ms; closing anyway", inFlight.count(),
                     DRAIN_MILLIS);
