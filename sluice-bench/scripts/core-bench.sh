@@ -10,5 +10,7 @@ mkdir -p "$out"
 echo "load before: $(uptime)"
 java -jar "$jar" 'org.sluice.bench.core.(HotKey|ManyKeys)Benchmark' -prof gc \
   -rf json -rff "$out/jmh.json" "$@" | tee "$out/jmh.txt"
-java -XX:+UseSerialGC -Xms6g -Xmx6g -cp "$jar" org.sluice.bench.core.HeapPerRow 1000000 | tee "$out/heap.txt"
+for impl in sluice yardstick bucket4j-map bucket4j-caffeine; do
+  java -XX:+UseSerialGC -Xms4g -Xmx4g -cp "$jar" org.sluice.bench.core.HeapPerRow 1000000 "$impl"
+done | tee "$out/heap.txt"
 python3 sluice-bench/scripts/core-ratios.py "$out/jmh.json" | tee "$out/ratios.txt"

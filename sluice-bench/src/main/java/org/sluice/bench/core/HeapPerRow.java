@@ -9,8 +9,9 @@ import java.util.function.ObjIntConsumer;
  * charged once and the heap is measured again after a full GC. The difference divided by
  * the number of keys is the cost of a row (table slot, bucket state, map entry).
  *
- * <p>Run with a stop-the-world collector for stable readings:
- * {@code java -XX:+UseSerialGC -Xmx4g -cp benchmarks.jar org.sluice.bench.core.HeapPerRow}
+ * <p>Run one implementation per JVM, with a stop-the-world collector for stable readings:
+ * {@code java -XX:+UseSerialGC -Xmx4g -cp benchmarks.jar org.sluice.bench.core.HeapPerRow 1000000 sluice}
+ * (implementations: sluice, yardstick, bucket4j-map, bucket4j-caffeine).
  */
 public final class HeapPerRow {
 
@@ -19,42 +20,44 @@ public final class HeapPerRow {
 
     public static void main(String[] args) {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
+        String only = args.length > 1 ? args[1] : "sluice";
         String[] keys = new String[n];
         for (int i = 0; i < n; i++) {
             keys[i] = "tenant-" + i;
             keys[i].hashCode();
         }
-        System.out.printf("keys: %,d (key strings excluded from every figure)%n", n);
-        measure("sluice RateLimiter", n, keys, () -> {
-            var l = Competitors.sluice(ManyKeysBenchmark.RATE, ManyKeysBenchmark.BURST);
-            return (ObjIntConsumer<String>) (k, i) -> l.tryAcquire(k);
-        });
-        measure("yardstick CHM<String,AtomicLong>", n, keys, () -> {
-            var l = new Yardstick(ManyKeysBenchmark.RATE, ManyKeysBenchmark.BURST);
-            return (ObjIntConsumer<String>) (k, i) -> l.tryAcquire(k);
-        });
-        measure("bucket4j in ConcurrentHashMap", n, keys, () -> {
-            var l = new Competitors.Bucket4jMap(ManyKeysBenchmark.RATE, ManyKeysBenchmark.BURST);
-            return (ObjIntConsumer<String>) (k, i) -> l.tryAcquire(k);
-        });
-        measure("bucket4j in Caffeine", n, keys, () -> {
-            var l = new Competitors.Bucket4jCaffeine(ManyKeysBenchmark.RATE, ManyKeysBenchmark.BURST);
-            return (ObjIntConsumer<String>) (k, i) -> l.tryAcquire(k);
-        });
+        ObjIntConsumer<String> limiter = switch (only) {
+            case "sluice" -> {
+                var l = Competitors.sluice(ManyKeysBenchmark.RATE, ManyKeysBenchmark.BURST);
+                yield (k, i) -> l.tryAcquire(k);
+            }
+            case "yardstick" -> {
+                var l = new Yardstick(ManyKeysBenchmark.RATE, ManyKeysBenchmark.BURST);
+                yield (k, i) -> l.tryAcquire(k);
+            }
+            case "bucket4j-map" -> {
+                var l = new Competitors.Bucket4jMap(ManyKeysBenchmark.RATE, ManyKeysBenchmark.BURST);
+                yield (k, i) -> l.tryAcquire(k);
+            }
+            case "bucket4j-caffeine" -> {
+                var l = new Competitors.Bucket4jCaffeine(ManyKeysBenchmark.RATE, ManyKeysBenchmark.BURST);
+                yield (k, i) -> l.tryAcquire(k);
+            }
+            default -> throw new IllegalArgumentException("unknown implementation " + only);
+        };
+        measure(only, n, keys, limiter);
     }
 
-    private static void measure(String name, int n, String[] keys,
-                                java.util.function.Supplier<ObjIntConsumer<String>> factory) {
+    private static void measure(String name, int n, String[] keys, ObjIntConsumer<String> limiter) {
         long before = usedAfterGc();
-        ObjIntConsumer<String> limiter = factory.get();
         for (int i = 0; i < n; i++) {
             limiter.accept(keys[i], i);
         }
         long after = usedAfterGc();
-        System.out.printf("%-36s %6.1f bytes per row%n", name, (after - before) / (double) n);
-        if (limiter.hashCode() == 42) { // keep the limiter reachable until after the reading
-            System.out.print("");
-        }
+        System.out.printf("%-36s %6.1f bytes per row (%,d keys, key strings excluded)%n",
+                name, (after - before) / (double) n, n);
+        java.lang.ref.Reference.reachabilityFence(limiter);
+        java.lang.ref.Reference.reachabilityFence(keys);
     }
 
     private static long usedAfterGc() {
