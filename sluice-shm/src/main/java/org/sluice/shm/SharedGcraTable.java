@@ -103,13 +103,13 @@ public final class SharedGcraTable {
 
     private long charge(long hash, long incrementNanos, long toleranceNanos, long nowNanos) {
         long inc = increment(incrementNanos);
-        long tol = tolerance(toleranceNanos);
+        long tol = tolerance(toleranceNanos, incrementNanos, inc);
         return table.update(hash, SlotTable.OP_CHARGE, inc, tol, micros(nowNanos)) * 1000;
     }
 
     private long peek(long hash, long incrementNanos, long toleranceNanos, long nowNanos) {
         long inc = increment(incrementNanos);
-        long tol = tolerance(toleranceNanos);
+        long tol = tolerance(toleranceNanos, incrementNanos, inc);
         long now = micros(nowNanos);
         return org.sluice.core.Gcra.waitNanos(table.peekTat(hash, tol, now), now, inc, tol) * 1000;
     }
@@ -129,11 +129,13 @@ public final class SharedGcraTable {
         return us == 0 && nanos > 0 ? 1 : us;
     }
 
-    private static long tolerance(long nanos) {
+    /** Rounded like the increment, and never below it when it was not below it in nanoseconds (rounding must not make a charge oversized). */
+    private static long tolerance(long nanos, long incrementNanos, long incrementMicros) {
         if (nanos < 0 || nanos > MAX_TOLERANCE_NANOS) {
             throw new IllegalArgumentException("toleranceNanos must be between 0 and " + MAX_TOLERANCE_NANOS + ", got " + nanos);
         }
-        return (nanos + 500) / 1000;
+        long us = (nanos + 500) / 1000;
+        return nanos >= incrementNanos && us < incrementMicros ? incrementMicros : us;
     }
 
     SlotTable table() {
