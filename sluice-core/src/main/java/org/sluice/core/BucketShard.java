@@ -1,0 +1,337 @@
+package org.sluice.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One of the sixteen shards of a {@link BucketTable}: an open-addressing hash table
+ * (linear probing) whose rows are a key reference and one {@code long} word held
+ * inline in parallel arrays. The algorithm, row states and memory ordering are stated
+ * in {@link BucketTable}'s class comment; this class is its implementation.
+ *
+ * <p>Field ownership: {@link #table} is replaced and {@link #used}, {@link #dead},
+ * {@link #live}, {@link #horizon} are written only while {@link #lock} is held. Words
+ * of live rows are changed lock-free by {@link #chargeSlot}, and by nothing else
+ * outside the lock.
+ */
+final class BucketShard {
+
+    // ------------------------------------------------------------------ word encoding
+
+    /** Word of a row the sweep (or a reset) deleted: logically absent, a full bucket. */
+    static final long DEAD = Long.MIN_VALUE;
+    /** Word of a row whose table was retired: its value lives in the shard's current table. */
+    static final long MOVED = Long.MIN_VALUE + 1;
+    /** Returned by {@link #chargeSlot} when the word is DEAD or MOVED: retry under the lock. */
+    static final long NEEDS_LOCK = -1L;
+
+    static final int MIN_CAPACITY = 16;
+    static final int MAX_CAPACITY = 1 << 28;
+
+    private static final long SPREAD = 0x9E3779B97F4A7C15L;
+    private static final VarHandle KEYS = MethodHandles.arrayElementVarHandle(String[].class);
+    private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    /** The mixed hash: bits 60..63 pick the shard, bits 28..59 the home slot. */
+    static long mix(int hash) {
+        return hash * SPREAD;
+    }
+
+    static int home(long mixed) {
+        return (int) (mixed >>> 28);
+    }
+
+    static int shardOf(long mixed) {
+        return (int) (mixed >>> 60);
+    }
+
+    /**
+     * A theoretical arrival time as a word. The two reserved values (the two smallest
+     * longs) are never a tat: such a tat is moved up to {@code MOVED + 1}, at most 2 ns
+     * later, which only ever refuses sooner, never admits more.
+     */
+    static long tatWord(long tat) {
+        return tat <= MOVED ? MOVED + 1 : tat;
+    }
+
+    // ------------------------------------------------------------------ the arrays
+
+    /** One generation of a shard's arrays. A slot's key is written at most once per Table. */
+    static final class Table {
+        final String[] keys;
+        final int[] hashes;
+        final long[] words;
+        final int mask;
+        /** Most slots that may hold a key (live or dead): 3/4 of the capacity. */
+        final int threshold;
+
+        Table(int capacity) {
+            keys = new String[capacity];
+            hashes = new int[capacity];
+            words = new long[capacity];
+            mask = capacity - 1;
+            threshold = capacity - (capacity >>> 2);
+        }
+
+        /** Slot of {@code key}, or -1 when this table has no slot for it. Lock-free. */
+        int find(String key, int hash, int home) {
+            String[] ks = keys;
+            int m = mask;
+            for (int i = home & m; ; i = (i + 1) & m) {
+                String k = (String) KEYS.getAcquire(ks, i);
+                if (k == null) {
+                    return -1;
+                }
+                if (k == key || (hashes[i] == hash && k.equals(key))) {
+                    return i;
+                }
+            }
+        }
+
+        /** Writes a new row into a free slot. Caller holds the lock (or owns an unpublished table). */
+        void put(String key, int hash, long word) {
+            int i = home(mix(hash)) & mask;
+            while (keys[i] != null) {
+                i = (i + 1) & mask;
+            }
+            hashes[i] = hash;
+            WORDS.setRelease(words, i, word);
+            KEYS.setRelease(keys, i, key); // publishes hash and word to lock-free readers
+        }
+
+        int capacity() {
+            return keys.length;
+        }
+    }
+
+    /**
+     * Test seam: called by the sweep between reading a full word and its CAS to DEAD,
+     * so a test can land a charge exactly in that window. Null in production.
+     */
+    interface SweepProbe {
+        void beforeDelete(String key);
+    }
+
+    private final SweepProbe probe;
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile Table table;
+    /** Rows whose word is neither DEAD nor MOVED (volatile so size() can read it unlocked). */
+    private volatile int live;
+    /** Slots of {@link #table} holding a key, live or dead. */
+    private int used;
+    /** Slots of {@link #table} whose word is DEAD. */
+    private int dead;
+    /** Latest {@code now} at which a sweep deleted a row; meaningful once {@link #swept} is set. */
+    private long horizon;
+    private boolean swept;
+
+    BucketShard(int capacity, SweepProbe probe) {
+        this.table = new Table(capacity);
+        this.probe = probe;
+    }
+
+    // ------------------------------------------------------------------ charge
+
+    /** The one CAS-retry loop: charge a live word, or say the lock is needed. */
+    static long chargeSlot(long[] words, int i, long increment, long tolerance, long now) {
+        long w = (long) WORDS.getVolatile(words, i);
+        for (;;) {
+            if (w <= MOVED) {
+                return NEEDS_LOCK;
+            }
+            long wait = Gcra.waitNanos(w, now, increment, tolerance);
+            if (wait != 0L) {
+                return wait;
+            }
+            long next = tatWord(Gcra.admittedTat(w, now, increment, tolerance));
+            long seen = (long) WORDS.compareAndExchange(words, i, w, next);
+            if (seen == w) {
+                return 0L;
+            }
+            w = seen;
+        }
+    }
+
+    long charge(String key, int hash, int home, long increment, long tolerance, long now) {
+        Table t = table;
+        int i = t.find(key, hash, home);
+        if (i >= 0) {
+            long r = chargeSlot(t.words, i, increment, tolerance, now);
+            if (r != NEEDS_LOCK) {
+                return r;
+            }
+        }
+        return chargeLocked(key, hash, home, increment, tolerance, now);
+    }
+
+    /** Slow path: a new key, a swept row, or a retired table. */
+    private long chargeLocked(String key, int hash, int home, long increment, long tolerance, long now) {
+        lock.lock();
+        try {
+            Table t = table;
+            int i = t.find(key, hash, home);
+            if (i >= 0) {
+                long r = chargeSlot(t.words, i, increment, tolerance, now);
+                if (r != NEEDS_LOCK) {
+                    return r;
+                }
+                // DEAD: only lock holders change a DEAD word, and MOVED never appears in the current table.
+            }
+            long base = fullBase(now);
+            long wait = Gcra.waitNanos(base, now, increment, tolerance);
+            if (wait != 0L) {
+                return wait;
+            }
+            long word = tatWord(Gcra.admittedTat(base, now, increment, tolerance));
+            if (i >= 0) {
+                WORDS.setVolatile(t.words, i, word);
+                dead--;
+            } else {
+                if (used + 1 > t.threshold) {
+                    t = rebuild(live + 1);
+                }
+                t.put(key, hash, word);
+                used++;
+            }
+            live = live + 1;
+            return 0L;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The tat of a bucket that has no row: {@code now}, or the last sweep's time if a
+     * charger's reading is older than it (a deleted row had {@code tat <= horizon}, so
+     * this keeps every key's tat from ever moving back). Caller holds the lock.
+     */
+    private long fullBase(long now) {
+        return swept && horizon - now > 0 ? horizon : now;
+    }
+
+    // ------------------------------------------------------------------ read, reset
+
+    double remaining(String key, int hash, int home, long intervalNanos, long tolerance, long now) {
+        Table t = table;
+        int i = t.find(key, hash, home);
+        if (i >= 0) {
+            long w = (long) WORDS.getVolatile(t.words, i);
+            if (w > MOVED) {
+                return Gcra.remaining(w, now, intervalNanos, tolerance);
+            }
+        }
+        lock.lock();
+        try {
+            t = table;
+            i = t.find(key, hash, home);
+            long w = i >= 0 ? (long) WORDS.getVolatile(t.words, i) : DEAD;
+            long tat = w > MOVED ? w : fullBase(now);
+            return Gcra.remaining(tat, now, intervalNanos, tolerance);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void reset(String key, int hash, int home) {
+        lock.lock();
+        try {
+            Table t = table;
+            int i = t.find(key, hash, home);
+            if (i >= 0 && (long) WORDS.getAndSet(t.words, i, DEAD) != DEAD) {
+                dead++;
+                live = live - 1;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ sweep, rebuild
+
+    /** Deletes every row full at {@code now}; compacts when a quarter of the slots are dead. */
+    int sweep(long now) {
+        lock.lock();
+        try {
+            Table t = table;
+            String[] keys = t.keys;
+            long[] words = t.words;
+            int removed = 0;
+            for (int i = 0; i < keys.length; i++) {
+                if (keys[i] == null) {
+                    continue;
+                }
+                long w = (long) WORDS.getVolatile(words, i);
+                if (w > MOVED && Gcra.isFull(w, now)) {
+                    if (probe != null) {
+                        probe.beforeDelete(keys[i]);
+                    }
+                    // One attempt: a charger that wins the race leaves a live row for the next cycle.
+                    if (WORDS.compareAndSet(words, i, w, DEAD)) {
+                        removed++;
+                    }
+                }
+            }
+            if (removed > 0) {
+                dead += removed;
+                live = live - removed;
+                if (!swept || now - horizon > 0) {
+                    horizon = now;
+                    swept = true;
+                }
+            }
+            if (dead > 0 && dead >= used >>> 2) {
+                rebuild(live + 1);
+            }
+            return removed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Copies the live rows into a new table sized for {@code rowsNeeded} at load at most
+     * 1/2, freezing each old word with an atomic swap to MOVED, then publishes it.
+     * Caller holds the lock.
+     */
+    private Table rebuild(int rowsNeeded) {
+        Table old = table;
+        Table next = new Table(capacityFor(rowsNeeded));
+        String[] keys = old.keys;
+        int n = 0;
+        for (int i = 0; i < keys.length; i++) {
+            String k = keys[i];
+            if (k == null) {
+                continue;
+            }
+            long w = (long) WORDS.getAndSet(old.words, i, MOVED);
+            if (w != DEAD) {
+                next.put(k, old.hashes[i], w);
+                n++;
+            }
+        }
+        table = next; // volatile write: publishes the copied rows
+        used = n;
+        dead = 0;
+        live = n;
+        return next;
+    }
+
+    static int capacityFor(int rows) {
+        long want = Math.max((long) MIN_CAPACITY, 2L * rows);
+        if (want > MAX_CAPACITY) {
+            throw new IllegalStateException("bucket table shard is full: " + rows + " rows");
+        }
+        return Integer.highestOneBit((int) want - 1) << 1;
+    }
+
+    // ------------------------------------------------------------------ introspection
+
+    int live() {
+        return live;
+    }
+
+    int capacity() {
+        return table.capacity();
+    }
+}

@@ -1,0 +1,206 @@
+package org.sluice.edge.config;
+
+import java.net.InetAddress;
+
+/**
+ * One IPv4 or IPv6 network, {@code 10.0.0.0/8} or {@code fd00::/8}. A bare address is
+ * a network of one ({@code /32} or {@code /128}). An IPv4-mapped IPv6 network
+ * ({@code ::ffff:10.0.0.0/104}) is the IPv4 network it maps, and an IPv4-mapped address
+ * tested against it counts as IPv4, so one rule covers both spellings.
+ *
+ * <p>Held as two 64-bit halves and a mask, so {@link #contains} is a few integer
+ * operations and allocates only what {@link InetAddress#getAddress()} does.
+ */
+public final class Cidr {
+
+    private final boolean v4;
+    private final long hi;
+    private final long lo;
+    private final long maskHi;
+    private final long maskLo;
+    private final int prefixLength;
+    private final String text;
+
+    private Cidr(boolean v4, long hi, long lo, int prefixLength, String text) {
+        this.v4 = v4;
+        this.prefixLength = prefixLength;
+        int bits = v4 ? 32 : 128;
+        int shift = bits - prefixLength; // host bits
+        if (v4) {
+            this.maskHi = 0;
+            this.maskLo = prefixLength == 0 ? 0 : (0xFFFF_FFFFL << shift) & 0xFFFF_FFFFL;
+        } else {
+            this.maskHi = shift >= 64 ? (shift >= 128 ? 0 : -1L << (shift - 64)) : -1L;
+            this.maskLo = shift >= 64 ? 0 : (shift == 0 ? -1L : -1L << shift);
+        }
+        this.hi = hi;
+        this.lo = lo;
+        this.text = text;
+    }
+
+    /**
+     * Parses {@code address/prefix} or a bare address.
+     *
+     * @throws IllegalArgumentException with a message that completes "... is not a CIDR: ..." style reporting
+     *                                  (no key path; the loader adds it)
+     */
+    public static Cidr parse(String text) {
+        String s = text.trim();
+        int slash = s.indexOf('/');
+        String addressText = slash < 0 ? s : s.substring(0, slash);
+        InetAddress raw = IpLiterals.parse(addressText);
+        if (raw == null) {
+            throw new IllegalArgumentException("\"" + addressText + "\" is not an IP address");
+        }
+        byte[] rawBytes = raw.getAddress();
+        InetAddress address = IpLiterals.unmap(raw);
+        boolean mapped = rawBytes.length == 16 && address.getAddress().length == 4;
+        int bits = rawBytes.length * 8;
+        int prefix = bits;
+        if (slash >= 0) {
+            String prefixText = s.substring(slash + 1);
+            if (!prefixText.matches("[0-9]{1,3}") || Integer.parseInt(prefixText) > bits) {
+                throw new IllegalArgumentException("the prefix length must be a number from 0 to " + bits);
+            }
+            prefix = Integer.parseInt(prefixText);
+        }
+        if (mapped) {
+            if (prefix < 96) {
+                throw new IllegalArgumentException("an IPv4-mapped network needs a prefix of at least 96");
+            }
+            prefix -= 96;
+        }
+        byte[] b = address.getAddress();
+        boolean v4 = b.length == 4;
+        long hi = 0;
+        long lo = 0;
+        if (v4) {
+            lo = ((b[0] & 0xFFL) << 24) | ((b[1] & 0xFFL) << 16) | ((b[2] & 0xFFL) << 8) | (b[3] & 0xFFL);
+        } else {
+            for (int i = 0; i < 8; i++) {
+                hi = (hi << 8) | (b[i] & 0xFFL);
+                lo = (lo << 8) | (b[i + 8] & 0xFFL);
+            }
+        }
+        String canonical = (v4 ? address.getHostAddress() : compact(address)) + "/" + prefix;
+        Cidr cidr = new Cidr(v4, hi, lo, prefix, canonical);
+        if ((hi & ~cidr.maskHi) != 0 || (lo & ~cidr.maskLo) != 0) {
+            Cidr network = new Cidr(v4, hi & cidr.maskHi, lo & cidr.maskLo, prefix, null);
+            throw new IllegalArgumentException("it has host bits set (the network is " + network.networkText() + ")");
+        }
+        return cidr;
+    }
+
+    /** True when {@code address} (IPv4-mapped IPv6 folded to IPv4) is in this network. */
+    public boolean contains(InetAddress address) {
+        byte[] b = address.getAddress();
+        if (b.length == 16 && isMapped(b)) {
+            return v4 && ((((b[12] & 0xFFL) << 24) | ((b[13] & 0xFFL) << 16) | ((b[14] & 0xFFL) << 8) | (b[15] & 0xFFL)) & maskLo) == lo;
+        }
+        if (b.length == 4) {
+            return v4 && ((((b[0] & 0xFFL) << 24) | ((b[1] & 0xFFL) << 16) | ((b[2] & 0xFFL) << 8) | (b[3] & 0xFFL)) & maskLo) == lo;
+        }
+        if (v4) {
+            return false;
+        }
+        long h = 0;
+        long l = 0;
+        for (int i = 0; i < 8; i++) {
+            h = (h << 8) | (b[i] & 0xFFL);
+            l = (l << 8) | (b[i + 8] & 0xFFL);
+        }
+        return (h & maskHi) == hi && (l & maskLo) == lo;
+    }
+
+    /** True for an IPv4 network (including one written IPv4-mapped). */
+    public boolean isIpv4() {
+        return v4;
+    }
+
+    public int prefixLength() {
+        return prefixLength;
+    }
+
+    /** Canonical form: {@code 10.0.0.0/8}, {@code fd00:0:0:0:0:0:0:0/8} as the JDK prints it. */
+    @Override
+    public String toString() {
+        return text;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Cidr c && c.v4 == v4 && c.hi == hi && c.lo == lo && c.prefixLength == prefixLength;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(hi * 31 + lo) * 31 + prefixLength + (v4 ? 1 : 0);
+    }
+
+    private String networkText() {
+        byte[] b;
+        if (v4) {
+            b = new byte[] {(byte) (lo >>> 24), (byte) (lo >>> 16), (byte) (lo >>> 8), (byte) lo};
+        } else {
+            b = new byte[16];
+            for (int i = 0; i < 8; i++) {
+                b[i] = (byte) (hi >>> (56 - 8 * i));
+                b[i + 8] = (byte) (lo >>> (56 - 8 * i));
+            }
+        }
+        try {
+            InetAddress a = InetAddress.getByAddress(b);
+            return (v4 ? a.getHostAddress() : compact(a)) + "/" + prefixLength;
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static boolean isMapped(byte[] b) {
+        for (int i = 0; i < 10; i++) {
+            if (b[i] != 0) {
+                return false;
+            }
+        }
+        return b[10] == (byte) 0xff && b[11] == (byte) 0xff;
+    }
+
+    /** The JDK's IPv6 text with the longest run of zero groups collapsed to {@code ::}. */
+    private static String compact(InetAddress a) {
+        String full = a.getHostAddress();
+        int pct = full.indexOf('%');
+        if (pct >= 0) {
+            full = full.substring(0, pct);
+        }
+        String[] groups = full.split(":");
+        int bestStart = -1;
+        int bestLen = 0;
+        for (int i = 0; i < groups.length; ) {
+            if (groups[i].equals("0")) {
+                int j = i;
+                while (j < groups.length && groups[j].equals("0")) {
+                    j++;
+                }
+                if (j - i > bestLen && j - i > 1) {
+                    bestStart = i;
+                    bestLen = j - i;
+                }
+                i = j;
+            } else {
+                i++;
+            }
+        }
+        if (bestStart < 0) {
+            return full;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < bestStart; i++) {
+            sb.append(i > 0 ? ":" : "").append(groups[i]);
+        }
+        sb.append("::");
+        for (int i = bestStart + bestLen; i < groups.length; i++) {
+            sb.append(i > bestStart + bestLen ? ":" : "").append(groups[i]);
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,371 @@
+package org.sluice.edge.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.sluice.core.Limit;
+
+/**
+ * Walks the converted tree section by section into a {@link SluiceConfig}, recording
+ * every problem, then applies the rules that span sections. Returns null when any
+ * problem was found.
+ */
+final class ConfigBinder {
+
+    static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet");
+    static final List<String> NODE = List.of("id", "data_dir");
+    static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token");
+    static final List<String> HTTP = List.of("listen", "prefix", "routing", "max_body_bytes", "trusted_proxies",
+            "read_timeout_ms", "max_header_bytes", "reuse_port", "tls");
+    static final List<String> TLS = List.of("cert_file", "key_file");
+    static final List<String> RATE_LIMITS = List.of("scope", "shadow", "per_ip", "node", "sources", "default",
+            "tenants", "host_arena");
+    static final List<String> RATE_LIMITS_SOURCES = List.of("default");
+    static final List<String> SOURCE_DEFAULT = List.of("bytes_per_second");
+    static final List<String> INTAKE = List.of("partitions", "max_batch", "max_delay_ms", "max_queue",
+            "max_queue_bytes", "commit_deadline_ms");
+    static final List<String> DEDUPE = List.of("ttl_seconds", "scope");
+    static final List<String> FLEET = List.of("redis", "timeout_ms", "breaker_failure_rate", "breaker_min_calls",
+            "breaker_window_ms", "breaker_open_ms", "pending_ttl_ms", "settle_interval_ms", "settle_queue_max", "fallback");
+
+    static final long MAX_BODY_CEILING = 1L << 30; // bodies are held in memory whole
+    static final int MIN_ADMIN_TOKEN_CHARS = 16;
+
+    private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    private static final Pattern PREFIX_SEGMENT = Pattern.compile("[A-Za-z0-9._~-]+");
+    private static final Pattern TOKEN_CHARS = Pattern.compile("[\\x21-\\x7e]+");
+
+    private final Problems problems;
+
+    ConfigBinder(Problems problems) {
+        this.problems = problems;
+    }
+
+    SluiceConfig bind(Object tree) {
+        Section root = Section.of(problems, "", tree, TOP);
+        NodeConfig node = node(root.section("node", NODE));
+        AdminConfig admin = admin(root.section("admin", ADMIN));
+        HttpConfig http = http(root.section("http", HTTP));
+        RateLimitsConfig rateLimits = rateLimits(root.section("rate_limits", RATE_LIMITS), node, http);
+        IntakeConfig intake = intake(root.section("intake", INTAKE));
+        DedupeConfig dedupe = dedupe(root.section("dedupe", DEDUPE));
+        Map<String, SourceConfig> sources = SourceReader.read(root, rateLimits.sourceBytesPerSecond());
+        FleetConfig fleet = fleet(root.section("fleet", FLEET));
+        crossChecks(admin, http, rateLimits, tree);
+        if (!problems.isEmpty()) {
+            return null;
+        }
+        return new SluiceConfig(node, admin, http, rateLimits, intake, dedupe, sources, fleet);
+    }
+
+    // ------------------------------------------------------------------ node, admin
+
+    private NodeConfig node(Section s) {
+        String id = s.string("id", NodeConfig.DEFAULT_ID);
+        if (!NODE_ID.matcher(id).matches()) {
+            s.problem(s.pathOf("id") + " must be 1 to 64 characters from A-Z a-z 0-9 _ - ., got " + Values.render(s.raw("id")));
+            id = NodeConfig.DEFAULT_ID;
+        }
+        Path dataDir = path(s, "data_dir", NodeConfig.DEFAULT_DATA_DIR);
+        return new NodeConfig(id, dataDir);
+    }
+
+    private AdminConfig admin(Section s) {
+        HostPort listen = hostPort(s, "listen", AdminConfig.DEFAULT_LISTEN);
+        String token = s.string("token", "");
+        if (!token.isEmpty()) {
+            Object raw = s.raw("token");
+            if (token.length() < MIN_ADMIN_TOKEN_CHARS) {
+                s.problem(s.pathOf("token") + " must be at least " + MIN_ADMIN_TOKEN_CHARS
+                        + " characters (or empty, to generate one), got " + Values.renderSecret(raw));
+            } else if (!TOKEN_CHARS.matcher(token).matches()) {
+                s.problem(s.pathOf("token") + " must be printable ASCII without spaces (it travels in an"
+                        + " Authorization header), got " + Values.renderSecret(raw));
+            }
+        }
+        boolean metricsRequireToken = s.bool("metrics_require_token", false);
+        return new AdminConfig(listen, token, metricsRequireToken);
+    }
+
+    // ------------------------------------------------------------------ http
+
+    private HttpConfig http(Section s) {
+        HttpConfig d = HttpConfig.defaults();
+        HostPort listen = hostPort(s, "listen", d.listen());
+        String prefix = prefix(s);
+        Routing routing = s.choice("routing", Routing.PATH, Routing.values(), Routing::configName);
+        long maxBody = s.integer("max_body_bytes", d.maxBodyBytes(), 1L, MAX_BODY_CEILING);
+        CidrSet trusted = trustedProxies(s);
+        long readTimeout = s.integer("read_timeout_ms", d.readTimeoutMs(), 1L, 3_600_000L);
+        int maxHeader = s.integer("max_header_bytes", d.maxHeaderBytes(), 1024, 1 << 20);
+        boolean reusePort = s.bool("reuse_port", false);
+        Optional<TlsConfig> tls = Optional.empty();
+        if (s.has("tls")) {
+            tls = tls(s.section("tls", TLS));
+        }
+        return new HttpConfig(listen, prefix, routing, maxBody, trusted, readTimeout, maxHeader, reusePort, tls);
+    }
+
+    private String prefix(Section s) {
+        String raw = s.string("prefix", HttpConfig.DEFAULT_PREFIX);
+        String p = raw.length() > 1 && raw.endsWith("/") ? raw.substring(0, raw.length() - 1) : raw;
+        if (p.equals("/") || p.isEmpty()) {
+            return "";
+        }
+        boolean ok = p.startsWith("/");
+        for (String seg : p.substring(1).split("/", -1)) {
+            ok &= PREFIX_SEGMENT.matcher(seg).matches();
+        }
+        if (!ok) {
+            s.problem(s.pathOf("prefix") + " must be a URL path such as /hooks (segments of A-Z a-z 0-9 . _ ~ -), got "
+                    + Values.render(s.raw("prefix")));
+            return HttpConfig.DEFAULT_PREFIX;
+        }
+        return p;
+    }
+
+    private CidrSet trustedProxies(Section s) {
+        List<?> raw = s.list("trusted_proxies");
+        if (raw == null) {
+            return CidrSet.empty();
+        }
+        List<Cidr> out = new ArrayList<>();
+        for (int i = 0; i < raw.size(); i++) {
+            String at = Paths.index(s.pathOf("trusted_proxies"), i);
+            String text = Values.string(raw.get(i));
+            if (text == null) {
+                s.problem(at + " must be a string such as \"10.0.0.0/8\", got " + Values.render(raw.get(i)));
+                continue;
+            }
+            try {
+                out.add(Cidr.parse(text));
+            } catch (IllegalArgumentException e) {
+                s.problem(at + " must be an IP address or network such as 10.0.0.0/8 or fd00::/8 ("
+                        + e.getMessage() + "), got " + Values.render(raw.get(i)));
+            }
+        }
+        return CidrSet.of(out);
+    }
+
+    private Optional<TlsConfig> tls(Section t) {
+        Path cert = requiredReadableFile(t, "cert_file");
+        Path key = requiredReadableFile(t, "key_file");
+        return cert != null && key != null ? Optional.of(new TlsConfig(cert, key)) : Optional.empty();
+    }
+
+    private Path requiredReadableFile(Section t, String key) {
+        if (!t.has(key)) {
+            t.problem(t.pathOf(key) + " is required when " + t.path() + " is set");
+            return null;
+        }
+        Path p = path(t, key, null);
+        if (p == null) {
+            return null;
+        }
+        String why = null;
+        if (!Files.exists(p)) {
+            why = "no such file";
+        } else if (!Files.isRegularFile(p)) {
+            why = "not a regular file";
+        } else if (!Files.isReadable(p)) {
+            why = "not readable by this process";
+        }
+        if (why != null) {
+            t.problem(t.pathOf(key) + " must be a readable PEM file, got " + Values.render(t.raw(key)) + " (" + why + ")");
+            return null;
+        }
+        return p;
+    }
+
+    // ------------------------------------------------------------------ rate_limits
+
+    private RateLimitsConfig rateLimits(Section s, NodeConfig node, HttpConfig http) {
+        LimitScope scope = s.choice("scope", LimitScope.NODE, LimitScope.values(), LimitScope::configName);
+        boolean shadow = s.bool("shadow", false);
+        long instanceMax = http.maxBodyBytes();
+        Optional<Limit> perIp = LimitReader.read(problems, s.pathOf("per_ip"), s.raw("per_ip"), instanceMax,
+                LimitReader.RATE_AND_BURST);
+        Optional<Limit> nodeLimit = LimitReader.read(problems, s.pathOf("node"), s.raw("node"), instanceMax,
+                LimitReader.RATE_AND_BURST);
+        Section sources = s.section("sources", RATE_LIMITS_SOURCES);
+        Section sourceDefault = sources.section("default", SOURCE_DEFAULT);
+        long sourceBytes = sourceDefault.integer("bytes_per_second",
+                RateLimitsConfig.DEFAULT_SOURCE_BYTES_PER_SECOND, 1L, Long.MAX_VALUE);
+        List<String> allFields = new ArrayList<>(Limit.FIELDS);
+        Optional<Limit> defaultLimit = LimitReader.read(problems, s.pathOf("default"), s.raw("default"), instanceMax,
+                allFields);
+        Map<String, Limit> tenants = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : s.entries("tenants").entrySet()) {
+            if (!SourceReader.ID.matcher(e.getKey()).matches()) {
+                s.problem(s.pathOf("tenants") + " has an invalid tenant id " + Values.quote(e.getKey())
+                        + ": a tenant id is " + SourceReader.ID_RULE);
+                continue;
+            }
+            String path = Paths.child(s.pathOf("tenants"), e.getKey());
+            if (e.getValue() == null) {
+                s.problem(path + " must be a mapping such as {rate: 50, burst: 100}, got null");
+                continue;
+            }
+            LimitReader.read(problems, path, e.getValue(), instanceMax, allFields)
+                    .ifPresent(l -> tenants.put(e.getKey(), l));
+        }
+        Path hostArena = path(s, "host_arena", RateLimitsConfig.defaultHostArena(node.id()));
+        return new RateLimitsConfig(scope, shadow, perIp, nodeLimit, sourceBytes, defaultLimit, tenants, hostArena);
+    }
+
+    // ------------------------------------------------------------------ intake, dedupe
+
+    private IntakeConfig intake(Section s) {
+        IntakeConfig d = IntakeConfig.defaults();
+        return new IntakeConfig(
+                s.integer("partitions", d.partitions(), 1, 64),
+                s.integer("max_batch", d.maxBatch(), 1, 65_536),
+                s.integer("max_delay_ms", d.maxDelayMs(), 0L, 60_000L),
+                s.integer("max_queue", d.maxQueue(), 1, Integer.MAX_VALUE),
+                s.integer("max_queue_bytes", d.maxQueueBytes(), 1L, Long.MAX_VALUE),
+                s.integer("commit_deadline_ms", d.commitDeadlineMs(), 1L, Long.MAX_VALUE));
+    }
+
+    private DedupeConfig dedupe(Section s) {
+        long ttl = s.integer("ttl_seconds", DedupeConfig.DEFAULT_TTL_SECONDS, 1L, Long.MAX_VALUE);
+        DedupeScope scope = s.choice("scope", DedupeScope.NODE, DedupeScope.values(), DedupeScope::configName);
+        return new DedupeConfig(ttl, scope);
+    }
+
+    // ------------------------------------------------------------------ fleet
+
+    private FleetConfig fleet(Section s) {
+        FleetConfig d = FleetConfig.defaults();
+        List<URI> redis = redis(s, d.redis());
+        return new FleetConfig(redis,
+                s.integer("timeout_ms", d.timeoutMs(), 1L, 60_000L),
+                s.positiveNumber("breaker_failure_rate", d.breakerFailureRate(), 1.0),
+                s.integer("breaker_min_calls", d.breakerMinCalls(), 1, Integer.MAX_VALUE),
+                s.integer("breaker_window_ms", d.breakerWindowMs(), 1L, Long.MAX_VALUE),
+                s.integer("breaker_open_ms", d.breakerOpenMs(), 1L, Long.MAX_VALUE),
+                s.integer("pending_ttl_ms", d.pendingTtlMs(), 1L, Long.MAX_VALUE),
+                s.integer("settle_interval_ms", d.settleIntervalMs(), 1L, 60_000L),
+                s.integer("settle_queue_max", d.settleQueueMax(), 1, Integer.MAX_VALUE),
+                s.choice("fallback", FleetFallback.SHARE, FleetFallback.values(), FleetFallback::configName));
+    }
+
+    private List<URI> redis(Section s, List<URI> def) {
+        Object raw = s.raw("redis");
+        if (raw == null) {
+            return def;
+        }
+        if (Values.string(raw) != null) {
+            URI one = redisUri(s, s.pathOf("redis"), raw);
+            return one == null ? def : List.of(one);
+        }
+        if (!(raw instanceof List<?> list)) {
+            s.problem(s.pathOf("redis") + " must be a redis:// URI or a list of them, got " + Values.render(raw));
+            return def;
+        }
+        if (list.isEmpty()) {
+            s.problem(s.pathOf("redis") + " must list at least one redis:// URI, got an empty list");
+            return def;
+        }
+        List<URI> out = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            URI u = redisUri(s, Paths.index(s.pathOf("redis"), i), list.get(i));
+            if (u != null) {
+                out.add(u);
+            }
+        }
+        return out.size() == list.size() ? out : def;
+    }
+
+    private URI redisUri(Section s, String path, Object raw) {
+        String text = Values.string(raw);
+        String shown = text == null ? Values.render(raw) : Values.quote(text.replaceAll("//[^/@]*@", "//***@"));
+        if (text != null) {
+            try {
+                URI u = new URI(text);
+                if (("redis".equals(u.getScheme()) || "rediss".equals(u.getScheme())) && u.getHost() != null) {
+                    return u;
+                }
+            } catch (URISyntaxException ignored) {
+                // reported below
+            }
+        }
+        s.problem(path + " must be a redis:// or rediss:// URI with a host, got " + shown);
+        return null;
+    }
+
+    // ------------------------------------------------------------------ shared readers
+
+    private HostPort hostPort(Section s, String key, HostPort def) {
+        if (!s.has(key)) {
+            return def;
+        }
+        String text = s.string(key, null);
+        if (text == null) {
+            return def;
+        }
+        try {
+            return HostPort.parse(text);
+        } catch (IllegalArgumentException e) {
+            s.problem(s.pathOf(key) + " must be host:port such as 127.0.0.1:9090 or [::1]:9090 ("
+                    + e.getMessage() + "), got " + Values.render(s.raw(key)));
+            return def;
+        }
+    }
+
+    private Path path(Section s, String key, Path def) {
+        if (!s.has(key)) {
+            return def;
+        }
+        String text = s.string(key, null);
+        if (text == null) {
+            return def;
+        }
+        if (text.isBlank()) {
+            s.problem(s.pathOf(key) + " must be a file system path, got " + Values.render(s.raw(key)));
+            return def;
+        }
+        try {
+            return Path.of(text);
+        } catch (InvalidPathException e) {
+            s.problem(s.pathOf(key) + " must be a file system path, got " + Values.render(s.raw(key)));
+            return def;
+        }
+    }
+
+    // ------------------------------------------------------------------ rules across sections
+
+    private void crossChecks(AdminConfig admin, HttpConfig http, RateLimitsConfig rateLimits, Object tree) {
+        if (http.routing() == Routing.TENANT_PATH && rateLimits.defaultLimit().isEmpty() && !hasBadDefault(tree)) {
+            problems.add("http.routing tenant_path requires rate_limits.default: the URL lets a sender name any"
+                    + " tenant, so without a default every tenant not listed in rate_limits.tenants would be"
+                    + " unlimited");
+        }
+        HostPort a = admin.listen();
+        HostPort h = http.listen();
+        if (a.port() != 0 && a.port() == h.port() && (a.host().equals(h.host()) || isWildcard(a.host()) || isWildcard(h.host()))) {
+            problems.add("admin.listen must not share a port with http.listen, got " + Values.quote(a.toString())
+                    + " and " + Values.quote(h.toString()));
+        }
+    }
+
+    /** True when rate_limits.default was written but is invalid: that problem is already reported. */
+    @SuppressWarnings("unchecked")
+    private static boolean hasBadDefault(Object tree) {
+        if (tree instanceof Map<?, ?> m && m.get("rate_limits") instanceof Map<?, ?> rl) {
+            return ((Map<String, Object>) rl).get("default") != null;
+        }
+        return false;
+    }
+
+    private static boolean isWildcard(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") || host.equals("0:0:0:0:0:0:0:0");
+    }
+}

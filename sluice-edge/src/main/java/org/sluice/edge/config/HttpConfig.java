@@ -1,0 +1,53 @@
+package org.sluice.edge.config;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * {@code http:} the ingest listener.
+ *
+ * @param listen         {@code http.listen}, default {@code 0.0.0.0:8080}
+ * @param prefix         {@code http.prefix}, default {@code /hooks}; normalized: starts with
+ *                       {@code /}, no trailing {@code /}, and {@code ""} for the root
+ * @param routing        {@code http.routing}, default {@link Routing#PATH}
+ * @param maxBodyBytes   {@code http.max_body_bytes}, default 8000000: the largest body any
+ *                       tenant may send, and the ceiling of a tenant's own {@code max_body_bytes}
+ * @param trustedProxies {@code http.trusted_proxies}, default none: peers whose
+ *                       {@code X-Forwarded-For} is believed
+ * @param readTimeoutMs  {@code http.read_timeout_ms}, default 10000: a client that has not
+ *                       sent its whole request by then is cut
+ * @param maxHeaderBytes {@code http.max_header_bytes}, default 16384: larger headers get 431
+ * @param reusePort      {@code http.reuse_port}, default false: bind with SO_REUSEPORT so
+ *                       several processes share the port (with {@code rate_limits.scope: host})
+ * @param tls            {@code http.tls}, default absent: plain HTTP
+ */
+public record HttpConfig(
+        HostPort listen,
+        String prefix,
+        Routing routing,
+        long maxBodyBytes,
+        CidrSet trustedProxies,
+        long readTimeoutMs,
+        int maxHeaderBytes,
+        boolean reusePort,
+        Optional<TlsConfig> tls) {
+
+    public static final HostPort DEFAULT_LISTEN = new HostPort("0.0.0.0", 8080);
+    public static final String DEFAULT_PREFIX = "/hooks";
+    public static final long DEFAULT_MAX_BODY_BYTES = 8_000_000L;
+    public static final long DEFAULT_READ_TIMEOUT_MS = 10_000L;
+    public static final int DEFAULT_MAX_HEADER_BYTES = 16_384;
+
+    public HttpConfig {
+        Objects.requireNonNull(listen, "listen");
+        Objects.requireNonNull(prefix, "prefix");
+        Objects.requireNonNull(routing, "routing");
+        Objects.requireNonNull(trustedProxies, "trustedProxies");
+        Objects.requireNonNull(tls, "tls");
+    }
+
+    public static HttpConfig defaults() {
+        return new HttpConfig(DEFAULT_LISTEN, DEFAULT_PREFIX, Routing.PATH, DEFAULT_MAX_BODY_BYTES,
+                CidrSet.empty(), DEFAULT_READ_TIMEOUT_MS, DEFAULT_MAX_HEADER_BYTES, false, Optional.empty());
+    }
+}

@@ -1,0 +1,73 @@
+package org.sluice.edge.config;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A whole, validated Sluice configuration. Immutable; built by {@link ConfigLoader}, which
+ * has already enforced every rule (including the cross-section ones such as
+ * {@code tenant_path} needing {@code rate_limits.default}), so consumers read it as is.
+ *
+ * <p>Keys in the YAML file map to accessors by section: {@code node.data_dir} is
+ * {@code node().dataDir()}, {@code rate_limits.default} is {@code rateLimits().defaultLimit()}.
+ * See {@code docs/configuration.md} for every key, its default and its meaning.
+ *
+ * @param sources by source id, in file order
+ */
+public record SluiceConfig(
+        NodeConfig node,
+        AdminConfig admin,
+        HttpConfig http,
+        RateLimitsConfig rateLimits,
+        IntakeConfig intake,
+        DedupeConfig dedupe,
+        Map<String, SourceConfig> sources,
+        FleetConfig fleet) {
+
+    public SluiceConfig {
+        Objects.requireNonNull(node, "node");
+        Objects.requireNonNull(admin, "admin");
+        Objects.requireNonNull(http, "http");
+        Objects.requireNonNull(rateLimits, "rateLimits");
+        Objects.requireNonNull(intake, "intake");
+        Objects.requireNonNull(dedupe, "dedupe");
+        Objects.requireNonNull(fleet, "fleet");
+        sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
+    }
+
+    /** Every key at its default, no sources: what an empty YAML file gives. */
+    public static SluiceConfig defaults() {
+        NodeConfig node = NodeConfig.defaults();
+        return new SluiceConfig(node, AdminConfig.defaults(), HttpConfig.defaults(),
+                RateLimitsConfig.defaults(node.id()), IntakeConfig.defaults(), DedupeConfig.defaults(),
+                Map.of(), FleetConfig.defaults());
+    }
+
+    /** One line for the boot log: the settings an operator checks first. No secrets. */
+    public String summary() {
+        StringBuilder s = new StringBuilder();
+        s.append("node=").append(node.id())
+                .append(" data_dir=").append(node.dataDir())
+                .append(" ingest=").append(http.tls().isPresent() ? "https://" : "http://").append(http.listen())
+                .append(http.prefix().isEmpty() ? "/" : http.prefix())
+                .append(" routing=").append(http.routing().configName())
+                .append(" admin=").append(admin.listen())
+                .append(" scope=").append(rateLimits.scope().configName())
+                .append(" shadow=").append(rateLimits.shadow())
+                .append(" per_ip=").append(rateLimits.perIp().map(SluiceConfig::brief).orElse("off"))
+                .append(" node_limit=").append(rateLimits.node().map(SluiceConfig::brief).orElse("off"))
+                .append(" default_limit=").append(rateLimits.defaultLimit().map(SluiceConfig::brief).orElse("none"))
+                .append(" tenants=").append(rateLimits.tenants().size())
+                .append(" sources=").append(sources.size())
+                .append(" partitions=").append(intake.partitions())
+                .append(" dedupe=").append(dedupe.scope().configName()).append('/').append(dedupe.ttlSeconds()).append('s');
+        return s.toString();
+    }
+
+    private static String brief(org.sluice.core.Limit limit) {
+        Object rate = limit.toMap().get(org.sluice.core.Limit.RATE);
+        return rate + "/s burst " + limit.burst();
+    }
+}

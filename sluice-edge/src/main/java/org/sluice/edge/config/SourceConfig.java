@@ -1,0 +1,52 @@
+package org.sluice.edge.config;
+
+import java.util.Objects;
+import java.util.Optional;
+import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.verify.VerifySpec;
+
+/**
+ * {@code sources.<id>:} one webhook source, reached at {@code POST {prefix}/{id}} (or
+ * {@code {prefix}/{tenant}/{id}} under {@code tenant_path} routing).
+ *
+ * @param id             the key under {@code sources}, {@code [A-Za-z0-9_-]{1,64}}
+ * @param tenant         {@code sources.<id>.tenant}: the owning tenant; empty for a shared
+ *                       source (under {@code path} routing its hooks belong to tenant
+ *                       {@value #SHARED_TENANT}; under {@code tenant_path} any tenant may use it)
+ * @param verify         {@code sources.<id>.verify} (required; {@code {scheme: none}} accepts
+ *                       unsigned hooks)
+ * @param dedupe         {@code sources.<id>.dedupe}, default {@link DedupeSpec#NONE}
+ * @param bytesPerSecond the body-bytes ceiling in force for this source:
+ *                       {@code sources.<id>.bytes_per_second} when set, else
+ *                       {@code rate_limits.sources.default.bytes_per_second}
+ */
+public record SourceConfig(
+        String id,
+        Optional<String> tenant,
+        VerifySpec verify,
+        DedupeSpec dedupe,
+        long bytesPerSecond) {
+
+    /** The tenant that owns the hooks of a shared source under {@code path} routing. */
+    public static final String SHARED_TENANT = "default";
+
+    public SourceConfig {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(tenant, "tenant");
+        Objects.requireNonNull(verify, "verify");
+        Objects.requireNonNull(dedupe, "dedupe");
+    }
+
+    /** True when no tenant owns this source. */
+    public boolean isShared() {
+        return tenant.isEmpty();
+    }
+
+    /** Never prints the secrets. */
+    @Override
+    public String toString() {
+        return "SourceConfig[id=" + id + ", tenant=" + tenant.orElse("<shared>")
+                + ", verify=" + verify.scheme() + " (" + verify.secrets().size() + " secrets)"
+                + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + "]";
+    }
+}
