@@ -120,6 +120,7 @@ public final class HookStore implements AutoCloseable {
     private final WriteOptions syncWrite;
     private final WriteOptions lazyWrite;
     private final UuidV7 ids = new UuidV7();
+    private static final UUID NO_ID = new UUID(0, 0);
 
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final ReentrantLock commitLock = new ReentrantLock();
@@ -312,11 +313,13 @@ public final class HookStore implements AutoCloseable {
     public List<CommitResult> commit(List<PendingHook> batch) {
         int n = batch.size();
         byte[][] dedupeKeys = new byte[n][];
-        for (int i = 0; i < n; i++) {
+        byte[][] records = new byte[n][];
+        for (int i = 0; i < n; i++) { // encoding (the body copy) happens before the lock; the id is filled in under it
             PendingHook h = batch.get(i);
             if (h.dedupeKey() != null) {
                 dedupeKeys[i] = Codec.dedupeKey(h.tenant(), h.source(), h.dedupeKey());
             }
+            records[i] = Codec.hook(NO_ID, h);
         }
         CommitResult[] results = new CommitResult[n];
         lifecycle.readLock().lock();
@@ -332,7 +335,6 @@ public final class HookStore implements AutoCloseable {
                 Map<ByteKey, String> firstInBatch = new HashMap<>();
                 try (WriteBatch wb = new WriteBatch()) {
                     for (int i = 0; i < n; i++) {
-                        PendingHook h = batch.get(i);
                         byte[] dk = dedupeKeys[i];
                         if (dk != null) {
                             String first = firstInBatch.get(new ByteKey(dk));
@@ -349,7 +351,8 @@ public final class HookStore implements AutoCloseable {
                         UUID id = ids.next(now);
                         byte[] seq = Codec.u64(nextSeq++);
                         byte[] idBytes = Codec.uuid(id);
-                        wb.put(hooks, seq, Codec.hook(id, h));
+                        Codec.setHookId(records[i], id);
+                        wb.put(hooks, seq, records[i]);
                         wb.put(hookIds, idBytes, seq);
                         if (dk != null) {
                             wb.put(dedupe, dk, Codec.dedupeValue(id, expiry));
