@@ -105,6 +105,15 @@ final class BucketShard {
         }
     }
 
+    /**
+     * Test seam: called by the sweep between reading a full word and its CAS to DEAD,
+     * so a test can land a charge exactly in that window. Null in production.
+     */
+    interface SweepProbe {
+        void beforeDelete(String key);
+    }
+
+    private final SweepProbe probe;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Table table;
     /** Rows whose word is neither DEAD nor MOVED (volatile so size() can read it unlocked). */
@@ -117,8 +126,9 @@ final class BucketShard {
     private long horizon;
     private boolean swept;
 
-    BucketShard(int capacity) {
-        table = new Table(capacity);
+    BucketShard(int capacity, SweepProbe probe) {
+        this.table = new Table(capacity);
+        this.probe = probe;
     }
 
     // ------------------------------------------------------------------ charge
@@ -252,9 +262,14 @@ final class BucketShard {
                     continue;
                 }
                 long w = (long) WORDS.getVolatile(words, i);
-                // One attempt: a charger that wins the race leaves a live row for the next cycle.
-                if (w > MOVED && Gcra.isFull(w, now) && WORDS.compareAndSet(words, i, w, DEAD)) {
-                    removed++;
+                if (w > MOVED && Gcra.isFull(w, now)) {
+                    if (probe != null) {
+                        probe.beforeDelete(keys[i]);
+                    }
+                    // One attempt: a charger that wins the race leaves a live row for the next cycle.
+                    if (WORDS.compareAndSet(words, i, w, DEAD)) {
+                        removed++;
+                    }
                 }
             }
             if (removed > 0) {

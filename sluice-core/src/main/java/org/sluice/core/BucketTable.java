@@ -90,12 +90,16 @@ public final class BucketTable {
 
     /** @param initialCapacityHint rows expected across all shards; 0 for the minimum */
     public BucketTable(int initialCapacityHint) {
+        this(initialCapacityHint, null);
+    }
+
+    BucketTable(int initialCapacityHint, BucketShard.SweepProbe probe) {
         if (initialCapacityHint < 0) {
             throw new IllegalArgumentException("initialCapacityHint must be at least 0, got " + initialCapacityHint);
         }
         int perShard = BucketShard.capacityFor((initialCapacityHint + SHARDS - 1) / SHARDS);
         for (int s = 0; s < SHARDS; s++) {
-            shards[s] = new BucketShard(perShard);
+            shards[s] = new BucketShard(perShard, probe);
         }
     }
 

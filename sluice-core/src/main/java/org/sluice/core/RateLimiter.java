@@ -96,6 +96,11 @@ public final class RateLimiter {
         return limit;
     }
 
+    /** The table behind this limiter (for tests in this package). */
+    BucketTable table() {
+        return table;
+    }
+
     /** Builds a {@link RateLimiter}; {@link #limit} is required. */
     public static final class Builder {
         private Limit limit;

@@ -90,6 +90,17 @@ class BucketTableTest {
     }
 
     @Test
+    void theSweepDeletesARowWhoseTatIsNowButNotOneNanosecondLater() {
+        table.tryCharge("due", T, TAU, START);             // tat = START + T
+        table.tryCharge("owing", T, TAU, START + 1);       // tat = START + T + 1
+        for (int i = 0; i < 16; i++) {
+            table.sweepNext(START + T);
+        }
+        assertThat(table.swept()).isEqualTo(1L);
+        assertThat(table.remaining("owing", T, TAU, START + T)).isEqualTo(4.999);
+    }
+
+    @Test
     void aSweptKeyComesBackAsAFullBucket() {
         table.tryCharge("k", 5 * T, TAU, START);
         for (int i = 0; i < 16; i++) {
@@ -181,5 +192,29 @@ class BucketTableTest {
             t.tryCharge("key-" + i, T, TAU, START);
         }
         assertThat(t.capacity()).isEqualTo(before);
+    }
+
+    @Test
+    void aChargeLandingBetweenTheSweepsReadAndItsDeleteIsKept() {
+        long[] chargedInWindow = {-1};
+        BucketTable[] holder = new BucketTable[1];
+        BucketTable t = new BucketTable(0, key -> {
+            if (key.equals("k") && chargedInWindow[0] < 0) {
+                chargedInWindow[0] = holder[0].tryCharge("k", T, TAU, START + T); // lock-free, lands first
+            }
+        });
+        holder[0] = t;
+        t.tryCharge("k", T, TAU, START);                   // tat = START + T: full at START + T
+        for (int i = 0; i < 16; i++) {
+            t.sweepNext(START + T);
+        }
+        assertThat(chargedInWindow[0]).isZero();
+        assertThat(t.swept()).isZero();
+        assertThat(t.size()).isEqualTo(1);
+        // the charge made in the window is still in the bucket: four more fit, not five
+        for (int i = 0; i < 4; i++) {
+            assertThat(t.tryCharge("k", T, TAU, START + T)).isZero();
+        }
+        assertThat(t.tryCharge("k", T, TAU, START + T)).isEqualTo(T);
     }
 }

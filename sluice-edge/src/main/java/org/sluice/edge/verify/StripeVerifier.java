@@ -1,0 +1,76 @@
+package org.sluice.edge.verify;
+
+import static org.sluice.edge.verify.VerifyOutcome.MALFORMED_SIGNATURE;
+import static org.sluice.edge.verify.VerifyOutcome.MISSING_SIGNATURE;
+import static org.sluice.edge.verify.VerifyOutcome.NO_MATCH;
+import static org.sluice.edge.verify.VerifyOutcome.OK;
+import static org.sluice.edge.verify.VerifyOutcome.TIMESTAMP_OUT_OF_TOLERANCE;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * {@code Stripe-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>...][,v0=...]}; each v1 is
+ * HMAC-SHA256 over {@code "<t>." + body}. Items are comma-separated (spaces around them are
+ * ignored, so several header lines joined with ", " still parse); unknown items such as v0
+ * are ignored. Exactly one {@code t}; at most {@value #MAX_V1} v1 items.
+ */
+final class StripeVerifier implements Verifier {
+
+    static final String HEADER = "Stripe-Signature";
+    static final int MAX_V1 = 16;
+
+    private final MacKeys keys;
+    private final long toleranceSeconds;
+
+    StripeVerifier(MacKeys keys, long toleranceSeconds) {
+        this.keys = keys;
+        this.toleranceSeconds = toleranceSeconds;
+    }
+
+    @Override
+    public VerifyOutcome verify(HeaderLookup headers, byte[] body, long nowEpochSeconds) {
+        String value = headers.get(HEADER);
+        if (value == null || value.isEmpty()) {
+            return MISSING_SIGNATURE;
+        }
+        String t = null;
+        byte[][] v1 = new byte[MAX_V1][];
+        int count = 0;
+        for (String raw : value.split(",", -1)) {
+            String item = raw.trim();
+            int eq = item.indexOf('=');
+            if (eq <= 0) {
+                return MALFORMED_SIGNATURE;
+            }
+            String key = item.substring(0, eq);
+            String val = item.substring(eq + 1);
+            if (key.equals("t")) {
+                if (t != null) {
+                    return MALFORMED_SIGNATURE;
+                }
+                t = val;
+            } else if (key.equals("v1")) {
+                if (count == MAX_V1) {
+                    return MALFORMED_SIGNATURE;
+                }
+                byte[] sig = Codec.hex(val, keys.macLength());
+                if (sig == null) {
+                    return MALFORMED_SIGNATURE;
+                }
+                v1[count++] = sig;
+            }
+        }
+        long ts = Codec.epochSeconds(t);
+        if (ts < 0) {
+            return MALFORMED_SIGNATURE;
+        }
+        if (!Codec.withinTolerance(ts, nowEpochSeconds, toleranceSeconds)) {
+            return TIMESTAMP_OUT_OF_TOLERANCE;
+        }
+        if (count == 0) {
+            return NO_MATCH; // well-formed, but nothing this scheme can check (e.g. only v0)
+        }
+        byte[] preamble = (t + ".").getBytes(StandardCharsets.US_ASCII);
+        return keys.matchesAny(v1, count, preamble, body) ? OK : NO_MATCH;
+    }
+}
