@@ -139,6 +139,13 @@ class BadConfigTest {
                         String.format(GH, "[123456]"),
                         "sources.gh.verify.secrets[0] must be a string, got a 6-character value"
                                 + " (redacted: secrets are never printed)"),
+                bad("a standard_webhooks secret that is not base64 (checked by the verifier factory)",
+                        "sources: {sw: {verify: {scheme: standard_webhooks, secrets: [\"whsec_!!not-base64!!\"]}}}",
+                        "sources.sw.verify.secrets[0] must be base64 after an optional \"whsec_\" prefix for scheme"
+                                + " standard_webhooks, got a 20-character value (redacted)"),
+                bad("a blank secret (checked by the verifier factory)",
+                        String.format(GH, "[\"s3cret\", \"   \"]"),
+                        "sources.gh.verify.secrets[1] must be a non-empty secret, got a blank value"),
                 bad("hmac without its header",
                         "sources: {c: {verify: {scheme: hmac, secrets: [s3cret]}}}",
                         "sources.c.verify.header is required for scheme hmac: the header that carries the signature"),
@@ -300,6 +307,13 @@ class BadConfigTest {
     void aMissingFileIsNamed(@TempDir Path dir) {
         Path file = dir.resolve("nope.yaml");
         assertThat(ConfigLoader.check(file, Map.of())).containsExactly("config file " + file + " does not exist");
+    }
+
+    @Test
+    void aFactoryMessageNeverCarriesASecret() {
+        var spec = new org.sluice.edge.verify.VerifySpec("github", List.of("topsecret-value"), 300, null, null, null, null);
+        assertThat(VerifierCheck.scrub("x got \"topsecret-value\" here", spec))
+                .isEqualTo("x got \"<a 15-character secret, redacted>\" here");
     }
 
     @Test
