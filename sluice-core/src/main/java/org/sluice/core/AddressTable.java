@@ -127,6 +127,11 @@ public final class AddressTable {
         return Gcra.remaining(tatAt(indexOf(address), now), now, intervalNanos, tolerance);
     }
 
+    /** Hooks {@code address} could send now under {@code limit}, fractional. */
+    public double remaining(InetAddress address, Limit limit, long now) {
+        return remaining(address, limit.intervalNanos(), limit.toleranceNanos(), now);
+    }
+
     /** As {@link #remaining(InetAddress, long, long, long)} for a raw 4- or 16-byte address. */
     public double remaining(byte[] address, long intervalNanos, long tolerance, long now) {
         return Gcra.remaining(tatAt(indexOf(address), now), now, intervalNanos, tolerance);

@@ -4,6 +4,8 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalDouble;
@@ -61,8 +63,8 @@ public final class Limit {
     public static final String MAX_QUEUE_BYTES = "max_queue_bytes";
 
     /** Every field {@link #parse} accepts, in rendering order. */
-    public static final Set<String> FIELDS = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(
-            java.util.List.of(RATE, BURST, BYTES_PER_SECOND, BURST_BYTES, MAX_BODY_BYTES, MAX_QUEUE, MAX_QUEUE_BYTES)));
+    public static final Set<String> FIELDS = Collections.unmodifiableSet(new LinkedHashSet<>(
+            List.of(RATE, BURST, BYTES_PER_SECOND, BURST_BYTES, MAX_BODY_BYTES, MAX_QUEUE, MAX_QUEUE_BYTES)));
 
     private static final long SATURATED_NANOS = Long.MAX_VALUE / 4;
     private static final double PICOS_PER_SECOND = 1e12;

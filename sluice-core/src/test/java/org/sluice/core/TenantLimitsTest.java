@@ -229,4 +229,40 @@ class TenantLimitsTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new EffectiveLimit(null, LimitSource.CONFIG)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void concurrentHitsOnOneTenantAdmitExactlyBurstWithAFrozenClock() throws Exception {
+        Limit limit = Limit.of(5, 500).withBytesPerSecond(1_000_000).withBurstBytes(1_000_000);
+        TenantLimits limits = new TenantLimits(limit, Map.of(), new InMemoryOverrideStore(), clock);
+        java.util.concurrent.atomic.AtomicLong admitted = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong onBytes = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        java.util.List<Thread> workers = new java.util.ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            Thread worker = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < 20_000; i++) {
+                    TenantDecision d = limits.hit("acme", 4_000);
+                    if (d.admitted()) {
+                        admitted.incrementAndGet();
+                    } else if (d.scope() == TenantDecision.Scope.TENANT_BYTES) {
+                        onBytes.incrementAndGet();
+                    }
+                }
+            });
+            worker.start();
+            workers.add(worker);
+        }
+        start.countDown();
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        // 500 hook tokens; 1,000,000 bytes admit exactly 250 bodies of 4,000; the other 250 hooks spent on bytes
+        assertThat(admitted.get()).isEqualTo(250);
+        assertThat(onBytes.get()).isEqualTo(250);
+    }
 }
