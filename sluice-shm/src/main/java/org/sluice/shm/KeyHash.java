@@ -1,0 +1,106 @@
+package org.sluice.shm;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * A seeded 64-bit hash of a key's UTF-8 bytes. A {@code String} key hashes exactly like
+ * {@code key.getBytes(UTF_8)} (including the {@code '?'} that Java writes for an unpaired
+ * surrogate) without allocating the array, so both key types reach the same bucket.
+ *
+ * <p>The bytes are taken in little-endian 8-byte chunks; each chunk is multiplied,
+ * rotated and folded into the state, the length is folded in last, and a final avalanche
+ * (the MurmurHash3 finaliser constants) spreads every input bit over the word. The seed
+ * is random per arena and stored in its header, so every process hashes alike and a
+ * sender cannot precompute keys that collide.
+ */
+final class KeyHash {
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long C1 = 0x87c37b91114253d5L;
+    private static final long C2 = 0x4cf5ad432745937fL;
+
+    private KeyHash() {
+    }
+
+    static long hash(byte[] key, long seed) {
+        long h = seed;
+        int n = key.length;
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            h = mix(h, (long) LONGS.get(key, i));
+        }
+        if (i < n) {
+            long tail = 0;
+            for (int shift = 0; i < n; i++, shift += 8) {
+                tail |= (key[i] & 0xFFL) << shift;
+            }
+            h = mix(h, tail);
+        }
+        return finish(h, n);
+    }
+
+    static long hash(String key, long seed) {
+        long h = seed;
+        long acc = 0;
+        int bits = 0; // bits filled in acc
+        long length = 0;
+        int n = key.length();
+        for (int i = 0; i < n; i++) {
+            int c = key.charAt(i);
+            long bytes;
+            int count;
+            if (c < 0x80) {
+                bytes = c;
+                count = 1;
+            } else if (c < 0x800) {
+                bytes = (0xC0 | (c >> 6)) | (long) (0x80 | (c & 0x3F)) << 8;
+                count = 2;
+            } else if (Character.isSurrogate((char) c)) {
+                if (Character.isHighSurrogate((char) c) && i + 1 < n && Character.isLowSurrogate(key.charAt(i + 1))) {
+                    int cp = Character.toCodePoint((char) c, key.charAt(++i));
+                    bytes = (0xF0 | (cp >> 18))
+                            | (long) (0x80 | ((cp >> 12) & 0x3F)) << 8
+                            | (long) (0x80 | ((cp >> 6) & 0x3F)) << 16
+                            | (long) (0x80 | (cp & 0x3F)) << 24;
+                    count = 4;
+                } else {
+                    bytes = '?';
+                    count = 1;
+                }
+            } else {
+                bytes = (0xE0 | (c >> 12)) | (long) (0x80 | ((c >> 6) & 0x3F)) << 8 | (long) (0x80 | (c & 0x3F)) << 16;
+                count = 3;
+            }
+            length += count;
+            acc |= bytes << bits;
+            int filled = bits + 8 * count;
+            if (filled >= 64) {
+                h = mix(h, acc);
+                filled -= 64;
+                acc = filled == 0 ? 0 : bytes >>> (8 * count - filled);
+            }
+            bits = filled;
+        }
+        if (bits > 0) {
+            h = mix(h, acc);
+        }
+        return finish(h, length);
+    }
+
+    private static long mix(long h, long chunk) {
+        long k = Long.rotateLeft(chunk * C1, 31) * C2;
+        return Long.rotateLeft(h ^ k, 27) * 5 + 0x52dce729;
+    }
+
+    private static long finish(long h, long length) {
+        h ^= length;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
+    }
+}

@@ -1,0 +1,409 @@
+package org.sluice.shm;
+
+import static org.sluice.shm.ArenaLayout.*;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
+import org.sluice.core.Clock;
+
+/**
+ * A memory-mapped file that every process on a host maps, holding named carves: token
+ * bucket tables ({@link #rate}) and raw GCRA tables ({@link #gcraTable}).
+ *
+ * <pre>{@code
+ * try (SharedArena arena = SharedArena.create(SharedArena.defaultFile("sluice"), 4 << 20)) {
+ *     SharedRate api = arena.rate("api", 100, Duration.ofSeconds(60));
+ *     if (!api.allow(clientIp)) { ... 429 ... }
+ * }
+ * }</pre>
+ *
+ * <h2>Where the file lives</h2>
+ * By default in {@code /dev/shm} ({@link #DEFAULT_DIRECTORY}), a tmpfs: the pages are
+ * memory, never written to disk, shared by every process that maps the file, and gone
+ * at reboot. Any path works (a file on disk is paged out by the kernel as it likes);
+ * the file's permissions decide who may share the limits.
+ *
+ * <h2>Create, attach, and what is trusted</h2>
+ * {@link #create} makes and initialises the file, or attaches when it already holds an
+ * arena; {@link #attach} only attaches. Both check the header: the magic (else "not a
+ * sluice arena"), the layout version (another version is refused, with both versions in
+ * the message), and the boot id ({@code /proc/sys/kernel/random/boot_id}). Bucket times
+ * come from the monotonic clock, which restarts at boot, so a file written during an
+ * earlier boot (possible for a file outside tmpfs) is reinitialised, not trusted. The
+ * size of an existing arena is the size it was created with.
+ *
+ * <h2>Structure changes</h2>
+ * Initialising the file and making a carve happen under an exclusive lock on the file
+ * ({@link FileChannel#lock()}, released by the kernel if the holder dies) and a JVM-wide
+ * lock. So two processes carving the same name at the same moment are serialised: the
+ * first creates it, the second finds it and attaches. The hot path takes no lock.
+ *
+ * <h2>Closing</h2>
+ * {@link #close()} closes the file channel; no new carves can be made. Java 17 has no
+ * safe way to unmap a buffer, so the mapping (and handles already obtained) stay usable
+ * until they become unreachable; the file itself stays, with its buckets, for other
+ * processes and for the next start.
+ */
+public final class SharedArena implements AutoCloseable {
+
+    /** Where arena files go by default: the host's shared-memory tmpfs. */
+    public static final Path DEFAULT_DIRECTORY = Path.of("/dev/shm");
+
+    /** The layout version this library reads and writes. */
+    public static final int LAYOUT_VERSION = ArenaLayout.LAYOUT_VERSION;
+
+    /** Slots of a {@link #rate(String, long, Duration)} carve when none are asked for. */
+    public static final int DEFAULT_SLOTS = 4096;
+
+    private static final VarHandle LONGS = SlotTable.LONGS;
+    /** POSIX record locks belong to a process, so threads of one JVM queue here first. */
+    private static final ReentrantLock STRUCTURE = new ReentrantLock();
+    private static final Path BOOT_ID_FILE = Path.of("/proc/sys/kernel/random/boot_id");
+
+    private final Path file;
+    private final FileChannel channel;
+    private final MappedByteBuffer map;
+    private final long size;
+    private final long seed;
+    private volatile boolean closed;
+
+    private SharedArena(Path file, FileChannel channel, MappedByteBuffer map, long size) {
+        this.file = file;
+        this.channel = channel;
+        this.map = map;
+        this.size = size;
+        this.seed = map.getLong(SEED_AT);
+    }
+
+    /** {@code DEFAULT_DIRECTORY/name}, or the same name under {@code java.io.tmpdir} where there is no {@code /dev/shm}. */
+    public static Path defaultFile(String name) {
+        Path dir = Files.isDirectory(DEFAULT_DIRECTORY) ? DEFAULT_DIRECTORY : Path.of(System.getProperty("java.io.tmpdir"));
+        return dir.resolve(name);
+    }
+
+    /**
+     * Creates an arena of {@code sizeBytes} (rounded up to 4 KiB, at least 64 KiB, at
+     * most 2 GiB - 4 KiB) at {@code file}, or attaches when the file already holds one.
+     */
+    public static SharedArena create(Path file, long sizeBytes) {
+        if (sizeBytes < MIN_SIZE || sizeBytes > MAX_SIZE) {
+            throw new IllegalArgumentException("sizeBytes must be between " + MIN_SIZE + " and " + MAX_SIZE + ", got " + sizeBytes);
+        }
+        return open(file, (sizeBytes + PAGE - 1) & ~(long) (PAGE - 1), true, bootId(), null);
+    }
+
+    /** Attaches to the arena at {@code file}; refuses a missing file or one that holds no arena of this layout version. */
+    public static SharedArena attach(Path file) {
+        return open(file, 0, false, bootId(), null);
+    }
+
+    /**
+     * Opens under the file lock. {@code bootId} and {@code seed} (null: random) are
+     * parameters so that tests can play a previous boot and fix the hash seed.
+     */
+    static SharedArena open(Path file, long sizeBytes, boolean create, UUID bootId, Long seed) {
+        FileChannel channel;
+        try {
+            channel = create
+                    ? FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                    : FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (NoSuchFileException e) {
+            throw new IllegalStateException("no shared arena at " + file + ": the file does not exist (SharedArena.create makes one)", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open shared arena file " + file, e);
+        }
+        boolean ok = false;
+        STRUCTURE.lock();
+        try (FileLock lock = channel.lock()) {
+            long existing = channel.size();
+            long size;
+            MappedByteBuffer map;
+            if (existing >= FIRST_CARVE_AT && magic(channel) != 0) {
+                size = existing;
+                map = map(channel, size);
+                check(file, map, size);
+                if (!Arrays.equals(bootIdBytes(bootId), bootIdOf(map))) {
+                    initialise(map, size, bootId, seed); // a previous boot's clock readings mean nothing now
+                }
+            } else if (!create) {
+                throw new IllegalStateException("no shared arena at " + file + ": the file is " + existing
+                        + " bytes and was never initialised (SharedArena.create initialises it)");
+            } else {
+                size = sizeBytes;
+                if (existing != size) {
+                    channel.truncate(Math.min(existing, size));
+                    channel.write(ByteBuffer.allocate(1), size - 1); // tmpfs and most file systems: sparse zeros
+                }
+                map = map(channel, size);
+                initialise(map, size, bootId, seed);
+            }
+            ok = true;
+            return new SharedArena(file, channel, map, size);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot map shared arena file " + file, e);
+        } finally {
+            if (!ok) {
+                closeQuietly(channel); // under STRUCTURE: closing drops every POSIX lock this JVM holds on the file
+            }
+            STRUCTURE.unlock();
+        }
+    }
+
+    private static long magic(FileChannel channel) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+        channel.read(b, MAGIC_AT);
+        return b.flip().remaining() == 8 ? b.getLong() : 0;
+    }
+
+    private static MappedByteBuffer map(FileChannel channel, long size) throws IOException {
+        MappedByteBuffer m = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+        m.order(ByteOrder.LITTLE_ENDIAN);
+        return m;
+    }
+
+    private static void check(Path file, ByteBuffer map, long size) {
+        long magic = map.getLong(MAGIC_AT);
+        if (magic != MAGIC) {
+            throw new IllegalStateException("not a sluice arena: " + file + " starts with 0x" + Long.toHexString(magic)
+                    + ", expected the magic 0x" + Long.toHexString(MAGIC));
+        }
+        int version = map.getInt(VERSION_AT);
+        if (version != LAYOUT_VERSION) {
+            throw new IllegalStateException("shared arena " + file + " has layout version " + version
+                    + "; this library reads layout version " + LAYOUT_VERSION
+                    + " (stop the processes using it and remove the file, or run a matching version)");
+        }
+        long recorded = map.getLong(FILE_SIZE_AT);
+        long top = map.getLong(TOP_AT);
+        if (recorded != size || top < FIRST_CARVE_AT || top > size || map.getInt(ENTRIES_AT) != ENTRIES) {
+            throw new IllegalStateException("shared arena " + file + " is damaged: header says size " + recorded
+                    + " and top " + top + ", the file is " + size + " bytes");
+        }
+    }
+
+    private static void initialise(MappedByteBuffer map, long size, UUID bootId, Long seed) {
+        LONGS.setVolatile(map, MAGIC_AT, 0L); // until the header is whole again
+        zero(map, 8, FIRST_CARVE_AT - 8);
+        map.putInt(VERSION_AT, LAYOUT_VERSION);
+        map.putInt(ENTRIES_AT, ENTRIES);
+        map.put(BOOT_ID_AT, bootIdBytes(bootId));
+        map.putLong(FILE_SIZE_AT, size);
+        map.putLong(TOP_AT, FIRST_CARVE_AT);
+        map.putLong(SEED_AT, seed != null ? seed : new SecureRandom().nextLong());
+        map.putLong(CREATED_AT, System.currentTimeMillis());
+        LONGS.setVolatile(map, MAGIC_AT, MAGIC);
+    }
+
+    private static void zero(ByteBuffer map, int from, int length) {
+        byte[] zeros = new byte[Math.min(length, 1 << 16)];
+        for (int at = from, end = from + length; at < end; at += zeros.length) {
+            map.put(at, zeros, 0, Math.min(zeros.length, end - at));
+        }
+    }
+
+    // ------------------------------------------------------------------ boot id
+
+    static UUID bootId() {
+        try {
+            return UUID.fromString(Files.readString(BOOT_ID_FILE).trim());
+        } catch (IOException | IllegalArgumentException e) {
+            return new UUID(0, 0); // not Linux: no reboot detection (the file is normally on tmpfs anyway)
+        }
+    }
+
+    private static byte[] bootIdBytes(UUID id) {
+        return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();
+    }
+
+    private static byte[] bootIdOf(ByteBuffer map) {
+        byte[] b = new byte[16];
+        map.get(BOOT_ID_AT, b);
+        return b;
+    }
+
+    // ------------------------------------------------------------------ carves
+
+    /** A token bucket per key: {@code limit} tokens, refilled at {@code limit} per {@code window}, {@value #DEFAULT_SLOTS} slots. */
+    public SharedRate rate(String name, long limit, Duration window) {
+        return rate(name, limit, window, DEFAULT_SLOTS, Clock.system());
+    }
+
+    /** As {@link #rate(String, long, Duration)} with {@code slots} keys (rounded up to a power of two). */
+    public SharedRate rate(String name, long limit, Duration window, int slots) {
+        return rate(name, limit, window, slots, Clock.system());
+    }
+
+    /**
+     * As {@link #rate(String, long, Duration, int)} reading time from {@code clock}. Every
+     * process must use the system clock (or, in tests, clocks that agree) for the limits
+     * to mean anything.
+     */
+    public SharedRate rate(String name, long limit, Duration window, int slots, Clock clock) {
+        SharedRate.Policy policy = SharedRate.Policy.of(limit, window);
+        int rounded = SlotTable.roundSlots("slots", slots);
+        int offset = carve(name, KIND_RATE, policy.limit(), policy.windowNanos(), rounded);
+        return new SharedRate(name, policy, new SlotTable(map, offset, rounded), seed, clock);
+    }
+
+    /**
+     * A table of GCRA buckets whose policy (increment and tolerance) is given per call,
+     * so keys with different limits share one table. {@code slots} is rounded up to a
+     * power of two.
+     */
+    public SharedGcraTable gcraTable(String name, int slots) {
+        int rounded = SlotTable.roundSlots("slots", slots);
+        int offset = carve(name, KIND_GCRA, 0, 0, rounded);
+        return new SharedGcraTable(name, new SlotTable(map, offset, rounded), seed);
+    }
+
+    /** Finds or makes the carve {@code name}; returns its offset. */
+    int carve(String name, int kind, long limit, long windowNanos, int slots) {
+        byte[] nameBytes = name == null ? new byte[0] : name.getBytes(StandardCharsets.UTF_8);
+        if (nameBytes.length == 0 || nameBytes.length > MAX_NAME_BYTES) {
+            throw new IllegalArgumentException("carve name must be 1 to " + MAX_NAME_BYTES + " bytes of UTF-8, got "
+                    + (name == null ? "null" : "'" + name + "' (" + nameBytes.length + " bytes)"));
+        }
+        String wanted = describe(name, kind, limit, windowNanos, slots);
+        STRUCTURE.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("shared arena " + file + " is closed");
+            }
+            try (FileLock lock = channel.lock()) {
+                int free = -1;
+                for (int e = 0; e < ENTRIES; e++) {
+                    int at = entryAt(e);
+                    if ((long) LONGS.getVolatile(map, at + E_STATE) != READY) {
+                        free = free < 0 ? e : free; // never completed: its writer died holding the lock
+                        continue;
+                    }
+                    int len = map.getInt(at + E_NAME_LENGTH);
+                    byte[] existing = new byte[Math.max(0, Math.min(len, MAX_NAME_BYTES))];
+                    map.get(at + E_NAME, existing);
+                    if (!Arrays.equals(existing, nameBytes)) {
+                        continue;
+                    }
+                    int k = map.getInt(at + E_KIND);
+                    long l = map.getLong(at + E_LIMIT);
+                    long w = map.getLong(at + E_WINDOW);
+                    int s = map.getInt(at + E_SLOTS);
+                    if (k != kind || l != limit || w != windowNanos || s != slots) {
+                        throw new IllegalArgumentException("shared arena " + file + " already has " + describe(name, k, l, w, s)
+                                + "; refusing to answer for " + wanted + " with it (one name is one policy)");
+                    }
+                    long offset = map.getLong(at + E_OFFSET);
+                    if (offset < FIRST_CARVE_AT || offset + SlotTable.carveBytes(s) > size || (offset & 63) != 0) {
+                        throw new IllegalStateException("shared arena " + file + " is damaged: carve '" + name + "' at offset " + offset);
+                    }
+                    return (int) offset;
+                }
+                if (free < 0) {
+                    throw new IllegalStateException("shared arena " + file + " has no room for " + wanted
+                            + ": all " + ENTRIES + " carve entries are used");
+                }
+                long bytes = (SlotTable.carveBytes(slots) + 63) & ~63L;
+                long top = map.getLong(TOP_AT);
+                if (top + bytes > size) {
+                    throw new IllegalStateException("shared arena " + file + " has " + (size - top) + " bytes free; "
+                            + wanted + " needs " + bytes + " (create the arena with a larger sizeBytes)");
+                }
+                zero(map, (int) top, (int) bytes);
+                LONGS.setVolatile(map, TOP_AT, top + bytes); // before publishing: a crash leaks, never overlaps
+                int at = entryAt(free);
+                zero(map, at, ENTRY_BYTES);
+                map.putInt(at + E_KIND, kind);
+                map.putInt(at + E_SLOTS, slots);
+                map.putLong(at + E_OFFSET, top);
+                map.putLong(at + E_BYTES, bytes);
+                map.putLong(at + E_LIMIT, limit);
+                map.putLong(at + E_WINDOW, windowNanos);
+                map.putInt(at + E_NAME_LENGTH, nameBytes.length);
+                map.put(at + E_NAME, nameBytes);
+                LONGS.setVolatile(map, at + E_STATE, READY);
+                return (int) top;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock shared arena file " + file, e);
+        } finally {
+            STRUCTURE.unlock();
+        }
+    }
+
+    private static String describe(String name, int kind, long limit, long windowNanos, int slots) {
+        if (kind == KIND_RATE) {
+            return "rate '" + name + "' (limit=" + limit + ", window=" + Duration.ofNanos(windowNanos) + ", slots=" + slots + ")";
+        }
+        if (kind == KIND_GCRA) {
+            return "gcra table '" + name + "' (slots=" + slots + ")";
+        }
+        return "carve '" + name + "' of unknown kind " + kind;
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    public Path file() {
+        return file;
+    }
+
+    /** The file's size in bytes. */
+    public long sizeBytes() {
+        return size;
+    }
+
+    /** Bytes not yet given to a carve. */
+    public long freeBytes() {
+        return size - (long) LONGS.getVolatile(map, TOP_AT);
+    }
+
+    /** Closes the file; no more carves. Handles already obtained keep working (see the class comment). */
+    @Override
+    public void close() {
+        STRUCTURE.lock();
+        try {
+            if (!closed) {
+                closed = true;
+                closeQuietly(channel);
+            }
+        } finally {
+            STRUCTURE.unlock();
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // nothing more to do with a channel we are dropping
+        }
+    }
+
+    /** The arena's hash seed (tests use it to find keys that share a group). */
+    long seed() {
+        return seed;
+    }
+
+    ByteBuffer mapping() {
+        return map;
+    }
+
+    @Override
+    public String toString() {
+        return "SharedArena[" + file + ", " + size + " bytes]";
+    }
+}
