@@ -97,7 +97,7 @@ public final class BucketTable {
         if (initialCapacityHint < 0) {
             throw new IllegalArgumentException("initialCapacityHint must be at least 0, got " + initialCapacityHint);
         }
-        int perShard = BucketShard.capacityFor((initialCapacityHint + SHARDS - 1) / SHARDS);
+        int perShard = BucketShard.capacityFor((int) ((initialCapacityHint + SHARDS - 1L) / SHARDS));
         for (int s = 0; s < SHARDS; s++) {
             shards[s] = new BucketShard(perShard, probe);
         }
