@@ -1,0 +1,438 @@
+package org.sluice.fleet;
+
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.sluice.core.Clock;
+import org.sluice.fleet.internal.CircuitBreaker;
+import org.sluice.fleet.internal.Health;
+import org.sluice.fleet.internal.Keys;
+import org.sluice.fleet.internal.RedisLink;
+import org.sluice.fleet.internal.Script;
+import org.sluice.fleet.internal.SettleQueue;
+import org.sluice.fleet.internal.Settler;
+
+/**
+ * One node's handle on the fleet store: one tenant limit and one dedupe window shared by
+ * every node through Redis, and a store outage that never refuses a hook.
+ *
+ * <h2>Request path</h2>
+ * {@link #admit} makes at most one store call ({@code EVALSHA admit.lua}, {@code EVAL}
+ * once on {@code NOSCRIPT}) and its stage <em>always</em> completes, normally, within
+ * {@code fleet.timeout_ms}: a call that fails or times out becomes {@link
+ * FleetAnswer.Fallback}, and so does every call while the breaker is open (then with no
+ * store call and no allocation). No lock is taken and no message is sent; the breaker,
+ * the counters and the flags are atomics.
+ *
+ * <h2>Threads</h2>
+ * <ul>
+ *   <li>Caller threads: {@link #admit}, {@link #settleCommitted}, {@link
+ *       #settleRelease} (a lock-free enqueue), the readers.</li>
+ *   <li>Lettuce's I/O threads complete admissions (decode the reply, record the outcome).</li>
+ *   <li>The JDK's delay thread completes admissions that hit the budget.</li>
+ *   <li>One background thread per client ({@code sluice-fleet-<node>}): drains settle
+ *       operations every {@code fleet.settle_interval_ms}, heartbeats every second,
+ *       reconnects when the store was down at start. It alone uses the settle
+ *       connection.</li>
+ * </ul>
+ */
+public final class FleetClient implements AutoCloseable {
+
+    static final long HEARTBEAT_EVERY_MS = 1_000;
+    static final long HEARTBEAT_TTL_MS = 3_000;
+
+    private static final CompletionStage<FleetAnswer> ADMITTED_NOTHING =
+            CompletableFuture.completedStage(new FleetAnswer.Admitted(null));
+    private static final FleetAnswer BREAKER_OPEN = new FleetAnswer.Fallback(FleetAnswer.Reason.BREAKER_OPEN, null);
+    private static final CompletionStage<FleetAnswer> BREAKER_OPEN_STAGE = CompletableFuture.completedStage(BREAKER_OPEN);
+
+    private final FleetSettings settings;
+    private final String nodeId;
+    private final CircuitBreaker breaker;
+    private final Health health;
+    private final RedisLink link;
+    private final SettleQueue settleQueue;
+    private final Settler settler;
+    private final AtomicInteger liveNodes = new AtomicInteger(1);
+    private final ScheduledExecutorService background;
+
+    private FleetClient(FleetSettings settings, String nodeId, Clock clock) {
+        this.settings = settings;
+        this.nodeId = nodeId;
+        this.breaker = new CircuitBreaker(clock, settings.breakerFailureRate(), settings.breakerMinCalls(),
+                TimeUnit.MILLISECONDS.toNanos(settings.breakerWindowMs()),
+                TimeUnit.MILLISECONDS.toNanos(settings.breakerOpenMs()));
+        this.health = new Health(clock);
+        this.link = new RedisLink(settings);
+        this.settleQueue = new SettleQueue(settings.settleQueueMax());
+        this.settler = new Settler(settleQueue, link, () -> breaker.state() == BreakerState.CLOSED);
+        this.background = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sluice-fleet-" + nodeId);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Starts a client: connects (a store that is down is no error: admissions answer
+     * node-local until it is up), then drains settles every {@code settle_interval_ms}
+     * and heartbeats every second in the background. {@code nodeId} names this node in
+     * the live-node set; it must be unique in the fleet.
+     */
+    public static FleetClient start(FleetSettings settings, String nodeId) {
+        return start(settings, nodeId, Clock.system());
+    }
+
+    /** Like {@link #start(FleetSettings, String)}, with the clock the breaker and the warning use. */
+    public static FleetClient start(FleetSettings settings, String nodeId, Clock clock) {
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(clock, "clock");
+        if (nodeId == null || nodeId.isBlank()) {
+            throw new IllegalArgumentException("nodeId must be a non-blank string, got " + nodeId);
+        }
+        FleetClient client = new FleetClient(settings, nodeId, clock);
+        client.link.ensureConnected();
+        client.background.scheduleWithFixedDelay(client::drainQuietly,
+                settings.settleIntervalMs(), settings.settleIntervalMs(), TimeUnit.MILLISECONDS);
+        client.background.scheduleWithFixedDelay(client::heartbeatQuietly,
+                0, HEARTBEAT_EVERY_MS, TimeUnit.MILLISECONDS);
+        return client;
+    }
+
+    // ------------------------------------------------------------------ admission
+
+    /**
+     * Charges the tenant's fleet buckets and claims the event key, in one store call.
+     *
+     * @param tenant      the tenant (its keys share the hash tag {@code {tenant}})
+     * @param source      the source id (part of the dedupe key)
+     * @param dedupeKey   the provider event key; required when {@code claimDedupe}
+     * @param hookIncUs   hook charge increment in us ({@link FleetGcra#micros}(1, rate))
+     * @param hookTolUs   hook tolerance in us ({@link FleetGcra#micros}(burst, rate)); 0 = no hook limit
+     * @param byteIncUs   byte charge increment in us ({@link FleetGcra#micros}(bytes, bytes_per_second))
+     * @param byteTolUs   byte tolerance in us ({@link FleetGcra#micros}(burst_bytes, bytes_per_second)); 0 = no byte limit
+     * @param chargeRate  charge the buckets ({@code rate_limits.scope: fleet})
+     * @param claimDedupe check and claim the key ({@code dedupe.scope: fleet})
+     * @return a stage that completes normally within {@code fleet.timeout_ms} (plus
+     *         scheduling noise), never exceptionally
+     */
+    public CompletionStage<FleetAnswer> admit(String tenant, String source, String dedupeKey,
+                                              long hookIncUs, long hookTolUs, long byteIncUs, long byteTolUs,
+                                              boolean chargeRate, boolean claimDedupe) {
+        if (!chargeRate && !claimDedupe) {
+            return ADMITTED_NOTHING;
+        }
+        Objects.requireNonNull(tenant, "tenant");
+        if (claimDedupe && (source == null || dedupeKey == null)) {
+            throw new IllegalArgumentException("claimDedupe needs a source and a dedupeKey, got source="
+                    + source + " dedupeKey=" + dedupeKey);
+        }
+        FleetGcra.checkPair("hook", hookIncUs, hookTolUs);
+        FleetGcra.checkPair("byte", byteIncUs, byteTolUs);
+
+        int permit = breaker.acquire();
+        if (permit == CircuitBreaker.DENIED) {
+            health.fallback(chargeRate, claimDedupe, FleetAnswer.Reason.BREAKER_OPEN, breaker.state().label());
+            return BREAKER_OPEN_STAGE;
+        }
+        String token = claimDedupe ? newToken() : null;
+        RedisLink.Channel ch = link.requests();
+        if (ch == null) {
+            return CompletableFuture.completedStage(
+                    finish(permit, chargeRate, claimDedupe, token, null, new IllegalStateException("not connected")));
+        }
+        String[] keys = claimDedupe
+                ? new String[] {Keys.hooks(tenant), Keys.bytes(tenant), Keys.dedupe(tenant, source, dedupeKey)}
+                : new String[] {Keys.hooks(tenant), Keys.bytes(tenant)};
+        String[] args = {
+            Long.toString(hookIncUs), Long.toString(hookTolUs),
+            Long.toString(byteIncUs), Long.toString(byteTolUs),
+            chargeRate ? "1" : "0", claimDedupe ? "1" : "0",
+            token == null ? "" : token, Long.toString(settings.pendingTtlMs()),
+        };
+        health.storeCall();
+        CompletableFuture<List<Object>> reply = evalScript(ch, Script.ADMIT, ScriptOutputType.MULTI, keys, args);
+        return reply.orTimeout(settings.timeoutMs(), TimeUnit.MILLISECONDS)
+                .handle((r, err) -> finish(permit, chargeRate, claimDedupe, token, r, err));
+    }
+
+    private FleetAnswer finish(int permit, boolean rate, boolean dedupe, String token, List<Object> reply, Throwable err) {
+        FleetAnswer answer = null;
+        if (err == null) {
+            answer = decode(reply, token);
+            if (answer == null) {
+                err = new IllegalStateException("unexpected reply " + reply);
+            }
+        }
+        boolean failed = err != null;
+        breaker.onResult(permit, failed);
+        health.outcome(rate, dedupe, failed);
+        if (!failed) {
+            return answer;
+        }
+        FleetAnswer.Reason reason = isTimeout(err) ? FleetAnswer.Reason.TIMEOUT : FleetAnswer.Reason.ERROR;
+        health.fallback(rate, dedupe, reason, breaker.state().label());
+        return new FleetAnswer.Fallback(reason, token);
+    }
+
+    private static FleetAnswer decode(List<Object> reply, String token) {
+        if (reply == null || reply.isEmpty() || !(reply.get(0) instanceof Long code)) {
+            return null;
+        }
+        switch (code.intValue()) {
+            case 1:
+                return new FleetAnswer.Admitted(token);
+            case 2:
+                return reply.size() > 1 ? new FleetAnswer.Duplicate(String.valueOf(reply.get(1))) : null;
+            case 3:
+                return reply.size() > 1 && reply.get(1) instanceof Long ttl ? new FleetAnswer.Pending(ttl) : null;
+            case 4:
+                if (reply.size() > 2 && reply.get(1) instanceof Long scope && reply.get(2) instanceof Long waitUs) {
+                    return new FleetAnswer.RateLimited(
+                            scope == FleetGcra.SCOPE_TENANT_BYTES ? FleetAnswer.Scope.TENANT_BYTES : FleetAnswer.Scope.TENANT,
+                            Math.max(1L, (waitUs + 999) / 1000));
+                }
+                return null;
+            default:
+                return null;
+        }
+    }
+
+    private static boolean isTimeout(Throwable err) {
+        Throwable e = err;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e instanceof TimeoutException || e instanceof RedisCommandTimeoutException;
+    }
+
+    private static String newToken() {
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        return Long.toHexString(r.nextLong() | Long.MIN_VALUE) + Long.toHexString(r.nextLong() | Long.MIN_VALUE);
+    }
+
+    /** {@code EVALSHA}; on {@code NOSCRIPT}, {@code EVAL} with the body (which also caches it). */
+    static <T> CompletableFuture<T> evalScript(RedisLink.Channel ch, Script script, ScriptOutputType type,
+                                               String[] keys, String... args) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        RedisFuture<T> first = ch.scripting().evalsha(script.sha(), type, keys, args);
+        first.whenComplete((value, err) -> {
+            if (err == null) {
+                result.complete(value);
+            } else if (err instanceof RedisNoScriptException
+                    || (err instanceof CompletionException && err.getCause() instanceof RedisNoScriptException)) {
+                RedisFuture<T> again = ch.scripting().eval(script.body(), type, keys, args);
+                again.whenComplete((v, e) -> {
+                    if (e == null) {
+                        result.complete(v);
+                    } else {
+                        result.completeExceptionally(e);
+                    }
+                });
+            } else {
+                result.completeExceptionally(err);
+            }
+        });
+        return result;
+    }
+
+    // ------------------------------------------------------------------ settling
+
+    /**
+     * Queues the promotion of a claim to committed under {@code hookId} for {@code
+     * ttlSeconds} (the dedupe window): the hook is durable. Never blocks, never calls the
+     * store on this thread. A null {@code claimToken} (nothing claimed) is a no-op.
+     *
+     * @return false when the queue was full and the operation was dropped (counted)
+     */
+    public boolean settleCommitted(String tenant, String source, String dedupeKey, String claimToken,
+                                   String hookId, long ttlSeconds) {
+        if (claimToken == null) {
+            return true;
+        }
+        Objects.requireNonNull(hookId, "hookId");
+        if (ttlSeconds < 1) {
+            throw new IllegalArgumentException("dedupe.ttl_seconds must be at least 1, got " + ttlSeconds);
+        }
+        return settleQueue.offer(new SettleQueue.Op(Keys.dedupe(tenant, source, dedupeKey), claimToken, hookId, ttlSeconds));
+    }
+
+    /**
+     * Queues the release of a claim (nothing was stored for its key): the key is deleted
+     * only if it still holds {@code claimToken}. A null token is a no-op.
+     *
+     * @return false when the queue was full and the operation was dropped (counted)
+     */
+    public boolean settleRelease(String tenant, String source, String dedupeKey, String claimToken) {
+        if (claimToken == null) {
+            return true;
+        }
+        return settleQueue.offer(new SettleQueue.Op(Keys.dedupe(tenant, source, dedupeKey), claimToken, null, 0));
+    }
+
+    /** True when the admission connection is up (tests wait on it after restarting the store). */
+    boolean storeConnected() {
+        RedisLink.Channel ch = link.requests();
+        return ch != null && ch.connection().isOpen();
+    }
+
+    /** Drains the settle queue on the caller's thread (tests; the background thread does this normally). */
+    void drainSettlesNow() {
+        settler.drain();
+    }
+
+    private void drainQuietly() {
+        try {
+            settler.drain();
+        } catch (RuntimeException e) {
+            // counted by the settler where it can be; the next tick tries again
+        }
+    }
+
+    // ------------------------------------------------------------------ heartbeats and resets
+
+    /**
+     * Sends this node's heartbeat now and updates {@link #liveNodes()} from the reply.
+     * The background thread does this every second; skipped (completes with the last
+     * known count) while the breaker is not closed.
+     */
+    public CompletionStage<Integer> heartbeat() {
+        RedisLink.Channel ch = link.requests();
+        if (ch == null || breaker.state() != BreakerState.CLOSED) {
+            return CompletableFuture.completedStage(liveNodes.get());
+        }
+        CompletableFuture<Long> reply = evalScript(ch, Script.HEARTBEAT, ScriptOutputType.INTEGER,
+                new String[] {Keys.NODES}, nodeId, Long.toString(HEARTBEAT_TTL_MS));
+        return reply.orTimeout(Math.max(settings.timeoutMs(), 1_000), TimeUnit.MILLISECONDS)
+                .handle((n, err) -> {
+                    if (err == null && n != null && n > 0) {
+                        liveNodes.set((int) Math.min(Integer.MAX_VALUE, n));
+                    }
+                    return liveNodes.get();
+                });
+    }
+
+    private void heartbeatQuietly() {
+        try {
+            if (link.requests() == null && !link.ensureConnected()) {
+                return;
+            }
+            heartbeat().toCompletableFuture().get(2, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            // a missed heartbeat keeps the last known count
+        }
+    }
+
+    /**
+     * Forgets the tenant's fleet buckets (its limit changed). Best effort: completes with
+     * false when the store is not reachable or the breaker is open.
+     */
+    public CompletionStage<Boolean> resetTenant(String tenant) {
+        Objects.requireNonNull(tenant, "tenant");
+        RedisLink.Channel ch = link.requests();
+        if (ch == null || breaker.state() != BreakerState.CLOSED) {
+            return CompletableFuture.completedStage(false);
+        }
+        return ch.keys().del(Keys.hooks(tenant), Keys.bytes(tenant)).toCompletableFuture()
+                .orTimeout(settings.timeoutMs(), TimeUnit.MILLISECONDS)
+                .handle((n, err) -> err == null);
+    }
+
+    // ------------------------------------------------------------------ readings
+
+    /** The breaker's state. */
+    public BreakerState state() {
+        return breaker.state();
+    }
+
+    /** {@code sluice_fleet_limiter_degraded{kind}}: answered node-local now (breaker not closed, or its last call failed). */
+    public boolean degraded(FleetKind kind) {
+        return breaker.state() != BreakerState.CLOSED || health.lastCallFailed(kind);
+    }
+
+    /** {@code sluice_fleet_fallback_total{kind}}. */
+    public long fallbackTotal(FleetKind kind) {
+        return health.fallbacks(kind);
+    }
+
+    /** The last known number of live nodes (at least 1). */
+    public int liveNodes() {
+        return liveNodes.get();
+    }
+
+    /**
+     * The share of a tenant's limit this node's fallback should charge against while
+     * degraded: {@code 1 / liveNodes()} with {@code fleet.fallback: share}, {@code 1.0}
+     * with {@code whole}. The edge's node-local buckets use {@code rate x share} and
+     * {@code burst x share} (at least one hook).
+     */
+    public double fallbackShare() {
+        return settings.fallback() == FleetSettings.Fallback.WHOLE ? 1.0 : 1.0 / Math.max(1, liveNodes.get());
+    }
+
+    public int settleQueueDepth() {
+        return settleQueue.depth();
+    }
+
+    public FleetSettings settings() {
+        return settings;
+    }
+
+    /** Everything {@code GET /v1/admission} shows. */
+    public FleetStats stats() {
+        return new FleetStats(
+                breaker.state(),
+                degraded(FleetKind.RATE_LIMIT),
+                degraded(FleetKind.DEDUPE),
+                liveNodes.get(),
+                health.fallbacks(FleetKind.RATE_LIMIT),
+                health.fallbacks(FleetKind.DEDUPE),
+                health.fallbacks(FleetAnswer.Reason.BREAKER_OPEN),
+                health.fallbacks(FleetAnswer.Reason.TIMEOUT),
+                health.fallbacks(FleetAnswer.Reason.ERROR),
+                health.storeCalls(),
+                settleQueue.accepted(),
+                settler.promoted(),
+                settler.released(),
+                settler.skipped(),
+                settleQueue.dropped(),
+                settler.failed(),
+                settleQueue.depth());
+    }
+
+    /** Stops the background thread, drains what the store takes, leaves the live-node set, disconnects. */
+    @Override
+    public void close() {
+        background.shutdownNow();
+        try {
+            background.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            drainQuietly();
+            RedisLink.Channel ch = link.requests();
+            if (ch != null && breaker.state() == BreakerState.CLOSED) {
+                FleetClient.<Long>evalScript(ch, Script.HEARTBEAT, ScriptOutputType.INTEGER,
+                        new String[] {Keys.NODES}, nodeId, "0").get(1, TimeUnit.SECONDS);
+            }
+        } catch (Exception e) {
+            // leaving is best effort: the entry expires on its own
+        } finally {
+            link.close();
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package org.sluice.fleet.internal;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sluice.core.Clock;
+import org.sluice.fleet.FleetAnswer;
+import org.sluice.fleet.FleetKind;
+
+/**
+ * Fallback counters, the "last call failed" flag per kind, and the warning that is logged
+ * at most once a minute while answers are node-local. Lock-free: {@link LongAdder}s,
+ * volatile flags, one CAS on the last-warning time.
+ */
+public final class Health {
+
+    private static final Logger LOG = LoggerFactory.getLogger("org.sluice.fleet");
+    private static final long WARN_EVERY_NANOS = 60_000_000_000L;
+
+    private final Clock clock;
+    private final LongAdder[] byKind = {new LongAdder(), new LongAdder()};
+    private final LongAdder[] byReason = {new LongAdder(), new LongAdder(), new LongAdder()};
+    private final LongAdder storeCalls = new LongAdder();
+    private volatile boolean rateLimitFailed;
+    private volatile boolean dedupeFailed;
+    private final AtomicLong lastWarn = new AtomicLong();
+    private final AtomicBoolean warned = new AtomicBoolean();
+
+    public Health(Clock clock) {
+        this.clock = clock;
+    }
+
+    public void storeCall() {
+        storeCalls.increment();
+    }
+
+    /** A call for these kinds finished; {@code failed} says whether it was answered node-local. */
+    public void outcome(boolean rate, boolean dedupe, boolean failed) {
+        if (rate && rateLimitFailed != failed) {
+            rateLimitFailed = failed;
+        }
+        if (dedupe && dedupeFailed != failed) {
+            dedupeFailed = failed;
+        }
+    }
+
+    /** Counts one node-local answer for these kinds and maybe logs the warning. */
+    public void fallback(boolean rate, boolean dedupe, FleetAnswer.Reason reason, String breaker) {
+        if (rate) {
+            byKind[FleetKind.RATE_LIMIT.ordinal()].increment();
+        }
+        if (dedupe) {
+            byKind[FleetKind.DEDUPE.ordinal()].increment();
+        }
+        byReason[reason.ordinal()].increment();
+        maybeWarn(reason, breaker);
+    }
+
+    private void maybeWarn(FleetAnswer.Reason reason, String breaker) {
+        long now = clock.nanoTime();
+        boolean log;
+        if (!warned.get()) {
+            log = warned.compareAndSet(false, true);
+            if (log) {
+                lastWarn.set(now);
+            }
+        } else {
+            long last = lastWarn.get();
+            log = now - last >= WARN_EVERY_NANOS && lastWarn.compareAndSet(last, now);
+        }
+        if (log) {
+            LOG.warn("fleet store unavailable ({}), breaker {}: hooks are admitted on this node's limits alone; "
+                    + "fallbacks so far: rate_limit={}, dedupe={}",
+                    reason.label(), breaker, fallbacks(FleetKind.RATE_LIMIT), fallbacks(FleetKind.DEDUPE));
+        }
+    }
+
+    public boolean lastCallFailed(FleetKind kind) {
+        return kind == FleetKind.RATE_LIMIT ? rateLimitFailed : dedupeFailed;
+    }
+
+    public long fallbacks(FleetKind kind) {
+        return byKind[kind.ordinal()].sum();
+    }
+
+    public long fallbacks(FleetAnswer.Reason reason) {
+        return byReason[reason.ordinal()].sum();
+    }
+
+    public long storeCalls() {
+        return storeCalls.sum();
+    }
+}

@@ -1,0 +1,131 @@
+package org.sluice.fleet.internal;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Drains the {@link SettleQueue} in pipelined batches: up to {@link #BATCH} {@code
+ * EVALSHA settle.lua} written on the auto-flush-off connection and flushed together, so
+ * one batch is one round trip. Runs only on the fleet's background thread, never on a
+ * request thread. Nothing is drained while the breaker is not closed (no store call at
+ * all while it is open); the queue holds the operations meanwhile (bounded).
+ *
+ * <p>A batch whose replies say {@code NOSCRIPT} (the store restarted empty) loads the
+ * script and sends those operations once more. An operation whose call fails is counted
+ * as failed and not retried: it costs what a dropped one costs (see docs/fleet.md).
+ */
+public final class Settler {
+
+    static final int BATCH = 512;
+    private static final long REPLY_WAIT_MS = 3_000;
+
+    private final SettleQueue queue;
+    private final RedisLink link;
+    private final BooleanSupplier storeAllowed;
+    private final LongAdder promoted = new LongAdder();
+    private final LongAdder released = new LongAdder();
+    private final LongAdder skipped = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+
+    public Settler(SettleQueue queue, RedisLink link, BooleanSupplier storeAllowed) {
+        this.queue = queue;
+        this.link = link;
+        this.storeAllowed = storeAllowed;
+    }
+
+    /** Drains until the queue is empty (or the store may not be called). Background thread only. */
+    public void drain() {
+        while (queue.depth() > 0 && storeAllowed.getAsBoolean()) {
+            RedisLink.Channel ch = link.batch();
+            if (ch == null) {
+                return;
+            }
+            List<SettleQueue.Op> ops = new ArrayList<>(Math.min(BATCH, queue.depth()));
+            SettleQueue.Op op;
+            while (ops.size() < BATCH && (op = queue.poll()) != null) {
+                ops.add(op);
+            }
+            if (ops.isEmpty()) {
+                return;
+            }
+            List<SettleQueue.Op> noScript = send(ch, ops);
+            if (!noScript.isEmpty()) {
+                RedisFuture<String> load = ch.scripting().scriptLoad(Script.SETTLE.body());
+                ch.connection().flushCommands();
+                try {
+                    load.get(REPLY_WAIT_MS, TimeUnit.MILLISECONDS);
+                    List<SettleQueue.Op> again = send(ch, noScript);
+                    failed.add(again.size());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    failed.add(noScript.size());
+                    return;
+                } catch (ExecutionException | TimeoutException e) {
+                    failed.add(noScript.size());
+                }
+            }
+        }
+    }
+
+    /** Sends one batch in one flush; returns the operations refused with NOSCRIPT. */
+    private List<SettleQueue.Op> send(RedisLink.Channel ch, List<SettleQueue.Op> ops) {
+        List<RedisFuture<Long>> replies = new ArrayList<>(ops.size());
+        for (SettleQueue.Op op : ops) {
+            String[] keys = {op.key()};
+            replies.add(op.promote()
+                    ? ch.scripting().evalsha(Script.SETTLE.sha(), ScriptOutputType.INTEGER, keys,
+                            "c", op.token(), op.hookId(), Long.toString(op.ttlSeconds()))
+                    : ch.scripting().evalsha(Script.SETTLE.sha(), ScriptOutputType.INTEGER, keys,
+                            "r", op.token()));
+        }
+        ch.connection().flushCommands();
+        List<SettleQueue.Op> noScript = new ArrayList<>();
+        for (int i = 0; i < ops.size(); i++) {
+            try {
+                Long done = replies.get(i).get(REPLY_WAIT_MS, TimeUnit.MILLISECONDS);
+                if (done != null && done == 1L) {
+                    (ops.get(i).promote() ? promoted : released).increment();
+                } else {
+                    skipped.increment();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failed.add(ops.size() - i);
+                return noScript;
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof RedisNoScriptException) {
+                    noScript.add(ops.get(i));
+                } else {
+                    failed.increment();
+                }
+            } catch (TimeoutException e) {
+                failed.increment();
+            }
+        }
+        return noScript;
+    }
+
+    public long promoted() {
+        return promoted.sum();
+    }
+
+    public long released() {
+        return released.sum();
+    }
+
+    public long skipped() {
+        return skipped.sum();
+    }
+
+    public long failed() {
+        return failed.sum();
+    }
+}
