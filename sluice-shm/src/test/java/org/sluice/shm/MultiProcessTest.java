@@ -2,6 +2,7 @@ package org.sluice.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -229,6 +230,30 @@ class MultiProcessTest {
             out.add(parse(c.stdoutLines()));
         }
         return out;
+    }
+
+    @Test
+    void aCarverKilledHoldingTheLockLeavesAnEntryTheNextCarverReuses() throws Exception {
+        Path file = files.fresh();
+        long freeBefore;
+        try (SharedArena a = SharedArena.create(file, 1 << 20)) {
+            freeBefore = a.freeBytes();
+        }
+        ChildJvm carver = spawn(HalfCarveMain.class, file.toString(), "api");
+        carver.awaitLine("locked"::equals, WAIT);
+        carver.kill(); // the kernel drops its lock; its entry is half-written and never READY
+        assertThat(carver.waitFor(WAIT)).isEqualTo(137);
+        try (SharedArena a = SharedArena.attach(file)) {
+            SharedRate r = a.rate("api", 2, Duration.ofSeconds(10), 8, () -> FROZEN);
+            assertThat(r.allow("k")).isTrue();
+            assertThat(r.allow("k")).isTrue();
+            assertThat(r.allow("k")).isFalse();
+            ByteBuffer map = a.mapping();
+            assertThat(map.getLong(ArenaLayout.entryAt(0) + ArenaLayout.E_STATE)).isEqualTo(ArenaLayout.READY);
+            assertThat(map.getLong(ArenaLayout.entryAt(0) + ArenaLayout.E_OFFSET))
+                    .as("placed after the space the dead carver took: leaked, never shared").isEqualTo(ArenaLayout.FIRST_CARVE_AT + 4096);
+            assertThat(a.freeBytes()).isEqualTo(freeBefore - 4096 - SlotTable.carveBytes(8));
+        }
     }
 
     // ------------------------------------------------------------------ helpers
