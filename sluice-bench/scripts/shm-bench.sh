@@ -85,7 +85,7 @@ run_procs 2 | tee "$out/procs-2.txt"
 
 if [ "$SLOW_TESTS" = 1 ]; then
   echo "== slow multi-process tests (tag slow)"
-  mvn $MVN_FLAGS -pl sluice-shm -am verify -Dgroups=slow -DexcludedTestGroups=none -Dsurefire.failIfNoSpecifiedTests=false
+  mvn $MVN_FLAGS -pl sluice-shm -am verify -Dgroups=slow -DexcludedTestGroups=none -Dtest='org.sluice.shm.*Test' -Dsurefire.failIfNoSpecifiedTests=false
   echo "slow tests passed"
 fi
 echo "== results in $out"

@@ -42,9 +42,17 @@ class MultiProcessTest {
 
     @Test
     void fourProcessesOnOneHotKeyAdmitNoMoreThanTheBucketAllows() throws Exception {
-        long limit = 20;
-        long windowMillis = 1000;
-        List<Map<String, List<String>>> out = hammer(4, limit, windowMillis, 64, 3, "system", 1, "1500");
+        hotKeyWithTheSystemClock(20, 1000, "1500");
+    }
+
+    @Test
+    @Tag("slow")
+    void fourProcessesOnOneHotKeySoak() throws Exception {
+        hotKeyWithTheSystemClock(1000, 250, "15000");
+    }
+
+    private void hotKeyWithTheSystemClock(long limit, long windowMillis, String durationMillis) throws Exception {
+        List<Map<String, List<String>>> out = hammer(4, limit, windowMillis, 64, 3, "system", 1, durationMillis);
         long admitted = sum(out, "admitted");
         long first = out.stream().mapToLong(o -> Long.parseLong(o.get("start").get(0))).min().orElseThrow();
         long last = out.stream().mapToLong(o -> Long.parseLong(o.get("end").get(0))).max().orElseThrow();
