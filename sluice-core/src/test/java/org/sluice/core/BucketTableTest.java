@@ -177,6 +177,15 @@ class BucketTableTest {
     }
 
     @Test
+    void negativePolicyIsRefusedNamingItAndWritesNothing() {
+        assertThatThrownBy(() -> table.tryCharge("k", -1, TAU, START))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("increment must be at least 0, got -1");
+        assertThatThrownBy(() -> table.tryCharge("k", T, -5, START))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("tolerance must be at least 0, got -5");
+        assertThat(table.size()).isZero();
+    }
+
+    @Test
     void negativeCapacityHintIsRefusedNamingIt() {
         assertThatThrownBy(() -> new BucketTable(-1))
                 .isInstanceOf(IllegalArgumentException.class)
