@@ -12,6 +12,7 @@ import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
 import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
+import org.sluice.edge.store.AuditRecord;
 
 /**
  * The admin API's {@code /v1} routes as plain request-to-response logic, with no HTTP
