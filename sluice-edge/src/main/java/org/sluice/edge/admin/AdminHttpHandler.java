@@ -59,8 +59,7 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
         return new HttpObjectAggregator(AdminApi.MAX_BODY_BYTES) {
             @Override
             protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-                AdminResponse tooLarge = AdminResponse.json(413, AdminJson.encode(
-                        Map.of("error", "payload_too_large", "limit", AdminApi.MAX_BODY_BYTES)));
+                AdminResponse tooLarge = AdminResponse.json(413, AdminJson.tooLarge(AdminApi.MAX_BODY_BYTES));
                 ctx.writeAndFlush(toNetty(tooLarge, false)).addListener(ChannelFutureListener.CLOSE);
             }
         };

@@ -66,6 +66,14 @@ final class AdminJson {
         return encode(out);
     }
 
+    /** {@code {"error":"payload_too_large","limit":N}}. */
+    static byte[] tooLarge(int limit) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("error", "payload_too_large");
+        out.put("limit", limit);
+        return encode(out);
+    }
+
     static Map<String, Object> limit(Limit limit) {
         return limit == null ? null : limit.toMap();
     }
