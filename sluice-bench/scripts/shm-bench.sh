@@ -66,7 +66,7 @@ run_procs() {
   rm -f "$arena" "$go"
   local pids=()
   for i in $(seq 1 "$n"); do
-    java -XX:+UseParallelGC -cp "$jar" org.sluice.bench.shm.HotKeyProcessMain "$arena" "$proc_seconds" "$go" >"$out/proc-$n-$i.txt" 2>&1 &
+    java -cp "$jar" org.sluice.bench.shm.HotKeyProcessMain "$arena" "$proc_seconds" "$go" >"$out/proc-$n-$i.txt" 2>&1 &
     pids+=($!)
   done
   sleep 3   # let every process map the arena and warm up before the start gate opens
