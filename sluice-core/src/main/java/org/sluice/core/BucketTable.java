@@ -97,7 +97,7 @@ public final class BucketTable {
         if (initialCapacityHint < 0) {
             throw new IllegalArgumentException("initialCapacityHint must be at least 0, got " + initialCapacityHint);
         }
-        int perShard = BucketShard.capacityFor((initialCapacityHint + SHARDS - 1) / SHARDS);
+        int perShard = BucketShard.capacityFor((int) ((initialCapacityHint + SHARDS - 1L) / SHARDS));
         for (int s = 0; s < SHARDS; s++) {
             shards[s] = new BucketShard(perShard, probe);
         }
@@ -107,11 +107,22 @@ public final class BucketTable {
      * Charges {@code increment} ns to {@code key}'s bucket with the given tolerance at
      * {@code now}: 0 when admitted (the bucket's tat advanced), else the wait in ns
      * (at least 1) and nothing written. See {@link Gcra} for the arithmetic.
+     *
+     * @throws IllegalArgumentException if {@code increment} or {@code tolerance} is negative
      */
     public long tryCharge(String key, long increment, long tolerance, long now) {
+        if ((increment | tolerance) < 0) {
+            throw negativePolicy(increment, tolerance);
+        }
         int h = key.hashCode();
         long m = BucketShard.mix(h);
         return shards[BucketShard.shardOf(m)].charge(key, h, BucketShard.home(m), increment, tolerance, now);
+    }
+
+    private static IllegalArgumentException negativePolicy(long increment, long tolerance) {
+        return increment < 0
+                ? new IllegalArgumentException("increment must be at least 0, got " + increment)
+                : new IllegalArgumentException("tolerance must be at least 0, got " + tolerance);
     }
 
     /** Units of {@code intervalNanos} that could be admitted now, fractional; full for a missing key. */

@@ -35,11 +35,6 @@ final class Sweeper {
         task.future = EXECUTOR.scheduleWithFixedDelay(task, nanos, nanos, TimeUnit.NANOSECONDS);
     }
 
-    /** Tasks still scheduled (for tests). */
-    static int scheduled() {
-        return EXECUTOR.getQueue().size();
-    }
-
     private static final class Task implements Runnable {
         private final WeakReference<RateLimiter> limiter;
         volatile ScheduledFuture<?> future;

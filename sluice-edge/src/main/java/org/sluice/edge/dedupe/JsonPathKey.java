@@ -14,7 +14,7 @@ import org.sluice.edge.verify.HeaderLookup;
  * and bytes after the leaf are not checked (a body broken after its id still has a key).
  *
  * <p>Leaf rules: a non-empty string is the key as is, an integer its decimal text as written; an
- * empty string, a string holding U+FFFD (how Jackson renders malformed UTF-8), a float,
+ * empty string, a string that is not well-formed Unicode (see {@link #unambiguous}), a float,
  * boolean, null, object or array is no key, as is a missing path, a non-object on the path
  * and a body that is not JSON before the leaf.
  *
@@ -61,9 +61,7 @@ final class JsonPathKey implements DedupeKeyExtractor {
                         return null;
                     }
                     String text = p.getText();
-                    // Jackson decodes malformed UTF-8 to U+FFFD; two different broken ids must
-                    // not collapse onto one key, so such a leaf (rare, even when legitimate) is no key.
-                    return text.isEmpty() || text.indexOf('\uFFFD') >= 0 ? null : text;
+                    return text.isEmpty() || !unambiguous(text) ? null : text;
                 }
                 if (value != JsonToken.START_OBJECT) {
                     return null;
@@ -74,5 +72,26 @@ final class JsonPathKey implements DedupeKeyExtractor {
         } catch (IOException notJson) {
             return null;
         }
+    }
+
+    /**
+     * False for text holding U+FFFD (Jackson's rendering of malformed UTF-8) or an unpaired
+     * surrogate (a JSON escape can produce one; it has no UTF-8 form). Two different broken
+     * ids would otherwise collapse onto one stored key and the second hook would be dropped
+     * as a duplicate; such a leaf (rare, even when legitimate) is no key instead.
+     */
+    static boolean unambiguous(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\uFFFD') {
+                return false;
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 }

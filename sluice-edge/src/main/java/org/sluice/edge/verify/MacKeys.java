@@ -14,7 +14,9 @@ import javax.crypto.ShortBufferException;
  * is computed then) and kept as a prototype. Each thread that verifies gets its own clones
  * of the prototypes and an output buffer, created on its first request for this source and
  * reused after: a verification allocates nothing here. The number of copies is bounded by
- * threads x sources x secrets, all fixed by configuration. A Mac always finishes with
+ * threads x sources x secrets, all fixed by configuration (the HTTP layer verifies on a fixed
+ * set of threads; were it to use a virtual thread per request, each request would clone its
+ * Macs: still correct, just not allocation-free). A Mac always finishes with
  * {@code doFinal}, which resets it, so a clone is clean for its next use.
  *
  * <p>Comparison is {@link MessageDigest#isEqual}, constant-time in the content of the two
@@ -34,10 +36,6 @@ final class MacKeys {
         for (int i = 0; i < prototypes.length; i++) {
             prototypes[i] = algorithm.newMac(keys.get(i));
         }
-    }
-
-    HmacAlgorithm algorithm() {
-        return algorithm;
     }
 
     /** Length in bytes of this source's MACs; a presented signature of any other length is malformed. */

@@ -7,6 +7,7 @@ import static org.sluice.edge.verify.VerifyOutcome.OK;
 import static org.sluice.edge.verify.VerifyOutcome.TIMESTAMP_OUT_OF_TOLERANCE;
 
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
 
 /**
  * Standard Webhooks: {@code webhook-signature} is a space-separated list of
@@ -21,6 +22,7 @@ final class StandardWebhooksVerifier implements Verifier {
     static final String TIMESTAMP = "webhook-timestamp";
     static final String SIGNATURE = "webhook-signature";
     static final int MAX_V1 = 16;
+    private static final Pattern SPACES = Pattern.compile("\\s+");
 
     private final MacKeys keys;
     private final long toleranceSeconds;
@@ -44,7 +46,7 @@ final class StandardWebhooksVerifier implements Verifier {
         }
         byte[][] v1 = new byte[MAX_V1][];
         int count = 0;
-        for (String token : value.trim().split("\\s+")) {
+        for (String token : SPACES.split(value.trim())) {
             if (token.endsWith(",")) { // several header lines joined with ", "
                 token = token.substring(0, token.length() - 1);
             }

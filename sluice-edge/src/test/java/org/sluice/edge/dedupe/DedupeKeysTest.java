@@ -166,6 +166,13 @@ class DedupeKeysTest {
     }
 
     @Test
+    void loneSurrogateEscapesAreNoKey() {
+        assertThat(json("id", "{\"id\":\"\\ud800x\"}")).isNull();
+        assertThat(json("id", "{\"id\":\"x\\udc00\"}")).isNull();
+        assertThat(json("id", "{\"id\":\"\\ud83d\\ude00\"}")).isEqualTo("\uD83D\uDE00");
+    }
+
+    @Test
     void firstOfDuplicateFieldsWins() {
         assertThat(json("id", "{\"id\":\"first\",\"id\":\"second\"}")).isEqualTo("first");
     }

@@ -1,0 +1,80 @@
+package org.sluice.bench.core;
+
+import com.google.common.util.concurrent.RateLimiter;
+import io.github.bucket4j.Bucket;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One hot key charged by two threads. {@code admit}: a limit so high that every call is
+ * admitted (the write path: every call moves the bucket). {@code flood}: 100/s with a
+ * burst of 50, so nearly every call is refused (the read-only path a flood takes).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Threads(2)
+@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+public class HotKeyBenchmark {
+
+    private static final String KEY = "tenant-hot";
+
+    @Param({"admit", "flood"})
+    public String load;
+
+    private org.sluice.core.RateLimiter sluice;
+    private Yardstick yardstick;
+    private Bucket bucket4j;
+    private RateLimiter guava;
+    private AtomicRateLimiter resilience4j;
+
+    @Setup
+    public void setUp() {
+        double rate = load.equals("admit") ? 1e9 : 100;
+        int burst = load.equals("admit") ? 1_000_000_000 : 50;
+        sluice = Competitors.sluice(rate, burst);
+        yardstick = new Yardstick(rate, burst);
+        bucket4j = Competitors.bucket4j(rate, burst);
+        guava = Competitors.guava(rate);
+        resilience4j = Competitors.resilience4j(rate);
+    }
+
+    @Benchmark
+    public long sluice() {
+        return sluice.tryAcquire(KEY);
+    }
+
+    @Benchmark
+    public boolean yardstick() {
+        return yardstick.tryAcquire(KEY);
+    }
+
+    @Benchmark
+    public boolean bucket4j() {
+        return bucket4j.tryConsume(1);
+    }
+
+    @Benchmark
+    public boolean guava() {
+        return guava.tryAcquire();
+    }
+
+    @Benchmark
+    public boolean resilience4j() {
+        return resilience4j.acquirePermission();
+    }
+}

@@ -1,0 +1,114 @@
+package org.sluice.bench.core;
+
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One million keys chosen uniformly at random by two threads, every key present before
+ * measurement. The limit (1/s, burst 10,000) admits every call for the length of the run
+ * and keeps every row live, so no implementation sheds rows mid-run.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Threads(2)
+@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+public class ManyKeysBenchmark {
+
+    static final double RATE = 1;
+    static final int BURST = 10_000;
+
+    @Param({"1000000"})
+    public int keys;
+
+    @Param({"sluice", "yardstick", "bucket4j-caffeine", "bucket4j-map"})
+    public String impl;
+
+    private String[] names;
+    private int kind;
+    private org.sluice.core.RateLimiter sluice;
+    private Yardstick yardstick;
+    private Competitors.Bucket4jCaffeine caffeine;
+    private Competitors.Bucket4jMap map;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        names = new String[keys];
+        for (int i = 0; i < keys; i++) {
+            names[i] = "tenant-" + i;
+            names[i].hashCode();
+        }
+        kind = switch (impl) {
+            case "sluice" -> 0;
+            case "yardstick" -> 1;
+            case "bucket4j-caffeine" -> 2;
+            case "bucket4j-map" -> 3;
+            default -> throw new IllegalArgumentException("impl " + impl);
+        };
+        switch (impl) {
+            case "sluice" -> {
+                sluice = Competitors.sluice(RATE, BURST);
+                for (String n : names) {
+                    sluice.tryAcquire(n);
+                }
+            }
+            case "yardstick" -> {
+                yardstick = new Yardstick(RATE, BURST);
+                for (String n : names) {
+                    yardstick.tryAcquire(n);
+                }
+            }
+            case "bucket4j-caffeine" -> {
+                caffeine = new Competitors.Bucket4jCaffeine(RATE, BURST);
+                for (String n : names) {
+                    caffeine.tryAcquire(n);
+                }
+            }
+            case "bucket4j-map" -> {
+                map = new Competitors.Bucket4jMap(RATE, BURST);
+                for (String n : names) {
+                    map.tryAcquire(n);
+                }
+            }
+            default -> throw new IllegalArgumentException("impl " + impl);
+        }
+    }
+
+    /** Each thread draws its own keys. */
+    @State(Scope.Thread)
+    public static class Cursor {
+        final SplittableRandom random = new SplittableRandom(Thread.currentThread().getId());
+
+        int next(int bound) {
+            return random.nextInt(bound);
+        }
+    }
+
+    @Benchmark
+    public boolean charge(Cursor cursor) {
+        String key = names[cursor.next(keys)];
+        // An int switch (perfectly predicted) rather than one method per implementation, so
+        // that a trial holds only its own million rows in the heap.
+        return switch (kind) {
+            case 0 -> sluice.tryAcquire(key) == 0;
+            case 1 -> yardstick.tryAcquire(key);
+            case 2 -> caffeine.tryAcquire(key);
+            default -> map.tryAcquire(key);
+        };
+    }
+}

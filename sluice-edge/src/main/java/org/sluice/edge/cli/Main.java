@@ -1,0 +1,141 @@
+package org.sluice.edge.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.sluice.edge.config.ConfigException;
+import org.sluice.edge.config.ConfigLoader;
+import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.http.EdgeServer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code sluice} command line: {@code serve [--config FILE]}, {@code check-config FILE},
+ * {@code version}. The shaded jar's main class; {@code ./sluice} at the repository root runs it.
+ *
+ * <p>Exit codes: 0 success; 1 a configuration that does not load (every message printed)
+ * or a server that cannot start; 2 a usage error.
+ */
+@Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Webhook ingest edge built around admission control.",
+        subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class})
+public final class Main implements Callable<Integer> {
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit code (for tests: no {@code System.exit}). */
+    public static int run(String... args) {
+        return new CommandLine(new Main()).execute(args);
+    }
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 2;
+    }
+
+    /** {@code sluice version}. */
+    @Command(name = "version", description = "Print the version.")
+    static final class VersionCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            spec.commandLine().getOut().println("sluice " + Version.current());
+            return 0;
+        }
+    }
+
+    /** {@code sluice check-config FILE}: exit 0, or 1 printing every problem. */
+    @Command(name = "check-config", description = "Check a configuration file; print every problem.")
+    static final class CheckConfig implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "FILE", description = "the YAML configuration to check")
+        Path file;
+
+        @Override
+        public Integer call() {
+            List<String> problems = ConfigLoader.check(file);
+            if (problems.isEmpty()) {
+                spec.commandLine().getOut().println(file + ": ok");
+                return 0;
+            }
+            PrintWriter err = spec.commandLine().getErr();
+            for (String problem : problems) {
+                err.println(problem);
+            }
+            err.flush();
+            return 1;
+        }
+    }
+
+    /** {@code sluice serve [--config FILE]}: runs until SIGTERM or SIGINT, then stops gracefully. */
+    @Command(name = "serve", description = "Run the ingest server (the embedded default config without --config).")
+    static final class Serve implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "YAML configuration file")
+        Path config;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            SluiceConfig loaded;
+            try {
+                loaded = config == null ? ConfigLoader.loadDefault() : ConfigLoader.load(config);
+            } catch (ConfigException e) {
+                PrintWriter err = spec.commandLine().getErr();
+                for (String problem : e.errors()) {
+                    err.println(problem);
+                }
+                err.flush();
+                return 1;
+            }
+            EdgeServer server;
+            try {
+                server = EdgeServer.builder(loaded).start();
+            } catch (RuntimeException e) {
+                spec.commandLine().getErr().println("sluice: cannot start: " + e.getMessage());
+                spec.commandLine().getErr().flush();
+                return 1;
+            }
+            CountDownLatch stopped = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                server.close();
+                stopped.countDown();
+            }, "sluice-shutdown"));
+            spec.commandLine().getOut().println("sluice: serving on " + server.ingestAddress() + " (admin "
+                    + server.adminAddress() + ")");
+            spec.commandLine().getOut().flush();
+            stopped.await();
+            return 0;
+        }
+    }
+
+    /** The version from the jar's manifest, or {@code dev} when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        static String current() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return v == null ? "dev" : v;
+        }
+
+        @Override
+        public String[] getVersion() {
+            return new String[] {"sluice " + current()};
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package org.sluice.edge.http;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+import org.sluice.core.BucketTable;
+import org.sluice.core.Clock;
+import org.sluice.core.EffectiveLimit;
+import org.sluice.core.InMemoryOverrideStore;
+import org.sluice.core.Limit;
+import org.sluice.core.QueueShares;
+import org.sluice.core.TenantDecision;
+import org.sluice.core.TenantLimits;
+import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.store.CommitResult;
+import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.intake.Intake;
+import org.sluice.edge.intake.IntakeSettings;
+
+/**
+ * The state behind the request path, opened at boot and closed last: the store and its
+ * intake, the tenant limits and the queue shares. Adapts them to the two narrow interfaces
+ * the HTTP layer uses ({@link TenantGate}, {@link HookSink}).
+ */
+final class Backends implements AutoCloseable {
+
+    private final HookStore store;
+    private final Intake intake;
+    private final TenantLimits limits;
+    private final QueueShares shares = new QueueShares();
+    private final BucketTable hookBuckets = new BucketTable();
+    private final BucketTable byteBuckets = new BucketTable();
+    private final Rows rows = new Rows();
+    private final long instanceMaxBody;
+    private final Clock clock;
+    private final LongSupplier epochMillis;
+    private final TenantGate gate = new Gate();
+    private final HookSink sink = new Sink();
+
+    private Backends(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
+        this.clock = clock;
+        this.epochMillis = epochMillis;
+        this.instanceMaxBody = config.http().maxBodyBytes();
+        this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
+                new InMemoryOverrideStore(), hookBuckets, byteBuckets, clock);
+        this.store = HookStore.open(config.node().dataDir().resolve("store"),
+                HookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
+                        .withWallClock(epochMillis));
+        Intake opened;
+        try {
+            var in = config.intake();
+            opened = Intake.start(store, new IntakeSettings(in.partitions(), in.maxBatch(), in.maxDelayMs(), in.maxQueue(),
+                    in.maxQueueBytes(), in.commitDeadlineMs()), registry);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        this.intake = opened;
+    }
+
+    static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
+        return new Backends(config, clock, epochMillis, registry);
+    }
+
+    HookStore store() {
+        return store;
+    }
+
+    Intake intake() {
+        return intake;
+    }
+
+    TenantGate tenants() {
+        return gate;
+    }
+
+    HookSink sink() {
+        return sink;
+    }
+
+    /** Both tenant tables seen as one, for the limiter metrics and tests. */
+    Rows tenantTable() {
+        return rows;
+    }
+
+    void sweepDedupe(int max, long nowMillis) {
+        if (store.isOpen()) {
+            store.sweepDedupe(max, nowMillis);
+        }
+    }
+
+    /** Stops the intake taking hooks and commits every hook it holds (idempotent). */
+    void flushIntake() {
+        intake.close();
+    }
+
+    /** Flushes the intake (every hook it holds is committed and answered), then closes the store. */
+    @Override
+    public void close() {
+        try {
+            intake.close();
+        } finally {
+            store.close();
+        }
+    }
+
+    /** The tenant limiter's two tables, summed. */
+    final class Rows {
+        int size() {
+            return hookBuckets.size() + byteBuckets.size();
+        }
+
+        long swept() {
+            return hookBuckets.swept() + byteBuckets.swept();
+        }
+
+        void sweepNext(long now) {
+            limits.sweepNext(now);
+        }
+    }
+
+    // ================================================================ adapters
+
+    private final class Gate implements TenantGate {
+
+        @Override
+        public long bodyLimit(String tenant) {
+            OptionalLong own = limits.bodyLimit(tenant);
+            return own.isPresent() ? Math.min(own.getAsLong(), instanceMaxBody) : instanceMaxBody;
+        }
+
+        @Override
+        public Refusal charge(String tenant, long bytes) {
+            TenantDecision decision = limits.hit(tenant, bytes);
+            if (decision.admitted()) {
+                return null;
+            }
+            return new Refusal(decision.scope() == TenantDecision.Scope.TENANT ? Scope.TENANT : Scope.TENANT_BYTES,
+                    decision.waitNanos());
+        }
+
+        @Override
+        public Object acquire(String tenant, long bytes) {
+            EffectiveLimit effective = limits.effective(tenant);
+            if (effective.unlimited() || !effective.limit().hasQueueLimit()) {
+                return NO_LEASE;
+            }
+            QueueShares.Decision decision = shares.acquire(tenant, bytes, effective.limit());
+            if (!decision.admitted()) {
+                return new Refusal(Scope.TENANT_OVERLOAD, decision.retryAfterMillis() * 1_000_000L);
+            }
+            return decision.lease() == null ? NO_LEASE : decision.lease();
+        }
+
+        @Override
+        public void release(Object lease) {
+            if (lease instanceof QueueShares.Lease held) {
+                shares.release(held);
+            }
+        }
+
+        @Override
+        public String[] rateLimitHeaders(String tenant) {
+            EffectiveLimit effective = limits.effective(tenant);
+            if (effective.unlimited()) {
+                return null;
+            }
+            return RateLimitFields.of(effective.limit(), limits.remaining(tenant));
+        }
+    }
+
+    private final class Sink implements HookSink {
+
+        @Override
+        public String findDuplicate(String tenant, String source, String dedupeKey) {
+            return store.findDuplicate(tenant, source, dedupeKey, epochMillis.getAsLong()).orElse(null);
+        }
+
+        @Override
+        public CompletableFuture<CommitResult> submit(PendingHook hook) {
+            return intake.submit(hook);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return store.isOpen();
+        }
+    }
+}

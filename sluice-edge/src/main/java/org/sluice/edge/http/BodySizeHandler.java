@@ -1,0 +1,38 @@
+package org.sluice.edge.http;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.function.ToLongFunction;
+
+/**
+ * Pipeline position: after {@link PreReadAdmissionHandler}, before {@link ContinueHandler}.
+ *
+ * <p>Concern: step 4, the body's size limit: the tenant's {@code max_body_bytes}, else
+ * {@code http.max_body_bytes}. A declared length over it is answered {@code 413
+ * payload_too_large} before the body is read (and the connection closes); an undeclared
+ * one is counted by {@link BodyAggregator} as it arrives.
+ */
+final class BodySizeHandler extends ChannelInboundHandlerAdapter {
+
+    private final ToLongFunction<String> bodyLimitForTenant;
+    private final IngestMetrics metrics;
+
+    BodySizeHandler(ToLongFunction<String> bodyLimitForTenant, IngestMetrics metrics) {
+        this.bodyLimitForTenant = bodyLimitForTenant;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof Exchange exchange)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        exchange.bodyLimit = bodyLimitForTenant.applyAsLong(exchange.tenant);
+        if (exchange.declaredLength > exchange.bodyLimit) {
+            Reply.send(ctx, exchange, Responses.payloadTooLarge(exchange.bodyLimit), Outcome.PAYLOAD_TOO_LARGE, metrics);
+            return;
+        }
+        ctx.fireChannelRead(exchange);
+    }
+}

@@ -1,0 +1,50 @@
+package org.sluice.edge.http;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * Pipeline position: after {@link RouteHandler}, before {@link PreReadAdmissionHandler}.
+ *
+ * <p>Concern: who is the client? The peer, or behind a trusted proxy the address
+ * {@link ForwardedFor} finds in {@code X-Forwarded-For}; an unreadable entry at or right of
+ * the client is {@code 400 {"error":"invalid_forwarded_for"}}.
+ */
+final class ClientAddressHandler extends ChannelInboundHandlerAdapter {
+
+    private static final String X_FORWARDED_FOR = "X-Forwarded-For";
+
+    private final Predicate<InetAddress> trustedProxy;
+    private final IngestMetrics metrics;
+
+    ClientAddressHandler(Predicate<InetAddress> trustedProxy, IngestMetrics metrics) {
+        this.trustedProxy = trustedProxy;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof Exchange exchange)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        SocketAddress remote = ctx.channel().remoteAddress();
+        if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null) {
+            Reply.send(ctx, exchange, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
+            return;
+        }
+        List<String> lines = exchange.request.headers().getAll(X_FORWARDED_FOR);
+        ForwardedFor.Result result = ForwardedFor.resolve(inet.getAddress(), lines, trustedProxy);
+        if (result.invalid()) {
+            Reply.send(ctx, exchange, Responses.invalidForwardedFor(), Outcome.BAD_REQUEST, metrics);
+            return;
+        }
+        exchange.client = result.client();
+        ctx.fireChannelRead(exchange);
+    }
+}

@@ -1,0 +1,325 @@
+package org.sluice.edge.http;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sluice.core.Clock;
+import org.sluice.edge.config.LimitScope;
+import org.sluice.edge.config.Routing;
+import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.config.SourceConfig;
+import org.sluice.edge.dedupe.DedupeKeys;
+import org.sluice.edge.verify.Verifiers;
+
+/**
+ * One Sluice edge node: the ingest listener, the admin listener, the admission state, the
+ * intake and the store, started together and stopped together.
+ *
+ * <pre>{@code
+ * try (EdgeServer server = EdgeServer.builder(config).start()) {
+ *     int port = server.ingestAddress().getPort();
+ *     ...
+ * }   // graceful stop: stop accepting, finish in-flight hooks, flush the intake, close the store
+ * }</pre>
+ *
+ * <p>Threads (see docs/concurrency.md): one acceptor and {@code cores} I/O event loops for
+ * ingest, one event loop for admin, a worker pool for verification, duplicate lookups and
+ * admission after the body, the intake's writer threads, and one sweeper thread.
+ */
+public final class EdgeServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EdgeServer.class);
+
+    /** How long a graceful stop waits for hooks already in the server. */
+    private static final long DRAIN_MILLIS = 20_000L;
+
+    private final SluiceConfig config;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup ioLoops;
+    private final EventLoopGroup adminLoop;
+    private final ForkJoinPool workers;
+    private final ChannelGroup connections = new DefaultChannelGroup("sluice-ingest", GlobalEventExecutor.INSTANCE);
+    private final Backends backends;
+    private final PrometheusMeterRegistry registry;
+    private final Sweeper sweeper;
+    private final InFlight inFlight = new InFlight();
+    private Channel listener;
+    private AdminServer admin;
+    private boolean closed;
+
+    private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis) throws Exception {
+        this.config = config;
+        if (config.rateLimits().scope() != LimitScope.NODE) {
+            throw new IllegalArgumentException("rate_limits.scope " + config.rateLimits().scope().configName()
+                    + " is not available in this build: only \"node\" is; host and fleet scopes need their own modules");
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        IngestMetrics metrics = new IngestMetrics(registry, clock);
+
+        this.backends = Backends.open(config, clock, epochMillis, registry);
+        try {
+            this.workers = new ForkJoinPool(Math.max(2, cores), pool -> {
+                var thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+                thread.setName("sluice-worker-" + thread.getPoolIndex());
+                thread.setDaemon(true);
+                return thread;
+            }, null, true);
+            this.boss = Transport.group(1, "sluice-accept");
+            this.ioLoops = Transport.group(cores, "sluice-io");
+            this.adminLoop = Transport.group(1, "sluice-admin");
+            Gauge.builder("sluice.limiter.rows", backends.tenantTable(), t -> t.size())
+                    .description("Rows in the tenant limiter table (swept when full)").register(registry);
+            FunctionCounter.builder("sluice.limiter.swept", backends.tenantTable(), t -> t.swept())
+                    .description("Limiter rows deleted by the sweeper").register(registry);
+
+            Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics);
+            ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(Transport.serverChannel())
+                    .childHandler(pipeline);
+            if (!Transport.configure(bootstrap, config.http().reusePort())) {
+                throw new IllegalArgumentException("http.reuse_port needs the native epoll transport, which is not "
+                        + "available on this platform");
+            }
+            this.listener = bootstrap.bind(config.http().listen().socketAddress()).sync().channel();
+            this.admin = AdminServer.start(config.admin().listen().socketAddress(), adminLoop, registry, workers);
+            this.sweeper = new Sweeper(backends, clock, epochMillis);
+        } catch (Exception | Error e) {
+            closeQuietly();
+            throw e;
+        }
+        LOG.info("sluice-edge started: ingest {} admin {} transport {} | {}", ingestAddress(), adminAddress(),
+                Transport.epoll() ? "epoll" : "nio", config.summary());
+    }
+
+    /** A builder for a server running {@code config}. */
+    public static Builder builder(SluiceConfig config) {
+        return new Builder(config);
+    }
+
+    /** The ingest listener's bound address (its port when the config asked for port 0). */
+    public InetSocketAddress ingestAddress() {
+        return (InetSocketAddress) listener.localAddress();
+    }
+
+    /** The admin listener's bound address. */
+    public InetSocketAddress adminAddress() {
+        return admin.address();
+    }
+
+    /** The configuration this server runs. */
+    public SluiceConfig config() {
+        return config;
+    }
+
+    /** Rows in the tenant limiter table now (for tests and the metrics). */
+    public int limiterRows() {
+        return backends.tenantTable().size();
+    }
+
+    /** The store, intake and tenant state (tests in this package reach the store through it). */
+    Backends backends() {
+        return backends;
+    }
+
+    /** Runs one sweep tick now (the sweeper thread does this every 3.75 s). */
+    public void sweepOnce() {
+        sweeper.tick();
+    }
+
+    /**
+     * Graceful stop: stop accepting, flush the intake (every hook it holds is committed and
+     * answered; hooks arriving after this are answered 503 overload), wait until every hook
+     * in the server has its answer, close the connections, close the store. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        LOG.info("sluice-edge stopping: no new connections, draining {} hooks in flight", inFlight.count());
+        listener.close().syncUninterruptibly();
+        inFlight.startDraining();        // from now on every answer closes its connection
+        backends.flushIntake();          // every queued hook commits (or is refused) and is answered
+        if (!inFlight.awaitIdle(DRAIN_MILLIS)) {
+            LOG.warn("sluice-edge stop: {} hooks still in flight after {} ms; closing anyway", inFlight.count(),
+                    DRAIN_MILLIS);
+        }
+        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        closeQuietly();
+        LOG.info("sluice-edge stopped");
+    }
+
+    private void closeQuietly() {
+        if (sweeper != null) {
+            sweeper.close();
+        }
+        if (admin != null) {
+            admin.close();
+        }
+        if (listener != null) {
+            listener.close().syncUninterruptibly();
+        }
+        for (EventLoopGroup group : new EventLoopGroup[] {boss, ioLoops, adminLoop}) {
+            if (group != null) {
+                group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            }
+        }
+        if (workers != null) {
+            workers.shutdown();
+            try {
+                workers.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        backends.close(); // flushes the intake, then closes the store
+        registry.close();
+    }
+
+    // ================================================================ the pipeline
+
+    /**
+     * Builds each connection's pipeline, in order:
+     * <pre>
+     *   [SslHandler]               http.tls, JDK provider
+     *   HttpServerCodec            framing; header block capped at http.max_header_bytes
+     *   ReadDeadlineHandler        http.read_timeout_ms
+     *   RequestSyntaxHandler       400 / 431 / 400 invalid_header           -> Exchange
+     *   RouteHandler               404s, /healthz, /readyz; source and tenant
+     *   ClientAddressHandler       peer or X-Forwarded-For; 400 invalid_forwarded_for
+     *   PreReadAdmissionHandler    429 ip | node | source (declared bytes)
+     *   BodySizeHandler            413 on the declared length
+     *   ContinueHandler            100 Continue, only now
+     *   BodyAggregator             reads the body; 413 mid-stream; undeclared bytes   -> ReceivedHook
+     *   HookHandler                worker stage: 401, 200 duplicate, 429 tenant*, 503, 202
+     * </pre>
+     */
+    private final class Pipeline extends ChannelInitializer<Channel> {
+
+        private final SslContext ssl;
+        private final HttpDecoderConfig decoderConfig;
+        private final Router router;
+        private final PreReadLimits preRead;
+        private final HookStage stage;
+        private final Clock clock;
+        private final IngestMetrics metrics;
+        private final boolean shadow;
+
+        Pipeline(SluiceConfig config, Clock clock, LongSupplier epochMillis, IngestMetrics metrics) throws SSLException {
+            this.clock = clock;
+            this.metrics = metrics;
+            this.shadow = config.rateLimits().shadow();
+            this.ssl = config.http().tls().isEmpty() ? null
+                    : SslContextBuilder.forServer(config.http().tls().get().certFile().toFile(),
+                            config.http().tls().get().keyFile().toFile()).sslProvider(SslProvider.JDK).build();
+            this.decoderConfig = new HttpDecoderConfig()
+                    .setMaxHeaderSize(config.http().maxHeaderBytes())
+                    .setMaxInitialLineLength(8192)
+                    .setMaxChunkSize(64 * 1024)
+                    .setValidateHeaders(false);
+            Map<String, SourceRoute> sources = new LinkedHashMap<>();
+            Map<String, Long> sourceBytes = new LinkedHashMap<>();
+            for (SourceConfig source : config.sources().values()) {
+                String keyPath = "sources." + source.id();
+                sources.put(source.id(), new SourceRoute(source.id(), source.tenant().orElse(null),
+                        Verifiers.create(source.verify(), keyPath + ".verify"),
+                        DedupeKeys.create(source.dedupe(), keyPath + ".dedupe")));
+                sourceBytes.put(source.id(), source.bytesPerSecond());
+            }
+            this.router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);
+            this.preRead = new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
+            this.stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis);
+        }
+
+        @Override
+        protected void initChannel(Channel ch) {
+            connections.add(ch);
+            ChannelPipeline p = ch.pipeline();
+            if (ssl != null) {
+                p.addLast("tls", ssl.newHandler(ch.alloc()));
+            }
+            p.addLast("codec", new HttpServerCodec(decoderConfig));
+            p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
+            p.addLast("syntax", new RequestSyntaxHandler(clock, metrics));
+            p.addLast("route", new RouteHandler(router, backends.sink()::isOpen, metrics));
+            p.addLast("client", new ClientAddressHandler(config.http().trustedProxies()::contains, metrics));
+            p.addLast("pre-read", new PreReadAdmissionHandler(preRead, clock, shadow, metrics));
+            p.addLast("body-size", new BodySizeHandler(backends.tenants()::bodyLimit, metrics));
+            p.addLast("continue", new ContinueHandler(metrics));
+            p.addLast("body", new BodyAggregator(preRead, clock, shadow, metrics));
+            p.addLast("hook", new HookHandler(stage, workers, metrics, inFlight));
+        }
+    }
+
+    /** Builds an {@link EdgeServer}. */
+    public static final class Builder {
+
+        private final SluiceConfig config;
+        private Clock clock = Clock.system();
+        private LongSupplier epochMillis = System::currentTimeMillis;
+
+        private Builder(SluiceConfig config) {
+            this.config = config;
+        }
+
+        /** The monotonic clock every limiter reads (tests pass a manual one). */
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /** Wall-clock milliseconds: signature timestamps, received-at, the dedupe window. */
+        public Builder epochMillis(LongSupplier epochMillis) {
+            this.epochMillis = epochMillis;
+            return this;
+        }
+
+        /** Opens the store, binds both listeners and starts serving. */
+        public EdgeServer start() {
+            try {
+                return new EdgeServer(config, clock, epochMillis);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting", e);
+            } catch (Exception e) {
+                throw new IllegalStateException("sluice-edge could not start: " + e.getMessage(), e);
+            }
+        }
+    }
+}

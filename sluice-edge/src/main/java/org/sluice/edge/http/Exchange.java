@@ -1,0 +1,51 @@
+package org.sluice.edge.http;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import java.net.InetAddress;
+
+/**
+ * One request on its way through the ingest pipeline. Created by {@link RequestSyntaxHandler}
+ * when the request line and headers have arrived, filled in by each handler after it, and
+ * confined to the channel's event loop until {@link HookHandler} hands the finished hook to
+ * the worker stage (after which only that stage touches it).
+ */
+final class Exchange {
+
+    final HttpRequest request;
+    final long startNanos;
+    final boolean keepAlive;
+    /** The declared {@code Content-Length}, or -1 when there is none (chunked, or no body). */
+    final long declaredLength;
+    final boolean chunked;
+
+    /** Set by {@link RouteHandler}. */
+    SourceRoute source;
+    String tenant;
+    /** Set by {@link ClientAddressHandler}. */
+    InetAddress client;
+    /** Set by {@link BodySizeHandler}: the most body bytes this request may carry. */
+    long bodyLimit;
+    /** True once every byte of the body has been read (or there is none). */
+    boolean bodyRead;
+
+    Exchange(HttpRequest request, long startNanos) {
+        this.request = request;
+        this.startNanos = startNanos;
+        this.keepAlive = HttpUtil.isKeepAlive(request);
+        this.chunked = HttpUtil.isTransferEncodingChunked(request);
+        long length = -1;
+        String declared = request.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+        if (declared != null && !chunked) {
+            length = Long.parseLong(declared.trim()); // the decoder has already refused a malformed length
+        }
+        this.declaredLength = length;
+        this.bodyRead = !chunked && length <= 0;
+    }
+
+    /** True when a body is on its way: the connection must close if we answer before reading it. */
+    boolean bodyPending() {
+        return !bodyRead;
+    }
+}

@@ -1,0 +1,56 @@
+package org.sluice.edge.http;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Pipeline position: last, after {@link BodyAggregator}.
+ *
+ * <p>Concern: handing a received hook to the worker stage ({@link HookStage}) and writing its
+ * answer back on the channel's own event loop. While a hook is out, the connection stops
+ * reading, so a keep-alive client's next request waits in the socket (responses stay in
+ * order, and one connection holds at most one hook in the server).
+ */
+final class HookHandler extends ChannelInboundHandlerAdapter {
+
+    private final HookStage stage;
+    private final Executor workers;
+    private final IngestMetrics metrics;
+    private final InFlight inFlight;
+
+    HookHandler(HookStage stage, Executor workers, IngestMetrics metrics, InFlight inFlight) {
+        this.stage = stage;
+        this.workers = workers;
+        this.metrics = metrics;
+        this.inFlight = inFlight;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ReceivedHook hook)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ctx.channel().config().setAutoRead(false);
+        inFlight.enter();
+        CompletableFuture<HookStage.Answer> answer;
+        try {
+            answer = CompletableFuture.supplyAsync(() -> stage.process(hook), workers).thenCompose(f -> f);
+        } catch (RejectedExecutionException e) {
+            answer = CompletableFuture.completedFuture(new HookStage.Answer(Responses.overload(), Outcome.OVERLOAD));
+        }
+        answer.whenComplete((a, failure) -> ctx.executor().execute(() -> {
+            HookStage.Answer reply = failure == null ? a
+                    : new HookStage.Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+            if (inFlight.draining()) {
+                ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
+            }
+            Reply.send(ctx, hook.exchange(), reply.response(), reply.outcome(), metrics);
+            ctx.channel().config().setAutoRead(true);
+            inFlight.exit();
+        }));
+    }
+}

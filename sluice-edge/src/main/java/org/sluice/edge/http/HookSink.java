@@ -1,0 +1,18 @@
+package org.sluice.edge.http;
+
+import java.util.concurrent.CompletableFuture;
+import org.sluice.edge.store.CommitResult;
+import org.sluice.edge.store.PendingHook;
+
+/** Where admitted hooks go: the group-commit intake in front of the store. Thread-safe. */
+interface HookSink {
+
+    /** The id of the committed hook with this (tenant, source, key) inside the dedupe window, or null. */
+    String findDuplicate(String tenant, String source, String dedupeKey);
+
+    /** Commits the hook; completes on the intake's writer thread. */
+    CompletableFuture<CommitResult> submit(PendingHook hook);
+
+    /** True while the store is open (for {@code /readyz}). */
+    boolean isOpen();
+}

@@ -1,0 +1,70 @@
+package org.sluice.edge.http;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.sluice.core.Clock;
+
+/**
+ * The request path's meters, created once at boot so the hot path only increments:
+ * {@code sluice_ingest_requests_total{outcome}}, {@code sluice_admission_refusals_total{scope}}
+ * and {@code sluice_ingest_duration_seconds}. Label values come from {@link Outcome} and
+ * {@link Scope} only, never from a request.
+ */
+final class IngestMetrics {
+
+    /** Fixed histogram buckets: a dozen series, enough to read p50 and p99 from. */
+    private static final Duration[] BUCKETS = {
+        Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10),
+        Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(15)
+    };
+
+    private final Map<Outcome, Counter> requests = new EnumMap<>(Outcome.class);
+    private final Map<Scope, Counter> refusals = new EnumMap<>(Scope.class);
+    private final Timer duration;
+    private final Clock clock;
+
+    IngestMetrics(MeterRegistry registry, Clock clock) {
+        this.clock = clock;
+        for (Outcome outcome : Outcome.values()) {
+            requests.put(outcome, Counter.builder("sluice.ingest.requests")
+                    .description("Ingest requests answered, by outcome")
+                    .tag("outcome", outcome.label)
+                    .register(registry));
+        }
+        for (Scope scope : Scope.values()) {
+            refusals.put(scope, Counter.builder("sluice.admission.refusals")
+                    .description("Admission refusals by the layer that refused (counted in shadow mode too)")
+                    .tag("scope", scope.label)
+                    .register(registry));
+        }
+        duration = Timer.builder("sluice.ingest.duration")
+                .description("Time from a request's headers to its answer")
+                .serviceLevelObjectives(BUCKETS)
+                .register(registry);
+    }
+
+    void answered(Outcome outcome, long startNanos) {
+        requests.get(outcome).increment();
+        if (startNanos != 0L && outcome != Outcome.PROBE) {
+            duration.record(Math.max(0L, clock.nanoTime() - startNanos), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    void refused(Scope scope) {
+        refusals.get(scope).increment();
+    }
+
+    double count(Outcome outcome) {
+        return requests.get(outcome).count();
+    }
+
+    double count(Scope scope) {
+        return refusals.get(scope).count();
+    }
+}

@@ -1,0 +1,105 @@
+package org.sluice.edge.http;
+
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Pipeline position: right after the HTTP codec, before {@link RequestSyntaxHandler}.
+ *
+ * <p>Concern: {@code http.read_timeout_ms}. A deadline runs from the moment the server
+ * waits for a request (the connection opened, or the previous response was written) until
+ * that request has arrived whole. A client that has not sent its whole request by then is
+ * cut: answered {@code 408} if its request had begun, closed silently if not (an idle
+ * keep-alive connection). While the server works on a request no deadline runs; a
+ * {@code 100 Continue} starts a fresh deadline for the body.
+ *
+ * <p>Uses the event loop's own scheduler: the timer task runs on the channel's thread, so
+ * no state here is shared.
+ */
+final class ReadDeadlineHandler extends ChannelDuplexHandler {
+
+    private final long timeoutMs;
+    private final IngestMetrics metrics;
+    private ScheduledFuture<?> deadline;
+    private boolean inRequest;
+
+    ReadDeadlineHandler(long timeoutMs, IngestMetrics metrics) {
+        this.timeoutMs = timeoutMs;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        arm(ctx);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        disarm();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof HttpRequest) {
+            inRequest = true;
+        }
+        if (msg instanceof LastHttpContent) {
+            inRequest = false;
+            disarm();
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        ctx.write(msg, promise);
+        if (msg instanceof HttpResponse response && ctx.channel().isOpen()) {
+            if (response.status().code() == HttpResponseStatus.CONTINUE.code()) {
+                arm(ctx); // the body starts now: the time we took to say so is not the client's
+            } else if (!inRequest) {
+                arm(ctx);
+            }
+        }
+    }
+
+    private void arm(ChannelHandlerContext ctx) {
+        disarm();
+        deadline = ctx.executor().schedule(() -> expire(ctx), timeoutMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void disarm() {
+        if (deadline != null) {
+            deadline.cancel(false);
+            deadline = null;
+        }
+    }
+
+    private void expire(ChannelHandlerContext ctx) {
+        deadline = null;
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        if (inRequest) {
+            metrics.answered(Outcome.TIMEOUT, 0L);
+            FullHttpResponse response = Responses.requestTimeout();
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            ctx.close();
+        }
+    }
+}

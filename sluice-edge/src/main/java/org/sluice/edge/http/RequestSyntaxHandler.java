@@ -1,0 +1,102 @@
+package org.sluice.edge.http;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.util.ReferenceCountUtil;
+import java.util.Iterator;
+import java.util.Map;
+import org.sluice.core.Clock;
+
+/**
+ * Pipeline position: right after the HTTP codec (and {@link ReadDeadlineHandler}); the first
+ * handler that sees a decoded request.
+ *
+ * <p>Concern: is the request well-formed? A request the codec could not decode is answered
+ * 431 when its header block passed {@code http.max_header_bytes}, else 400; a header name
+ * that is not an RFC 9110 token, or a value holding a control byte other than tab, is
+ * answered {@code 400 {"error":"invalid_header","header":"<name>"}}. The codec's own header
+ * validation is off so that this handler can name the header. A well-formed request
+ * becomes an {@link Exchange} for the handlers after it; body chunks pass through.
+ */
+final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
+
+    private final Clock clock;
+    private final IngestMetrics metrics;
+
+    RequestSyntaxHandler(Clock clock, IngestMetrics metrics) {
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof HttpRequest request)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ReferenceCountUtil.release(msg); // a DefaultHttpRequest holds no buffer; a full one might
+        Exchange exchange;
+        DecoderResult result = request.decoderResult();
+        if (result.isFailure()) {
+            // The codec discards the rest of the connection after a failure: answer and close.
+            boolean tooLarge = result.cause() instanceof TooLongHttpHeaderException;
+            Reply.send(ctx, null, tooLarge ? Responses.headersTooLarge() : Responses.badRequest(), Outcome.BAD_REQUEST,
+                    metrics);
+            return;
+        }
+        try {
+            exchange = new Exchange(request, clock.nanoTime());
+        } catch (NumberFormatException e) {
+            Reply.send(ctx, null, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
+            return;
+        }
+        String bad = invalidHeader(request);
+        if (bad != null) {
+            Reply.send(ctx, exchange, Responses.invalidHeader(bad), Outcome.BAD_REQUEST, metrics);
+            return;
+        }
+        ctx.fireChannelRead(exchange);
+    }
+
+    /** The name of the first header with an invalid byte in its name or value, or null. */
+    static String invalidHeader(HttpRequest request) {
+        Iterator<Map.Entry<CharSequence, CharSequence>> it = request.headers().iteratorCharSequence();
+        while (it.hasNext()) {
+            Map.Entry<CharSequence, CharSequence> header = it.next();
+            CharSequence name = header.getKey();
+            if (!isToken(name) || !isFieldValue(header.getValue())) {
+                return name.toString();
+            }
+        }
+        return null;
+    }
+
+    private static boolean isToken(CharSequence name) {
+        if (name.length() == 0) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** VCHAR, obs-text, space and tab; no other control byte (NUL, CR, LF, DEL...). */
+    private static boolean isFieldValue(CharSequence value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if ((c < 0x20 && c != '\t') || c == 0x7f || c > 0xff) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,177 @@
+package org.sluice.edge.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Every response the ingest listener sends. Fixed bodies are encoded once into unreleasable
+ * buffers and shared (each response gets its own duplicate, so writers never touch the
+ * original's indexes); bodies that carry a number or an id are built per response.
+ *
+ * <p>Every 429 and 503 carries {@code Retry-After} in whole seconds, {@code ceil(ms/1000)}
+ * and at least 1, and {@code retry_after_ms} in its body when the wait is known.
+ */
+final class Responses {
+
+    static final HttpResponseStatus TOO_MANY_REQUESTS = HttpResponseStatus.TOO_MANY_REQUESTS;
+    static final HttpResponseStatus HEADERS_TOO_LARGE = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+
+    private static final ByteBuf NOT_FOUND = fixed("{\"error\":\"not_found\"}");
+    private static final ByteBuf UNKNOWN_SOURCE = fixed("{\"error\":\"unknown_source\"}");
+    private static final ByteBuf OK_STATUS = fixed("{\"status\":\"ok\"}");
+    private static final ByteBuf NOT_READY = fixed("{\"status\":\"unavailable\"}");
+    private static final ByteBuf OVERLOAD = fixed("{\"error\":\"overload\"}");
+    private static final ByteBuf STORE_UNAVAILABLE = fixed("{\"error\":\"store_unavailable\"}");
+    private static final ByteBuf INVALID_FORWARDED_FOR = fixed("{\"error\":\"invalid_forwarded_for\"}");
+    private static final ByteBuf HEADERS_TOO_LARGE_BODY = fixed("{\"error\":\"headers_too_large\"}");
+    private static final ByteBuf BAD_REQUEST = fixed("{\"error\":\"bad_request\"}");
+    private static final ByteBuf REQUEST_TIMEOUT = fixed("{\"error\":\"request_timeout\"}");
+    private static final ByteBuf EXPECTATION_FAILED = fixed("{\"error\":\"expectation_failed\"}");
+    private static final ByteBuf METHOD_NOT_ALLOWED = NOT_FOUND;
+
+    private Responses() {
+    }
+
+    // ---------------------------------------------------------------- fixed
+
+    static FullHttpResponse notFound() {
+        return of(HttpResponseStatus.NOT_FOUND, NOT_FOUND);
+    }
+
+    static FullHttpResponse unknownSource() {
+        return of(HttpResponseStatus.NOT_FOUND, UNKNOWN_SOURCE);
+    }
+
+    static FullHttpResponse healthy() {
+        return of(HttpResponseStatus.OK, OK_STATUS);
+    }
+
+    static FullHttpResponse ready(boolean ready) {
+        return ready ? of(HttpResponseStatus.OK, OK_STATUS) : retryable(HttpResponseStatus.SERVICE_UNAVAILABLE, NOT_READY);
+    }
+
+    static FullHttpResponse overload() {
+        return retryable(HttpResponseStatus.SERVICE_UNAVAILABLE, OVERLOAD);
+    }
+
+    static FullHttpResponse storeUnavailable() {
+        return retryable(HttpResponseStatus.SERVICE_UNAVAILABLE, STORE_UNAVAILABLE);
+    }
+
+    static FullHttpResponse invalidForwardedFor() {
+        return of(HttpResponseStatus.BAD_REQUEST, INVALID_FORWARDED_FOR);
+    }
+
+    static FullHttpResponse headersTooLarge() {
+        return of(HEADERS_TOO_LARGE, HEADERS_TOO_LARGE_BODY);
+    }
+
+    static FullHttpResponse badRequest() {
+        return of(HttpResponseStatus.BAD_REQUEST, BAD_REQUEST);
+    }
+
+    static FullHttpResponse requestTimeout() {
+        return of(HttpResponseStatus.REQUEST_TIMEOUT, REQUEST_TIMEOUT);
+    }
+
+    static FullHttpResponse expectationFailed() {
+        return of(HttpResponseStatus.EXPECTATION_FAILED, EXPECTATION_FAILED);
+    }
+
+    static FullHttpResponse methodNotAllowed() {
+        return of(HttpResponseStatus.NOT_FOUND, METHOD_NOT_ALLOWED);
+    }
+
+    // ---------------------------------------------------------------- built per response
+
+    /** {@code 429 {"error":"rate_limited","scope":..,"retry_after_ms":N}}. */
+    static FullHttpResponse rateLimited(String scope, long waitNanos) {
+        long ms = retryAfterMs(waitNanos);
+        FullHttpResponse response = of(TOO_MANY_REQUESTS,
+                "{\"error\":\"rate_limited\",\"scope\":\"" + scope + "\",\"retry_after_ms\":" + ms + "}");
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds(ms));
+        return response;
+    }
+
+    /** {@code 429 {"error":"tenant_overload","retry_after_ms":N}}. */
+    static FullHttpResponse tenantOverload(long retryAfterMs) {
+        long ms = Math.max(1L, retryAfterMs);
+        FullHttpResponse response = of(TOO_MANY_REQUESTS, "{\"error\":\"tenant_overload\",\"retry_after_ms\":" + ms + "}");
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds(ms));
+        return response;
+    }
+
+    /** {@code 413 {"error":"payload_too_large","limit":N}}. */
+    static FullHttpResponse payloadTooLarge(long limit) {
+        return of(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "{\"error\":\"payload_too_large\",\"limit\":" + limit + "}");
+    }
+
+    /** {@code 400 {"error":"invalid_header","header":"<name>"}}; the name is escaped. */
+    static FullHttpResponse invalidHeader(String name) {
+        return of(HttpResponseStatus.BAD_REQUEST, "{\"error\":\"invalid_header\",\"header\":" + Json.string(name) + "}");
+    }
+
+    /** {@code 401 {"error":"verification_failed","reason":..}}. */
+    static FullHttpResponse verificationFailed(String reason) {
+        return of(HttpResponseStatus.UNAUTHORIZED, "{\"error\":\"verification_failed\",\"reason\":\"" + reason + "\"}");
+    }
+
+    /** {@code 202 {"status":"accepted","id":..}}. */
+    static FullHttpResponse accepted(String id) {
+        return of(HttpResponseStatus.ACCEPTED, "{\"status\":\"accepted\",\"id\":" + Json.string(id) + "}");
+    }
+
+    /** {@code 200 {"status":"duplicate","id":..}}. */
+    static FullHttpResponse duplicate(String id) {
+        return of(HttpResponseStatus.OK, "{\"status\":\"duplicate\",\"id\":" + Json.string(id) + "}");
+    }
+
+    // ---------------------------------------------------------------- arithmetic
+
+    /** A wait in nanoseconds as whole milliseconds, rounded up, at least 1. */
+    static long retryAfterMs(long waitNanos) {
+        long ms = waitNanos / 1_000_000L + (waitNanos % 1_000_000L > 0 ? 1 : 0);
+        return Math.max(1L, ms);
+    }
+
+    /** {@code ceil(ms / 1000)}, at least 1. */
+    static long retryAfterSeconds(long ms) {
+        return Math.max(1L, (ms + 999L) / 1000L);
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    private static ByteBuf fixed(String json) {
+        return Unpooled.unreleasableBuffer(Unpooled.directBuffer(json.length())
+                .writeBytes(json.getBytes(StandardCharsets.UTF_8)).asReadOnly());
+    }
+
+    private static FullHttpResponse retryable(HttpResponseStatus status, ByteBuf body) {
+        FullHttpResponse response = of(status, body);
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, 1);
+        return response;
+    }
+
+    private static FullHttpResponse of(HttpResponseStatus status, ByteBuf shared) {
+        return withBody(status, shared.duplicate());
+    }
+
+    private static FullHttpResponse of(HttpResponseStatus status, String json) {
+        return withBody(status, Unpooled.wrappedBuffer(json.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static FullHttpResponse withBody(HttpResponseStatus status, ByteBuf body) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        return response;
+    }
+}

@@ -1,0 +1,162 @@
+package org.sluice.edge.store;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Byte layouts of the store's keys and values (see docs/storage.md). All integers are
+ * big-endian so that RocksDB's bytewise key order is numeric order for non-negative values.
+ *
+ * <pre>
+ * hooks          key: seq u64                         value: hook record (below)
+ * hook_ids       key: id (16 bytes)                   value: seq u64
+ * dedupe         key: dedupe key (below)              value: id (16 bytes) | expiry millis u64
+ * dedupe_expiry  key: expiry millis u64 | dedupe key  value: empty
+ * overrides      key: tenant UTF-8                    value: limit JSON
+ * audit          key: time millis u64 | counter u64   value: audit JSON
+ * meta           key: name UTF-8                      value: per key
+ *
+ * dedupe key:  u32 len | tenant UTF-8 | u32 len | source UTF-8 | u32 len | key UTF-8
+ * hook record: u8 version (1) | id (16) | receivedAt millis i64 | str tenant | str source
+ *              | u8 hasKey | [str key] | u32 header count | (str name | str value)* | u32 len | body
+ * str:         u32 len | UTF-8
+ * </pre>
+ */
+final class Codec {
+
+    static final byte HOOK_FORMAT = 1;
+
+    private Codec() {
+    }
+
+    // ---------------------------------------------------------------- fixed-width keys
+
+    static byte[] u64(long v) {
+        return ByteBuffer.allocate(8).putLong(v).array();
+    }
+
+    static long u64(byte[] b) {
+        return ByteBuffer.wrap(b).getLong();
+    }
+
+    static byte[] uuid(UUID id) {
+        return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();
+    }
+
+    static UUID uuid(ByteBuffer in) {
+        return new UUID(in.getLong(), in.getLong());
+    }
+
+    // ---------------------------------------------------------------- dedupe
+
+    static byte[] dedupeKey(String tenant, String source, String key) {
+        byte[] t = utf8(tenant);
+        byte[] s = utf8(source);
+        byte[] k = utf8(key);
+        return ByteBuffer.allocate(12 + t.length + s.length + k.length)
+                .putInt(t.length).put(t).putInt(s.length).put(s).putInt(k.length).put(k).array();
+    }
+
+    static byte[] dedupeValue(UUID id, long expiryMillis) {
+        return ByteBuffer.allocate(24).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits())
+                .putLong(expiryMillis).array();
+    }
+
+    static UUID dedupeValueId(byte[] value) {
+        return uuid(ByteBuffer.wrap(value));
+    }
+
+    static long dedupeValueExpiry(byte[] value) {
+        return ByteBuffer.wrap(value, 16, 8).getLong();
+    }
+
+    static byte[] expiryKey(long expiryMillis, byte[] dedupeKey) {
+        return ByteBuffer.allocate(8 + dedupeKey.length).putLong(Math.max(0, expiryMillis)).put(dedupeKey).array();
+    }
+
+    static long expiryKeyMillis(byte[] key) {
+        return ByteBuffer.wrap(key, 0, 8).getLong();
+    }
+
+    static byte[] expiryKeyDedupeKey(byte[] key) {
+        byte[] d = new byte[key.length - 8];
+        System.arraycopy(key, 8, d, 0, d.length);
+        return d;
+    }
+
+    // ---------------------------------------------------------------- hook records
+
+    static byte[] hook(UUID id, PendingHook h) {
+        byte[] tenant = utf8(h.tenant());
+        byte[] source = utf8(h.source());
+        byte[] key = h.dedupeKey() == null ? null : utf8(h.dedupeKey());
+        int size = 1 + 16 + 8 + 4 + tenant.length + 4 + source.length + 1 + (key == null ? 0 : 4 + key.length) + 4 + 4 + h.body().length;
+        byte[][] headers = new byte[h.headers().size() * 2][];
+        int i = 0;
+        for (Map.Entry<String, String> e : h.headers().entrySet()) {
+            headers[i] = utf8(e.getKey());
+            headers[i + 1] = utf8(e.getValue());
+            size += 8 + headers[i].length + headers[i + 1].length;
+            i += 2;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.put(HOOK_FORMAT).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits())
+                .putLong(h.receivedAtMillis());
+        putBytes(out, tenant);
+        putBytes(out, source);
+        out.put((byte) (key == null ? 0 : 1));
+        if (key != null) {
+            putBytes(out, key);
+        }
+        out.putInt(h.headers().size());
+        for (byte[] part : headers) {
+            putBytes(out, part);
+        }
+        putBytes(out, h.body());
+        return out.array();
+    }
+
+    static StoredHook hook(byte[] value) {
+        ByteBuffer in = ByteBuffer.wrap(value);
+        byte format = in.get();
+        if (format != HOOK_FORMAT) {
+            throw new HookStoreException("stored hook record has format " + format + ", this version reads " + HOOK_FORMAT);
+        }
+        UUID id = uuid(in);
+        long receivedAt = in.getLong();
+        String tenant = getString(in);
+        String source = getString(in);
+        String key = in.get() == 0 ? null : getString(in);
+        int headerCount = in.getInt();
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (int i = 0; i < headerCount; i++) {
+            headers.put(getString(in), getString(in));
+        }
+        byte[] body = getBytes(in);
+        return new StoredHook(id.toString(), tenant, source, key, receivedAt, Collections.unmodifiableMap(headers), body);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void putBytes(ByteBuffer out, byte[] b) {
+        out.putInt(b.length).put(b);
+    }
+
+    private static byte[] getBytes(ByteBuffer in) {
+        byte[] b = new byte[in.getInt()];
+        in.get(b);
+        return b;
+    }
+
+    private static String getString(ByteBuffer in) {
+        return new String(getBytes(in), StandardCharsets.UTF_8);
+    }
+}

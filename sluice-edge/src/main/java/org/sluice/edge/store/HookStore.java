@@ -1,0 +1,592 @@
+package org.sluice.edge.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The node's durable store: committed hooks, the dedupe index, rate-limit overrides and
+ * their audit trail, in one RocksDB database under the data dir.
+ *
+ * <h2>Commit protocol and ordering</h2>
+ * {@link #commit(List)} checks dedupe, assigns each new hook the next commit sequence
+ * number and a UUIDv7, and writes the hooks, their id-index entries and their dedupe
+ * entries in ONE {@link WriteBatch} with {@code sync=true}, all under {@code commitLock}.
+ * Because the sequence numbers are assigned and written inside the same critical
+ * section, at most one batch is in flight and it holds the highest sequence numbers;
+ * every batch with lower numbers has already returned from its write. A RocksDB write
+ * batch becomes visible to readers atomically, so any reader's view of the {@code hooks}
+ * column family is a prefix of the commit order (minus the numbers of failed batches,
+ * which are never reused and never become visible in this process). {@link #after}
+ * therefore never sees a hook and later discovers one ordered before it: paging with
+ * {@code next} returns every hook exactly once, in commit order. Readers take no commit
+ * lock (a RocksDB iterator is a consistent point-in-time view), so reading never blocks
+ * ingest. The lock costs no throughput worth having: RocksDB groups concurrent syncing
+ * writers behind one fsync leader anyway, so two partitions' writes would queue either way.
+ *
+ * <p>The dedupe check runs under the same lock, so a key cannot be committed twice even by
+ * concurrent callers; {@link #sweepDedupe} takes the lock for its deletes so it never
+ * removes an entry a commit has just renewed.
+ *
+ * <h2>Lifecycle</h2>
+ * Every operation holds the read side of {@code lifecycle}; {@link #close()} takes the
+ * write side, so native handles are never freed under a running read or write.
+ *
+ * <p>Thread-safe.
+ */
+public final class HookStore implements AutoCloseable {
+
+    /** Store format written to and checked against {@code meta/format}. */
+    static final long FORMAT = 1;
+
+    static final String CF_HOOKS = "hooks";
+    static final String CF_HOOK_IDS = "hook_ids";
+    static final String CF_DEDUPE = "dedupe";
+    static final String CF_DEDUPE_EXPIRY = "dedupe_expiry";
+    static final String CF_OVERRIDES = "overrides";
+    static final String CF_AUDIT = "audit";
+    static final String CF_META = "meta";
+    private static final List<String> FAMILIES = List.of(
+            CF_HOOKS, CF_HOOK_IDS, CF_DEDUPE, CF_DEDUPE_EXPIRY, CF_OVERRIDES, CF_AUDIT, CF_META);
+
+    /**
+     * How the store is run.
+     *
+     * @param dedupeTtlMillis how long a committed dedupe key makes later copies duplicates ({@code dedupe.ttl_seconds})
+     * @param wallClockMillis wall-clock epoch milliseconds, for ids, dedupe expiry and audit times
+     */
+    public record Options(long dedupeTtlMillis, LongSupplier wallClockMillis) {
+
+        public static final Duration DEFAULT_DEDUPE_TTL = Duration.ofHours(72);
+
+        public Options {
+            if (dedupeTtlMillis < 1) {
+                throw new IllegalArgumentException("dedupe.ttl_seconds must be at least 1 second, got " + dedupeTtlMillis + " ms");
+            }
+            Objects.requireNonNull(wallClockMillis, "wallClockMillis");
+        }
+
+        public static Options defaults() {
+            return new Options(DEFAULT_DEDUPE_TTL.toMillis(), System::currentTimeMillis);
+        }
+
+        public Options withDedupeTtl(Duration ttl) {
+            return new Options(ttl.toMillis(), wallClockMillis);
+        }
+
+        public Options withWallClock(LongSupplier clock) {
+            return new Options(dedupeTtlMillis, clock);
+        }
+    }
+
+    private final Path dir;
+    private final Options options;
+    private final DBOptions dbOptions;
+    private final ColumnFamilyOptions cfOptions;
+    private final RocksDB db;
+    private final List<ColumnFamilyHandle> handles;
+    private final ColumnFamilyHandle hooks;
+    private final ColumnFamilyHandle hookIds;
+    private final ColumnFamilyHandle dedupe;
+    private final ColumnFamilyHandle dedupeExpiry;
+    final ColumnFamilyHandle overridesFamily;
+    final ColumnFamilyHandle auditFamily;
+    private final ColumnFamilyHandle meta;
+    private final WriteOptions syncWrite;
+    private final WriteOptions lazyWrite;
+    private final UuidV7 ids = new UuidV7();
+
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private final ReentrantLock commitLock = new ReentrantLock();
+    /** Next commit sequence number; guarded by commitLock. */
+    private long nextSeq;
+    /** Guarded by lifecycle's write lock for writes, read lock for reads. */
+    private boolean closed;
+    private volatile boolean failWrites;
+
+    private HookStore(Path dir, Options options, DBOptions dbOptions, ColumnFamilyOptions cfOptions,
+                      RocksDB db, List<ColumnFamilyHandle> handles) throws RocksDBException {
+        this.dir = dir;
+        this.options = options;
+        this.dbOptions = dbOptions;
+        this.cfOptions = cfOptions;
+        this.db = db;
+        this.handles = handles;
+        this.hooks = handles.get(1);
+        this.hookIds = handles.get(2);
+        this.dedupe = handles.get(3);
+        this.dedupeExpiry = handles.get(4);
+        this.overridesFamily = handles.get(5);
+        this.auditFamily = handles.get(6);
+        this.meta = handles.get(7);
+        this.syncWrite = new WriteOptions().setSync(true);
+        this.lazyWrite = new WriteOptions();
+        checkFormat();
+        recoverSequence();
+    }
+
+    // ================================================================ open / close
+
+    /** Opens (creating if needed) the store under {@code dir} with default options. */
+    public static HookStore open(Path dir) {
+        return open(dir, Options.defaults());
+    }
+
+    /**
+     * Opens (creating if needed) the store under {@code dir}. Fails with a
+     * {@link HookStoreException} naming the dir when it cannot be created or read, when
+     * another process (or another open store in this one) holds it, or when it is not a
+     * Sluice store of this format.
+     */
+    public static HookStore open(Path dir, Options options) {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(options, "options");
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new HookStoreException("cannot create the store's data dir " + dir + ": " + e, e);
+        }
+        if (!Files.isDirectory(dir) || !Files.isReadable(dir) || !Files.isWritable(dir)) {
+            throw new HookStoreException("the store's data dir " + dir + " is not a readable and writable directory");
+        }
+        RocksDB.loadLibrary();
+        DBOptions dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
+                .setKeepLogFileNum(4);
+        ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
+        for (String name : FAMILIES) {
+            descriptors.add(new ColumnFamilyDescriptor(Codec.utf8(name), cfOptions));
+        }
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        RocksDB db;
+        try {
+            db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
+        } catch (RocksDBException e) {
+            dbOptions.close();
+            cfOptions.close();
+            String msg = String.valueOf(e.getMessage());
+            String hint = msg.contains("lock") || msg.contains("LOCK")
+                    ? " (is another Sluice process, or another open store, using this data dir?)" : "";
+            throw new HookStoreException("cannot open the store at " + dir + ": " + msg + hint, e);
+        }
+        try {
+            return new HookStore(dir, options, dbOptions, cfOptions, db, handles);
+        } catch (RocksDBException | RuntimeException e) {
+            handles.forEach(ColumnFamilyHandle::close);
+            db.close();
+            dbOptions.close();
+            cfOptions.close();
+            if (e instanceof HookStoreException h) {
+                throw h;
+            }
+            throw new HookStoreException("cannot read the store at " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void checkFormat() throws RocksDBException {
+        byte[] key = Codec.utf8("format");
+        byte[] stored = db.get(meta, key);
+        if (stored == null) {
+            db.put(meta, syncWrite, key, Codec.u64(FORMAT));
+        } else if (stored.length != 8 || Codec.u64(stored) != FORMAT) {
+            throw new HookStoreException("the store at " + dir + " has format " + Arrays.toString(stored)
+                    + ", this version reads format " + FORMAT);
+        }
+    }
+
+    private void recoverSequence() {
+        try (RocksIterator it = db.newIterator(hooks)) {
+            it.seekToLast();
+            if (it.isValid()) {
+                nextSeq = Codec.u64(it.key()) + 1;
+                ids.continueAfter(Codec.uuid(ByteBuffer.wrap(it.value(), 1, 16)));
+            } else {
+                nextSeq = 1;
+            }
+        }
+    }
+
+    /** The data dir this store was opened on. */
+    public Path dir() {
+        return dir;
+    }
+
+    /** How long a committed dedupe key is remembered, in milliseconds. */
+    public long dedupeTtlMillis() {
+        return options.dedupeTtlMillis();
+    }
+
+    /** True until {@link #close()} (readiness: {@code GET /readyz}). */
+    public boolean isOpen() {
+        lifecycle.readLock().lock();
+        try {
+            return !closed;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /**
+     * Closes the store after every running read and write has finished. Every commit
+     * was already fsynced, so nothing acknowledged depends on this; it releases the
+     * data dir's lock so the next process opens it at once. Idempotent.
+     */
+    @Override
+    public void close() {
+        lifecycle.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                db.flushWal(true);
+            } catch (RocksDBException e) {
+                // every acknowledged write was synced already; nothing is lost by skipping this
+            }
+            syncWrite.close();
+            lazyWrite.close();
+            handles.forEach(ColumnFamilyHandle::close);
+            db.close();
+            dbOptions.close();
+            cfOptions.close();
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+    }
+
+    /**
+     * TEST AFFORDANCE: while {@code true}, every write (commits, override changes, dedupe
+     * sweeps) fails with a {@link HookStoreException} before touching RocksDB, as a store
+     * that cannot write would; reads are unaffected. Used by tests of the 503
+     * {@code store_unavailable} paths. Never switched on by the server itself.
+     */
+    public void failWrites(boolean fail) {
+        this.failWrites = fail;
+    }
+
+    // ================================================================ commit
+
+    /**
+     * Commits a batch: ONE atomic write with fsync holding every new hook, its id-index
+     * entry and its dedupe entries. Returns one result per hook, in order: ACCEPTED with
+     * the new id, or DUPLICATE with the id of the hook already committed within the
+     * dedupe TTL (or of the first copy of the key earlier in this batch).
+     *
+     * @throws HookStoreException when the write fails or the store is closed; then nothing in
+     *                            the batch is acknowledged
+     */
+    public List<CommitResult> commit(List<PendingHook> batch) {
+        int n = batch.size();
+        byte[][] dedupeKeys = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            PendingHook h = batch.get(i);
+            if (h.dedupeKey() != null) {
+                dedupeKeys[i] = Codec.dedupeKey(h.tenant(), h.source(), h.dedupeKey());
+            }
+        }
+        CommitResult[] results = new CommitResult[n];
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            commitLock.lock();
+            try {
+                if (failWrites) {
+                    throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
+                }
+                long now = options.wallClockMillis().getAsLong();
+                long expiry = now + options.dedupeTtlMillis();
+                Map<ByteKey, String> firstInBatch = new HashMap<>();
+                try (WriteBatch wb = new WriteBatch()) {
+                    for (int i = 0; i < n; i++) {
+                        PendingHook h = batch.get(i);
+                        byte[] dk = dedupeKeys[i];
+                        if (dk != null) {
+                            String first = firstInBatch.get(new ByteKey(dk));
+                            if (first != null) {
+                                results[i] = CommitResult.duplicate(first);
+                                continue;
+                            }
+                            byte[] existing = db.get(dedupe, dk);
+                            if (existing != null && Codec.dedupeValueExpiry(existing) > now) {
+                                results[i] = CommitResult.duplicate(Codec.dedupeValueId(existing).toString());
+                                continue;
+                            }
+                        }
+                        UUID id = ids.next(now);
+                        byte[] seq = Codec.u64(nextSeq++);
+                        byte[] idBytes = Codec.uuid(id);
+                        wb.put(hooks, seq, Codec.hook(id, h));
+                        wb.put(hookIds, idBytes, seq);
+                        if (dk != null) {
+                            wb.put(dedupe, dk, Codec.dedupeValue(id, expiry));
+                            wb.put(dedupeExpiry, Codec.expiryKey(expiry, dk), new byte[0]);
+                            firstInBatch.put(new ByteKey(dk), id.toString());
+                        }
+                        results[i] = CommitResult.accepted(id.toString());
+                    }
+                    if (wb.count() > 0) {
+                        db.write(syncWrite, wb);
+                    }
+                }
+            } catch (RocksDBException e) {
+                // the sequence numbers handed out stay consumed: a gap, never reused
+                throw new HookStoreException("write to the store at " + dir + " failed: " + e.getMessage(), e);
+            } finally {
+                commitLock.unlock();
+            }
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+        return Arrays.asList(results);
+    }
+
+    // ================================================================ dedupe
+
+    /**
+     * The id of the hook committed with this (tenant, source, key) whose dedupe entry has
+     * not expired at {@code nowMillis}, if any. A point read; never takes the commit lock.
+     */
+    public Optional<String> findDuplicate(String tenant, String source, String key, long nowMillis) {
+        byte[] dk = Codec.dedupeKey(tenant, source, key);
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            byte[] v = db.get(dedupe, dk);
+            if (v == null || Codec.dedupeValueExpiry(v) <= nowMillis) {
+                return Optional.empty();
+            }
+            return Optional.of(Codec.dedupeValueId(v).toString());
+        } catch (RocksDBException e) {
+            throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /**
+     * Removes at most {@code maxEntries} dedupe entries that expired at or before
+     * {@code nowMillis}, oldest expiry first, and returns how many expiry records it
+     * processed (0: nothing left to sweep). An entry renewed by a later commit of the
+     * same key is kept; only its stale expiry record goes. Not fsynced: a sweep lost in
+     * a crash is simply redone.
+     */
+    public int sweepDedupe(int maxEntries, long nowMillis) {
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("maxEntries must be at least 1, got " + maxEntries);
+        }
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            List<byte[]> due = new ArrayList<>();
+            try (RocksIterator it = db.newIterator(dedupeExpiry)) {
+                for (it.seekToFirst(); it.isValid() && due.size() < maxEntries; it.next()) {
+                    byte[] k = it.key();
+                    if (Codec.expiryKeyMillis(k) > nowMillis) {
+                        break;
+                    }
+                    due.add(k);
+                }
+                it.status();
+            }
+            if (due.isEmpty()) {
+                return 0;
+            }
+            commitLock.lock();
+            try {
+                if (failWrites) {
+                    throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
+                }
+                try (WriteBatch wb = new WriteBatch()) {
+                    for (byte[] k : due) {
+                        long expiry = Codec.expiryKeyMillis(k);
+                        byte[] dk = Codec.expiryKeyDedupeKey(k);
+                        byte[] current = db.get(dedupe, dk);
+                        if (current != null && Codec.dedupeValueExpiry(current) == expiry) {
+                            wb.delete(dedupe, dk);
+                        }
+                        wb.delete(dedupeExpiry, k);
+                    }
+                    db.write(lazyWrite, wb);
+                }
+            } finally {
+                commitLock.unlock();
+            }
+            return due.size();
+        } catch (RocksDBException e) {
+            throw new HookStoreException("dedupe sweep on the store at " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    // ================================================================ reading
+
+    /** The committed hook with this id, or empty (also for a string that is not a UUID). */
+    public Optional<StoredHook> get(String id) {
+        UUID uuid = parseId(id);
+        if (uuid == null) {
+            return Optional.empty();
+        }
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            byte[] seq = db.get(hookIds, Codec.uuid(uuid));
+            if (seq == null) {
+                return Optional.empty();
+            }
+            byte[] value = db.get(hooks, seq);
+            return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
+        } catch (RocksDBException e) {
+            throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /**
+     * Up to {@code limit} hooks committed after the hook {@code afterId} (from the first
+     * hook when null), in commit order. See the class comment for why paging with
+     * {@link HookPage#next()} returns every hook exactly once.
+     *
+     * @throws IllegalArgumentException when {@code limit < 1} or no stored hook has id {@code afterId}
+     */
+    public HookPage after(String afterId, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            long fromSeq = 0;
+            if (afterId != null) {
+                UUID uuid = parseId(afterId);
+                byte[] seq = uuid == null ? null : db.get(hookIds, Codec.uuid(uuid));
+                if (seq == null) {
+                    throw new IllegalArgumentException("after: no stored hook has id " + afterId);
+                }
+                fromSeq = Codec.u64(seq);
+            }
+            List<StoredHook> page = new ArrayList<>(Math.min(limit, 1024));
+            boolean more;
+            try (RocksIterator it = db.newIterator(hooks)) {
+                for (it.seek(Codec.u64(fromSeq + 1)); it.isValid() && page.size() < limit; it.next()) {
+                    page.add(Codec.hook(it.value()));
+                }
+                it.status();
+                more = it.isValid();
+            }
+            String next = more && !page.isEmpty() ? page.get(page.size() - 1).id() : null;
+            return new HookPage(page, next);
+        } catch (RocksDBException e) {
+            throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    // ================================================================ overrides (see RocksOverrideStore)
+
+    /** Runs {@code body} with the store open and the commit lock held (writes of the override store). */
+    <T> T underWriteLock(RocksWork<T> body) {
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            commitLock.lock();
+            try {
+                if (failWrites) {
+                    throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
+                }
+                return body.run(db, syncWrite);
+            } finally {
+                commitLock.unlock();
+            }
+        } catch (RocksDBException e) {
+            throw new HookStoreException("write to the store at " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /** Runs {@code body} with the store open (reads of the override store). */
+    <T> T underReadLock(RocksWork<T> body) {
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            return body.run(db, null);
+        } catch (RocksDBException e) {
+            throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    long wallClockMillis() {
+        return options.wallClockMillis().getAsLong();
+    }
+
+    @FunctionalInterface
+    interface RocksWork<T> {
+        T run(RocksDB db, WriteOptions sync) throws RocksDBException;
+    }
+
+    // ================================================================ helpers
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new HookStoreException("the store at " + dir + " is closed");
+        }
+    }
+
+    private static UUID parseId(String id) {
+        if (id == null || id.length() != 36) {
+            return null;
+        }
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** A byte array compared by content, for the in-batch dedupe map. */
+    private record ByteKey(byte[] bytes) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ByteKey k && Arrays.equals(bytes, k.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HookStore[" + dir + "]";
+    }
+}

@@ -1,0 +1,174 @@
+package org.sluice.edge.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.sluice.edge.http.IngestContractTest.json;
+
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Step 2: per-address, node and source-byte limits charged before a byte of the body is
+ * read. Clients connect from distinct loopback addresses (127.0.0.x) so the server sees
+ * distinct peers. The clock is frozen: every count is exact.
+ */
+class PreReadAdmissionTest {
+
+    @TempDir
+    Path dir;
+
+    static InetAddress loopback(int last) throws Exception {
+        return InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) last});
+    }
+
+    static Http.Response postFrom(TestEdge edge, InetAddress from, String path, String body) {
+        try (Http http = Http.connect(edge.address, from)) {
+            return http.request("POST", path, Map.of(), body.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void theAddressIsChargedBeforeTheNodeAndARefusedAddressNeverTouchesTheNode() throws Exception {
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0"}
+                rate_limits:
+                  per_ip: {rate: 1, burst: 2}
+                  node:   {rate: 1, burst: 5}
+                sources:
+                  a: {verify: {scheme: none}}
+                """)) {
+            InetAddress flooder = loopback(2);
+            assertThat(postFrom(edge, flooder, "/hooks/a", "{}").status()).isEqualTo(202);
+            assertThat(postFrom(edge, flooder, "/hooks/a", "{}").status()).isEqualTo(202);
+            for (int i = 0; i < 20; i++) {
+                Http.Response refused = postFrom(edge, flooder, "/hooks/a", "{}");
+                assertThat(refused.status()).isEqualTo(429);
+                assertThat(json(refused).toString())
+                        .isEqualTo("{\"error\":\"rate_limited\",\"scope\":\"ip\",\"retry_after_ms\":1000}");
+                assertThat(refused.header("Retry-After")).isEqualTo("1");
+            }
+            // the node bucket (burst 5) has seen exactly the 2 admitted hooks: 3 more fit
+            assertThat(postFrom(edge, loopback(3), "/hooks/a", "{}").status()).isEqualTo(202);
+            assertThat(postFrom(edge, loopback(3), "/hooks/a", "{}").status()).isEqualTo(202);
+            assertThat(postFrom(edge, loopback(4), "/hooks/a", "{}").status()).isEqualTo(202);
+            Http.Response node = postFrom(edge, loopback(4), "/hooks/a", "{}");
+            assertThat(node.status()).isEqualTo(429);
+            assertThat(json(node).toString())
+                    .isEqualTo("{\"error\":\"rate_limited\",\"scope\":\"node\",\"retry_after_ms\":1000}");
+            assertThat(edge.server.backends()).isNotNull();
+        }
+    }
+
+    @Test
+    void aFiftyMegabyteDeclarationFromAnOverLimitAddressIsRefusedWithoutSendingTheBody() throws Exception {
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0"}
+                rate_limits:
+                  per_ip: {rate: 1, burst: 1}
+                sources:
+                  a: {verify: {scheme: none}}
+                """)) {
+            InetAddress client = loopback(5);
+            assertThat(postFrom(edge, client, "/hooks/a", "{}").status()).isEqualTo(202);
+            try (Http http = Http.connect(edge.address, client)) {
+                http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 52428800\r\n\r\n");
+                Http.Response r = http.read(); // not one body byte was sent
+                assertThat(r.status()).isEqualTo(429);
+                assertThat(json(r).get("scope").asText()).isEqualTo("ip");
+                assertThat(r.header("connection")).isEqualTo("close");
+                assertThat(http.closedByServer()).isTrue();
+            }
+            // from an address within its limit, the same declaration is over max_body_bytes: 413, still unread
+            try (Http http = Http.connect(edge.address, loopback(6))) {
+                http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 52428800\r\n\r\n");
+                Http.Response r = http.read();
+                assertThat(r.status()).isEqualTo(413);
+                assertThat(json(r).toString()).isEqualTo("{\"error\":\"payload_too_large\",\"limit\":8000000}");
+                assertThat(http.closedByServer()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void expectContinueFromAnOverLimitAddressIsAnsweredWithoutA100() throws Exception {
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0"}
+                rate_limits:
+                  per_ip: {rate: 1, burst: 1}
+                sources:
+                  a: {verify: {scheme: none}}
+                """)) {
+            InetAddress client = loopback(7);
+            assertThat(postFrom(edge, client, "/hooks/a", "{}").status()).isEqualTo(202);
+            try (Http http = Http.connect(edge.address, client)) {
+                http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 1000\r\n\r\n");
+                Http.Response r = http.read();
+                assertThat(r.status()).as("the first answer is the refusal, not 100 Continue").isEqualTo(429);
+                assertThat(http.closedByServer()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void sourceBytesAreChargedWithTheDeclaredLengthAndChunkedBytesOnceRead() throws Exception {
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0"}
+                rate_limits:
+                  sources: {default: {bytes_per_second: 1000}}
+                sources:
+                  a:    {verify: {scheme: none}}
+                  b:    {verify: {scheme: none}}
+                  slow: {verify: {scheme: none}, bytes_per_second: 100}
+                """)) {
+            String body = "x".repeat(800);
+            assertThat(edge.post("/hooks/a", Map.of(), body).status()).isEqualTo(202);
+            try (Http http = Http.connect(edge.address)) {
+                http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 800\r\n\r\n"); // body never sent
+                Http.Response r = http.read();
+                assertThat(r.status()).isEqualTo(429);
+                // one second of burst (1000 bytes) holds 800; 800 more needs 600 bytes of refill at 1000 B/s
+                assertThat(json(r).toString())
+                        .isEqualTo("{\"error\":\"rate_limited\",\"scope\":\"source\",\"retry_after_ms\":600}");
+                assertThat(http.closedByServer()).isTrue();
+            }
+            // each source has its own bucket, and a per-source figure overrides the default
+            assertThat(edge.post("/hooks/b", Map.of(), body).status()).isEqualTo(202);
+            assertThat(edge.post("/hooks/slow", Map.of(), "y".repeat(100)).status()).isEqualTo(202);
+            assertThat(edge.post("/hooks/slow", Map.of(), "y").status()).isEqualTo(429);
+
+            // a chunked body is charged once read; the connection stays usable (the body was read)
+            try (Http http = Http.connect(edge.address)) {
+                http.write("POST /hooks/b HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "190\r\n" + "z".repeat(400) + "\r\n0\r\n\r\n");
+                Http.Response r = http.read();
+                assertThat(r.status()).isEqualTo(429);
+                assertThat(json(r).get("scope").asText()).isEqualTo("source");
+                assertThat(http.request("GET", "/healthz", Map.of(), null).status()).isEqualTo(200);
+            }
+        }
+    }
+
+    @Test
+    void shadowModeCountsEveryRefusalAndRefusesNothing() throws Exception {
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0"}
+                rate_limits:
+                  shadow: true
+                  per_ip: {rate: 1, burst: 1}
+                  tenants: {t: {rate: 1, burst: 1}}
+                sources:
+                  a: {tenant: t, verify: {scheme: none}}
+                """)) {
+            for (int i = 0; i < 4; i++) {
+                assertThat(edge.post("/hooks/a", Map.of(), "{}").status()).isEqualTo(202);
+            }
+            String metrics = MetricsTest.scrape(edge);
+            assertThat(metrics).contains("sluice_admission_refusals_total{scope=\"ip\"} 3.0");
+            assertThat(metrics).contains("sluice_admission_refusals_total{scope=\"tenant\"} 3.0");
+            assertThat(metrics).contains("sluice_ingest_requests_total{outcome=\"accepted\"} 4.0");
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package org.sluice.edge.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sluice.edge.store.CommitResult.Status;
+
+class HookStoreTest {
+
+    private static final long TTL = Duration.ofHours(72).toMillis();
+
+    @TempDir
+    Path dir;
+    private final AtomicLong wall = new AtomicLong(1_800_000_000_000L);
+    private HookStore store;
+
+    @BeforeEach
+    void open() {
+        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall::get));
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void committedHooksReadBackWithHeadersInOrderAndBody() {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Z-Last", "1");
+        headers.put("A-First", "2");
+        headers.put("X-Unicode", "caf\u00e9");
+        byte[] body = {0, 1, 2, (byte) 0xFF};
+        PendingHook withKey = new PendingHook("acme", "stripe", "evt_1", 1234L, headers, body);
+        PendingHook noKey = Hooks.hook("beta", "open", null, "x");
+
+        List<CommitResult> results = store.commit(List.of(withKey, noKey));
+
+        assertThat(results).extracting(CommitResult::status).containsExactly(Status.ACCEPTED, Status.ACCEPTED);
+        StoredHook read = store.get(results.get(0).id()).orElseThrow();
+        assertThat(read.id()).isEqualTo(results.get(0).id());
+        assertThat(read.tenant()).isEqualTo("acme");
+        assertThat(read.source()).isEqualTo("stripe");
+        assertThat(read.dedupeKey()).isEqualTo("evt_1");
+        assertThat(read.receivedAtMillis()).isEqualTo(1234L);
+        assertThat(read.headers()).containsExactly(Map.entry("Z-Last", "1"), Map.entry("A-First", "2"), Map.entry("X-Unicode", "caf\u00e9"));
+        assertThat(read.body()).containsExactly(0, 1, 2, 0xFF);
+        assertThat(store.get(results.get(1).id()).orElseThrow().dedupeKey()).isNull();
+        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id)
+                .containsExactly(results.get(0).id(), results.get(1).id());
+    }
+
+    @Test
+    void idsAreUuidV7AndIncreaseInCommitOrder() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            ids.add(store.commit(List.of(Hooks.hook("k" + i))).get(0).id()); // wall clock stands still: same millisecond
+        }
+        assertThat(ids).isSorted().doesNotHaveDuplicates();
+        for (String id : ids) {
+            java.util.UUID u = java.util.UUID.fromString(id);
+            assertThat(u.version()).isEqualTo(7);
+            assertThat(u.variant()).isEqualTo(2);
+            assertThat(UuidV7.millisOf(u)).isEqualTo(wall.get());
+        }
+    }
+
+    @Test
+    void twoCopiesOfOneKeyInABatchCollapseOntoTheFirst() {
+        List<CommitResult> results = store.commit(List.of(Hooks.hook("a"), Hooks.hook("dup"), Hooks.hook("b"), Hooks.hook("dup")));
+
+        assertThat(results).extracting(CommitResult::status)
+                .containsExactly(Status.ACCEPTED, Status.ACCEPTED, Status.ACCEPTED, Status.DUPLICATE);
+        assertThat(results.get(3).id()).isEqualTo(results.get(1).id());
+        assertThat(store.after(null, 100).hooks()).hasSize(3);
+    }
+
+    @Test
+    void aKeyCommittedWithinTheTtlIsADuplicateInALaterBatch() {
+        String first = store.commit(List.of(Hooks.hook("k"))).get(0).id();
+        wall.addAndGet(TTL - 1);
+
+        CommitResult again = store.commit(List.of(Hooks.hook("k"))).get(0);
+
+        assertThat(again).isEqualTo(CommitResult.duplicate(first));
+        assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).contains(first);
+        assertThat(store.findDuplicate("beta", "gh", "k", wall.get())).isEmpty();
+        assertThat(store.findDuplicate("acme", "other", "k", wall.get())).isEmpty();
+        assertThat(store.after(null, 100).hooks()).hasSize(1);
+    }
+
+    @Test
+    void theSameKeyAfterTheTtlIsANewHook() {
+        String first = store.commit(List.of(Hooks.hook("k"))).get(0).id();
+        wall.addAndGet(TTL);
+
+        assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).isEmpty();
+        CommitResult again = store.commit(List.of(Hooks.hook("k"))).get(0);
+
+        assertThat(again.status()).isEqualTo(Status.ACCEPTED);
+        assertThat(again.id()).isNotEqualTo(first);
+        assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).contains(again.id());
+    }
+
+    @Test
+    void sweepRemovesExpiredEntriesInBoundedPasses() {
+        List<PendingHook> batch = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            batch.add(Hooks.hook("k" + i));
+        }
+        store.commit(batch);
+        wall.addAndGet(1000);
+        String late = store.commit(List.of(Hooks.hook("late"))).get(0).id();
+
+        assertThat(store.sweepDedupe(4, wall.get())).as("nothing has expired yet").isZero();
+        long afterFirstTen = wall.get() - 1000 + TTL;
+        assertThat(store.sweepDedupe(4, afterFirstTen)).isEqualTo(4);
+        assertThat(store.sweepDedupe(4, afterFirstTen)).isEqualTo(4);
+        assertThat(store.sweepDedupe(4, afterFirstTen)).isEqualTo(2);
+        assertThat(store.sweepDedupe(4, afterFirstTen)).isZero();
+        assertThat(store.findDuplicate("acme", "gh", "late", afterFirstTen)).contains(late);
+        assertThat(store.sweepDedupe(4, afterFirstTen + 1000)).isEqualTo(1);
+        assertThat(store.findDuplicate("acme", "gh", "late", 0)).as("the entry itself is gone, not just expired").isEmpty();
+        assertThat(store.after(null, 100).hooks()).as("sweeping never touches hooks").hasSize(11);
+    }
+
+    @Test
+    void sweepKeepsAnEntryRenewedAfterItExpired() {
+        store.commit(List.of(Hooks.hook("k")));
+        wall.addAndGet(TTL + 5);
+        String renewed = store.commit(List.of(Hooks.hook("k"))).get(0).id();
+
+        assertThat(store.sweepDedupe(100, wall.get())).as("only the stale expiry record").isEqualTo(1);
+        assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).contains(renewed);
+        assertThat(store.commit(List.of(Hooks.hook("k"))).get(0)).isEqualTo(CommitResult.duplicate(renewed));
+    }
+
+    @Test
+    void aFailedWriteStoresNothing() {
+        String before = store.commit(List.of(Hooks.hook("before"))).get(0).id();
+        store.failWrites(true);
+
+        assertThatThrownBy(() -> store.commit(List.of(Hooks.hook("x"), Hooks.hook("y"))))
+                .isInstanceOf(HookStoreException.class).hasMessageContaining(dir.toString());
+
+        assertThat(store.after(null, 100).hooks()).extracting(StoredHook::id).containsExactly(before);
+        assertThat(store.findDuplicate("acme", "gh", "x", wall.get())).isEmpty();
+        store.failWrites(false);
+        assertThat(store.commit(List.of(Hooks.hook("x"))).get(0).status()).isEqualTo(Status.ACCEPTED);
+        assertThat(store.after(null, 100).hooks()).hasSize(2);
+    }
+
+    @Test
+    void pagesReturnEveryHookOnceAndSayWhetherMoreFollow() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            ids.add(store.commit(List.of(Hooks.hook("k" + i))).get(0).id());
+        }
+        List<String> seen = new ArrayList<>();
+        String after = null;
+        int pages = 0;
+        do {
+            HookPage page = store.after(after, 10);
+            page.hooks().forEach(h -> seen.add(h.id()));
+            after = page.next();
+            pages++;
+        } while (after != null);
+
+        assertThat(seen).containsExactlyElementsOf(ids);
+        assertThat(pages).isEqualTo(3);
+        assertThat(store.after(ids.get(19), 5).next()).as("exactly the last five: nothing more").isNull();
+        assertThat(store.after(ids.get(24), 5).hooks()).isEmpty();
+    }
+
+    @Test
+    void unknownIdsAreEmptyAndAnUnknownCursorIsRefused() {
+        assertThat(store.get("not-a-uuid")).isEmpty();
+        assertThat(store.get("0190c1a2-0000-7000-8000-000000000000")).isEmpty();
+        assertThatThrownBy(() -> store.after("0190c1a2-0000-7000-8000-000000000000", 10))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0190c1a2-0000-7000-8000-000000000000");
+        assertThatThrownBy(() -> store.after(null, 0)).hasMessageContaining("got 0");
+    }
+
+    @Test
+    void hooksAndDedupeSurviveAReopenAndSequenceContinues() {
+        String first = store.commit(List.of(Hooks.hook("k1"))).get(0).id();
+        store.close();
+        assertThat(store.isOpen()).isFalse();
+        assertThatThrownBy(() -> store.get(first)).isInstanceOf(HookStoreException.class).hasMessageContaining("closed");
+
+        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall::get));
+        String second = store.commit(List.of(Hooks.hook("k2"), Hooks.hook("k1"))).get(0).id();
+
+        assertThat(store.findDuplicate("acme", "gh", "k1", wall.get())).contains(first);
+        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id).containsExactly(first, second);
+        assertThat(second).as("ids keep increasing across a restart").isGreaterThan(first);
+    }
+
+    @Test
+    void aSecondOpenOfTheSameDirFailsNamingTheDir() {
+        assertThatThrownBy(() -> HookStore.open(dir))
+                .isInstanceOf(HookStoreException.class)
+                .hasMessageContaining(dir.toString())
+                .hasMessageContaining("another");
+    }
+
+    @Test
+    void anUnreadableStoreFailsToOpen(@TempDir Path other) throws Exception {
+        Files.writeString(other.resolve("CURRENT"), "MANIFEST-999999\n", StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> HookStore.open(other)).isInstanceOf(HookStoreException.class).hasMessageContaining(other.toString());
+
+        Path file = other.resolve("plain-file");
+        Files.writeString(file, "x");
+        assertThatThrownBy(() -> HookStore.open(file)).isInstanceOf(HookStoreException.class).hasMessageContaining(file.toString());
+    }
+}
