@@ -25,6 +25,20 @@ class BucketTableTest {
     }
 
     @Test
+    void keysWithDifferentLimitsShareOneTable() {
+        long slowT = 1_000_000L;
+        long slowTau = 2 * slowT;            // burst 2 at 1000/s
+        for (int i = 0; i < 5; i++) {
+            assertThat(table.tryCharge("fast", T, TAU, START)).isZero();
+        }
+        assertThat(table.tryCharge("slow", slowT, slowTau, START)).isZero();
+        assertThat(table.tryCharge("slow", slowT, slowTau, START)).isZero();
+        assertThat(table.tryCharge("slow", slowT, slowTau, START)).isEqualTo(slowT);
+        assertThat(table.tryCharge("fast", T, TAU, START)).isEqualTo(T);
+        assertThat(table.remaining("slow", slowT, slowTau, START + slowT / 2)).isEqualTo(0.5);
+    }
+
+    @Test
     void denialWritesNothing() {
         for (int i = 0; i < 5; i++) {
             table.tryCharge("k", T, TAU, START);

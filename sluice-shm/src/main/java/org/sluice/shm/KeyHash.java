@@ -43,11 +43,27 @@ final class KeyHash {
 
     static long hash(String key, long seed) {
         long h = seed;
+        int n = key.length();
+        int i = 0;
+        // fast path: whole 8-character chunks of ASCII, one byte per char
+        while (i + 8 <= n) {
+            long chunk = 0;
+            int seen = 0;
+            for (int j = 0; j < 8; j++) {
+                int c = key.charAt(i + j);
+                seen |= c;
+                chunk |= (long) c << (j << 3);
+            }
+            if (seen >= 0x80) {
+                break;
+            }
+            h = mix(h, chunk);
+            i += 8;
+        }
         long acc = 0;
         int bits = 0; // bits filled in acc
-        long length = 0;
-        int n = key.length();
-        for (int i = 0; i < n; i++) {
+        long length = i;
+        for (; i < n; i++) {
             int c = key.charAt(i);
             long bytes;
             int count;

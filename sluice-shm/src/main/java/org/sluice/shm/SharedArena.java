@@ -42,7 +42,8 @@ import org.sluice.core.Clock;
  * <h2>Create, attach, and what is trusted</h2>
  * {@link #create} makes and initialises the file, or attaches when it already holds an
  * arena; {@link #attach} only attaches. Both check the header: the magic (else "not a
- * sluice arena"), the layout version (another version is refused, with both versions in
+ * sluice arena", and the file is left untouched: {@code create} initialises only an
+ * empty file or one a dying creator left without its magic), the layout version (another version is refused, with both versions in
  * the message), and the boot id ({@code /proc/sys/kernel/random/boot_id}). Bucket times
  * come from the monotonic clock, which restarts at boot, so a file written during an
  * earlier boot (possible for a file outside tmpfs) is reinitialised, not trusted. The
@@ -50,8 +51,8 @@ import org.sluice.core.Clock;
  *
  * <h2>Structure changes</h2>
  * Initialising the file and making a carve happen under an exclusive lock on the file
- * ({@link FileChannel#lock()}, released by the kernel if the holder dies) and a JVM-wide
- * lock. So two processes carving the same name at the same moment are serialised: the
+ * ({@link FileChannel#tryLock()}, waited for at most {@link #LOCK_WAIT}; the kernel
+ * releases it if the holder dies) and a JVM-wide lock. So two processes carving the same name at the same moment are serialised: the
  * first creates it, the second finds it and attaches. The hot path takes no lock.
  *
  * <h2>Closing</h2>
@@ -75,6 +76,8 @@ public final class SharedArena implements AutoCloseable {
     /** POSIX record locks belong to a process, so threads of one JVM queue here first. */
     private static final ReentrantLock STRUCTURE = new ReentrantLock();
     private static final Path BOOT_ID_FILE = Path.of("/proc/sys/kernel/random/boot_id");
+    /** The longest a structure change waits for another process to release the file lock. */
+    static final Duration LOCK_WAIT = Duration.ofSeconds(30);
 
     private final Path file;
     private final FileChannel channel;
@@ -130,17 +133,24 @@ public final class SharedArena implements AutoCloseable {
         }
         boolean ok = false;
         STRUCTURE.lock();
-        try (FileLock lock = channel.lock()) {
+        try (FileLock lock = lock(file, channel)) {
             long existing = channel.size();
+            ByteBuffer head = readHead(channel);
+            long magic = head.getLong(MAGIC_AT);
             long size;
             MappedByteBuffer map;
-            if (existing >= FIRST_CARVE_AT && magic(channel) != 0) {
+            if (existing >= FIRST_CARVE_AT && magic == MAGIC) {
                 size = existing;
                 map = map(channel, size);
                 check(file, map, size);
                 if (!Arrays.equals(bootIdBytes(bootId), bootIdOf(map))) {
                     initialise(map, size, bootId, seed); // a previous boot's clock readings mean nothing now
                 }
+            } else if (existing != 0 && !(magic == 0 && existing >= MIN_SIZE
+                    && (head.getInt(VERSION_AT) == 0 || head.getInt(VERSION_AT) == LAYOUT_VERSION))) {
+                // neither empty nor left half-initialised by a creator that died: someone else's file
+                throw new IllegalStateException("not a sluice arena: " + file + " (" + existing + " bytes) starts with 0x"
+                        + Long.toHexString(magic) + ", expected the magic 0x" + Long.toHexString(MAGIC) + "; it was left untouched");
             } else if (!create) {
                 throw new IllegalStateException("no shared arena at " + file + ": the file is " + existing
                         + " bytes and was never initialised (SharedArena.create initialises it)");
@@ -165,10 +175,34 @@ public final class SharedArena implements AutoCloseable {
         }
     }
 
-    private static long magic(FileChannel channel) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-        channel.read(b, MAGIC_AT);
-        return b.flip().remaining() == 8 ? b.getLong() : 0;
+    /** The first 16 bytes (magic and version), zeros past the end of a short file. */
+    private static ByteBuffer readHead(FileChannel channel) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+        while (b.hasRemaining() && channel.read(b, b.position()) > 0) {
+            // read until full or end of file
+        }
+        return b.clear();
+    }
+
+    /** The file lock, waited for at most {@link #LOCK_WAIT}: a process stuck holding it must not hang this one. */
+    private static FileLock lock(Path file, FileChannel channel) throws IOException {
+        long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
+        while (true) {
+            FileLock lock = channel.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("shared arena " + file + ": another process has held its lock for more than "
+                        + LOCK_WAIT + " (structure changes only; is a process stopped under a debugger?)");
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the lock of shared arena " + file, e);
+            }
+        }
     }
 
     private static MappedByteBuffer map(FileChannel channel, long size) throws IOException {
@@ -285,7 +319,7 @@ public final class SharedArena implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("shared arena " + file + " is closed");
             }
-            try (FileLock lock = channel.lock()) {
+            try (FileLock lock = lock(file, channel)) {
                 int free = -1;
                 for (int e = 0; e < ENTRIES; e++) {
                     int at = entryAt(e);

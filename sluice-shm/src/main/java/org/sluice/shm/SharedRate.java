@@ -27,7 +27,7 @@ public final class SharedRate {
     }
 
     /** The validated policy in microseconds. */
-    record Policy(long limit, long windowNanos, long intervalMicros, long toleranceMicros) {
+    record Policy(long limit, long windowNanos, long intervalMicros, long toleranceMicros, long maxCost) {
 
         static Policy of(long limit, Duration window) {
             if (limit < 1) {
@@ -52,7 +52,8 @@ public final class SharedRate {
                 throw new IllegalArgumentException("window must be at most " + Duration.ofNanos(BucketWord.MAX_TOLERANCE_MICROS * 1000)
                         + " (the longest a shared bucket can hold debt), got " + window);
             }
-            return new Policy(limit, windowNanos, interval, interval * limit);
+            // costs above maxCost would overflow cost x interval; they are oversized anyway
+            return new Policy(limit, windowNanos, interval, interval * limit, BucketWord.PERIOD_MICROS / interval);
         }
     }
 
@@ -102,8 +103,7 @@ public final class SharedRate {
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be at least 1, got " + cost);
         }
-        long increment = cost > BucketWord.PERIOD_MICROS / policy.intervalMicros()
-                ? BucketWord.PERIOD_MICROS : cost * policy.intervalMicros();
+        long increment = cost > policy.maxCost() ? BucketWord.PERIOD_MICROS : cost * policy.intervalMicros();
         return table.update(hash, SlotTable.OP_CHARGE, increment, policy.toleranceMicros(), now()) == 0;
     }
 

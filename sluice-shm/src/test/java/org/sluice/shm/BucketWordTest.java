@@ -39,6 +39,14 @@ class BucketWordTest {
     }
 
     @Property
+    void mixedAsciiAndOtherTextHashesLikeItsBytes(@ForAll @CharRange(from = ' ', to = '~') String ascii,
+                                                   @ForAll @CharRange(from = '\u0080', to = '\uffff') String other,
+                                                   @ForAll @CharRange(from = ' ', to = '~') String tail) {
+        String s = ascii + other + tail + ascii;
+        assertThat(KeyHash.hash(s, 7)).isEqualTo(KeyHash.hash(s.getBytes(StandardCharsets.UTF_8), 7));
+    }
+
+    @Property
     void fingerprintsAreNeverZero(@ForAll long hash) {
         assertThat(BucketWord.fingerprint(hash)).isBetween(1L, (1L << 24) - 1);
     }

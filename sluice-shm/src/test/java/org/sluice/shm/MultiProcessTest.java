@@ -2,6 +2,7 @@ package org.sluice.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,9 +42,17 @@ class MultiProcessTest {
 
     @Test
     void fourProcessesOnOneHotKeyAdmitNoMoreThanTheBucketAllows() throws Exception {
-        long limit = 20;
-        long windowMillis = 1000;
-        List<Map<String, List<String>>> out = hammer(4, limit, windowMillis, 64, 3, "system", 1, "1500");
+        hotKeyWithTheSystemClock(20, 1000, "1500");
+    }
+
+    @Test
+    @Tag("slow")
+    void fourProcessesOnOneHotKeySoak() throws Exception {
+        hotKeyWithTheSystemClock(1000, 250, "15000");
+    }
+
+    private void hotKeyWithTheSystemClock(long limit, long windowMillis, String durationMillis) throws Exception {
+        List<Map<String, List<String>>> out = hammer(4, limit, windowMillis, 64, 3, "system", 1, durationMillis);
         long admitted = sum(out, "admitted");
         long first = out.stream().mapToLong(o -> Long.parseLong(o.get("start").get(0))).min().orElseThrow();
         long last = out.stream().mapToLong(o -> Long.parseLong(o.get("end").get(0))).max().orElseThrow();
@@ -229,6 +238,30 @@ class MultiProcessTest {
             out.add(parse(c.stdoutLines()));
         }
         return out;
+    }
+
+    @Test
+    void aCarverKilledHoldingTheLockLeavesAnEntryTheNextCarverReuses() throws Exception {
+        Path file = files.fresh();
+        long freeBefore;
+        try (SharedArena a = SharedArena.create(file, 1 << 20)) {
+            freeBefore = a.freeBytes();
+        }
+        ChildJvm carver = spawn(HalfCarveMain.class, file.toString(), "api");
+        carver.awaitLine("locked"::equals, WAIT);
+        carver.kill(); // the kernel drops its lock; its entry is half-written and never READY
+        assertThat(carver.waitFor(WAIT)).isEqualTo(137);
+        try (SharedArena a = SharedArena.attach(file)) {
+            SharedRate r = a.rate("api", 2, Duration.ofSeconds(10), 8, () -> FROZEN);
+            assertThat(r.allow("k")).isTrue();
+            assertThat(r.allow("k")).isTrue();
+            assertThat(r.allow("k")).isFalse();
+            ByteBuffer map = a.mapping();
+            assertThat(map.getLong(ArenaLayout.entryAt(0) + ArenaLayout.E_STATE)).isEqualTo(ArenaLayout.READY);
+            assertThat(map.getLong(ArenaLayout.entryAt(0) + ArenaLayout.E_OFFSET))
+                    .as("placed after the space the dead carver took: leaked, never shared").isEqualTo(ArenaLayout.FIRST_CARVE_AT + 4096);
+            assertThat(a.freeBytes()).isEqualTo(freeBefore - 4096 - SlotTable.carveBytes(8));
+        }
     }
 
     // ------------------------------------------------------------------ helpers

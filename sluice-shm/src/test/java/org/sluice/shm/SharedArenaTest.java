@@ -98,6 +98,15 @@ class SharedArenaTest {
     }
 
     @Test
+    void createLeavesSomeoneElsesSmallFileAlone() throws Exception {
+        Path file = files.fresh();
+        Files.writeString(file, "notes\n");
+        assertThatThrownBy(() -> SharedArena.create(file, 1 << 20))
+                .hasMessageContaining("not a sluice arena").hasMessageContaining("(6 bytes)").hasMessageContaining("left untouched");
+        assertThat(Files.readString(file)).isEqualTo("notes\n");
+    }
+
+    @Test
     void attachRefusesAnUninitialisedFileWhichCreateInitialises() throws Exception {
         Path file = files.fresh();
         Files.write(file, new byte[1 << 16]); // a creator that died before writing the magic

@@ -52,10 +52,10 @@ public final class Cidr {
         if (raw == null) {
             throw new IllegalArgumentException("\"" + addressText + "\" is not an IP address");
         }
-        byte[] rawBytes = raw.getAddress();
         InetAddress address = IpLiterals.unmap(raw);
-        boolean mapped = rawBytes.length == 16 && address.getAddress().length == 4;
-        int bits = rawBytes.length * 8;
+        boolean written6 = addressText.indexOf(':') >= 0;
+        boolean mapped = written6 && address.getAddress().length == 4; // ::ffff:a.b.c.d
+        int bits = written6 ? 128 : 32;
         int prefix = bits;
         if (slash >= 0) {
             String prefixText = s.substring(slash + 1);
@@ -86,7 +86,7 @@ public final class Cidr {
         Cidr cidr = new Cidr(v4, hi, lo, prefix, canonical);
         if ((hi & ~cidr.maskHi) != 0 || (lo & ~cidr.maskLo) != 0) {
             Cidr network = new Cidr(v4, hi & cidr.maskHi, lo & cidr.maskLo, prefix, null);
-            throw new IllegalArgumentException("it has host bits set (the network is " + network.networkText() + ")");
+            throw new IllegalArgumentException("host bits are set; the network is " + network.networkText());
         }
         return cidr;
     }

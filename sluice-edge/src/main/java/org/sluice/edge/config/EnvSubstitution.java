@@ -84,14 +84,14 @@ final class EnvSubstitution {
             } else if (c == '$' && text.startsWith("${", i)) {
                 int close = text.indexOf('}', i + 2);
                 if (close < 0) {
-                    problems.add(path + " has a ${ with no closing } (write $${ for a literal ${)");
+                    problems.unresolved(path, path + " has a ${ with no closing } (write $${ for a literal ${)");
                     return text;
                 }
                 String body = text.substring(i + 2, close);
                 int sep = body.indexOf(":-");
                 String name = sep < 0 ? body : body.substring(0, sep);
                 if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                    problems.add(path + " refers to a variable with an invalid name (a name is letters, digits"
+                    problems.unresolved(path, path + " refers to a variable with an invalid name (a name is letters, digits"
                             + " and _, not starting with a digit; write $${ for a literal ${)");
                     return text;
                 }
@@ -99,7 +99,7 @@ final class EnvSubstitution {
                 if (sep >= 0) {
                     out.append(value == null || value.isEmpty() ? body.substring(sep + 2) : value);
                 } else if (value == null) {
-                    problems.add(path + " uses ${" + name + "}, which is not set"
+                    problems.unresolved(path, path + " uses ${" + name + "}, which is not set"
                             + " (write ${" + name + ":-default} to give it a default)");
                     return text;
                 } else {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.verify.VerifySpec;
 
 /** Reads {@code sources:}: ids, owners, {@code verify} blocks and {@code dedupe} settings. */
@@ -18,16 +19,15 @@ final class SourceReader {
     static final List<String> SOURCE_KEYS = List.of("tenant", "verify", "dedupe", "bytes_per_second");
     static final List<String> VERIFY_KEYS = List.of("scheme", "secrets", "tolerance_seconds",
             "header", "prefix", "algorithm", "encoding");
-    static final List<String> SCHEMES = List.of("github", "stripe", "shopify", "slack", "standard_webhooks", "hmac", "none");
+    static final List<String> SCHEMES = Verifiers.SCHEMES;
     static final List<String> TIMESTAMPED = List.of("stripe", "slack", "standard_webhooks");
     static final List<String> HMAC_ONLY = List.of("header", "prefix", "algorithm", "encoding");
     static final List<String> ALGORITHMS = List.of("sha256", "sha512", "sha1");
     static final List<String> ENCODINGS = List.of("hex", "base64");
-    static final int MAX_SECRETS = 8;
-    static final int DEFAULT_TOLERANCE_SECONDS = 300;
+    static final int MAX_SECRETS = Verifiers.MAX_SECRETS;
+    static final int DEFAULT_TOLERANCE_SECONDS = Verifiers.DEFAULT_TOLERANCE_SECONDS;
     static final int MAX_TOLERANCE_SECONDS = 86_400;
 
-    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}");
     private static final String DEDUPE_SHAPES =
             "github, standard_webhooks, svix, shopify, stripe, none, {header: NAME} or {json: a.b}";
 
@@ -105,7 +105,7 @@ final class SourceReader {
                 v.problem(v.pathOf("header") + " is required for scheme hmac: the header that carries the signature");
             } else {
                 header = v.string("header", null);
-                if (header != null && !HEADER_NAME.matcher(header).matches()) {
+                if (header != null && !Verifiers.isHeaderName(header)) {
                     v.problem(v.pathOf("header") + " must be an HTTP header name, got " + Values.render(v.raw("header")));
                 }
             }
@@ -209,7 +209,7 @@ final class SourceReader {
         String arg = Values.string(only.getValue());
         switch (only.getKey()) {
             case "header" -> {
-                if (arg == null || !HEADER_NAME.matcher(arg).matches()) {
+                if (arg == null || !Verifiers.isHeaderName(arg)) {
                     s.problem(argPath + " must be an HTTP header name, got " + Values.render(only.getValue()));
                     return null;
                 }

@@ -2,6 +2,7 @@ package org.sluice.fleet.internal;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -30,9 +31,10 @@ import org.sluice.fleet.FleetSettings;
  *       multiplexes), auto-flushed, command timeout = {@code fleet.timeout_ms} so calls
  *       a paused store never answers are cleared from its queue; commands are rejected at
  *       once while disconnected, and its queue is bounded.</li>
- *   <li>{@link #batch()}: the settle connection, auto-flush off: the settle drainer
- *       writes a batch and flushes it in one write, so a batch costs one round trip.
- *       Only the drainer thread uses it.</li>
+ *   <li>{@link #batch()}: the settle connection, auto-flush off (standalone): the
+ *       settle drainer writes a batch and flushes it in one write, so a batch costs one
+ *       round trip. With a cluster, commands are written one by one, still without
+ *       waiting in between (pipelined). Only the drainer thread uses it.</li>
  * </ul>
  * A connection that could not be made (the store down at boot) is retried by {@link
  * #ensureConnected()}, called from the background thread; until then the accessors
@@ -81,12 +83,16 @@ public final class RedisLink implements AutoCloseable {
                 uris.add(RedisURI.create(uri.trim()));
             }
             RedisClusterClient c = RedisClusterClient.create(resources, uris);
-            c.setOptions(ClusterClientOptions.builder()
+            // A cluster connection opens its node connections lazily: rejecting commands while
+            // one is not yet connected would fail the first call to each node. Commands wait
+            // instead, bounded by the queue size and, for admissions, by the budget.
+            c.setOptions((ClusterClientOptions) ClusterClientOptions.builder()
                     .autoReconnect(true)
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
                     .requestQueueSize(REQUEST_QUEUE_MAX)
                     .socketOptions(socket)
                     .timeoutOptions(timeouts)
+                    .maintNotificationsConfig(MaintNotificationsConfig.disabled())
                     .build());
             return c;
         }
@@ -97,6 +103,7 @@ public final class RedisLink implements AutoCloseable {
                 .requestQueueSize(REQUEST_QUEUE_MAX)
                 .socketOptions(socket)
                 .timeoutOptions(timeouts)
+                .maintNotificationsConfig(MaintNotificationsConfig.disabled())
                 .build());
         return c;
     }
@@ -122,7 +129,13 @@ public final class RedisLink implements AutoCloseable {
             }
             if (batch == null) {
                 Channel b = connect(batchClient);
-                b.connection().setAutoFlushCommands(false);
+                if (!settings.cluster()) {
+                    // Cluster connections route each command to a node connection that may
+                    // not exist yet when the batch is flushed, so a held-back command could
+                    // wait forever; there the batch is written command by command, still
+                    // without waiting for replies in between (pipelined, not one write).
+                    b.connection().setAutoFlushCommands(false);
+                }
                 batch = b;
             }
             return true;
@@ -136,7 +149,7 @@ public final class RedisLink implements AutoCloseable {
         return requests;
     }
 
-    /** The settle connection (auto-flush off), or null while it could never be made. */
+    /** The settle connection (auto-flush off when standalone), or null while it could never be made. */
     public Channel batch() {
         return batch;
     }

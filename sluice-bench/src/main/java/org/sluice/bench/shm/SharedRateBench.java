@@ -1,0 +1,111 @@
+package org.sluice.bench.shm;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.sluice.shm.SharedArena;
+import org.sluice.shm.SharedRate;
+
+/**
+ * {@link SharedRate#allow} on an arena in /dev/shm.
+ *
+ * <ul>
+ *   <li>{@code distinctKeys}: each thread cycles through its own 1024 keys under a policy
+ *       (1 000 000 per second) they never exhaust, so every call is admitted and every
+ *       call writes its word with a compare-and-swap: the expensive path.</li>
+ *   <li>{@code hotKey}: every thread hits one key at its limit (1000 per second): nearly
+ *       every call is refused, which reads the word and writes only a counter: what a
+ *       flood on one key costs.</li>
+ *   <li>{@code nanoTime}: the clock read every check includes, for scale.</li>
+ * </ul>
+ * The {@code 2t} variants run the same with two threads.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class SharedRateBench {
+
+    static final int KEYS = 1024;
+
+    @State(Scope.Benchmark)
+    public static class Arena {
+        Path file;
+        SharedArena arena;
+        SharedRate wide;
+        SharedRate hot;
+
+        @Setup(Level.Trial)
+        public void open() {
+            file = SharedArena.defaultFile("sluice-bench-" + UUID.randomUUID());
+            arena = SharedArena.create(file, 16 << 20);
+            wide = arena.rate("wide", 1_000_000, Duration.ofSeconds(1), 8 * KEYS);
+            hot = arena.rate("hot", 1000, Duration.ofSeconds(1), 64);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws IOException {
+            arena.close();
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** A thread's own keys, so two threads never touch the same word. */
+    @State(Scope.Thread)
+    public static class Keys {
+        final String[] keys = new String[KEYS];
+        int next;
+
+        @Setup(Level.Trial)
+        public void make() {
+            String prefix = "client-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+            for (int i = 0; i < KEYS; i++) {
+                keys[i] = prefix + i;
+            }
+        }
+
+        String next() {
+            String k = keys[next];
+            next = (next + 1) & (KEYS - 1);
+            return k;
+        }
+    }
+
+    @Benchmark
+    public boolean distinctKeys(Arena a, Keys k) {
+        return a.wide.allow(k.next());
+    }
+
+    @Benchmark
+    @Threads(2)
+    public boolean distinctKeys2t(Arena a, Keys k) {
+        return a.wide.allow(k.next());
+    }
+
+    @Benchmark
+    public boolean hotKey(Arena a) {
+        return a.hot.allow("203.0.113.7");
+    }
+
+    @Benchmark
+    @Threads(2)
+    public boolean hotKey2t(Arena a) {
+        return a.hot.allow("203.0.113.7");
+    }
+
+    @Benchmark
+    public long nanoTime() {
+        return System.nanoTime();
+    }
+}

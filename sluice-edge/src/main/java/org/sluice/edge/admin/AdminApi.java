@@ -1,0 +1,374 @@
+package org.sluice.edge.admin;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.sluice.core.InvalidLimitException;
+import org.sluice.core.Limit;
+import org.sluice.core.OverrideStoreException;
+import org.sluice.core.TenantLimits;
+import org.sluice.edge.store.AuditRecord;
+
+/**
+ * The admin API's {@code /v1} routes as plain request-to-response logic, with no HTTP
+ * server in it: the admin listener turns each request into an {@link AdminRequest},
+ * calls {@link #handle} <b>off its event loop</b> (a PUT or DELETE waits for an fsync),
+ * and writes the {@link AdminResponse} back.
+ *
+ * <h2>Order of checks</h2>
+ * <ol>
+ *   <li>a body over {@link #MAX_BODY_BYTES} -> 413 {@code payload_too_large};</li>
+ *   <li>a path outside {@code /v1} -> 404 {@code not_found} (the listener serves
+ *       {@code /metrics} itself, see {@link #authorized});</li>
+ *   <li>no {@code Authorization: Bearer <token>}, or a wrong one -> 401
+ *       {@code unauthorized} (before routing, so an unauthenticated caller learns
+ *       nothing about which routes exist);</li>
+ *   <li>routing: an unknown path -> 404 {@code not_found}, a known path with another
+ *       method -> 405 {@code method_not_allowed} with {@code Allow};</li>
+ *   <li>the route's own checks (tenant id, query parameters, body).</li>
+ * </ol>
+ *
+ * <h2>Routes</h2>
+ * {@code GET /v1/rate-limits}, {@code GET|PUT|DELETE /v1/tenants/{tenant}/rate-limit},
+ * {@code GET /v1/audit}, {@code GET /v1/hooks}, {@code GET /v1/hooks/{id}},
+ * {@code GET /v1/admission}. Shapes and statuses: {@code docs/admin-api.md}.
+ *
+ * <p>Thread-safe: it holds no mutable state of its own. Override changes are serialised
+ * by {@link TenantLimits}, which writes the store (with fsync) before memory and leaves
+ * memory untouched when the store throws.
+ */
+public final class AdminApi {
+
+    /** Largest request body accepted, in bytes (64 KiB). */
+    public static final int MAX_BODY_BYTES = 64 * 1024;
+    /** {@code limit} of {@code /v1/audit} and {@code /v1/hooks} when absent. */
+    public static final int DEFAULT_PAGE = 100;
+    /** Largest {@code limit}; larger values are served as this. */
+    public static final int MAX_PAGE = 1000;
+    /** The audit actor of a request without {@code X-Sluice-Actor}. */
+    public static final String DEFAULT_ACTOR = "admin";
+    /** Header naming who makes a change, for the audit trail. */
+    public static final String ACTOR_HEADER = "X-Sluice-Actor";
+    /** Longest accepted {@code X-Sluice-Actor}. */
+    public static final int MAX_ACTOR_LENGTH = 128;
+
+    private static final String V1 = "/v1/";
+    private static final String TENANTS = "/v1/tenants/";
+    private static final String RATE_LIMIT = "/rate-limit";
+    private static final String HOOKS = "/v1/hooks";
+    private static final String BEARER = "Bearer ";
+    private static final String NOT_AN_OBJECT =
+            "the body must be one JSON object with rate and burst, e.g. {\"rate\": 10, \"burst\": 20}";
+
+    private final AdminToken token;
+    private final TenantLimits limits;
+    private final AuditTrail audit;
+    private final HookReader hooks;
+    private final Supplier<AdmissionState> admission;
+    private final long instanceMaxBodyBytes;
+
+    private AdminApi(Builder b) {
+        this.token = Objects.requireNonNull(b.token, "token");
+        this.limits = Objects.requireNonNull(b.limits, "limits");
+        this.audit = Objects.requireNonNull(b.audit, "audit");
+        this.hooks = Objects.requireNonNull(b.hooks, "hooks");
+        this.admission = Objects.requireNonNull(b.admission, "admission");
+        this.instanceMaxBodyBytes = b.instanceMaxBodyBytes;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * True when the request carries {@code Authorization: Bearer <the token>} (compared in
+     * constant time). The listener uses it for {@code /metrics} when
+     * {@code admin.metrics_require_token} is true.
+     */
+    public boolean authorized(AdminRequest request) {
+        String header = request.header("Authorization");
+        if (header == null || header.length() <= BEARER.length()
+                || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            return false;
+        }
+        return token.matches(header.substring(BEARER.length()).strip());
+    }
+
+    /** True for paths this API answers ({@code /v1} and below). */
+    public static boolean owns(String path) {
+        return path.equals("/v1") || path.startsWith(V1);
+    }
+
+    /** Answers one request. Blocking (store writes fsync): never call it on an event loop. */
+    public AdminResponse handle(AdminRequest request) {
+        if (request.body().length > MAX_BODY_BYTES) {
+            return AdminResponse.json(413, AdminJson.tooLarge(MAX_BODY_BYTES));
+        }
+        if (!owns(request.path())) {
+            return AdminResponse.json(404, AdminJson.error("not_found"));
+        }
+        if (!authorized(request)) {
+            return AdminResponse.json(401, AdminJson.error("unauthorized"))
+                    .withHeader("WWW-Authenticate", "Bearer realm=\"sluice-admin\"");
+        }
+        try {
+            return route(request);
+        } catch (OverrideStoreException | StoreUnavailableException e) {
+            return AdminResponse.json(503, AdminJson.error("store_unavailable"));
+        }
+    }
+
+    // ------------------------------------------------------------------ routing
+
+    private AdminResponse route(AdminRequest request) {
+        String path = request.path();
+        String method = request.method();
+        if (path.equals("/v1/rate-limits")) {
+            return method.equals("GET") ? listLimits() : notAllowed("GET");
+        }
+        if (path.equals("/v1/audit")) {
+            return method.equals("GET") ? audit(request) : notAllowed("GET");
+        }
+        if (path.equals("/v1/admission")) {
+            return method.equals("GET") ? json(200, AdminJson.admission(admission.get())) : notAllowed("GET");
+        }
+        if (path.equals(HOOKS)) {
+            return method.equals("GET") ? hookPage(request) : notAllowed("GET");
+        }
+        if (path.startsWith(HOOKS + "/") && path.length() > HOOKS.length() + 1) {
+            return method.equals("GET") ? oneHook(path.substring(HOOKS.length() + 1)) : notAllowed("GET");
+        }
+        if (path.startsWith(TENANTS) && path.endsWith(RATE_LIMIT)
+                && path.length() >= TENANTS.length() + RATE_LIMIT.length()) {
+            String tenant = path.substring(TENANTS.length(), path.length() - RATE_LIMIT.length());
+            return tenantLimit(request, tenant);
+        }
+        return AdminResponse.json(404, AdminJson.error("not_found"));
+    }
+
+    // ------------------------------------------------------------------ rate limits
+
+    private AdminResponse listLimits() {
+        return json(200, AdminJson.listing(limits.list()));
+    }
+
+    private AdminResponse tenantLimit(AdminRequest request, String tenant) {
+        String method = request.method();
+        if (!method.equals("GET") && !method.equals("PUT") && !method.equals("DELETE")) {
+            return notAllowed("GET, PUT, DELETE");
+        }
+        if (!TenantIds.valid(tenant)) {
+            return AdminResponse.json(400, AdminJson.error("invalid_tenant"));
+        }
+        if (method.equals("GET")) {
+            return json(200, AdminJson.effective(tenant, limits.effective(tenant)));
+        }
+        String actor = actor(request);
+        if (actor == null) {
+            return AdminResponse.json(400, AdminJson.error("invalid_actor",
+                    ACTOR_HEADER + " must be 1 to " + MAX_ACTOR_LENGTH + " printable ASCII characters"));
+        }
+        if (method.equals("DELETE")) {
+            boolean deleted = audit.as(actor, () -> limits.deleteOverride(tenant));
+            return deleted ? AdminResponse.noContent() : AdminResponse.json(404, AdminJson.error("rate_limit_not_found"));
+        }
+        Limit limit;
+        try {
+            limit = parseLimit(request.body());
+        } catch (InvalidLimitException e) {
+            return AdminResponse.json(400, AdminJson.error("invalid_rate_limit", e.getMessage()));
+        }
+        if (limit == null) {
+            return AdminResponse.json(400, AdminJson.error("invalid_rate_limit", NOT_AN_OBJECT));
+        }
+        audit.as(actor, () -> {
+            limits.putOverride(tenant, limit);
+            return null;
+        });
+        return json(200, AdminJson.effective(tenant, limits.effective(tenant)));
+    }
+
+    /** The body as a limit; null when it is not one JSON object. */
+    private Limit parseLimit(byte[] body) {
+        Map<String, Object> attrs = AdminJson.readObject(body);
+        return attrs == null ? null : Limit.parse(attrs, instanceMaxBodyBytes);
+    }
+
+    /** The request's actor, {@link #DEFAULT_ACTOR} when absent or blank, null when unacceptable. */
+    private static String actor(AdminRequest request) {
+        String actor = request.header(ACTOR_HEADER);
+        if (actor == null || actor.isBlank()) {
+            return DEFAULT_ACTOR;
+        }
+        actor = actor.strip();
+        if (actor.length() > MAX_ACTOR_LENGTH) {
+            return null;
+        }
+        for (int i = 0; i < actor.length(); i++) {
+            char c = actor.charAt(i);
+            if (c < 0x20 || c > 0x7e) {
+                return null;
+            }
+        }
+        return actor;
+    }
+
+    // ------------------------------------------------------------------ audit
+
+    private AdminResponse audit(AdminRequest request) {
+        Map<String, String> query = query(request.query());
+        if (query == null) {
+            return AdminResponse.json(400, AdminJson.error("invalid_query", "the query string is not valid percent-encoding"));
+        }
+        int limit = pageLimit(query.get("limit"));
+        if (limit < 0) {
+            return invalidLimit(query.get("limit"));
+        }
+        List<AuditRecord> records = audit.newest(limit);
+        return json(200, AdminJson.audit(records));
+    }
+
+    // ------------------------------------------------------------------ hooks
+
+    private AdminResponse hookPage(AdminRequest request) {
+        Map<String, String> query = query(request.query());
+        if (query == null) {
+            return AdminResponse.json(400, AdminJson.error("invalid_query", "the query string is not valid percent-encoding"));
+        }
+        int limit = pageLimit(query.get("limit"));
+        if (limit < 0) {
+            return invalidLimit(query.get("limit"));
+        }
+        String after = query.get("after");
+        if (after != null && after.isEmpty()) {
+            after = null;
+        }
+        Optional<HookReader.Page> page = hooks.after(after, limit);
+        if (page.isEmpty()) {
+            return AdminResponse.json(400, AdminJson.error("invalid_after", "no stored hook has id " + shortened(after)));
+        }
+        return json(200, AdminJson.page(page.get()));
+    }
+
+    private AdminResponse oneHook(String id) {
+        Optional<HookReader.Hook> hook = hooks.get(id);
+        return hook.isPresent()
+                ? json(200, AdminJson.hook(hook.get()))
+                : AdminResponse.json(404, AdminJson.error("hook_not_found"));
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** {@code limit}: absent -> default; 1..MAX -> itself; above MAX -> MAX; anything else -> -1. */
+    private static int pageLimit(String raw) {
+        if (raw == null) {
+            return DEFAULT_PAGE;
+        }
+        if (raw.isEmpty() || !raw.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        String digits = raw.replaceFirst("^0+", "");
+        if (digits.isEmpty()) {
+            return -1;
+        }
+        return digits.length() > 4 ? MAX_PAGE : Math.min(Integer.parseInt(digits), MAX_PAGE);
+    }
+
+    private static AdminResponse invalidLimit(String raw) {
+        return AdminResponse.json(400, AdminJson.error("invalid_limit",
+                "limit must be an integer of at least 1 (at most " + MAX_PAGE + " are returned), got \""
+                        + shortened(raw) + "\""));
+    }
+
+    /** Decoded query parameters (the first of a repeated name wins), or null for bad percent-encoding. */
+    private static Map<String, String> query(String raw) {
+        Map<String, String> out = new HashMap<>();
+        if (raw.isEmpty()) {
+            return out;
+        }
+        try {
+            for (String pair : raw.split("&", 64)) {
+                if (pair.isEmpty()) {
+                    continue;
+                }
+                int eq = pair.indexOf('=');
+                String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                out.putIfAbsent(name, value);
+            }
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        return out;
+    }
+
+    private static String shortened(String text) {
+        return text.length() <= 80 ? text : text.substring(0, 80) + "...";
+    }
+
+    private static AdminResponse notAllowed(String allow) {
+        return AdminResponse.json(405, AdminJson.error("method_not_allowed")).withHeader("Allow", allow);
+    }
+
+    private static AdminResponse json(int status, Object body) {
+        return AdminResponse.json(status, AdminJson.encode(body));
+    }
+
+    /** Collects what {@link AdminApi} reads and changes. */
+    public static final class Builder {
+        private AdminToken token;
+        private TenantLimits limits;
+        private AuditTrail audit;
+        private HookReader hooks;
+        private Supplier<AdmissionState> admission;
+        private long instanceMaxBodyBytes = Long.MAX_VALUE;
+
+        private Builder() {
+        }
+
+        public Builder token(AdminToken token) {
+            this.token = token;
+            return this;
+        }
+
+        /** The node's tenant limits: read by the rate-limit routes, changed by PUT and DELETE. */
+        public Builder limits(TenantLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
+        /** The audit side of the override store that {@code limits} was built on. */
+        public Builder audit(AuditTrail audit) {
+            this.audit = audit;
+            return this;
+        }
+
+        public Builder hooks(HookReader hooks) {
+            this.hooks = hooks;
+            return this;
+        }
+
+        public Builder admission(Supplier<AdmissionState> admission) {
+            this.admission = admission;
+            return this;
+        }
+
+        /** {@code http.max_body_bytes}: the ceiling of an override's {@code max_body_bytes}. */
+        public Builder instanceMaxBodyBytes(long instanceMaxBodyBytes) {
+            if (instanceMaxBodyBytes < 1) {
+                throw new IllegalArgumentException("instanceMaxBodyBytes must be at least 1, got " + instanceMaxBodyBytes);
+            }
+            this.instanceMaxBodyBytes = instanceMaxBodyBytes;
+            return this;
+        }
+
+        public AdminApi build() {
+            return new AdminApi(this);
+        }
+    }
+}
