@@ -23,10 +23,9 @@ mvn $MVN_FLAGS -pl sluice-bench -am package -DskipTests
 jar="$root/sluice-bench/target/benchmarks.jar"
 
 redis_pid=""
-tmp_files=()
 cleanup() {
   if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
-  for f in "${tmp_files[@]}"; do rm -f "$f"; done
+  rm -f /dev/shm/sluice-bench-hot-$$-* /dev/shm/sluice-bench-go-$$-*
 }
 trap cleanup EXIT
 
@@ -62,7 +61,6 @@ run_procs() {
   local n=$1
   local arena="/dev/shm/sluice-bench-hot-$$-$n"
   local go="/dev/shm/sluice-bench-go-$$-$n"
-  tmp_files+=("$arena" "$go")
   rm -f "$arena" "$go"
   local pids=()
   for i in $(seq 1 "$n"); do
@@ -79,6 +77,7 @@ run_procs() {
     total=$((total + r))
   done
   echo "$n process(es) combined: $total checks/s"
+  rm -f "$arena" "$go"
 }
 run_procs 1 | tee "$out/procs-1.txt"
 run_procs 2 | tee "$out/procs-2.txt"
