@@ -12,6 +12,7 @@ import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
 import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
+import org.sluice.edge.store.AuditRecord;
 
 /**
  * The admin API's {@code /v1} routes as plain request-to-response logic, with no HTTP
@@ -106,7 +107,7 @@ public final class AdminApi {
     /** Answers one request. Blocking (store writes fsync): never call it on an event loop. */
     public AdminResponse handle(AdminRequest request) {
         if (request.body().length > MAX_BODY_BYTES) {
-            return AdminResponse.json(413, AdminJson.encode(Map.of("error", "payload_too_large", "limit", MAX_BODY_BYTES)));
+            return AdminResponse.json(413, AdminJson.tooLarge(MAX_BODY_BYTES));
         }
         if (!owns(request.path())) {
             return AdminResponse.json(404, AdminJson.error("not_found"));

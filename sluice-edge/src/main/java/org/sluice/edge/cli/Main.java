@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Webhook ingest edge built around admission control.",
-        subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class})
+        subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class,
+                LimitsCommand.class, TailCommand.class})
 public final class Main implements Callable<Integer> {
 
     @Spec

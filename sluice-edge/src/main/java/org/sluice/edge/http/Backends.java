@@ -7,7 +7,6 @@ import java.util.function.LongSupplier;
 import org.sluice.core.BucketTable;
 import org.sluice.core.Clock;
 import org.sluice.core.EffectiveLimit;
-import org.sluice.core.InMemoryOverrideStore;
 import org.sluice.core.Limit;
 import org.sluice.core.QueueShares;
 import org.sluice.core.TenantDecision;
@@ -16,6 +15,7 @@ import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.RocksOverrideStore;
 import org.sluice.edge.intake.Intake;
 import org.sluice.edge.intake.IntakeSettings;
 
@@ -29,6 +29,7 @@ final class Backends implements AutoCloseable {
     private final HookStore store;
     private final Intake intake;
     private final TenantLimits limits;
+    private final RocksOverrideStore overrides;
     private final QueueShares shares = new QueueShares();
     private final BucketTable hookBuckets = new BucketTable();
     private final BucketTable byteBuckets = new BucketTable();
@@ -43,11 +44,17 @@ final class Backends implements AutoCloseable {
         this.clock = clock;
         this.epochMillis = epochMillis;
         this.instanceMaxBody = config.http().maxBodyBytes();
-        this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
-                new InMemoryOverrideStore(), hookBuckets, byteBuckets, clock);
         this.store = HookStore.open(config.node().dataDir().resolve("store"),
                 HookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
                         .withWallClock(epochMillis));
+        try { // overrides persist in the store; one that cannot be read fails the boot
+            this.overrides = new RocksOverrideStore(store, instanceMaxBody);
+            this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
+                    overrides, hookBuckets, byteBuckets, clock);
+        } catch (RuntimeException e) {
+            store.close();
+            throw new IllegalStateException("cannot load the rate-limit overrides from " + store.dir() + ": " + e.getMessage(), e);
+        }
         Intake opened;
         try {
             var in = config.intake();
@@ -70,6 +77,16 @@ final class Backends implements AutoCloseable {
 
     Intake intake() {
         return intake;
+    }
+
+    /** The tenant limits (the admin API reads and changes their overrides). */
+    TenantLimits limits() {
+        return limits;
+    }
+
+    /** The persisted overrides behind {@link #limits()}, with their audit trail. */
+    RocksOverrideStore overrides() {
+        return overrides;
     }
 
     TenantGate tenants() {

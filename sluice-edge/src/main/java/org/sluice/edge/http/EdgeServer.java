@@ -24,6 +24,7 @@ import io.netty.handler.ssl.SslProvider;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,8 @@ import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
+import org.sluice.edge.admin.AdmissionState;
+import org.sluice.edge.admin.EdgeAdmin;
 import org.sluice.edge.config.LimitScope;
 import org.sluice.edge.config.Routing;
 import org.sluice.edge.config.SluiceConfig;
@@ -114,7 +117,10 @@ public final class EdgeServer implements AutoCloseable {
                         + "available on this platform");
             }
             this.listener = bootstrap.bind(config.http().listen().socketAddress()).sync().channel();
-            this.admin = AdminServer.start(config.admin().listen().socketAddress(), adminLoop, registry, workers);
+            this.admin = AdminServer.start(config.admin().listen().socketAddress(), adminLoop, registry, workers,
+                    EdgeAdmin.handler(config, backends.limits(), backends.overrides(), backends.store(), backends.intake(),
+                            () -> List.of(new AdmissionState.Table("tenant", backends.tenantTable().size(),
+                                    backends.tenantTable().swept())), workers));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
         } catch (Exception | Error e) {
             closeQuietly();
