@@ -115,8 +115,15 @@ public final class Main implements Callable<Integer> {
                 return 1;
             }
             CountDownLatch stopped = new CountDownLatch(1);
+            PrintWriter out = spec.commandLine().getOut();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                server.close();
+                try {
+                    server.close();
+                } catch (RuntimeException | Error e) {
+                    e.printStackTrace();
+                }
+                out.println("sluice: stopped");
+                out.flush();
                 stopped.countDown();
             }, "sluice-shutdown"));
             spec.commandLine().getOut().println("sluice: serving on " + server.ingestAddress() + " (admin "
