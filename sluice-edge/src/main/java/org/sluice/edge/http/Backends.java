@@ -205,7 +205,8 @@ final class Backends implements AutoCloseable {
             if (effective.unlimited()) {
                 return null;
             }
-            return RateLimitFields.of(effective.limit(), limits.remaining(tenant));
+            return RateLimitFields.of(effective.limit(),
+                    host == null ? limits.remaining(tenant) : host.remainingHooks(tenant, effective.limit()));
         }
     }
 

@@ -90,6 +90,30 @@ final class HostArena implements AutoCloseable {
         return TenantDecision.ADMITTED;
     }
 
+    /**
+     * Hooks {@code tenant} could send now under {@code limit} (for the {@code RateLimit}
+     * header), charging nothing: the largest {@code k <= burst} whose charge of {@code k}
+     * hooks at once the shared bucket would admit, found by binary search over read-only
+     * peeks.
+     */
+    double remainingHooks(String tenant, Limit limit) {
+        byte[] key = hookKey(tenant);
+        long now = clock.nanoTime();
+        long interval = limit.intervalNanos();
+        long tolerance = limit.toleranceNanos();
+        long lo = 0;
+        long hi = Math.min(limit.burst(), tolerance / interval);
+        while (lo < hi) {
+            long mid = (lo + hi + 1) >>> 1;
+            if (tenants.waitNanos(key, mid * interval, tolerance, now) == 0) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
     /** Empties {@code tenant}'s host buckets (after an override change), for every process. */
     void resetTenant(String tenant) {
         tenants.forget(hookKey(tenant));
