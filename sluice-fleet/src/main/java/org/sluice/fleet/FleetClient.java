@@ -174,7 +174,12 @@ public final class FleetClient implements AutoCloseable {
             token == null ? "" : token, Long.toString(settings.pendingTtlMs()),
         };
         health.storeCall();
-        CompletableFuture<List<Object>> reply = evalScript(ch, Script.ADMIT, ScriptOutputType.MULTI, keys, args);
+        CompletableFuture<List<Object>> reply;
+        try {
+            reply = evalScript(ch, Script.ADMIT, ScriptOutputType.MULTI, keys, args);
+        } catch (RuntimeException e) { // a client that refuses on the caller's thread: still an answer
+            return CompletableFuture.completedStage(finish(permit, chargeRate, claimDedupe, token, null, e));
+        }
         Timeout budget = link.timer().newTimeout(t -> reply.completeExceptionally(BUDGET_EXCEEDED),
                 settings.timeoutMs(), TimeUnit.MILLISECONDS);
         return reply.handle((r, err) -> {
