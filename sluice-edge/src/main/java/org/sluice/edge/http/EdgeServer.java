@@ -80,9 +80,9 @@ public final class EdgeServer implements AutoCloseable {
 
     private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis) throws Exception {
         this.config = config;
-        if (config.rateLimits().scope() != LimitScope.NODE) {
+        if (config.rateLimits().scope() == LimitScope.FLEET) {
             throw new IllegalArgumentException("rate_limits.scope " + config.rateLimits().scope().configName()
-                    + " is not available in this build: only \"node\" is; host and fleet scopes need their own modules");
+                    + " is not available in this build: only \"node\" and \"host\" are; the fleet scope needs its own module");
         }
         int cores = Runtime.getRuntime().availableProcessors();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -120,7 +120,9 @@ public final class EdgeServer implements AutoCloseable {
             this.admin = AdminServer.start(config.admin().listen().socketAddress(), adminLoop, registry, workers,
                     EdgeAdmin.handler(config, backends.limits(), backends.overrides(), backends.store(), backends.intake(),
                             () -> List.of(new AdmissionState.Table("tenant", backends.tenantTable().size(),
-                                    backends.tenantTable().swept())), workers));
+                                    backends.tenantTable().swept())),
+                            backends.host() == null ? null : backends.host()::stats,
+                            backends.host() == null ? null : backends.host()::resetTenant, workers));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
         } catch (Exception | Error e) {
             closeQuietly();
@@ -267,7 +269,9 @@ public final class EdgeServer implements AutoCloseable {
                 sourceBytes.put(source.id(), source.bytesPerSecond());
             }
             this.router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);
-            this.preRead = new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
+            this.preRead = backends.host() != null
+                    ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
+                    : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
             this.stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis);
         }
 

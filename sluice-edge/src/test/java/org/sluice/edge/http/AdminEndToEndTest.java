@@ -284,6 +284,36 @@ class AdminEndToEndTest {
         }
     }
 
+    @Test
+    void underHostScopeAnOverrideResetsTheArenaBucketsAndAdmissionShowsTheArena() throws Exception {
+        Path arena = org.sluice.shm.SharedArena.defaultFile("sluice-admintest-" + java.util.UUID.randomUUID());
+        String config = CONFIG.replace("rate_limits:\n", "rate_limits:\n  scope: host\n  host_arena: \"" + arena + "\"\n");
+        try (TestEdge edge = TestEdge.start(dir, config)) {
+            String token = token();
+            assertThat(acceptedUntilRefused(edge)).isEqualTo(2);
+            assertThat(call(edge, "PUT", "/v1/tenants/acme/rate-limit", token, "{\"rate\":1,\"burst\":4}").status())
+                    .isEqualTo(200);
+            assertThat(acceptedUntilRefused(edge)).isEqualTo(4); // the arena's buckets were reset too
+            assertThat(call(edge, "DELETE", "/v1/tenants/acme/rate-limit", token, null).status()).isEqualTo(204);
+            Http.Response first = edge.post("/hooks/open", Map.of(), "{}");
+            assertThat(first.status()).isEqualTo(202);
+            assertThat(first.header("RateLimit")).as("remaining read from the arena").isEqualTo("\"tenant\";r=1;t=1");
+            assertThat(acceptedUntilRefused(edge)).isEqualTo(1);
+
+            JsonNode admission = call(edge, "GET", "/v1/admission", token, null).json();
+            assertThat(admission.get("scope").asText()).isEqualTo("host");
+            JsonNode stats = admission.get("arena");
+            assertThat(stats.get("file").asText()).isEqualTo(arena.toString());
+            JsonNode tenants = stats.get("tables").get("edge-tenant");
+            assertThat(tenants.get("allowed").asLong()).isEqualTo(8);
+            assertThat(tenants.get("denied").asLong()).isEqualTo(3);
+            assertThat(stats.get("tables").has("edge-ip")).isTrue();
+            assertThat(stats.get("tables").has("edge-node")).isTrue();
+        } finally {
+            Files.deleteIfExists(arena);
+        }
+    }
+
     // ------------------------------------------------------------------ reading hooks
 
     @Test
