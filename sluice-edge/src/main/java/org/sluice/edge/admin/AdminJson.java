@@ -17,6 +17,7 @@ import java.util.Map;
 import org.sluice.core.EffectiveLimit;
 import org.sluice.core.Limit;
 import org.sluice.core.TenantLimits;
+import org.sluice.edge.store.AuditRecord;
 
 /** The admin API's JSON shapes, rendered from maps in a fixed key order. */
 final class AdminJson {
@@ -65,6 +66,14 @@ final class AdminJson {
         return encode(out);
     }
 
+    /** {@code {"error":"payload_too_large","limit":N}}. */
+    static byte[] tooLarge(int limit) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("error", "payload_too_large");
+        out.put("limit", limit);
+        return encode(out);
+    }
+
     static Map<String, Object> limit(Limit limit) {
         return limit == null ? null : limit.toMap();
     }
@@ -102,8 +111,8 @@ final class AdminJson {
             row.put("actor", r.actor());
             row.put("action", r.action());
             row.put("tenant", r.tenant());
-            row.put("before", limit(r.before()));
-            row.put("after", limit(r.after()));
+            row.put("before", r.before());
+            row.put("after", r.after());
             rows.add(row);
         }
         return Map.of("audit", rows);

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import org.sluice.core.Limit;
 import org.sluice.core.OverrideStore;
 import org.sluice.core.OverrideStoreException;
+import org.sluice.edge.store.AuditRecord;
 
 /**
  * An override store with its audit trail in this JVM's memory: nothing survives a
@@ -51,7 +52,7 @@ public final class InMemoryAuditedStore implements OverrideStore, AuditTrail {
     public synchronized void put(String tenant, Limit limit) {
         checkWritable();
         Limit before = overrides.put(Objects.requireNonNull(tenant, "tenant"), Objects.requireNonNull(limit, "limit"));
-        record(new AuditRecord(wallClockMillis.getAsLong(), actor(), AuditRecord.PUT, tenant, before, limit));
+        record(new AuditRecord(wallClockMillis.getAsLong(), actor(), AuditRecord.PUT, tenant, map(before), limit.toMap()));
     }
 
     @Override
@@ -61,7 +62,7 @@ public final class InMemoryAuditedStore implements OverrideStore, AuditTrail {
         if (before == null) {
             return false;
         }
-        record(new AuditRecord(wallClockMillis.getAsLong(), actor(), AuditRecord.DELETE, tenant, before, null));
+        record(new AuditRecord(wallClockMillis.getAsLong(), actor(), AuditRecord.DELETE, tenant, before.toMap(), null));
         return true;
     }
 
@@ -103,6 +104,10 @@ public final class InMemoryAuditedStore implements OverrideStore, AuditTrail {
         if (records.size() > MAX_RECORDS) {
             records.removeFirst();
         }
+    }
+
+    private static Map<String, Object> map(Limit limit) {
+        return limit == null ? null : limit.toMap();
     }
 
     private static String actor() {

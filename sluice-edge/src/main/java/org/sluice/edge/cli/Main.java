@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Webhook ingest edge built around admission control.",
-        subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class})
+        subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class,
+                LimitsCommand.class, TailCommand.class})
 public final class Main implements Callable<Integer> {
 
     @Spec
@@ -114,8 +115,15 @@ public final class Main implements Callable<Integer> {
                 return 1;
             }
             CountDownLatch stopped = new CountDownLatch(1);
+            PrintWriter out = spec.commandLine().getOut();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                server.close();
+                try {
+                    server.close();
+                } catch (RuntimeException | Error e) {
+                    e.printStackTrace();
+                }
+                out.println("sluice: stopped");
+                out.flush();
                 stopped.countDown();
             }, "sluice-shutdown"));
             spec.commandLine().getOut().println("sluice: serving on " + server.ingestAddress() + " (admin "

@@ -14,7 +14,6 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
@@ -22,11 +21,13 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
+import org.sluice.edge.admin.AdminHttpHandler;
 
 /**
- * The admin listener ({@code admin.listen}, loopback by default). This issue serves one
- * route, {@code GET /metrics}: the Prometheus text format. Rendering runs on a worker, not
- * the admin event loop. Other paths are 404 (the rest of the admin API lives elsewhere).
+ * The admin listener ({@code admin.listen}, loopback by default): {@code GET /metrics} (the
+ * Prometheus text format) and, through {@link AdminHttpHandler}, the {@code /v1} admin API
+ * (see docs/admin-api.md). Rendering runs on a worker, not the admin event loop. Other
+ * paths are 404.
  */
 final class AdminServer implements AutoCloseable {
 
@@ -39,13 +40,13 @@ final class AdminServer implements AutoCloseable {
     }
 
     static AdminServer start(InetSocketAddress listen, EventLoopGroup group, PrometheusMeterRegistry registry,
-            Executor workers) throws InterruptedException {
+            Executor workers, AdminHttpHandler api) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(Transport.serverChannel())
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.pipeline().addLast(new HttpServerCodec(), new HttpServerKeepAliveHandler(),
-                                new HttpObjectAggregator(64 * 1024), new MetricsHandler(registry, workers));
+                                AdminHttpHandler.aggregator(), api, new MetricsHandler(registry, workers));
                     }
                 });
         Transport.configure(bootstrap, false);

@@ -7,7 +7,6 @@ import java.util.function.LongSupplier;
 import org.sluice.core.BucketTable;
 import org.sluice.core.Clock;
 import org.sluice.core.EffectiveLimit;
-import org.sluice.core.InMemoryOverrideStore;
 import org.sluice.core.Limit;
 import org.sluice.core.QueueShares;
 import org.sluice.core.TenantDecision;
@@ -16,6 +15,7 @@ import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.RocksOverrideStore;
 import org.sluice.edge.intake.Intake;
 import org.sluice.edge.intake.IntakeSettings;
 
@@ -29,6 +29,9 @@ final class Backends implements AutoCloseable {
     private final HookStore store;
     private final Intake intake;
     private final TenantLimits limits;
+    private final RocksOverrideStore overrides;
+    /** The host arena when {@code rate_limits.scope} is host (tenant buckets live there), else null. */
+    private final HostArena host;
     private final QueueShares shares = new QueueShares();
     private final BucketTable hookBuckets = new BucketTable();
     private final BucketTable byteBuckets = new BucketTable();
@@ -43,11 +46,24 @@ final class Backends implements AutoCloseable {
         this.clock = clock;
         this.epochMillis = epochMillis;
         this.instanceMaxBody = config.http().maxBodyBytes();
-        this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
-                new InMemoryOverrideStore(), hookBuckets, byteBuckets, clock);
         this.store = HookStore.open(config.node().dataDir().resolve("store"),
                 HookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
                         .withWallClock(epochMillis));
+        try { // overrides persist in the store; one that cannot be read fails the boot
+            this.overrides = new RocksOverrideStore(store, instanceMaxBody);
+            this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
+                    overrides, hookBuckets, byteBuckets, clock);
+        } catch (RuntimeException e) {
+            store.close();
+            throw new IllegalStateException("cannot load the rate-limit overrides from " + store.dir() + ": " + e.getMessage(), e);
+        }
+        try {
+            this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
+                    ? HostArena.open(config.rateLimits().hostArena(), clock) : null;
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
         Intake opened;
         try {
             var in = config.intake();
@@ -55,6 +71,9 @@ final class Backends implements AutoCloseable {
                     in.maxQueueBytes(), in.commitDeadlineMs()), registry);
         } catch (RuntimeException e) {
             store.close();
+            if (host != null) {
+                host.close();
+            }
             throw e;
         }
         this.intake = opened;
@@ -70,6 +89,21 @@ final class Backends implements AutoCloseable {
 
     Intake intake() {
         return intake;
+    }
+
+    /** The tenant limits (the admin API reads and changes their overrides). */
+    TenantLimits limits() {
+        return limits;
+    }
+
+    /** The host arena ({@code rate_limits.scope: host}), or null. */
+    HostArena host() {
+        return host;
+    }
+
+    /** The persisted overrides behind {@link #limits()}, with their audit trail. */
+    RocksOverrideStore overrides() {
+        return overrides;
     }
 
     TenantGate tenants() {
@@ -103,6 +137,9 @@ final class Backends implements AutoCloseable {
             intake.close();
         } finally {
             store.close();
+            if (host != null) {
+                host.close();
+            }
         }
     }
 
@@ -133,7 +170,8 @@ final class Backends implements AutoCloseable {
 
         @Override
         public Refusal charge(String tenant, long bytes) {
-            TenantDecision decision = limits.hit(tenant, bytes);
+            TenantDecision decision = host == null ? limits.hit(tenant, bytes)
+                    : host.hitTenant(tenant, bytes, limits.effective(tenant).limit());
             if (decision.admitted()) {
                 return null;
             }
@@ -167,7 +205,8 @@ final class Backends implements AutoCloseable {
             if (effective.unlimited()) {
                 return null;
             }
-            return RateLimitFields.of(effective.limit(), limits.remaining(tenant));
+            return RateLimitFields.of(effective.limit(),
+                    host == null ? limits.remaining(tenant) : host.remainingHooks(tenant, effective.limit()));
         }
     }
 

@@ -24,6 +24,7 @@ import io.netty.handler.ssl.SslProvider;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,8 @@ import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
+import org.sluice.edge.admin.AdmissionState;
+import org.sluice.edge.admin.EdgeAdmin;
 import org.sluice.edge.config.LimitScope;
 import org.sluice.edge.config.Routing;
 import org.sluice.edge.config.SluiceConfig;
@@ -77,9 +80,9 @@ public final class EdgeServer implements AutoCloseable {
 
     private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis) throws Exception {
         this.config = config;
-        if (config.rateLimits().scope() != LimitScope.NODE) {
+        if (config.rateLimits().scope() == LimitScope.FLEET) {
             throw new IllegalArgumentException("rate_limits.scope " + config.rateLimits().scope().configName()
-                    + " is not available in this build: only \"node\" is; host and fleet scopes need their own modules");
+                    + " is not available in this build: only \"node\" and \"host\" are; the fleet scope needs its own module");
         }
         int cores = Runtime.getRuntime().availableProcessors();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -114,7 +117,12 @@ public final class EdgeServer implements AutoCloseable {
                         + "available on this platform");
             }
             this.listener = bootstrap.bind(config.http().listen().socketAddress()).sync().channel();
-            this.admin = AdminServer.start(config.admin().listen().socketAddress(), adminLoop, registry, workers);
+            this.admin = AdminServer.start(config.admin().listen().socketAddress(), adminLoop, registry, workers,
+                    EdgeAdmin.handler(config, backends.limits(), backends.overrides(), backends.store(), backends.intake(),
+                            () -> List.of(new AdmissionState.Table("tenant", backends.tenantTable().size(),
+                                    backends.tenantTable().swept())),
+                            backends.host() == null ? null : backends.host()::stats,
+                            backends.host() == null ? null : backends.host()::resetTenant, workers));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
         } catch (Exception | Error e) {
             closeQuietly();
@@ -261,7 +269,9 @@ public final class EdgeServer implements AutoCloseable {
                 sourceBytes.put(source.id(), source.bytesPerSecond());
             }
             this.router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);
-            this.preRead = new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
+            this.preRead = backends.host() != null
+                    ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
+                    : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
             this.stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis);
         }
 

@@ -120,6 +120,11 @@ final class Codec {
         return out.array();
     }
 
+    /** Writes {@code id} into a record built by {@link #hook(UUID, PendingHook)} (at bytes 1 to 16). */
+    static void setHookId(byte[] record, UUID id) {
+        ByteBuffer.wrap(record, 1, 16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits());
+    }
+
     static StoredHook hook(byte[] value) {
         ByteBuffer in = ByteBuffer.wrap(value);
         byte format = in.get();

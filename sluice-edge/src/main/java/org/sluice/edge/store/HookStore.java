@@ -16,6 +16,8 @@ import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
@@ -105,6 +107,7 @@ public final class HookStore implements AutoCloseable {
     private final Options options;
     private final DBOptions dbOptions;
     private final ColumnFamilyOptions cfOptions;
+    private final BloomFilter bloom;
     private final RocksDB db;
     private final List<ColumnFamilyHandle> handles;
     private final ColumnFamilyHandle hooks;
@@ -117,6 +120,7 @@ public final class HookStore implements AutoCloseable {
     private final WriteOptions syncWrite;
     private final WriteOptions lazyWrite;
     private final UuidV7 ids = new UuidV7();
+    private static final UUID NO_ID = new UUID(0, 0);
 
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final ReentrantLock commitLock = new ReentrantLock();
@@ -126,8 +130,9 @@ public final class HookStore implements AutoCloseable {
     private boolean closed;
     private volatile boolean failWrites;
 
-    private HookStore(Path dir, Options options, DBOptions dbOptions, ColumnFamilyOptions cfOptions,
+    private HookStore(Path dir, Options options, DBOptions dbOptions, ColumnFamilyOptions cfOptions, BloomFilter bloom,
                       RocksDB db, List<ColumnFamilyHandle> handles) throws RocksDBException {
+        this.bloom = bloom;
         this.dir = dir;
         this.options = options;
         this.dbOptions = dbOptions;
@@ -173,8 +178,11 @@ public final class HookStore implements AutoCloseable {
         }
         RocksDB.loadLibrary();
         DBOptions dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
-                .setKeepLogFileNum(4);
-        ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
+                .setKeepLogFileNum(4).setMaxLogFileSize(16L << 20);
+        // point lookups (dedupe checks, id lookups) skip SST files that cannot hold the key
+        BloomFilter bloom = new BloomFilter(10);
+        ColumnFamilyOptions cfOptions = new ColumnFamilyOptions()
+                .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(bloom));
         List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
         descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
         for (String name : FAMILIES) {
@@ -187,18 +195,20 @@ public final class HookStore implements AutoCloseable {
         } catch (RocksDBException e) {
             dbOptions.close();
             cfOptions.close();
+            bloom.close();
             String msg = String.valueOf(e.getMessage());
             String hint = msg.contains("lock") || msg.contains("LOCK")
                     ? " (is another Sluice process, or another open store, using this data dir?)" : "";
             throw new HookStoreException("cannot open the store at " + dir + ": " + msg + hint, e);
         }
         try {
-            return new HookStore(dir, options, dbOptions, cfOptions, db, handles);
+            return new HookStore(dir, options, dbOptions, cfOptions, bloom, db, handles);
         } catch (RocksDBException | RuntimeException e) {
             handles.forEach(ColumnFamilyHandle::close);
             db.close();
             dbOptions.close();
             cfOptions.close();
+            bloom.close();
             if (e instanceof HookStoreException h) {
                 throw h;
             }
@@ -273,6 +283,7 @@ public final class HookStore implements AutoCloseable {
             db.close();
             dbOptions.close();
             cfOptions.close();
+            bloom.close();
         } finally {
             lifecycle.writeLock().unlock();
         }
@@ -302,11 +313,13 @@ public final class HookStore implements AutoCloseable {
     public List<CommitResult> commit(List<PendingHook> batch) {
         int n = batch.size();
         byte[][] dedupeKeys = new byte[n][];
-        for (int i = 0; i < n; i++) {
+        byte[][] records = new byte[n][];
+        for (int i = 0; i < n; i++) { // encoding (the body copy) happens before the lock; the id is filled in under it
             PendingHook h = batch.get(i);
             if (h.dedupeKey() != null) {
                 dedupeKeys[i] = Codec.dedupeKey(h.tenant(), h.source(), h.dedupeKey());
             }
+            records[i] = Codec.hook(NO_ID, h);
         }
         CommitResult[] results = new CommitResult[n];
         lifecycle.readLock().lock();
@@ -322,7 +335,6 @@ public final class HookStore implements AutoCloseable {
                 Map<ByteKey, String> firstInBatch = new HashMap<>();
                 try (WriteBatch wb = new WriteBatch()) {
                     for (int i = 0; i < n; i++) {
-                        PendingHook h = batch.get(i);
                         byte[] dk = dedupeKeys[i];
                         if (dk != null) {
                             String first = firstInBatch.get(new ByteKey(dk));
@@ -339,7 +351,8 @@ public final class HookStore implements AutoCloseable {
                         UUID id = ids.next(now);
                         byte[] seq = Codec.u64(nextSeq++);
                         byte[] idBytes = Codec.uuid(id);
-                        wb.put(hooks, seq, Codec.hook(id, h));
+                        Codec.setHookId(records[i], id);
+                        wb.put(hooks, seq, records[i]);
                         wb.put(hookIds, idBytes, seq);
                         if (dk != null) {
                             wb.put(dedupe, dk, Codec.dedupeValue(id, expiry));
@@ -475,6 +488,18 @@ public final class HookStore implements AutoCloseable {
      * @throws IllegalArgumentException when {@code limit < 1} or no stored hook has id {@code afterId}
      */
     public HookPage after(String afterId, int limit) {
+        return after(afterId, limit, DEFAULT_PAGE_BYTES);
+    }
+
+    /** Body bytes one page holds at most (it always holds at least one hook): 16 MiB. */
+    public static final long DEFAULT_PAGE_BYTES = 16L << 20;
+
+    /**
+     * As {@link #after(String, int)}, but the page also ends once its bodies reach
+     * {@code maxBytes} (a page always holds at least one hook), so that a page of big
+     * bodies cannot exhaust the heap; {@link HookPage#next()} then points on.
+     */
+    public HookPage after(String afterId, int limit, long maxBytes) {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
@@ -492,9 +517,12 @@ public final class HookStore implements AutoCloseable {
             }
             List<StoredHook> page = new ArrayList<>(Math.min(limit, 1024));
             boolean more;
+            long bytes = 0;
             try (RocksIterator it = db.newIterator(hooks)) {
-                for (it.seek(Codec.u64(fromSeq + 1)); it.isValid() && page.size() < limit; it.next()) {
-                    page.add(Codec.hook(it.value()));
+                for (it.seek(Codec.u64(fromSeq + 1)); it.isValid() && page.size() < limit && bytes < maxBytes; it.next()) {
+                    StoredHook h = Codec.hook(it.value());
+                    page.add(h);
+                    bytes += h.body().length;
                 }
                 it.status();
                 more = it.isValid();

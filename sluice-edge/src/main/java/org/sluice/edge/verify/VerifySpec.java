@@ -25,4 +25,16 @@ public record VerifySpec(
     public VerifySpec {
         secrets = List.copyOf(secrets);
     }
+
+    /** Never prints a secret: only how many there are and their lengths. */
+    @Override
+    public String toString() {
+        StringBuilder lengths = new StringBuilder();
+        for (String secret : secrets) {
+            lengths.append(lengths.length() == 0 ? "" : ",").append(secret == null ? 0 : secret.length());
+        }
+        return "VerifySpec[scheme=" + scheme + ", secrets=" + secrets.size() + " redacted (lengths " + lengths
+                + "), toleranceSeconds=" + toleranceSeconds + ", header=" + header + ", prefix=" + prefix
+                + ", algorithm=" + algorithm + ", encoding=" + encoding + "]";
+    }
 }

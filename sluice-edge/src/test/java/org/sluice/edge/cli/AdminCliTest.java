@@ -197,6 +197,13 @@ class AdminCliTest {
         assertThat(store.load()).isEmpty();
     }
 
+    @Test
+    void theSluiceCommandLineHasLimitsAndTail() {
+        CommandLine sluice = new CommandLine(new Main());
+        assertThat(sluice.getSubcommands()).containsKeys("limits", "tail");
+        assertThat(sluice.getSubcommands().get("limits").getSubcommands()).containsKeys("get", "set", "delete", "list");
+    }
+
     // ------------------------------------------------------------------ tail
 
     private void addHooks(int n) {

@@ -65,7 +65,8 @@ class MetricsTest {
                 http: {listen: "127.0.0.1:0"}
                 """)) {
             InetSocketAddress admin = new InetSocketAddress("127.0.0.1", edge.server.adminAddress().getPort());
-            assertThat(Http.get(admin, "/v1/anything").status()).isEqualTo(404);
+            assertThat(Http.get(admin, "/anything").status()).isEqualTo(404);
+            assertThat(Http.get(admin, "/v1/anything").status()).isEqualTo(401); // the admin API: token first
         }
     }
 }

@@ -330,4 +330,23 @@ class IntakeTest {
         assertThat(intake.submit(h)).isCompletedWithValue(CommitResult.OVERLOAD);
         assertThat(store.after(null, 10).hooks()).isEmpty();
     }
+
+    @Test
+    void withAMaxDelayAFullBatchCommitsAtOnceAndClosingCutsTheWaitShort() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        // a delay no test would wait out: the batch must commit because it is full, and close must not wait it out
+        intake = Intake.start(store::commit, IntakeSettings.defaults().withPartitions(1).withMaxBatch(3).withMaxDelayMs(600_000),
+                registry, new ManualClock());
+        List<CompletableFuture<CommitResult>> full = List.of(
+                intake.submit(Hooks.hook("a")), intake.submit(Hooks.hook("b")), intake.submit(Hooks.hook("c")));
+        for (CompletableFuture<CommitResult> f : full) {
+            assertThat(await(f).status()).isEqualTo(Status.ACCEPTED);
+        }
+        CompletableFuture<CommitResult> d = intake.submit(Hooks.hook("d"));
+        CompletableFuture<CommitResult> e = intake.submit(Hooks.hook("e"));
+        intake.close();
+        assertThat(d.getNow(null).status()).isEqualTo(Status.ACCEPTED);
+        assertThat(e.getNow(null).status()).isEqualTo(Status.ACCEPTED);
+        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::dedupeKey).containsExactly("a", "b", "c", "d", "e");
+    }
 }

@@ -226,4 +226,62 @@ class HookStoreTest {
         Files.writeString(file, "x");
         assertThatThrownBy(() -> HookStore.open(file)).isInstanceOf(HookStoreException.class).hasMessageContaining(file.toString());
     }
+
+    @Test
+    void concurrentCommitsOfOverlappingKeysStoreEachKeyOnce() throws Exception {
+        int threads = 4;
+        int keys = 300;
+        java.util.concurrent.ConcurrentHashMap<String, java.util.Set<String>> acceptedIdsByKey = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.ConcurrentLinkedQueue<Throwable> errors = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int offset = t;
+            Thread w = new Thread(() -> {
+                try {
+                    start.await();
+                    for (int i = 0; i < keys; i += 3) {
+                        List<PendingHook> batch = new ArrayList<>();
+                        for (int j = 0; j < 3; j++) {
+                            batch.add(Hooks.hook("k" + ((i + j + offset) % keys)));
+                        }
+                        List<CommitResult> results = store.commit(batch);
+                        for (int j = 0; j < 3; j++) {
+                            acceptedIdsByKey.computeIfAbsent(batch.get(j).dedupeKey(), k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+                                    .add(results.get(j).id());
+                        }
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            });
+            workers.add(w);
+            w.start();
+        }
+        start.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        assertThat(errors).isEmpty();
+        List<StoredHook> all = store.after(null, 10_000).hooks();
+        assertThat(all).hasSize(keys);
+        assertThat(all).extracting(StoredHook::dedupeKey).doesNotHaveDuplicates();
+        acceptedIdsByKey.forEach((key, ids) -> assertThat(ids).as("every answer for %s names the one stored hook", key).hasSize(1));
+    }
+
+    @Test
+    void aPageOfBigBodiesStopsAtItsByteBudgetButHoldsAtLeastOneHook() {
+        String big = "x".repeat(1000);
+        for (int i = 0; i < 5; i++) {
+            store.commit(List.of(Hooks.hook("acme", "gh", "k" + i, big)));
+        }
+        HookPage page = store.after(null, 100, 2500);
+        assertThat(page.hooks()).hasSize(3);
+        assertThat(page.next()).isEqualTo(page.hooks().get(2).id());
+        HookPage tiny = store.after(null, 100, 1);
+        assertThat(tiny.hooks()).hasSize(1);
+        HookPage rest = store.after(page.next(), 100, 2500);
+        assertThat(rest.hooks()).hasSize(2);
+        assertThat(rest.next()).isNull();
+    }
 }

@@ -2,6 +2,7 @@ package org.sluice.fleet.internal;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -16,6 +17,8 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,9 +33,10 @@ import org.sluice.fleet.FleetSettings;
  *       multiplexes), auto-flushed, command timeout = {@code fleet.timeout_ms} so calls
  *       a paused store never answers are cleared from its queue; commands are rejected at
  *       once while disconnected, and its queue is bounded.</li>
- *   <li>{@link #batch()}: the settle connection, auto-flush off: the settle drainer
- *       writes a batch and flushes it in one write, so a batch costs one round trip.
- *       Only the drainer thread uses it.</li>
+ *   <li>{@link #batch()}: the settle connection, auto-flush off (standalone): the
+ *       settle drainer writes a batch and flushes it in one write, so a batch costs one
+ *       round trip. With a cluster, commands are written one by one, still without
+ *       waiting in between (pipelined). Only the drainer thread uses it.</li>
  * </ul>
  * A connection that could not be made (the store down at boot) is retried by {@link
  * #ensureConnected()}, called from the background thread; until then the accessors
@@ -51,6 +55,7 @@ public final class RedisLink implements AutoCloseable {
     }
 
     private final FleetSettings settings;
+    private final HashedWheelTimer timer;
     private final ClientResources resources;
     private final AbstractRedisClient requestClient;
     private final AbstractRedisClient batchClient;
@@ -59,7 +64,16 @@ public final class RedisLink implements AutoCloseable {
 
     public RedisLink(FleetSettings settings) {
         this.settings = settings;
+        // One timer for every budget: 1 ms ticks, so a call is cut off within 1 ms of its
+        // budget; scheduling a timeout is a lock-free enqueue (unlike a scheduled executor's
+        // locked queue). Lettuce's command timeouts use it too.
+        this.timer = new HashedWheelTimer(r -> {
+            Thread t = new Thread(r, "sluice-fleet-timer");
+            t.setDaemon(true);
+            return t;
+        }, 1, TimeUnit.MILLISECONDS, 512);
         this.resources = ClientResources.builder()
+                .timer(timer)
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
@@ -81,12 +95,16 @@ public final class RedisLink implements AutoCloseable {
                 uris.add(RedisURI.create(uri.trim()));
             }
             RedisClusterClient c = RedisClusterClient.create(resources, uris);
-            c.setOptions(ClusterClientOptions.builder()
+            // A cluster connection opens its node connections lazily: rejecting commands while
+            // one is not yet connected would fail the first call to each node. Commands wait
+            // instead, bounded by the queue size and, for admissions, by the budget.
+            c.setOptions((ClusterClientOptions) ClusterClientOptions.builder()
                     .autoReconnect(true)
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
                     .requestQueueSize(REQUEST_QUEUE_MAX)
                     .socketOptions(socket)
                     .timeoutOptions(timeouts)
+                    .maintNotificationsConfig(MaintNotificationsConfig.disabled())
                     .build());
             return c;
         }
@@ -97,6 +115,7 @@ public final class RedisLink implements AutoCloseable {
                 .requestQueueSize(REQUEST_QUEUE_MAX)
                 .socketOptions(socket)
                 .timeoutOptions(timeouts)
+                .maintNotificationsConfig(MaintNotificationsConfig.disabled())
                 .build());
         return c;
     }
@@ -122,7 +141,13 @@ public final class RedisLink implements AutoCloseable {
             }
             if (batch == null) {
                 Channel b = connect(batchClient);
-                b.connection().setAutoFlushCommands(false);
+                if (!settings.cluster()) {
+                    // Cluster connections route each command to a node connection that may
+                    // not exist yet when the batch is flushed, so a held-back command could
+                    // wait forever; there the batch is written command by command, still
+                    // without waiting for replies in between (pipelined, not one write).
+                    b.connection().setAutoFlushCommands(false);
+                }
                 batch = b;
             }
             return true;
@@ -131,12 +156,17 @@ public final class RedisLink implements AutoCloseable {
         }
     }
 
+    /** The timer that cuts calls off at their budget. */
+    public Timer timer() {
+        return timer;
+    }
+
     /** The admission connection, or null while it could never be made. */
     public Channel requests() {
         return requests;
     }
 
-    /** The settle connection (auto-flush off), or null while it could never be made. */
+    /** The settle connection (auto-flush off when standalone), or null while it could never be made. */
     public Channel batch() {
         return batch;
     }
@@ -154,5 +184,6 @@ public final class RedisLink implements AutoCloseable {
         requestClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         batchClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
+        timer.stop();
     }
 }

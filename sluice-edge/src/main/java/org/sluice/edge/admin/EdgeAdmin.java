@@ -1,0 +1,58 @@
+package org.sluice.edge.admin;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sluice.core.TenantLimits;
+import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.intake.Intake;
+import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.RocksOverrideStore;
+
+/**
+ * Assembles the admin API from a running server's parts: resolves the admin token (and
+ * logs where it is, never what it is), adapts the store, and describes admission state.
+ * The server calls {@link #handler} once at boot and puts the result on its admin listener.
+ */
+public final class EdgeAdmin {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EdgeAdmin.class);
+
+    private EdgeAdmin() {
+    }
+
+    /**
+     * @param tables the limiter tables' rows and sweep totals, read on each {@code GET /v1/admission}
+     * @param arena  the host arena's statistics ({@code scope: host}), or null
+     * @param resetHostBuckets empties a tenant's buckets in the host arena after its override
+     *               changes ({@code scope: host}), or null
+     * @param workers where {@link AdminApi#handle} runs (never the admin event loop)
+     * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
+     */
+    public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, RocksOverrideStore overrides,
+                                           HookStore store, Intake intake,
+                                           Supplier<List<AdmissionState.Table>> tables,
+                                           Supplier<Map<String, Object>> arena, Consumer<String> resetHostBuckets,
+                                           Executor workers) {
+        AdminToken token = AdminToken.resolve(config.admin(), config.node().dataDir());
+        LOG.info("{}", token.describe());
+        AdminApi api = AdminApi.builder()
+                .token(token)
+                .limits(limits)
+                .audit(StoreAdapters.audit(overrides))
+                .hooks(StoreAdapters.hooks(store))
+                .admission(() -> new AdmissionState(config.rateLimits().scope().configName(),
+                        config.rateLimits().shadow(), tables.get(),
+                        new AdmissionState.Queue(intake.queuedHooks(), intake.queuedBytes(),
+                                intake.settings().maxQueue(), intake.settings().maxQueueBytes()),
+                        arena == null ? null : arena.get(), null))
+                .onOverrideChanged(resetHostBuckets == null ? tenant -> { } : resetHostBuckets)
+                .instanceMaxBodyBytes(config.http().maxBodyBytes())
+                .build();
+        return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken());
+    }
+}
