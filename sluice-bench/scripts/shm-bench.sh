@@ -52,9 +52,19 @@ else
 fi
 
 echo "== JMH (ns per check; lower is better)"
-java -jar "$jar" 'org\.sluice\.bench\.shm\.(SharedRateBench|RedisBucketBench|FileLockBucketBench)\.' \
-  -p redisPort="$port" "${jmh_opts[@]}" -rf json -rff "$out/jmh.json" | tee "$out/jmh.txt" | grep -E '^(Benchmark|[A-Za-z]+Bench\.)|^# Run complete' || true
-grep -E '^(Benchmark|[A-Za-z]+Bench\.)' "$out/jmh.txt" > "$out/jmh-summary.txt" || true
+# JMH runs one benchmark at a time per machine (/tmp/jmh.lock): wait for another run to end
+for attempt in $(seq 1 60); do
+  java -jar "$jar" 'org\.sluice\.bench\.shm\.(SharedRateBench|RedisBucketBench|FileLockBucketBench)\.' \
+    -p redisPort="$port" "${jmh_opts[@]}" -rf json -rff "$out/jmh.json" > "$out/jmh.txt" 2>&1 || true
+  if grep -q 'Unable to acquire the JMH lock' "$out/jmh.txt"; then
+    echo "another JMH run holds the lock; waiting (attempt $attempt)"
+    sleep 30
+    continue
+  fi
+  break
+done
+grep -E '^(Benchmark|[A-Za-z]+Bench\.)' "$out/jmh.txt" | tee "$out/jmh-summary.txt"
+grep -q '^SharedRateBench\.' "$out/jmh-summary.txt" || { echo "JMH produced no results, see $out/jmh.txt" >&2; exit 1; }
 
 echo "== processes on one hot key (checks per second, higher is better)"
 run_procs() {
