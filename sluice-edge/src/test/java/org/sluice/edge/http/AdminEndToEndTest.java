@@ -316,6 +316,26 @@ class AdminEndToEndTest {
         }
     }
 
+    @Test
+    void underHostScopeTheBucketsSurviveARestart() throws Exception {
+        Path arena = org.sluice.shm.SharedArena.defaultFile("sluice-admintest-" + java.util.UUID.randomUUID());
+        String config = CONFIG.replace("rate_limits:\n", "rate_limits:\n  scope: host\n  host_arena: \"" + arena + "\"\n");
+        try {
+            try (TestEdge edge = TestEdge.start(dir, config)) {
+                assertThat(acceptedUntilRefused(edge)).isEqualTo(2);
+            }
+            // A new process at the same clock instant: the debt is in the arena, not in the heap.
+            try (TestEdge edge = TestEdge.start(dir, config)) {
+                assertThat(ingest(edge, "open")).isEqualTo(429);
+            }
+            try (TestEdge edge = TestEdge.start(dir, CONFIG)) { // node scope: a fresh heap bucket
+                assertThat(acceptedUntilRefused(edge)).isEqualTo(2);
+            }
+        } finally {
+            Files.deleteIfExists(arena);
+        }
+    }
+
     // ------------------------------------------------------------------ reading hooks
 
     @Test
