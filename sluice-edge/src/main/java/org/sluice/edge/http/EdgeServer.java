@@ -119,8 +119,7 @@ public final class EdgeServer implements AutoCloseable {
             this.listener = bootstrap.bind(config.http().listen().socketAddress()).sync().channel();
             this.admin = AdminServer.start(config.admin().listen().socketAddress(), adminLoop, registry, workers,
                     EdgeAdmin.handler(config, backends.limits(), backends.overrides(), backends.store(), backends.intake(),
-                            () -> List.of(new AdmissionState.Table("tenant", backends.tenantTable().size(),
-                                    backends.tenantTable().swept())),
+                            () -> admissionTables(pipeline, clock),
                             backends.host() == null ? null : backends.host()::stats,
                             backends.host() == null ? null : backends.host()::resetTenant, workers));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
@@ -130,6 +129,16 @@ public final class EdgeServer implements AutoCloseable {
         }
         LOG.info("sluice-edge started: ingest {} admin {} transport {} | {}", ingestAddress(), adminAddress(),
                 Transport.epoll() ? "epoll" : "nio", config.summary());
+    }
+
+    /** The limiter tables for {@code GET /v1/admission} (under host scope the arena's figures stand for the pre-read ones). */
+    private List<AdmissionState.Table> admissionTables(Pipeline pipeline, Clock clock) {
+        List<AdmissionState.Table> tables = new java.util.ArrayList<>();
+        if (pipeline.preRead instanceof NodeLimits local) {
+            tables.addAll(local.tables(clock.nanoTime()));
+        }
+        tables.add(new AdmissionState.Table("tenant", backends.tenantTable().size(), backends.tenantTable().swept()));
+        return tables;
     }
 
     /** A builder for a server running {@code config}. */
