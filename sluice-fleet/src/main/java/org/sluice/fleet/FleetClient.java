@@ -4,6 +4,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.netty.util.Timeout;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +33,9 @@ import org.sluice.fleet.internal.Settler;
  * <h2>Request path</h2>
  * {@link #admit} makes at most one store call ({@code EVALSHA admit.lua}, {@code EVAL}
  * once on {@code NOSCRIPT}) and its stage <em>always</em> completes, normally, within
- * {@code fleet.timeout_ms}: a call that fails or times out becomes {@link
+ * {@code fleet.timeout_ms} (a 1 ms-tick wheel timer cuts it off; Lettuce's own command
+ * timeout, equal to the budget, clears it from the connection): a call that fails or
+ * times out becomes {@link
  * FleetAnswer.Fallback}, and so does every call while the breaker is open (then with no
  * store call and no allocation). No lock is taken and no message is sent; the breaker,
  * the counters and the flags are atomics.
@@ -42,7 +45,7 @@ import org.sluice.fleet.internal.Settler;
  *   <li>Caller threads: {@link #admit}, {@link #settleCommitted}, {@link
  *       #settleRelease} (a lock-free enqueue), the readers.</li>
  *   <li>Lettuce's I/O threads complete admissions (decode the reply, record the outcome).</li>
- *   <li>The JDK's delay thread completes admissions that hit the budget.</li>
+ *   <li>The timer thread ({@code sluice-fleet-timer}) completes admissions that hit the budget.</li>
  *   <li>One background thread per client ({@code sluice-fleet-<node>}): drains settle
  *       operations every {@code fleet.settle_interval_ms}, heartbeats every second,
  *       reconnects when the store was down at start. It alone uses the settle
@@ -58,6 +61,13 @@ public final class FleetClient implements AutoCloseable {
             CompletableFuture.completedStage(new FleetAnswer.Admitted(null));
     private static final FleetAnswer BREAKER_OPEN = new FleetAnswer.Fallback(FleetAnswer.Reason.BREAKER_OPEN, null);
     private static final CompletionStage<FleetAnswer> BREAKER_OPEN_STAGE = CompletableFuture.completedStage(BREAKER_OPEN);
+    /** Completes a call that ran out of budget; shared, so it carries no stack trace. */
+    private static final TimeoutException BUDGET_EXCEEDED = new TimeoutException("fleet.timeout_ms exceeded") {
+        @Override
+        public Throwable fillInStackTrace() {
+            return this;
+        }
+    };
 
     private final FleetSettings settings;
     private final String nodeId;
@@ -164,9 +174,18 @@ public final class FleetClient implements AutoCloseable {
             token == null ? "" : token, Long.toString(settings.pendingTtlMs()),
         };
         health.storeCall();
-        CompletableFuture<List<Object>> reply = evalScript(ch, Script.ADMIT, ScriptOutputType.MULTI, keys, args);
-        return reply.orTimeout(settings.timeoutMs(), TimeUnit.MILLISECONDS)
-                .handle((r, err) -> finish(permit, chargeRate, claimDedupe, token, r, err));
+        CompletableFuture<List<Object>> reply;
+        try {
+            reply = evalScript(ch, Script.ADMIT, ScriptOutputType.MULTI, keys, args);
+        } catch (RuntimeException e) { // a client that refuses on the caller's thread: still an answer
+            return CompletableFuture.completedStage(finish(permit, chargeRate, claimDedupe, token, null, e));
+        }
+        Timeout budget = link.timer().newTimeout(t -> reply.completeExceptionally(BUDGET_EXCEEDED),
+                settings.timeoutMs(), TimeUnit.MILLISECONDS);
+        return reply.handle((r, err) -> {
+            budget.cancel();
+            return finish(permit, chargeRate, claimDedupe, token, r, err);
+        });
     }
 
     private FleetAnswer finish(int permit, boolean rate, boolean dedupe, String token, List<Object> reply, Throwable err) {

@@ -63,7 +63,8 @@ public record FleetSettings(
             checkUri(cluster ? "fleet.redis[" + i + "]" : "fleet.redis", redis.get(i));
         }
         if (!cluster && redis.size() != 1) {
-            throw new IllegalArgumentException("fleet.redis must be one URI unless it is a cluster list, got " + redis);
+            throw new IllegalArgumentException("fleet.redis must be one URI unless it is a cluster list, got "
+                    + redis.stream().map(FleetSettings::masked).toList());
         }
         positive("fleet.timeout_ms", timeoutMs);
         if (!(breakerFailureRate > 0 && breakerFailureRate <= 1)) {
@@ -91,13 +92,39 @@ public record FleetSettings(
         try {
             uri = value == null ? null : URI.create(value.trim());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(key + " must be a redis:// or rediss:// URI, got " + value, e);
+            throw new IllegalArgumentException(key + " must be a redis:// or rediss:// URI, got " + masked(value));
         }
         if (uri == null || uri.getScheme() == null
                 || !(uri.getScheme().equals("redis") || uri.getScheme().equals("rediss"))
                 || uri.getHost() == null) {
-            throw new IllegalArgumentException(key + " must be a redis:// or rediss:// URI with a host, got " + value);
+            throw new IllegalArgumentException(key + " must be a redis:// or rediss:// URI with a host, got "
+                    + masked(value));
         }
+    }
+
+    /** A URI with any user/password part replaced by its length, for messages and logs. */
+    static String masked(String value) {
+        if (value == null) {
+            return "null";
+        }
+        int scheme = value.indexOf("://");
+        int at = value.lastIndexOf('@');
+        if (scheme < 0 || at < scheme) {
+            return value;
+        }
+        int start = scheme + 3;
+        return value.substring(0, start) + "(" + (at - start) + "-character credentials)" + value.substring(at);
+    }
+
+    /** Like the record's, with credentials in {@code redis} masked. */
+    @Override
+    public String toString() {
+        return "FleetSettings[redis=" + redis.stream().map(FleetSettings::masked).toList() + ", cluster=" + cluster
+                + ", timeoutMs=" + timeoutMs + ", breakerFailureRate=" + breakerFailureRate
+                + ", breakerMinCalls=" + breakerMinCalls + ", breakerWindowMs=" + breakerWindowMs
+                + ", breakerOpenMs=" + breakerOpenMs + ", pendingTtlMs=" + pendingTtlMs
+                + ", settleIntervalMs=" + settleIntervalMs + ", settleQueueMax=" + settleQueueMax
+                + ", fallback=" + fallback + "]";
     }
 
     /** The defaults: {@code redis://127.0.0.1:6379}, 20 ms, 0.5, 20, 10 s, 5 s, 30 s, 5 ms, 50,000, share. */

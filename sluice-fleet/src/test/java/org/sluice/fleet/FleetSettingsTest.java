@@ -52,6 +52,15 @@ class FleetSettingsTest {
     }
 
     @Test
+    void credentialsAreNeverPrinted() {
+        assertThatThrownBy(() -> FleetSettings.defaults().withRedis("redis://:s3cret@"))
+                .hasMessageContaining("fleet.redis").hasMessageNotContaining("s3cret")
+                .hasMessageContaining("7-character credentials");
+        FleetSettings ok = FleetSettings.defaults().withRedis("redis://user:s3cret@cache:6379");
+        assertThat(ok.toString()).doesNotContain("s3cret").contains("@cache:6379");
+    }
+
+    @Test
     void aStoreDownAtBootIsNoErrorAndAnswersNodeLocal() throws Exception {
         int deadPort;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {

@@ -54,6 +54,29 @@ class SettleAndShareTest {
     }
 
     @Test
+    void settlesThatFailOnTheConnectionAreKeptForTheNextDrain() {
+        try (RedisServer redis = RedisServer.start()) {
+            FleetSettings settings = Fixtures.relaxed(redis.uri()).withSettle(3_600_000, 100);
+            try (FleetClient a = FleetClient.start(settings, "node-a")) {
+                FleetAnswer claimed = claim(a, "t", "evt");
+                redis.kill9(); // no admissions follow, so the breaker stays closed and the drainer tries
+                a.settleCommitted("t", "src", "evt", claimed.claimToken(), "hook-1", 3_600);
+                a.drainSettlesNow();
+                assertThat(a.stats().settleFailed()).isZero();
+                assertThat(a.settleQueueDepth()).as("kept for the next drain").isEqualTo(1);
+
+                redis.restartEmpty();
+                Fixtures.await("the settle connection to come back", () -> {
+                    a.drainSettlesNow();
+                    return a.stats().settlePromoted() == 1;
+                });
+                assertThat(redis.call("GET", "sluice:{t}:d:src:evt")).isEqualTo("c:hook-1");
+                assertThat(a.stats().settleFailed()).isZero();
+            }
+        }
+    }
+
+    @Test
     void fallbackShareIsOneOverTheLiveNodesAndSurvivesAnOutage() {
         try (RedisServer redis = RedisServer.start()) {
             FleetSettings settings = Fixtures.relaxed(redis.uri());

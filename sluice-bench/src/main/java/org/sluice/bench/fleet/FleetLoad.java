@@ -78,7 +78,7 @@ public final class FleetLoad {
                 break;
             case "pause":
                 runPause(uri, Long.parseLong(required(args, "redis-pid")), threads,
-                        Integer.parseInt(args.getOrDefault("pause-seconds", "6")));
+                        Integer.parseInt(args.getOrDefault("pause-seconds", "10")));
                 break;
             default:
                 throw new IllegalArgumentException("--scenario must be one of sluice-hot, sluice-hot-dedupe, "

@@ -17,6 +17,8 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +55,7 @@ public final class RedisLink implements AutoCloseable {
     }
 
     private final FleetSettings settings;
+    private final HashedWheelTimer timer;
     private final ClientResources resources;
     private final AbstractRedisClient requestClient;
     private final AbstractRedisClient batchClient;
@@ -61,7 +64,16 @@ public final class RedisLink implements AutoCloseable {
 
     public RedisLink(FleetSettings settings) {
         this.settings = settings;
+        // One timer for every budget: 1 ms ticks, so a call is cut off within 1 ms of its
+        // budget; scheduling a timeout is a lock-free enqueue (unlike a scheduled executor's
+        // locked queue). Lettuce's command timeouts use it too.
+        this.timer = new HashedWheelTimer(r -> {
+            Thread t = new Thread(r, "sluice-fleet-timer");
+            t.setDaemon(true);
+            return t;
+        }, 1, TimeUnit.MILLISECONDS, 512);
         this.resources = ClientResources.builder()
+                .timer(timer)
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
@@ -144,6 +156,11 @@ public final class RedisLink implements AutoCloseable {
         }
     }
 
+    /** The timer that cuts calls off at their budget. */
+    public Timer timer() {
+        return timer;
+    }
+
     /** The admission connection, or null while it could never be made. */
     public Channel requests() {
         return requests;
@@ -167,5 +184,6 @@ public final class RedisLink implements AutoCloseable {
         requestClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         batchClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
+        timer.stop();
     }
 }

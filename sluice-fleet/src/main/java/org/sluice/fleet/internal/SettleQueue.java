@@ -47,6 +47,20 @@ public final class SettleQueue {
         return true;
     }
 
+    /**
+     * Puts back an operation whose send failed on the connection, for the next drain;
+     * false (counted as dropped) when the queue is full meanwhile.
+     */
+    boolean requeue(Op op) {
+        if (size.incrementAndGet() > max) {
+            size.decrementAndGet();
+            dropped.increment();
+            return false;
+        }
+        queue.offer(op);
+        return true;
+    }
+
     /** The next operation, or null. Drainer thread only. */
     public Op poll() {
         Op op = queue.poll();

@@ -1,5 +1,6 @@
 package org.sluice.fleet.internal;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -19,8 +20,10 @@ import java.util.function.BooleanSupplier;
  * all while it is open); the queue holds the operations meanwhile (bounded).
  *
  * <p>A batch whose replies say {@code NOSCRIPT} (the store restarted empty) loads the
- * script and sends those operations once more. An operation whose call fails is counted
- * as failed and not retried: it costs what a dropped one costs (see docs/fleet.md).
+ * script and sends those operations once more. An operation whose send fails on the
+ * connection (not connected, lost, no reply in time) goes back to the queue for a later
+ * tick; one answered with an error reply is counted as failed: it costs what a dropped
+ * one costs (see docs/fleet.md).
  */
 public final class Settler {
 
@@ -45,8 +48,8 @@ public final class Settler {
     public void drain() {
         while (queue.depth() > 0 && storeAllowed.getAsBoolean()) {
             RedisLink.Channel ch = link.batch();
-            if (ch == null) {
-                return;
+            if (ch == null || !ch.connection().isOpen()) {
+                return; // not connected: keep everything for a later tick
             }
             List<SettleQueue.Op> ops = new ArrayList<>(Math.min(BATCH, queue.depth()));
             SettleQueue.Op op;
@@ -56,27 +59,49 @@ public final class Settler {
             if (ops.isEmpty()) {
                 return;
             }
-            List<SettleQueue.Op> noScript = send(ch, ops);
-            if (!noScript.isEmpty()) {
+            Outcome first = send(ch, ops);
+            Outcome second = null;
+            if (!first.noScript.isEmpty()) {
                 RedisFuture<String> load = ch.scripting().scriptLoad(Script.SETTLE.body());
                 ch.connection().flushCommands();
                 try {
                     load.get(REPLY_WAIT_MS, TimeUnit.MILLISECONDS);
-                    List<SettleQueue.Op> again = send(ch, noScript);
-                    failed.add(again.size());
+                    second = send(ch, first.noScript);
+                    failed.add(second.noScript.size());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    failed.add(noScript.size());
+                    requeueAll(first.noScript);
                     return;
                 } catch (ExecutionException | TimeoutException e) {
-                    failed.add(noScript.size());
+                    requeueAll(first.noScript);
                 }
+            }
+            boolean connectionTrouble = !first.retry.isEmpty() || (second != null && !second.retry.isEmpty());
+            requeueAll(first.retry);
+            if (second != null) {
+                requeueAll(second.retry);
+            }
+            if (connectionTrouble || Thread.currentThread().isInterrupted()) {
+                return; // the next tick tries again
             }
         }
     }
 
-    /** Sends one batch in one flush; returns the operations refused with NOSCRIPT. */
-    private List<SettleQueue.Op> send(RedisLink.Channel ch, List<SettleQueue.Op> ops) {
+    /**
+     * Operations that failed on the connection go back to the queue for a later tick (the
+     * queue's bound still holds: a full queue drops and counts them).
+     */
+    private void requeueAll(List<SettleQueue.Op> ops) {
+        for (SettleQueue.Op op : ops) {
+            queue.requeue(op);
+        }
+    }
+
+    private record Outcome(List<SettleQueue.Op> noScript, List<SettleQueue.Op> retry) {
+    }
+
+    /** Sends one batch in one flush; sorts out the operations to send again. */
+    private Outcome send(RedisLink.Channel ch, List<SettleQueue.Op> ops) {
         List<RedisFuture<Long>> replies = new ArrayList<>(ops.size());
         for (SettleQueue.Op op : ops) {
             String[] keys = {op.key()};
@@ -87,7 +112,7 @@ public final class Settler {
                             "r", op.token()));
         }
         ch.connection().flushCommands();
-        List<SettleQueue.Op> noScript = new ArrayList<>();
+        Outcome out = new Outcome(new ArrayList<>(), new ArrayList<>());
         for (int i = 0; i < ops.size(); i++) {
             try {
                 Long done = replies.get(i).get(REPLY_WAIT_MS, TimeUnit.MILLISECONDS);
@@ -98,19 +123,21 @@ public final class Settler {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                failed.add(ops.size() - i);
-                return noScript;
+                out.retry.addAll(ops.subList(i, ops.size()));
+                return out;
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof RedisNoScriptException) {
-                    noScript.add(ops.get(i));
+                    out.noScript.add(ops.get(i));
+                } else if (e.getCause() instanceof RedisCommandExecutionException) {
+                    failed.increment(); // an error reply: sending it again would not help
                 } else {
-                    failed.increment();
+                    out.retry.add(ops.get(i)); // not connected, connection lost, command timeout
                 }
             } catch (TimeoutException e) {
-                failed.increment();
+                out.retry.add(ops.get(i));
             }
         }
-        return noScript;
+        return out;
     }
 
     public long promoted() {
