@@ -23,10 +23,9 @@ mvn $MVN_FLAGS -pl sluice-bench -am package -DskipTests
 jar="$root/sluice-bench/target/benchmarks.jar"
 
 redis_pid=""
-tmp_files=()
 cleanup() {
   if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
-  for f in "${tmp_files[@]}"; do rm -f "$f"; done
+  rm -f /dev/shm/sluice-bench-hot-$$-* /dev/shm/sluice-bench-go-$$-*
 }
 trap cleanup EXIT
 
@@ -53,16 +52,25 @@ else
 fi
 
 echo "== JMH (ns per check; lower is better)"
-java -jar "$jar" 'org\.sluice\.bench\.shm\.(SharedRateBench|RedisBucketBench|FileLockBucketBench)\.' \
-  -p redisPort="$port" "${jmh_opts[@]}" -rf json -rff "$out/jmh.json" | tee "$out/jmh.txt" | grep -E '^(Benchmark|[A-Za-z]+Bench\.)|^# Run complete' || true
-grep -E '^(Benchmark|[A-Za-z]+Bench\.)' "$out/jmh.txt" > "$out/jmh-summary.txt" || true
+# JMH runs one benchmark at a time per machine (/tmp/jmh.lock): wait for another run to end
+for attempt in $(seq 1 60); do
+  java -jar "$jar" 'org\.sluice\.bench\.shm\.(SharedRateBench|RedisBucketBench|FileLockBucketBench)\.' \
+    -p redisPort="$port" "${jmh_opts[@]}" -rf json -rff "$out/jmh.json" > "$out/jmh.txt" 2>&1 || true
+  if grep -q 'Unable to acquire the JMH lock' "$out/jmh.txt"; then
+    echo "another JMH run holds the lock; waiting (attempt $attempt)"
+    sleep 30
+    continue
+  fi
+  break
+done
+grep -E '^(Benchmark|[A-Za-z]+Bench\.)' "$out/jmh.txt" | tee "$out/jmh-summary.txt"
+grep -q '^SharedRateBench\.' "$out/jmh-summary.txt" || { echo "JMH produced no results, see $out/jmh.txt" >&2; exit 1; }
 
 echo "== processes on one hot key (checks per second, higher is better)"
 run_procs() {
   local n=$1
   local arena="/dev/shm/sluice-bench-hot-$$-$n"
   local go="/dev/shm/sluice-bench-go-$$-$n"
-  tmp_files+=("$arena" "$go")
   rm -f "$arena" "$go"
   local pids=()
   for i in $(seq 1 "$n"); do
@@ -79,6 +87,7 @@ run_procs() {
     total=$((total + r))
   done
   echo "$n process(es) combined: $total checks/s"
+  rm -f "$arena" "$go"
 }
 run_procs 1 | tee "$out/procs-1.txt"
 run_procs 2 | tee "$out/procs-2.txt"

@@ -140,14 +140,21 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
-    /** Sends SIGKILL ({@link Process#destroyForcibly()}): the child stops at whatever instruction it is on. */
+    /**
+     * Sends SIGKILL: the child stops at whatever instruction it is on. Signalled through the
+     * {@link ProcessHandle}, not {@link Process#destroyForcibly()}, because the latter also
+     * closes our ends of the child's output, losing lines it had already written.
+     */
     public void kill() {
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
     }
 
-    /** Sends SIGTERM ({@link Process#destroy()}): the child's shutdown hooks run. */
+    /**
+     * Sends SIGTERM: the child's shutdown hooks run, and what they print still reaches
+     * {@link #stdoutLines()} (see {@link #kill()} for why the handle is used).
+     */
     public void terminate() {
-        process.destroy();
+        process.toHandle().destroy();
     }
 
     /** Kills the child if it is still running and waits (briefly) for it to go. */

@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.sluice.shm.SharedArena;
+import org.sluice.shm.SharedGcraTable;
 import org.sluice.shm.SharedRate;
 
 /**
@@ -29,6 +30,8 @@ import org.sluice.shm.SharedRate;
  *   <li>{@code hotKey}: every thread hits one key at its limit (1000 per second): nearly
  *       every call is refused, which reads the word and writes only a counter: what a
  *       flood on one key costs.</li>
+ *   <li>{@code gcraDistinctKeys}: {@link SharedGcraTable#tryCharge}, the edge's primitive, on
+ *       the {@code distinctKeys} workload.</li>
  *   <li>{@code nanoTime}: the clock read every check includes, for scale.</li>
  * </ul>
  * The {@code 2t} variants run the same with two threads.
@@ -45,6 +48,7 @@ public class SharedRateBench {
         SharedArena arena;
         SharedRate wide;
         SharedRate hot;
+        SharedGcraTable tenants;
 
         @Setup(Level.Trial)
         public void open() {
@@ -52,6 +56,7 @@ public class SharedRateBench {
             arena = SharedArena.create(file, 16 << 20);
             wide = arena.rate("wide", 1_000_000, Duration.ofSeconds(1), 8 * KEYS);
             hot = arena.rate("hot", 1000, Duration.ofSeconds(1), 64);
+            tenants = arena.gcraTable("tenants", 8 * KEYS);
         }
 
         @TearDown(Level.Trial)
@@ -102,6 +107,12 @@ public class SharedRateBench {
     @Threads(2)
     public boolean hotKey2t(Arena a) {
         return a.hot.allow("203.0.113.7");
+    }
+
+    /** The edge's primitive on the same workload as {@code distinctKeys}: policy per call, caller's clock reading. */
+    @Benchmark
+    public long gcraDistinctKeys(Arena a, Keys k) {
+        return a.tenants.tryCharge(k.next(), 1_000L, 1_000_000_000L, System.nanoTime());
     }
 
     @Benchmark

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
@@ -71,6 +72,7 @@ public final class AdminApi {
     private final HookReader hooks;
     private final Supplier<AdmissionState> admission;
     private final long instanceMaxBodyBytes;
+    private final Consumer<String> onOverrideChanged;
 
     private AdminApi(Builder b) {
         this.token = Objects.requireNonNull(b.token, "token");
@@ -79,6 +81,7 @@ public final class AdminApi {
         this.hooks = Objects.requireNonNull(b.hooks, "hooks");
         this.admission = Objects.requireNonNull(b.admission, "admission");
         this.instanceMaxBodyBytes = b.instanceMaxBodyBytes;
+        this.onOverrideChanged = b.onOverrideChanged;
     }
 
     public static Builder builder() {
@@ -175,6 +178,9 @@ public final class AdminApi {
         }
         if (method.equals("DELETE")) {
             boolean deleted = audit.as(actor, () -> limits.deleteOverride(tenant));
+            if (deleted) {
+                onOverrideChanged.accept(tenant);
+            }
             return deleted ? AdminResponse.noContent() : AdminResponse.json(404, AdminJson.error("rate_limit_not_found"));
         }
         Limit limit;
@@ -190,6 +196,7 @@ public final class AdminApi {
             limits.putOverride(tenant, limit);
             return null;
         });
+        onOverrideChanged.accept(tenant);
         return json(200, AdminJson.effective(tenant, limits.effective(tenant)));
     }
 
@@ -327,6 +334,7 @@ public final class AdminApi {
         private HookReader hooks;
         private Supplier<AdmissionState> admission;
         private long instanceMaxBodyBytes = Long.MAX_VALUE;
+        private Consumer<String> onOverrideChanged = tenant -> { };
 
         private Builder() {
         }
@@ -364,6 +372,16 @@ public final class AdminApi {
                 throw new IllegalArgumentException("instanceMaxBodyBytes must be at least 1, got " + instanceMaxBodyBytes);
             }
             this.instanceMaxBodyBytes = instanceMaxBodyBytes;
+            return this;
+        }
+
+        /**
+         * Called with the tenant after its override was stored and applied (PUT, or a DELETE
+         * that removed one): the server empties the tenant's buckets kept outside
+         * {@link TenantLimits} (the host arena's, under {@code scope: host}).
+         */
+        public Builder onOverrideChanged(Consumer<String> onOverrideChanged) {
+            this.onOverrideChanged = Objects.requireNonNull(onOverrideChanged, "onOverrideChanged");
             return this;
         }
 

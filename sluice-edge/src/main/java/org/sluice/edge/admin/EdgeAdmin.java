@@ -1,7 +1,9 @@
 package org.sluice.edge.admin;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,12 +27,17 @@ public final class EdgeAdmin {
 
     /**
      * @param tables the limiter tables' rows and sweep totals, read on each {@code GET /v1/admission}
+     * @param arena  the host arena's statistics ({@code scope: host}), or null
+     * @param resetHostBuckets empties a tenant's buckets in the host arena after its override
+     *               changes ({@code scope: host}), or null
      * @param workers where {@link AdminApi#handle} runs (never the admin event loop)
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
     public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, RocksOverrideStore overrides,
                                            HookStore store, Intake intake,
-                                           Supplier<List<AdmissionState.Table>> tables, Executor workers) {
+                                           Supplier<List<AdmissionState.Table>> tables,
+                                           Supplier<Map<String, Object>> arena, Consumer<String> resetHostBuckets,
+                                           Executor workers) {
         AdminToken token = AdminToken.resolve(config.admin(), config.node().dataDir());
         LOG.info("{}", token.describe());
         AdminApi api = AdminApi.builder()
@@ -42,7 +49,8 @@ public final class EdgeAdmin {
                         config.rateLimits().shadow(), tables.get(),
                         new AdmissionState.Queue(intake.queuedHooks(), intake.queuedBytes(),
                                 intake.settings().maxQueue(), intake.settings().maxQueueBytes()),
-                        null, null))
+                        arena == null ? null : arena.get(), null))
+                .onOverrideChanged(resetHostBuckets == null ? tenant -> { } : resetHostBuckets)
                 .instanceMaxBodyBytes(config.http().maxBodyBytes())
                 .build();
         return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken());

@@ -30,6 +30,8 @@ final class Backends implements AutoCloseable {
     private final Intake intake;
     private final TenantLimits limits;
     private final RocksOverrideStore overrides;
+    /** The host arena when {@code rate_limits.scope} is host (tenant buckets live there), else null. */
+    private final HostArena host;
     private final QueueShares shares = new QueueShares();
     private final BucketTable hookBuckets = new BucketTable();
     private final BucketTable byteBuckets = new BucketTable();
@@ -55,6 +57,13 @@ final class Backends implements AutoCloseable {
             store.close();
             throw new IllegalStateException("cannot load the rate-limit overrides from " + store.dir() + ": " + e.getMessage(), e);
         }
+        try {
+            this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
+                    ? HostArena.open(config.rateLimits().hostArena(), clock) : null;
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
         Intake opened;
         try {
             var in = config.intake();
@@ -62,6 +71,9 @@ final class Backends implements AutoCloseable {
                     in.maxQueueBytes(), in.commitDeadlineMs()), registry);
         } catch (RuntimeException e) {
             store.close();
+            if (host != null) {
+                host.close();
+            }
             throw e;
         }
         this.intake = opened;
@@ -82,6 +94,11 @@ final class Backends implements AutoCloseable {
     /** The tenant limits (the admin API reads and changes their overrides). */
     TenantLimits limits() {
         return limits;
+    }
+
+    /** The host arena ({@code rate_limits.scope: host}), or null. */
+    HostArena host() {
+        return host;
     }
 
     /** The persisted overrides behind {@link #limits()}, with their audit trail. */
@@ -120,6 +137,9 @@ final class Backends implements AutoCloseable {
             intake.close();
         } finally {
             store.close();
+            if (host != null) {
+                host.close();
+            }
         }
     }
 
@@ -150,7 +170,8 @@ final class Backends implements AutoCloseable {
 
         @Override
         public Refusal charge(String tenant, long bytes) {
-            TenantDecision decision = limits.hit(tenant, bytes);
+            TenantDecision decision = host == null ? limits.hit(tenant, bytes)
+                    : host.hitTenant(tenant, bytes, limits.effective(tenant).limit());
             if (decision.admitted()) {
                 return null;
             }
@@ -184,7 +205,8 @@ final class Backends implements AutoCloseable {
             if (effective.unlimited()) {
                 return null;
             }
-            return RateLimitFields.of(effective.limit(), limits.remaining(tenant));
+            return RateLimitFields.of(effective.limit(),
+                    host == null ? limits.remaining(tenant) : host.remainingHooks(tenant, effective.limit()));
         }
     }
 

@@ -80,9 +80,9 @@ public final class EdgeServer implements AutoCloseable {
 
     private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis) throws Exception {
         this.config = config;
-        if (config.rateLimits().scope() != LimitScope.NODE) {
+        if (config.rateLimits().scope() == LimitScope.FLEET) {
             throw new IllegalArgumentException("rate_limits.scope " + config.rateLimits().scope().configName()
-                    + " is not available in this build: only \"node\" is; host and fleet scopes need their own modules");
+                    + " is not available in this build: only \"node\" and \"host\" are; the fleet scope needs its own module");
         }
         int cores = Runtime.getRuntime().availableProcessors();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -119,8 +119,9 @@ public final class EdgeServer implements AutoCloseable {
             this.listener = bootstrap.bind(config.http().listen().socketAddress()).sync().channel();
             this.admin = AdminServer.start(config.admin().listen().socketAddress(), adminLoop, registry, workers,
                     EdgeAdmin.handler(config, backends.limits(), backends.overrides(), backends.store(), backends.intake(),
-                            () -> List.of(new AdmissionState.Table("tenant", backends.tenantTable().size(),
-                                    backends.tenantTable().swept())), workers));
+                            () -> admissionTables(pipeline, clock),
+                            backends.host() == null ? null : backends.host()::stats,
+                            backends.host() == null ? null : backends.host()::resetTenant, workers));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
         } catch (Exception | Error e) {
             closeQuietly();
@@ -128,6 +129,16 @@ public final class EdgeServer implements AutoCloseable {
         }
         LOG.info("sluice-edge started: ingest {} admin {} transport {} | {}", ingestAddress(), adminAddress(),
                 Transport.epoll() ? "epoll" : "nio", config.summary());
+    }
+
+    /** The limiter tables for {@code GET /v1/admission} (under host scope the arena's figures stand for the pre-read ones). */
+    private List<AdmissionState.Table> admissionTables(Pipeline pipeline, Clock clock) {
+        List<AdmissionState.Table> tables = new java.util.ArrayList<>();
+        if (pipeline.preRead instanceof NodeLimits local) {
+            tables.addAll(local.tables(clock.nanoTime()));
+        }
+        tables.add(new AdmissionState.Table("tenant", backends.tenantTable().size(), backends.tenantTable().swept()));
+        return tables;
     }
 
     /** A builder for a server running {@code config}. */
@@ -267,7 +278,9 @@ public final class EdgeServer implements AutoCloseable {
                 sourceBytes.put(source.id(), source.bytesPerSecond());
             }
             this.router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);
-            this.preRead = new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
+            this.preRead = backends.host() != null
+                    ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
+                    : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
             this.stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis);
         }
 

@@ -1,12 +1,15 @@
 package org.sluice.edge.http;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.sluice.core.AddressTable;
 import org.sluice.core.BucketTable;
 import org.sluice.core.Limit;
+import org.sluice.edge.admin.AdmissionState;
 
 /**
  * {@link PreReadLimits} in this node's memory: a fixed-memory {@link AddressTable} for
@@ -56,5 +59,19 @@ final class NodeLimits implements PreReadLimits {
             return 0L;
         }
         return buckets.tryCharge(s.key(), s.limit().byteIncrementNanos(bytes), s.limit().byteToleranceNanos(), now);
+    }
+
+    /**
+     * For {@code GET /v1/admission}: {@code per_ip} (fixed memory, so nothing is swept;
+     * rows are the address groups in debt now, found by a scan) and {@code node} (the node
+     * bucket and the sources' byte buckets).
+     */
+    List<AdmissionState.Table> tables(long now) {
+        List<AdmissionState.Table> tables = new ArrayList<>(2);
+        if (addresses != null) {
+            tables.add(new AdmissionState.Table("per_ip", addresses.occupied(now), 0));
+        }
+        tables.add(new AdmissionState.Table("node", buckets.size(), buckets.swept()));
+        return tables;
     }
 }

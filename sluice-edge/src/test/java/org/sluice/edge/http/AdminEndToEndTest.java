@@ -43,6 +43,8 @@ class AdminEndToEndTest {
     private static final String CONFIG = """
             http: {listen: "127.0.0.1:0", max_body_bytes: 100000}
             rate_limits:
+              per_ip: {rate: 100000, burst: 100000}
+              node: {rate: 100000, burst: 100000}
               tenants:
                 acme: {rate: 1, burst: 2}
                 bulk: {rate: 100000, burst: 100000}
@@ -167,8 +169,8 @@ class AdminEndToEndTest {
             JsonNode admission = call(edge, "GET", "/v1/admission", token, null).json();
             assertThat(admission.get("scope").asText()).isEqualTo("node");
             assertThat(admission.get("shadow").asBoolean()).isFalse();
-            assertThat(admission.get("tables").get(0).get("name").asText()).isEqualTo("tenant");
-            assertThat(admission.get("tables").get(0).get("rows").asLong()).isEqualTo(1);
+            assertThat(admission.get("tables").toString()).isEqualTo("[{\"name\":\"per_ip\",\"rows\":1,\"swept_total\":0},"
+                    + "{\"name\":\"node\",\"rows\":2,\"swept_total\":0},{\"name\":\"tenant\",\"rows\":1,\"swept_total\":0}]");
             assertThat(admission.get("queue").get("max_hooks").asLong()).isEqualTo(10_000);
             assertThat(admission.get("arena").isNull()).isTrue();
             assertThat(admission.get("fleet").isNull()).isTrue();
@@ -281,6 +283,56 @@ class AdminEndToEndTest {
             assertThat(call(edge, "GET", "/v1/tenants/bulk/rate-limit", token(), null).body())
                     .isEqualTo("{\"tenant\":\"bulk\",\"limit\":{\"rate\":3,\"burst\":3},\"source\":\"override\"}");
             assertThat(acceptedUntilRefused(edge)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void underHostScopeAnOverrideResetsTheArenaBucketsAndAdmissionShowsTheArena() throws Exception {
+        Path arena = org.sluice.shm.SharedArena.defaultFile("sluice-admintest-" + java.util.UUID.randomUUID());
+        String config = CONFIG.replace("rate_limits:\n", "rate_limits:\n  scope: host\n  host_arena: \"" + arena + "\"\n");
+        try (TestEdge edge = TestEdge.start(dir, config)) {
+            String token = token();
+            assertThat(acceptedUntilRefused(edge)).isEqualTo(2);
+            assertThat(call(edge, "PUT", "/v1/tenants/acme/rate-limit", token, "{\"rate\":1,\"burst\":4}").status())
+                    .isEqualTo(200);
+            assertThat(acceptedUntilRefused(edge)).isEqualTo(4); // the arena's buckets were reset too
+            assertThat(call(edge, "DELETE", "/v1/tenants/acme/rate-limit", token, null).status()).isEqualTo(204);
+            Http.Response first = edge.post("/hooks/open", Map.of(), "{}");
+            assertThat(first.status()).isEqualTo(202);
+            assertThat(first.header("RateLimit")).as("remaining read from the arena").isEqualTo("\"tenant\";r=1;t=1");
+            assertThat(acceptedUntilRefused(edge)).isEqualTo(1);
+
+            JsonNode admission = call(edge, "GET", "/v1/admission", token, null).json();
+            assertThat(admission.get("scope").asText()).isEqualTo("host");
+            JsonNode stats = admission.get("arena");
+            assertThat(stats.get("file").asText()).isEqualTo(arena.toString());
+            JsonNode tenants = stats.get("tables").get("edge-tenant");
+            assertThat(tenants.get("allowed").asLong()).isEqualTo(8);
+            assertThat(tenants.get("denied").asLong()).isEqualTo(3);
+            assertThat(stats.get("tables").has("edge-ip")).isTrue();
+            assertThat(stats.get("tables").has("edge-node")).isTrue();
+        } finally {
+            Files.deleteIfExists(arena);
+        }
+    }
+
+    @Test
+    void underHostScopeTheBucketsSurviveARestart() throws Exception {
+        Path arena = org.sluice.shm.SharedArena.defaultFile("sluice-admintest-" + java.util.UUID.randomUUID());
+        String config = CONFIG.replace("rate_limits:\n", "rate_limits:\n  scope: host\n  host_arena: \"" + arena + "\"\n");
+        try {
+            try (TestEdge edge = TestEdge.start(dir, config)) {
+                assertThat(acceptedUntilRefused(edge)).isEqualTo(2);
+            }
+            // A new process at the same clock instant: the debt is in the arena, not in the heap.
+            try (TestEdge edge = TestEdge.start(dir, config)) {
+                assertThat(ingest(edge, "open")).isEqualTo(429);
+            }
+            try (TestEdge edge = TestEdge.start(dir, CONFIG)) { // node scope: a fresh heap bucket
+                assertThat(acceptedUntilRefused(edge)).isEqualTo(2);
+            }
+        } finally {
+            Files.deleteIfExists(arena);
         }
     }
 
