@@ -235,6 +235,7 @@ public final class EdgeServer implements AutoCloseable {
      *   [SslHandler]               http.tls, JDK provider
      *   HttpServerCodec            framing; header block capped at http.max_header_bytes
      *   ReadDeadlineHandler        http.read_timeout_ms
+     *   InOrderGate                holds pipelined requests until the one before is answered
      *   RequestSyntaxHandler       400 / 431 / 400 invalid_header           -> Exchange
      *   RouteHandler               404s, /healthz, /readyz; source and tenant
      *   ClientAddressHandler       peer or X-Forwarded-For; 400 invalid_forwarded_for
@@ -294,6 +295,7 @@ public final class EdgeServer implements AutoCloseable {
             }
             p.addLast("codec", new HttpServerCodec(decoderConfig));
             p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
+            p.addLast("in-order", new InOrderGate());
             p.addLast("syntax", new RequestSyntaxHandler(clock, metrics));
             p.addLast("route", new RouteHandler(router, backends.sink()::isOpen, metrics));
             p.addLast("client", new ClientAddressHandler(config.http().trustedProxies()::contains, metrics));

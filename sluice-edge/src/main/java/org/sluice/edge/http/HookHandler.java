@@ -12,9 +12,9 @@ import org.slf4j.LoggerFactory;
  * Pipeline position: last, after {@link BodyAggregator}.
  *
  * <p>Concern: handing a received hook to the worker stage ({@link HookStage}) and writing its
- * answer back on the channel's own event loop. While a hook is out, the connection stops
- * reading, so a keep-alive client's next request waits in the socket (responses stay in
- * order, and one connection holds at most one hook in the server).
+ * answer back on the channel's own event loop. While a hook is out, {@link InOrderGate}
+ * holds back whatever the client sends next (responses stay in order, and one connection
+ * holds at most one hook in the server).
  */
 final class HookHandler extends ChannelInboundHandlerAdapter {
 
@@ -39,7 +39,6 @@ final class HookHandler extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
-        ctx.channel().config().setAutoRead(false);
         inFlight.enter();
         CompletableFuture<HookStage.Answer> answer;
         try {
@@ -57,7 +56,6 @@ final class HookHandler extends ChannelInboundHandlerAdapter {
                 ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
             }
             Reply.send(ctx, hook.exchange(), reply.response(), reply.outcome(), metrics);
-            ctx.channel().config().setAutoRead(true);
             inFlight.exit();
         }));
     }

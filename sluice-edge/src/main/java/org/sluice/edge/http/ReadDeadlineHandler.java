@@ -15,7 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Pipeline position: right after the HTTP codec, before {@link RequestSyntaxHandler}.
+ * Pipeline position: right after the HTTP codec, before {@link InOrderGate}.
  *
  * <p>Concern: {@code http.read_timeout_ms}. A deadline runs from the moment the server
  * waits for a request (the connection opened, or the previous response was written) until
