@@ -234,6 +234,25 @@ class FleetScopeTest {
         assertThat(admission(a).get("fleet").get("live_nodes").asInt()).isEqualTo(2);
     }
 
+    @Test
+    void anOverrideChangeResetsTheTenantsFleetBuckets() throws Exception {
+        // one hook a day: the fleet bucket does not refill while the test runs
+        TestEdge a = node("a", "{rate: 0.00001, burst: 2}", ", timeout_ms: 2000");
+        TestEdge b = node("b", "{rate: 0.00001, burst: 2}", ", timeout_ms: 2000");
+        assertThat(post(a, null).status()).isEqualTo(202);
+        assertThat(post(b, null).status()).isEqualTo(202);
+        Http.Response refused = post(a, null);
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(json(refused).get("scope").asText()).isEqualTo("tenant");
+        assertThat(post(b, null).status()).isEqualTo(429);
+        // the override goes to node A only; the reset empties the buckets every node shares
+        assertThat(admin(a, "PUT", "/v1/tenants/acme/rate-limit", "{\"rate\":0.00001,\"burst\":2}").statusCode())
+                .isEqualTo(200);
+        assertThat(post(b, null).status()).isEqualTo(202);
+        assertThat(post(b, null).status()).isEqualTo(202);
+        assertThat(post(b, null).status()).isEqualTo(429);
+    }
+
     private static double metric(TestEdge edge, String prefix) {
         String text = Http.get(edge.server.adminAddress(), "/metrics").body();
         for (String line : text.split("\n")) {
@@ -242,6 +261,16 @@ class FleetScopeTest {
             }
         }
         throw new AssertionError("no metric " + prefix + " in /metrics");
+    }
+
+    private static java.net.http.HttpResponse<String> admin(TestEdge edge, String method, String path, String body)
+            throws Exception {
+        String token = java.nio.file.Files.readString(edge.server.config().node().dataDir().resolve("admin.token")).strip();
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                        "http://127.0.0.1:" + edge.server.adminAddress().getPort() + path))
+                .header("Authorization", "Bearer " + token)
+                .method(method, java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }
 
     private JsonNode admission(TestEdge edge) throws Exception {
