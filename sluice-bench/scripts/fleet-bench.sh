@@ -54,5 +54,5 @@ run sluice-hot-dedupe
 run pause
 
 # the breaker-open admission vs the node-local limiter alone (no Redis involved)
-java -jar "$JAR" FleetBreakerOpenBench -f 1 -wi 3 -w 2s -i 5 -r 2s -t 1 2>/dev/null \
+java -jar "$JAR" FleetBreakerOpenBench -f 2 -wi 4 -w 2s -i 8 -r 2s -t 1 2>/dev/null \
   | grep -E '^(Benchmark|FleetBreakerOpenBench)'

@@ -38,12 +38,14 @@ import org.sluice.fleet.FleetSettings;
  *        [--threads 64] [--seconds 10] [--warmup 5]
  * </pre>
  *
- * Limits are set far above what one Redis can serve, so every decision takes the full
- * write path in both tools (no refusal short-cuts).
+ * Every tenant's limit is one per second with a burst of a billion: nothing is refused
+ * during a run (every decision takes the full write path in both tools), and every
+ * bucket stays in debt, so neither tool's keys expire mid-run (Sluice's expire when
+ * full again, Bucket4j's when refilled plus 10 s).
  */
 public final class FleetLoad {
 
-    private static final double RATE = 1e9;
+    private static final double RATE = 1;
     private static final int BURST = 1_000_000_000;
     /** Think time of each caller in the pause scenario: a steady offered load, not 64 spinning threads. */
     private static final long THINK_NANOS = 1_000_000;
@@ -153,6 +155,11 @@ public final class FleetLoad {
             }
         }
         try (FleetClient fleet = FleetClient.start(settings, "bench-pause")) {
+            // one caller first, so the client's connection is warm before 64 callers arrive
+            long warmUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            while (System.nanoTime() - warmUntil < 0) {
+                fleet.admit("warm", "bench", null, inc, tol, 0, 0, true, false).toCompletableFuture().join();
+            }
             AtomicBoolean stop = new AtomicBoolean();
             AtomicBoolean paused = new AtomicBoolean();
             List<Thread> workers = new ArrayList<>();
@@ -182,6 +189,7 @@ public final class FleetLoad {
                 });
                 w.start();
                 workers.add(w);
+                Thread.sleep(10); // callers arrive over 0.64 s, not all in the same millisecond
             }
             Thread.sleep(2_000);
             String before = fleet.state().label();

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpMessage;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -53,14 +54,22 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
     /**
      * The aggregator to put in front of this handler: bodies up to {@link AdminApi#MAX_BODY_BYTES};
      * a larger one is answered {@code 413 {"error":"payload_too_large","limit":65536}} as soon as
-     * its declared length (or the bytes read) pass the limit, and the connection is closed.
+     * its declared length (or the bytes read) pass the limit.
+     *
+     * <p>A keep-alive request whose body is still arriving keeps its connection: the
+     * aggregator discards the rest of the body, so the client, which is still writing, is
+     * not reset before it reads the 413 (closing at once made the kernel answer the unread
+     * body with a reset that could destroy the response). Anything else is answered and
+     * closed.
      */
     public static HttpObjectAggregator aggregator() {
         return new HttpObjectAggregator(AdminApi.MAX_BODY_BYTES) {
             @Override
             protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
                 AdminResponse tooLarge = AdminResponse.json(413, AdminJson.tooLarge(AdminApi.MAX_BODY_BYTES));
-                ctx.writeAndFlush(toNetty(tooLarge, false)).addListener(ChannelFutureListener.CLOSE);
+                boolean discardRest = !(oversized instanceof FullHttpMessage) && HttpUtil.isKeepAlive(oversized);
+                ctx.writeAndFlush(toNetty(tooLarge, discardRest)).addListener(discardRest
+                        ? ChannelFutureListener.CLOSE_ON_FAILURE : ChannelFutureListener.CLOSE);
             }
         };
     }

@@ -31,6 +31,8 @@ public final class EdgeAdmin {
      * @param resetHostBuckets empties a tenant's buckets in the host arena after its override
      *               changes ({@code scope: host}), or null
      * @param workers where {@link AdminApi#handle} runs (never the admin event loop)
+     * @param fleet  the {@code fleet} slot of {@code GET /v1/admission} ({@code scope: fleet}), or null
+     * @param resetFleetBuckets forgets a tenant's fleet buckets after its override changes, or null
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
     public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, RocksOverrideStore overrides,
@@ -38,6 +40,18 @@ public final class EdgeAdmin {
                                            Supplier<List<AdmissionState.Table>> tables,
                                            Supplier<Map<String, Object>> arena, Consumer<String> resetHostBuckets,
                                            Executor workers) {
+        return handler(config, limits, overrides, store, intake, tables, arena, resetHostBuckets, workers, null, null);
+    }
+
+    /** As above, with the fleet's admission state and bucket reset. */
+    public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, RocksOverrideStore overrides,
+                                           HookStore store, Intake intake,
+                                           Supplier<List<AdmissionState.Table>> tables,
+                                           Supplier<Map<String, Object>> arena, Consumer<String> resetHostBuckets,
+                                           Executor workers, Supplier<Map<String, Object>> fleet,
+                                           Consumer<String> resetFleetBuckets) {
+        Consumer<String> host = resetHostBuckets == null ? tenant -> { } : resetHostBuckets;
+        Consumer<String> onChange = resetFleetBuckets == null ? host : host.andThen(resetFleetBuckets);
         AdminToken token = AdminToken.resolve(config.admin(), config.node().dataDir());
         LOG.info("{}", token.describe());
         AdminApi api = AdminApi.builder()
@@ -49,8 +63,8 @@ public final class EdgeAdmin {
                         config.rateLimits().shadow(), tables.get(),
                         new AdmissionState.Queue(intake.queuedHooks(), intake.queuedBytes(),
                                 intake.settings().maxQueue(), intake.settings().maxQueueBytes()),
-                        arena == null ? null : arena.get(), null))
-                .onOverrideChanged(resetHostBuckets == null ? tenant -> { } : resetHostBuckets)
+                        arena == null ? null : arena.get(), fleet == null ? null : fleet.get()))
+                .onOverrideChanged(onChange)
                 .instanceMaxBodyBytes(config.http().maxBodyBytes())
                 .build();
         return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken());

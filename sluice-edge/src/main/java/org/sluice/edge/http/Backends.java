@@ -32,6 +32,8 @@ final class Backends implements AutoCloseable {
     private final RocksOverrideStore overrides;
     /** The host arena when {@code rate_limits.scope} is host (tenant buckets live there), else null. */
     private final HostArena host;
+    /** The fleet client when {@code rate_limits.scope} or {@code dedupe.scope} is fleet, else null. */
+    private final FleetGate fleet;
     private final QueueShares shares = new QueueShares();
     private final BucketTable hookBuckets = new BucketTable();
     private final BucketTable byteBuckets = new BucketTable();
@@ -64,6 +66,15 @@ final class Backends implements AutoCloseable {
             store.close();
             throw e;
         }
+        try {
+            this.fleet = FleetGate.wanted(config) ? FleetGate.start(config, limits, hookBuckets, byteBuckets, clock) : null;
+        } catch (RuntimeException e) {
+            store.close();
+            if (host != null) {
+                host.close();
+            }
+            throw e;
+        }
         Intake opened;
         try {
             var in = config.intake();
@@ -73,6 +84,9 @@ final class Backends implements AutoCloseable {
             store.close();
             if (host != null) {
                 host.close();
+            }
+            if (fleet != null) {
+                fleet.close();
             }
             throw e;
         }
@@ -99,6 +113,11 @@ final class Backends implements AutoCloseable {
     /** The host arena ({@code rate_limits.scope: host}), or null. */
     HostArena host() {
         return host;
+    }
+
+    /** The fleet gate ({@code scope: fleet}), or null. */
+    FleetGate fleet() {
+        return fleet;
     }
 
     /** The persisted overrides behind {@link #limits()}, with their audit trail. */
@@ -139,6 +158,9 @@ final class Backends implements AutoCloseable {
             store.close();
             if (host != null) {
                 host.close();
+            }
+            if (fleet != null) {
+                fleet.close(); // after the intake: its last commits' settles are queued and drained
             }
         }
     }

@@ -35,7 +35,6 @@ import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
 import org.sluice.edge.admin.AdmissionState;
 import org.sluice.edge.admin.EdgeAdmin;
-import org.sluice.edge.config.LimitScope;
 import org.sluice.edge.config.Routing;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.config.SourceConfig;
@@ -80,10 +79,6 @@ public final class EdgeServer implements AutoCloseable {
 
     private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis) throws Exception {
         this.config = config;
-        if (config.rateLimits().scope() == LimitScope.FLEET) {
-            throw new IllegalArgumentException("rate_limits.scope " + config.rateLimits().scope().configName()
-                    + " is not available in this build: only \"node\" and \"host\" are; the fleet scope needs its own module");
-        }
         int cores = Runtime.getRuntime().availableProcessors();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
@@ -108,6 +103,9 @@ public final class EdgeServer implements AutoCloseable {
                     .description("Rows in the tenant limiter table (swept when full)").register(registry);
             FunctionCounter.builder("sluice.limiter.swept", backends.tenantTable(), t -> t.swept())
                     .description("Limiter rows deleted by the sweeper").register(registry);
+            if (backends.fleet() != null) {
+                backends.fleet().bindMetrics(registry);
+            }
 
             Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics);
             ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(Transport.serverChannel())
@@ -121,7 +119,9 @@ public final class EdgeServer implements AutoCloseable {
                     EdgeAdmin.handler(config, backends.limits(), backends.overrides(), backends.store(), backends.intake(),
                             () -> admissionTables(pipeline, clock),
                             backends.host() == null ? null : backends.host()::stats,
-                            backends.host() == null ? null : backends.host()::resetTenant, workers));
+                            backends.host() == null ? null : backends.host()::resetTenant, workers,
+                            backends.fleet() == null ? null : backends.fleet()::admissionState,
+                            backends.fleet() == null ? null : backends.fleet()::resetTenant));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
         } catch (Exception | Error e) {
             closeQuietly();
@@ -235,6 +235,7 @@ public final class EdgeServer implements AutoCloseable {
      *   [SslHandler]               http.tls, JDK provider
      *   HttpServerCodec            framing; header block capped at http.max_header_bytes
      *   ReadDeadlineHandler        http.read_timeout_ms
+     *   InOrderGate                holds pipelined requests until the one before is answered
      *   RequestSyntaxHandler       400 / 431 / 400 invalid_header           -> Exchange
      *   RouteHandler               404s, /healthz, /readyz; source and tenant
      *   ClientAddressHandler       peer or X-Forwarded-For; 400 invalid_forwarded_for
@@ -281,7 +282,8 @@ public final class EdgeServer implements AutoCloseable {
             this.preRead = backends.host() != null
                     ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
                     : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
-            this.stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis);
+            this.stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis,
+                    backends.fleet(), workers);
         }
 
         @Override
@@ -293,6 +295,7 @@ public final class EdgeServer implements AutoCloseable {
             }
             p.addLast("codec", new HttpServerCodec(decoderConfig));
             p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
+            p.addLast("in-order", new InOrderGate());
             p.addLast("syntax", new RequestSyntaxHandler(clock, metrics));
             p.addLast("route", new RouteHandler(router, backends.sink()::isOpen, metrics));
             p.addLast("client", new ClientAddressHandler(config.http().trustedProxies()::contains, metrics));

@@ -29,6 +29,12 @@ final class Exchange {
     long bodyLimit;
     /** True once every byte of the body has been read (or there is none). */
     boolean bodyRead;
+    /**
+     * Set by {@link PreReadAdmissionHandler} when it refuses a small declared body: the body's
+     * bytes are dropped unread as they arrive and the connection stays open. See
+     * {@link PreReadAdmissionHandler#DISCARD_LIMIT}.
+     */
+    boolean dropBody;
 
     Exchange(HttpRequest request, long startNanos) {
         this.request = request;
@@ -47,5 +53,10 @@ final class Exchange {
     /** True when a body is on its way: the connection must close if we answer before reading it. */
     boolean bodyPending() {
         return !bodyRead;
+    }
+
+    /** True when answering now means closing: a body is on its way and will not be dropped. */
+    boolean mustCloseAfterAnswer() {
+        return !bodyRead && !dropBody;
     }
 }

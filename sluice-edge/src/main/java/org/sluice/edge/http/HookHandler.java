@@ -5,16 +5,21 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 
 /**
  * Pipeline position: last, after {@link BodyAggregator}.
  *
  * <p>Concern: handing a received hook to the worker stage ({@link HookStage}) and writing its
- * answer back on the channel's own event loop. While a hook is out, the connection stops
- * reading, so a keep-alive client's next request waits in the socket (responses stay in
- * order, and one connection holds at most one hook in the server).
+ * answer back on the channel's own event loop. While a hook is out, {@link InOrderGate}
+ * holds back whatever the client sends next (responses stay in order, and one connection
+ * holds at most one hook in the server).
  */
 final class HookHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Warnings FAILURES = new Warnings(LoggerFactory.getLogger(HookHandler.class),
+            TimeUnit.SECONDS.toNanos(10));
 
     private final HookStage stage;
     private final Executor workers;
@@ -34,7 +39,6 @@ final class HookHandler extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
-        ctx.channel().config().setAutoRead(false);
         inFlight.enter();
         CompletableFuture<HookStage.Answer> answer;
         try {
@@ -43,14 +47,28 @@ final class HookHandler extends ChannelInboundHandlerAdapter {
             answer = CompletableFuture.completedFuture(new HookStage.Answer(Responses.overload(), Outcome.OVERLOAD));
         }
         answer.whenComplete((a, failure) -> ctx.executor().execute(() -> {
-            HookStage.Answer reply = failure == null ? a
-                    : new HookStage.Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+            HookStage.Answer reply = a;
+            if (failure != null) { // a store read that threw (closed, I/O error) or a bug: never unanswered
+                FAILURES.warn("hook not processed, answered 503 store_unavailable: " + failure, failure);
+                reply = new HookStage.Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+            }
             if (inFlight.draining()) {
                 ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
             }
             Reply.send(ctx, hook.exchange(), reply.response(), reply.outcome(), metrics);
-            ctx.channel().config().setAutoRead(true);
             inFlight.exit();
         }));
+    }
+
+    /**
+     * The tail of the pipeline: a connection reset or a broken pipe is a client that went
+     * away (closed quietly); anything else is logged, rate-limited, and the connection closed.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (!(cause instanceof java.io.IOException)) {
+            FAILURES.warn("closing an ingest connection after an unexpected error: " + cause, cause);
+        }
+        ctx.close();
     }
 }

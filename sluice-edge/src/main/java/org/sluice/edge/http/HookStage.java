@@ -7,11 +7,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.verify.HeaderLookup;
 import org.sluice.edge.verify.VerifyOutcome;
+import org.sluice.fleet.FleetAnswer;
 
 /**
  * Steps 5 to 9 of the contract, for one hook whose body has been read: verification, the
@@ -34,8 +37,19 @@ final class HookStage {
     private final boolean shadow;
     private final IngestMetrics metrics;
     private final LongSupplier epochMillis;
+    /** The fleet gate ({@code scope: fleet}), or null. */
+    private final FleetGate fleet;
+    /** Where the stage continues after the fleet's answer (the worker pool). */
+    private final Executor continuation;
 
     HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis) {
+        this(tenants, sink, shadow, metrics, epochMillis, null, Runnable::run);
+    }
+
+    HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis,
+              FleetGate fleet, Executor continuation) {
+        this.fleet = fleet;
+        this.continuation = continuation;
         this.tenants = tenants;
         this.sink = sink;
         this.shadow = shadow;
@@ -65,11 +79,67 @@ final class HookStage {
                 return done(withLimits(Responses.duplicate(original), tenant), Outcome.DUPLICATE);
             }
         }
-        // 7. the tenant's quota: hooks, then bytes
-        TenantGate.Refusal quota = tenants.charge(tenant, body.length);
+        // 6b. the fleet store (scope fleet): one call carrying the tenant's charges and the claim
+        FleetGate gate = fleet;
+        CompletionStage<FleetAnswer> asked = gate == null ? null : gate.admit(tenant, source.id(), key, body.length);
+        if (asked == null) {
+            return admit(exchange, headers, body, key, nowMillis, null, null);
+        }
+        return asked.toCompletableFuture().thenComposeAsync(
+                answer -> afterFleet(gate, answer, exchange, headers, body, key, nowMillis), continuation);
+    }
+
+    /** Steps 7 to 9 after the fleet's answer; runs on the worker pool, never on the store client's threads. */
+    private CompletableFuture<Answer> afterFleet(FleetGate gate, FleetAnswer answer, Exchange exchange,
+                                                 HttpHeaders headers, byte[] body, String key, long nowMillis) {
+        String tenant = exchange.tenant;
+        if (answer instanceof FleetAnswer.Duplicate dup) {
+            return done(withLimits(Responses.duplicate(dup.hookId()), tenant), Outcome.DUPLICATE);
+        }
+        if (answer instanceof FleetAnswer.Pending pending) {
+            return done(FleetGate.dedupePending(pending.retryAfterMs()), Outcome.DEDUPE_PENDING);
+        }
+        if (answer instanceof FleetAnswer.RateLimited limited) {
+            Scope scope = limited.scope() == FleetAnswer.Scope.TENANT_BYTES ? Scope.TENANT_BYTES : Scope.TENANT;
+            metrics.refused(scope);
+            if (!shadow) {
+                return done(withLimits(Responses.rateLimited(scope.label, limited.waitMs() * 1_000_000L), tenant),
+                        Outcome.RATE_LIMITED);
+            }
+            return admit(exchange, headers, body, key, nowMillis, gate, null);
+        }
+        // admitted by the fleet (its quota is charged there), or to be answered node-local
+        boolean fallback = answer instanceof FleetAnswer.Fallback;
+        return admit(exchange, headers, body, key, nowMillis, gate, new Claim(gate, answer.claimToken(), fallback));
+    }
+
+    /** What the fleet call left to do: the claim to settle, and whether the quota is charged node-local. */
+    private record Claim(FleetGate gate, String token, boolean fallback) {
+    }
+
+    /**
+     * Steps 7 to 9. {@code claim} is null when the fleet was not asked (or it refused in
+     * shadow mode with {@code gate} set: then the quota was already counted there).
+     */
+    private CompletableFuture<Answer> admit(Exchange exchange, HttpHeaders headers, byte[] body, String key,
+                                            long nowMillis, FleetGate gate, Claim claim) {
+        SourceRoute source = exchange.source;
+        String tenant = exchange.tenant;
+        // 7. the tenant's quota: hooks, then bytes (in the fleet when it answered; a fallback
+        // charges this node's share of the limit)
+        boolean fleetRates = gate != null && gate.ratesInFleet();
+        TenantGate.Refusal quota;
+        if (!fleetRates) {
+            quota = tenants.charge(tenant, body.length);
+        } else if (claim != null && claim.fallback()) {
+            quota = gate.fallbackCharge(tenant, body.length);
+        } else {
+            quota = null;
+        }
         if (quota != null) {
             metrics.refused(quota.scope());
             if (!shadow) {
+                release(claim, tenant, source, key);
                 return done(withLimits(Responses.rateLimited(quota.scope().label, quota.waitNanos()), tenant),
                         Outcome.RATE_LIMITED);
             }
@@ -79,12 +149,13 @@ final class HookStage {
         if (lease instanceof TenantGate.Refusal share) {
             metrics.refused(Scope.TENANT_OVERLOAD);
             if (!shadow) {
+                release(claim, tenant, source, key);
                 return done(withLimits(Responses.tenantOverload(Responses.retryAfterMs(share.waitNanos())), tenant),
                         Outcome.TENANT_OVERLOAD);
             }
             lease = TenantGate.NO_LEASE;
         }
-        // 9. commit
+        // 9. commit (the writer's own dedupe check runs here, after the fleet's)
         PendingHook pending = new PendingHook(tenant, source.id(), key, nowMillis, headerMap(headers), body);
         Object held = lease;
         CompletableFuture<CommitResult> commit;
@@ -92,10 +163,14 @@ final class HookStage {
             commit = sink.submit(pending);
         } catch (RuntimeException e) {
             tenants.release(held);
+            release(claim, tenant, source, key);
             return done(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
         }
         return commit.handle((result, failure) -> {
             tenants.release(held);
+            if (claim != null) { // only enqueues: never on the 2xx's critical path
+                claim.gate().settle(tenant, source.id(), key, claim.token(), failure == null ? result : null);
+            }
             if (failure != null || result == null) {
                 return new Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             }
@@ -109,6 +184,12 @@ final class HookStage {
                 case STORE_UNAVAILABLE -> new Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             };
         });
+    }
+
+    private static void release(Claim claim, String tenant, SourceRoute source, String key) {
+        if (claim != null) {
+            claim.gate().release(tenant, source.id(), key, claim.token());
+        }
     }
 
     private FullHttpResponse withLimits(FullHttpResponse response, String tenant) {

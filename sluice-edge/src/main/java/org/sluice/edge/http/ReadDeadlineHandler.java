@@ -15,7 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Pipeline position: right after the HTTP codec, before {@link RequestSyntaxHandler}.
+ * Pipeline position: right after the HTTP codec, before {@link InOrderGate}.
  *
  * <p>Concern: {@code http.read_timeout_ms}. A deadline runs from the moment the server
  * waits for a request (the connection opened, or the previous response was written) until
@@ -33,6 +33,8 @@ final class ReadDeadlineHandler extends ChannelDuplexHandler {
     private final IngestMetrics metrics;
     private ScheduledFuture<?> deadline;
     private boolean inRequest;
+    /** The current request has its final answer (it may still be sending a body we drop). */
+    private boolean answered;
 
     ReadDeadlineHandler(long timeoutMs, IngestMetrics metrics) {
         this.timeoutMs = timeoutMs;
@@ -55,10 +57,15 @@ final class ReadDeadlineHandler extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest) {
             inRequest = true;
+            answered = false;
         }
         if (msg instanceof LastHttpContent) {
             inRequest = false;
-            disarm();
+            if (answered) {
+                arm(ctx); // a dropped body is complete: wait for the next request
+            } else {
+                disarm();
+            }
         }
         ctx.fireChannelRead(msg);
     }
@@ -69,8 +76,11 @@ final class ReadDeadlineHandler extends ChannelDuplexHandler {
         if (msg instanceof HttpResponse response && ctx.channel().isOpen()) {
             if (response.status().code() == HttpResponseStatus.CONTINUE.code()) {
                 arm(ctx); // the body starts now: the time we took to say so is not the client's
-            } else if (!inRequest) {
-                arm(ctx);
+            } else {
+                answered = true;
+                if (!inRequest) {
+                    arm(ctx);
+                } // else the request's own deadline keeps running while its body is dropped
             }
         }
     }
@@ -92,7 +102,7 @@ final class ReadDeadlineHandler extends ChannelDuplexHandler {
         if (!ctx.channel().isActive()) {
             return;
         }
-        if (inRequest) {
+        if (inRequest && !answered) {
             metrics.answered(Outcome.TIMEOUT, 0L);
             FullHttpResponse response = Responses.requestTimeout();
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);

@@ -11,8 +11,9 @@ import io.netty.util.AttributeKey;
 /**
  * Writes a request's one response and decides the connection's fate: kept alive when the
  * client asked for it and no unread body is in the way, closed otherwise. When a refusal
- * is answered before the body is read, the connection closes after the write and what
- * still arrives of the body is released unread by {@link BodyAggregator}.
+ * is answered before the body is read, the connection closes after the write (unless the
+ * refusal chose to drop a small body, see {@link Exchange#dropBody}) and what still
+ * arrives of the body is released unread by {@link BodyAggregator}.
  *
  * <p>Called on the channel's event loop only.
  */
@@ -27,7 +28,7 @@ final class Reply {
     static void send(ChannelHandlerContext ctx, Exchange exchange, FullHttpResponse response, Outcome outcome,
             IngestMetrics metrics) {
         metrics.answered(outcome, exchange == null ? 0L : exchange.startNanos);
-        boolean close = exchange == null || !exchange.keepAlive || exchange.bodyPending()
+        boolean close = exchange == null || !exchange.keepAlive || exchange.mustCloseAfterAnswer()
                 || Boolean.TRUE.equals(ctx.channel().attr(CLOSING).get());
         if (close) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);

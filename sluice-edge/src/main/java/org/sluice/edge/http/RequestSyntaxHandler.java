@@ -11,8 +11,8 @@ import java.util.Map;
 import org.sluice.core.Clock;
 
 /**
- * Pipeline position: right after the HTTP codec (and {@link ReadDeadlineHandler}); the first
- * handler that sees a decoded request.
+ * Pipeline position: after the HTTP codec, {@link ReadDeadlineHandler} and {@link InOrderGate};
+ * the first handler that looks inside a decoded request.
  *
  * <p>Concern: is the request well-formed? A request the codec could not decode is answered
  * 431 when its header block passed {@code http.max_header_bytes}, else 400; a header name

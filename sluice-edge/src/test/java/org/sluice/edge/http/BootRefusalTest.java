@@ -15,14 +15,27 @@ class BootRefusalTest {
     Path dir;
 
     @Test
-    void theFleetScopeIsRefusedUntilItsModuleExists() { // host scope is served (HostScopeTest)
-        for (String scope : new String[] {"fleet"}) {
-            assertThatThrownBy(() -> TestEdge.start(dir.resolve(scope), """
-                    http: {listen: "127.0.0.1:0"}
-                    rate_limits: {scope: %s}
-                    """.formatted(scope)))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("rate_limits.scope " + scope + " is not available");
+    void theFleetScopeBootsWithItsStoreDownAndAnswersNodeLocal() throws Exception {
+        int closedPort;
+        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = probe.getLocalPort(); // nothing listens here once the probe is closed
+        }
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0"}
+                rate_limits:
+                  scope: fleet
+                  tenants: {acme: {rate: 1, burst: 2}}
+                dedupe: {scope: fleet}
+                fleet: {redis: "redis://127.0.0.1:%d", timeout_ms: 50}
+                sources:
+                  open: {tenant: acme, verify: {scheme: none}}
+                """.formatted(closedPort))) {
+            // no store: the node-local limit answers (one node known, so the whole burst)
+            assertThat(edge.post("/hooks/open", java.util.Map.of(), "{}").status()).isEqualTo(202);
+            assertThat(edge.post("/hooks/open", java.util.Map.of(), "{}").status()).isEqualTo(202);
+            assertThat(edge.post("/hooks/open", java.util.Map.of(), "{}").status()).isEqualTo(429);
+            assertThat(edge.backends().fleet().client().fallbackTotal(org.sluice.fleet.FleetKind.RATE_LIMIT))
+                    .isEqualTo(3);
         }
     }
 

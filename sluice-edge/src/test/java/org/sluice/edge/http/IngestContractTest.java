@@ -260,6 +260,25 @@ class IngestContractTest {
     }
 
     @Test
+    void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+        try (Http http = Http.connect(edge.address)) {
+            // three requests in one write: a hook (answered from a worker), a probe and a
+            // refusal (both answered on the event loop) must come back in that order
+            http.write("POST /hooks/free HTTP/1.1\r\nHost: t\r\nX-Event-Id: pipe-1\r\nContent-Length: 2\r\n\r\n{}"
+                    + "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+                    + "POST /hooks/nope HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+                    + "POST /hooks/free HTTP/1.1\r\nHost: t\r\nX-Event-Id: pipe-1\r\nContent-Length: 2\r\n\r\n{}");
+            Http.Response hook = http.read();
+            assertThat(hook.status()).isEqualTo(202);
+            assertThat(http.read().status()).isEqualTo(200);
+            assertThat(json(http.read()).get("error").asText()).isEqualTo("unknown_source");
+            Http.Response again = http.read();
+            assertThat(again.status()).isEqualTo(200);
+            assertThat(json(again).get("id").asText()).isEqualTo(json(hook).get("id").asText());
+        }
+    }
+
+    @Test
     void expectContinueGets100ThenTheAnswer() throws Exception {
         try (Http http = Http.connect(edge.address)) {
             http.write("POST /hooks/free HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");

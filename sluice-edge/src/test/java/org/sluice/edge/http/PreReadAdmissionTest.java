@@ -93,6 +93,35 @@ class PreReadAdmissionTest {
     }
 
     @Test
+    void aRefusedBodyOver64KiBClosesTheConnectionAndOneWithinIsDroppedInPlace() throws Exception {
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0"}
+                rate_limits:
+                  per_ip: {rate: 1, burst: 1}
+                sources:
+                  a: {verify: {scheme: none}}
+                """)) {
+            InetAddress client = loopback(8);
+            assertThat(postFrom(edge, client, "/hooks/a", "{}").status()).isEqualTo(202);
+            try (Http http = Http.connect(edge.address, client)) {
+                http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 65537\r\n\r\n");
+                Http.Response r = http.read();
+                assertThat(r.status()).isEqualTo(429);
+                assertThat(r.header("connection")).isEqualTo("close");
+                assertThat(http.closedByServer()).isTrue();
+            }
+            try (Http http = Http.connect(edge.address, client)) {
+                for (int i = 0; i < 3; i++) { // keep-alive through refusals: each body dropped as it arrives
+                    Http.Response r = http.request("POST", "/hooks/a", Map.of(), "x".repeat(65536).getBytes(StandardCharsets.UTF_8));
+                    assertThat(r.status()).isEqualTo(429);
+                    assertThat(r.header("connection")).isNull();
+                }
+            }
+            assertThat(MetricsTest.scrape(edge)).contains("sluice_admission_refusals_total{scope=\"ip\"} 4.0");
+        }
+    }
+
+    @Test
     void expectContinueFromAnOverLimitAddressIsAnsweredWithoutA100() throws Exception {
         try (TestEdge edge = TestEdge.start(dir, """
                 http: {listen: "127.0.0.1:0"}
@@ -126,13 +155,15 @@ class PreReadAdmissionTest {
             String body = "x".repeat(800);
             assertThat(edge.post("/hooks/a", Map.of(), body).status()).isEqualTo(202);
             try (Http http = Http.connect(edge.address)) {
-                http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 800\r\n\r\n"); // body never sent
+                http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 800\r\n\r\n"); // body not sent yet
                 Http.Response r = http.read();
                 assertThat(r.status()).isEqualTo(429);
                 // one second of burst (1000 bytes) holds 800; 800 more needs 600 bytes of refill at 1000 B/s
                 assertThat(json(r).toString())
                         .isEqualTo("{\"error\":\"rate_limited\",\"scope\":\"source\",\"retry_after_ms\":600}");
-                assertThat(http.closedByServer()).isTrue();
+                assertThat(r.header("connection")).as("a small refused body is dropped, not a reason to close").isNull();
+                http.write(body); // dropped unread; the connection then serves the next request
+                assertThat(http.request("GET", "/healthz", Map.of(), null).status()).isEqualTo(200);
             }
             // each source has its own bucket, and a per-source figure overrides the default
             assertThat(edge.post("/hooks/b", Map.of(), body).status()).isEqualTo(202);

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# sluice-edge benchmarks, on this machine, in one run:
+#  1. refusing a per-IP flood: the same wrk command (-t2 -c64, 1 KiB POST bodies) against
+#     nginx limit_req (rate 1/s, burst 5, status 429) and against Sluice with
+#     rate_limits.per_ip {rate: 1, burst: 5}: requests (nearly all 429) per second;
+#  2. accepting signed hooks: 64 keep-alive connections posting 1 KiB bodies with a valid
+#     HMAC-SHA256 signature, fsync group commit (max_batch 256), then max_batch 1:
+#     acknowledged hooks per second, p50 and p99 latency.
+# Usage (from anywhere): sluice-bench/scripts/edge-bench.sh [seconds]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+fixtures="$root/sluice-bench/scripts/fixtures"
+secs="${1:-10}"
+cd "$root"
+
+if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
+  apt-get install -y wrk nginx-light >/dev/null
+fi
+mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests
+sluice_jar="$root/sluice-edge/target/sluice.jar"
+bench_jar="$root/sluice-bench/target/benchmarks.jar"
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  nginx -c "$fixtures/nginx-limit-req.conf" -s stop 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+wait_port() { # host port
+  for _ in $(seq 1 600); do
+    if (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "nothing listening on $1:$2" >&2; return 1
+}
+
+start_sluice() { # name yaml-text
+  printf '%s\n' "$2" > "$work/$1.yaml"
+  java -Xms1g -Xmx1g -jar "$sluice_jar" serve --config "$work/$1.yaml" > "$work/$1.out" 2> "$work/$1.err" &
+  server_pid=$!
+  wait_port 127.0.0.1 18081
+}
+
+stop_sluice() {
+  kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=""
+}
+
+summarise_wrk() { # label file
+  rps=$(awk '/Requests\/sec/ {print $2}' "$2")
+  non2xx=$(awk '/Non-2xx/ {print $5}' "$2")
+  total=$(awk '/requests in/ {print $1}' "$2")
+  errors=$(grep -o 'Socket errors:.*' "$2" || echo "Socket errors: none")
+  echo "$1: requests/s=$rps total=$total non_2xx=${non2xx:-0} ($errors)"
+}
+
+echo "load before: $(uptime)"
+echo "cores: $(nproc)"
+
+# ---- 1. refusing a flood -------------------------------------------------------------
+mkdir -p /tmp/nginx-anchor
+nginx -c "$fixtures/nginx-limit-req.conf"
+wait_port 127.0.0.1 18080
+wrk -t2 -c64 -d3s -s "$fixtures/post-1k.lua" http://127.0.0.1:18080/hooks/gh > /dev/null   # warm-up, as for Sluice
+wrk -t2 -c64 -d"${secs}s" -s "$fixtures/post-1k.lua" http://127.0.0.1:18080/hooks/gh > "$work/nginx.wrk"
+nginx -c "$fixtures/nginx-limit-req.conf" -s stop
+summarise_wrk "refuse nginx limit_req" "$work/nginx.wrk"
+
+start_sluice refuse "$(cat <<YAML
+node: {id: bench-refuse, data_dir: "$work/refuse-data"}
+admin: {listen: "127.0.0.1:0"}
+http: {listen: "127.0.0.1:18081"}
+rate_limits:
+  per_ip: {rate: 1, burst: 5}
+sources:
+  gh: {verify: {scheme: none}}
+YAML
+)"
+wrk -t2 -c64 -d3s -s "$fixtures/post-1k.lua" http://127.0.0.1:18081/hooks/gh > /dev/null   # warm-up (JIT)
+wrk -t2 -c64 -d"${secs}s" -s "$fixtures/post-1k.lua" http://127.0.0.1:18081/hooks/gh > "$work/sluice.wrk"
+stop_sluice
+summarise_wrk "refuse sluice per_ip" "$work/sluice.wrk"
+
+# ---- 2. accepting signed hooks ---------------------------------------------------------
+for batch in 256 1; do
+  start_sluice "accept-$batch" "$(cat <<YAML
+node: {id: bench-accept, data_dir: "$work/accept-$batch-data"}
+admin: {listen: "127.0.0.1:0"}
+http: {listen: "127.0.0.1:18081"}
+intake: {partitions: 2, max_batch: $batch, max_delay_ms: 0, max_queue: 10000}
+sources:
+  bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}}
+YAML
+)"
+  echo -n "max_batch=$batch "
+  java -Xmx512m -cp "$bench_jar" org.sluice.bench.edge.AcceptLoad 127.0.0.1 18081 /hooks/bench bench-secret "$secs" 64 5
+  stop_sluice
+done
+echo "load after: $(uptime)"
