@@ -224,8 +224,8 @@ final class Backends implements AutoCloseable {
         @Override
         public String[] rateLimitHeaders(String tenant) {
             EffectiveLimit effective = limits.effective(tenant);
-            if (effective.unlimited()) {
-                return null;
+            if (effective.unlimited() || (fleet != null && fleet.ratesInFleet())) {
+                return null; // under scope fleet this node does not know what the fleet's bucket holds
             }
             return RateLimitFields.of(effective.limit(),
                     host == null ? limits.remaining(tenant) : host.remainingHooks(tenant, effective.limit()));

@@ -210,6 +210,63 @@ class FleetScopeTest {
     }
 
     @Test
+    void aPausedRedisCostsTheBudgetThenFallsBackAndComesBack() throws Exception {
+        TestEdge a = node("a", "{rate: 1, burst: 1000}",
+                ", timeout_ms: 100, breaker_min_calls: 5, breaker_open_ms: 300");
+        assertThat(post(a, "warm").status()).isEqualTo(202);
+        redis.pause(); // SIGSTOP: connections stay open, nothing is answered
+        for (int i = 0; i < 30; i++) {
+            Http.Response r = post(a, "paused-" + i);
+            assertThat(r.status()).as(r.toString()).isEqualTo(202);
+        }
+        var stats = a.backends().fleet().client().stats();
+        assertThat(stats.fallbackTimeout()).isPositive();            // calls gave up at the budget
+        assertThat(stats.fallbackRateLimit()).isGreaterThanOrEqualTo(30);
+        assertThat(metric(a, "sluice_fleet_limiter_degraded{kind=\"dedupe\"")).isEqualTo(1.0);
+        redis.resume();
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        int n = 0;
+        while (metric(a, "sluice_fleet_limiter_degraded{kind=\"dedupe\"") != 0.0 && System.nanoTime() < deadline) {
+            assertThat(post(a, "resumed-" + n++).status()).isEqualTo(202);
+            Thread.sleep(20); // waiting for the breaker's probe, not for a bucket to refill
+        }
+        assertThat(metric(a, "sluice_fleet_limiter_degraded{kind=\"dedupe\"")).isEqualTo(0.0);
+        assertThat(a.backends().fleet().client().state()).isEqualTo(BreakerState.CLOSED);
+    }
+
+    @Test
+    void aClaimRefusedLaterOnItsNodeIsReleasedForTheOthers() throws Exception {
+        // dedupe in the fleet, rates per node: node A's own quota refuses the hook after its claim
+        String yaml = """
+                http: {listen: "127.0.0.1:0"}
+                rate_limits:
+                  tenants:
+                    acme: {rate: 0.00001, burst: 1}
+                dedupe: {scope: fleet}
+                fleet: {redis: "%s", timeout_ms: 2000, pending_ttl_ms: 600000}
+                sources:
+                  open: {tenant: acme, verify: {scheme: none}, dedupe: {header: X-Event-Id}}
+                """.formatted(redis.uri());
+        TestEdge a = TestEdge.start(dir.resolve("a"), yaml);
+        edges.add(a);
+        TestEdge b = TestEdge.start(dir.resolve("b"), yaml);
+        edges.add(b);
+        assertThat(post(a, "first").status()).isEqualTo(202);
+        Http.Response refused = post(a, "second");
+        assertThat(refused.status()).isEqualTo(429);
+        // the claim A made for "second" is released (not left pending for 10 minutes): B stores it
+        Http.Response onB = post(b, "second");
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (onB.status() == 409 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            onB = post(b, "second");
+        }
+        assertThat(onB.status()).as(onB.toString()).isEqualTo(202);
+        assertThat(stored(a, "second") + stored(b, "second")).isEqualTo(1);
+        TestEdge.await(() -> a.backends().fleet().client().stats().settleReleased() == 1); // its counter follows the reply
+    }
+
+    @Test
     void theFallbackChargesTheLimitSharedByTheLiveNodes() throws Exception {
         TestEdge a = node("a", "{rate: 1, burst: 10}", ", timeout_ms: 200");
         TestEdge b = node("b", "{rate: 1, burst: 10}", ", timeout_ms: 200");
@@ -244,6 +301,8 @@ class FleetScopeTest {
         Http.Response refused = post(a, null);
         assertThat(refused.status()).isEqualTo(429);
         assertThat(json(refused).get("scope").asText()).isEqualTo("tenant");
+        assertThat(refused.headers().get("retry-after")).isNotNull();
+        assertThat(refused.headers()).doesNotContainKey("ratelimit"); // the node does not know the fleet's bucket
         assertThat(post(b, null).status()).isEqualTo(429);
         // the override goes to node A only; the reset empties the buckets every node shares
         assertThat(admin(a, "PUT", "/v1/tenants/acme/rate-limit", "{\"rate\":0.00001,\"burst\":2}").statusCode())
