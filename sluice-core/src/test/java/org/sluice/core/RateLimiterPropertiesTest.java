@@ -81,6 +81,18 @@ class RateLimiterPropertiesTest {
         return op.list().ofMaxSize(120);
     }
 
+    /**
+     * Clock origins anywhere but the two ends of the long range: there a theoretical
+     * arrival time can land on one of the table's two reserved words and is moved up by
+     * at most 2 ns (documented in BucketShard.tatWord and covered by BucketTableTest),
+     * which this exact reference does not model. Regression: jqwik's edge case
+     * {@code Long.MIN_VALUE} as the origin made remaining() differ by that 2 ns.
+     */
+    @Provide
+    Arbitrary<Long> starts() {
+        return Arbitraries.longs().between(Long.MIN_VALUE / 2, Long.MAX_VALUE / 2);
+    }
+
     private static RateLimiter limiter(long interval, int burst, TestClock clock) {
         Limit limit = Limit.of(1e9 / interval, burst);
         assertThat(limit.intervalNanos()).isEqualTo(interval);
@@ -92,7 +104,7 @@ class RateLimiterPropertiesTest {
             @ForAll("ops") List<Op> ops,
             @ForAll @IntRange(min = 0, max = 6) int intervalIndex,
             @ForAll @IntRange(min = 1, max = 20) int burst,
-            @ForAll long start) {
+            @ForAll("starts") long start) {
         long interval = INTERVALS[intervalIndex];
         long tau = interval * burst;
         TestClock clock = new TestClock(start);
