@@ -1,8 +1,6 @@
 package org.sluice.fleet;
 
 import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timeout;
 import java.util.List;
@@ -18,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.sluice.core.Clock;
+import org.sluice.fleet.internal.AdmitBatcher;
+import org.sluice.fleet.internal.AdmitRequest;
 import org.sluice.fleet.internal.CircuitBreaker;
 import org.sluice.fleet.internal.Health;
 import org.sluice.fleet.internal.Keys;
@@ -74,6 +74,9 @@ public final class FleetClient implements AutoCloseable {
     private final CircuitBreaker breaker;
     private final Health health;
     private final RedisLink link;
+    /** Group commit of admissions (standalone store); null with a cluster: one call per admission. */
+    private final AdmitBatcher batcher;
+    private final String pendingTtlMs;
     private final SettleQueue settleQueue;
     private final Settler settler;
     private final AtomicInteger liveNodes = new AtomicInteger(1);
@@ -87,6 +90,8 @@ public final class FleetClient implements AutoCloseable {
                 TimeUnit.MILLISECONDS.toNanos(settings.breakerOpenMs()));
         this.health = new Health(clock);
         this.link = new RedisLink(settings);
+        this.batcher = settings.cluster() ? null : new AdmitBatcher(link, settings.pendingTtlMs(), settings.timeoutMs());
+        this.pendingTtlMs = Long.toString(settings.pendingTtlMs());
         this.settleQueue = new SettleQueue(settings.settleQueueMax());
         this.settler = new Settler(settleQueue, link, () -> breaker.state() == BreakerState.CLOSED);
         this.background = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -164,28 +169,26 @@ public final class FleetClient implements AutoCloseable {
             return CompletableFuture.completedStage(
                     finish(permit, chargeRate, claimDedupe, token, null, new IllegalStateException("not connected")));
         }
-        String[] keys = claimDedupe
-                ? new String[] {Keys.hooks(tenant), Keys.bytes(tenant), Keys.dedupe(tenant, source, dedupeKey)}
-                : new String[] {Keys.hooks(tenant), Keys.bytes(tenant)};
-        String[] args = {
-            Long.toString(hookIncUs), Long.toString(hookTolUs),
-            Long.toString(byteIncUs), Long.toString(byteTolUs),
-            chargeRate ? "1" : "0", claimDedupe ? "1" : "0",
-            token == null ? "" : token, Long.toString(settings.pendingTtlMs()),
-        };
+        AdmitRequest request = new AdmitRequest(Keys.hooks(tenant), Keys.bytes(tenant),
+                claimDedupe ? Keys.dedupe(tenant, source, dedupeKey) : null,
+                hookIncUs, hookTolUs, byteIncUs, byteTolUs, chargeRate, token);
         health.storeCall();
-        CompletableFuture<List<Object>> reply;
-        try {
-            reply = evalScript(ch, Script.ADMIT, ScriptOutputType.MULTI, keys, args);
-        } catch (RuntimeException e) { // a client that refuses on the caller's thread: still an answer
-            return CompletableFuture.completedStage(finish(permit, chargeRate, claimDedupe, token, null, e));
-        }
-        Timeout budget = link.timer().newTimeout(t -> reply.completeExceptionally(BUDGET_EXCEEDED),
+        Timeout budget = link.timer().newTimeout(t -> request.completeExceptionally(BUDGET_EXCEEDED),
                 settings.timeoutMs(), TimeUnit.MILLISECONDS);
-        return reply.handle((r, err) -> {
+        CompletionStage<FleetAnswer> answer = request.handle((r, err) -> {
             budget.cancel();
             return finish(permit, chargeRate, claimDedupe, token, r, err);
         });
+        try {
+            if (batcher != null) {
+                batcher.submit(request);
+            } else {
+                AdmitBatcher.sendAlone(ch, request, pendingTtlMs);
+            }
+        } catch (RuntimeException e) { // a client that refuses on the caller's thread: still an answer
+            request.completeExceptionally(e);
+        }
+        return answer;
     }
 
     private FleetAnswer finish(int permit, boolean rate, boolean dedupe, String token, List<Object> reply, Throwable err) {
@@ -246,26 +249,7 @@ public final class FleetClient implements AutoCloseable {
     /** {@code EVALSHA}; on {@code NOSCRIPT}, {@code EVAL} with the body (which also caches it). */
     static <T> CompletableFuture<T> evalScript(RedisLink.Channel ch, Script script, ScriptOutputType type,
                                                String[] keys, String... args) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        RedisFuture<T> first = ch.scripting().evalsha(script.sha(), type, keys, args);
-        first.whenComplete((value, err) -> {
-            if (err == null) {
-                result.complete(value);
-            } else if (err instanceof RedisNoScriptException
-                    || (err instanceof CompletionException && err.getCause() instanceof RedisNoScriptException)) {
-                RedisFuture<T> again = ch.scripting().eval(script.body(), type, keys, args);
-                again.whenComplete((v, e) -> {
-                    if (e == null) {
-                        result.complete(v);
-                    } else {
-                        result.completeExceptionally(e);
-                    }
-                });
-            } else {
-                result.completeExceptionally(err);
-            }
-        });
-        return result;
+        return script.eval(ch, type, keys, args);
     }
 
     // ------------------------------------------------------------------ settling
@@ -306,6 +290,11 @@ public final class FleetClient implements AutoCloseable {
     boolean storeConnected() {
         RedisLink.Channel ch = link.requests();
         return ch != null && ch.connection().isOpen();
+    }
+
+    /** The admission batcher, or null with a cluster (tests). */
+    AdmitBatcher batcher() {
+        return batcher;
     }
 
     /** Drains the settle queue on the caller's thread (tests; the background thread does this normally). */

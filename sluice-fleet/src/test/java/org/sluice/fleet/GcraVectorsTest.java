@@ -13,7 +13,10 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -128,6 +131,142 @@ class GcraVectorsTest {
         }
     }
 
+    @Test
+    void luaPassesTheVectorsInBatches() throws IOException {
+        // vectors sharing a "now" go in one call, each on its own tenant: independent
+        // requests in a batch answer exactly as they do one by one
+        Map<Long, List<Vector>> byNow = new TreeMap<>();
+        for (Vector v : vectors()) {
+            byNow.computeIfAbsent(v.now(), n -> new ArrayList<>()).add(v);
+        }
+        int t = 0;
+        for (Map.Entry<Long, List<Vector>> group : byNow.entrySet()) {
+            List<Step> steps = new ArrayList<>();
+            Map<String, long[]> initial = new HashMap<>();
+            for (Vector v : group.getValue()) {
+                String tenant = "bvec" + (t++);
+                initial.put(tenant, new long[] {v.hookTat(), v.byteTat()});
+                steps.add(new Step(tenant, v.hookInc(), v.hookTol(), v.byteInc(), v.byteTol()));
+            }
+            assertThat(steps).hasSizeGreaterThan(1);
+            BatchRun run = runLuaBatch(group.getKey(), initial, steps);
+            for (int i = 0; i < steps.size(); i++) {
+                Vector v = group.getValue().get(i);
+                assertThat(run.decisions().get(i)).as(v.name())
+                        .isEqualTo(new FleetGcra.Decision(v.scope(), v.waitUs(), v.hookAfter(), v.byteAfter()));
+            }
+        }
+    }
+
+    @Test
+    void oneLuaBatchAnswersLikeJavaAppliedInOrder() {
+        // requests for the same few tenants in one call: each sees the writes of those
+        // before it, exactly as the Java arithmetic applied one after the other
+        Random random = new Random(6L);
+        long now = 1_733_100_000_000_000L;
+        for (int round = 0; round < 40; round++) {
+            int tenants = 1 + random.nextInt(3);
+            Map<String, long[]> initial = new HashMap<>();
+            Map<String, long[]> model = new HashMap<>();
+            for (int i = 0; i < tenants; i++) {
+                long hookTat = random.nextBoolean() ? FleetGcra.ABSENT : now + random.nextInt(2_000_000);
+                long byteTat = random.nextBoolean() ? FleetGcra.ABSENT : now + random.nextInt(2_000_000);
+                String tenant = "seq" + round + "-" + i;
+                initial.put(tenant, new long[] {hookTat, byteTat});
+                model.put(tenant, new long[] {hookTat, byteTat});
+            }
+            List<Step> steps = new ArrayList<>();
+            List<FleetGcra.Decision> expected = new ArrayList<>();
+            int n = 2 + random.nextInt(60);
+            for (int i = 0; i < n; i++) {
+                String tenant = "seq" + round + "-" + random.nextInt(tenants);
+                long hookTol = 1 + random.nextInt(3_000_000);
+                long hookInc = random.nextInt(5) == 0 ? hookTol + 1 : 1 + random.nextInt(600_000);
+                long byteTol = random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(3_000_000);
+                long byteInc = random.nextInt(700_000);
+                Step step = new Step(tenant, hookInc, hookTol, byteInc, byteTol);
+                steps.add(step);
+                long[] state = model.get(tenant);
+                FleetGcra.Decision d = FleetGcra.decide(state[0], state[1], now, hookInc, hookTol, byteInc, byteTol);
+                expected.add(d);
+                state[0] = d.hookTatAfter();
+                state[1] = d.byteTatAfter();
+            }
+            BatchRun run = runLuaBatch(now, initial, steps);
+            for (int i = 0; i < n; i++) {
+                // the buckets a step reports are read after the whole batch; compare
+                // the refusal and wait per step, and the final buckets per tenant
+                assertThat(run.decisions().get(i).scope()).as("round %d step %d", round, i)
+                        .isEqualTo(expected.get(i).scope());
+                assertThat(run.decisions().get(i).waitUs()).as("round %d step %d", round, i)
+                        .isEqualTo(expected.get(i).waitUs());
+            }
+            for (Map.Entry<String, long[]> e : model.entrySet()) {
+                int last = lastStepOf(steps, e.getKey());
+                if (last >= 0) {
+                    assertThat(run.decisions().get(last).hookTatAfter()).as("round %d %s hooks", round, e.getKey())
+                            .isEqualTo(e.getValue()[0]);
+                    assertThat(run.decisions().get(last).byteTatAfter()).as("round %d %s bytes", round, e.getKey())
+                            .isEqualTo(e.getValue()[1]);
+                }
+            }
+        }
+    }
+
+    private static int lastStepOf(List<Step> steps, String tenant) {
+        for (int i = steps.size() - 1; i >= 0; i--) {
+            if (steps.get(i).tenant().equals(tenant)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    record Step(String tenant, long hookInc, long hookTol, long byteInc, long byteTol) {
+    }
+
+    /** Per step: its answer, and its tenant's buckets as they stand after the whole batch. */
+    record BatchRun(List<FleetGcra.Decision> decisions) {
+    }
+
+    /** Stores the initial buckets, runs every step in ONE admit.lua call at {@code now}, reads back. */
+    @SuppressWarnings("unchecked")
+    static BatchRun runLuaBatch(long now, Map<String, long[]> initial, List<Step> steps) {
+        for (Map.Entry<String, long[]> e : initial.entrySet()) {
+            String h = "sluice:{" + e.getKey() + "}:h";
+            String b = "sluice:{" + e.getKey() + "}:b";
+            cmd.del(h, b);
+            if (e.getValue()[0] != FleetGcra.ABSENT) {
+                cmd.set(h, Long.toString(e.getValue()[0]));
+            }
+            if (e.getValue()[1] != FleetGcra.ABSENT) {
+                cmd.set(b, Long.toString(e.getValue()[1]));
+            }
+        }
+        String[] keys = new String[steps.size() * 2];
+        List<String> args = new ArrayList<>(List.of(Integer.toString(steps.size()), "30000", Long.toString(now)));
+        for (int i = 0; i < steps.size(); i++) {
+            Step s = steps.get(i);
+            keys[2 * i] = "sluice:{" + s.tenant() + "}:h";
+            keys[2 * i + 1] = "sluice:{" + s.tenant() + "}:b";
+            args.addAll(List.of(Long.toString(s.hookInc()), Long.toString(s.hookTol()),
+                    Long.toString(s.byteInc()), Long.toString(s.byteTol()), "1", ""));
+        }
+        List<Object> out = cmd.eval(OBSERVED_BATCH, ScriptOutputType.MULTI, keys, args.toArray(new String[0]));
+        List<Object> replies = (List<Object>) out.get(0);
+        List<Object> after = (List<Object>) out.get(1);
+        assertThat(replies).hasSize(steps.size());
+        List<FleetGcra.Decision> decisions = new ArrayList<>();
+        for (int i = 0; i < steps.size(); i++) {
+            List<Object> reply = (List<Object>) replies.get(i);
+            long code = (Long) reply.get(0);
+            int scope = code == 4 ? ((Long) reply.get(1)).intValue() : 0;
+            long wait = code == 4 ? (Long) reply.get(2) : 0;
+            decisions.add(new FleetGcra.Decision(scope, wait, num((String) after.get(2 * i)), num((String) after.get(2 * i + 1))));
+        }
+        return new BatchRun(decisions);
+    }
+
     private static long pick(Random random) {
         switch (random.nextInt(4)) {
             case 0:
@@ -150,6 +289,12 @@ class GcraVectorsTest {
             + "\nend\nlocal r = sluice_admit()\n"
             + "return {r, redis.call('GET', KEYS[1]) or '-', redis.call('GET', KEYS[2]) or '-'}\n";
 
+    /** The same for a batch: the replies, then every key's value after the whole batch. */
+    private static final String OBSERVED_BATCH = "local function sluice_admit()\n" + Script.ADMIT.body()
+            + "\nend\nlocal r = sluice_admit()\nlocal after = {}\n"
+            + "for i = 1, #KEYS do after[i] = redis.call('GET', KEYS[i]) or '-' end\n"
+            + "return {r, after}\n";
+
     /** Stores the buckets, runs admit.lua with "now" given, reads the buckets back. */
     @SuppressWarnings("unchecked")
     static FleetGcra.Decision runLua(String tenant, long hookTat, long byteTat, long now,
@@ -164,9 +309,10 @@ class GcraVectorsTest {
             cmd.set(b, Long.toString(byteTat));
         }
         List<Object> out = cmd.eval(OBSERVED, ScriptOutputType.MULTI, new String[] {h, b},
+                "1", "30000", Long.toString(now),
                 Long.toString(hookInc), Long.toString(hookTol), Long.toString(byteInc), Long.toString(byteTol),
-                "1", "0", "", "30000", Long.toString(now));
-        List<Object> reply = (List<Object>) out.get(0);
+                "1", "");
+        List<Object> reply = (List<Object>) ((List<Object>) out.get(0)).get(0);
         long code = (Long) reply.get(0);
         int scope = code == 4 ? ((Long) reply.get(1)).intValue() : 0;
         long wait = code == 4 ? (Long) reply.get(2) : 0;
