@@ -31,7 +31,7 @@ import org.sluice.fleet.internal.Settler;
  * every node through Redis, and a store outage that never refuses a hook.
  *
  * <h2>Request path</h2>
- * {@link #admit} makes at most one store call ({@code EVALSHA admit.lua}, {@code EVAL}
+ * {@link #admit} is decided by one run of {@code admit.lua} ({@code EVALSHA}, {@code EVAL}
  * once on {@code NOSCRIPT}) and its stage <em>always</em> completes, normally, within
  * {@code fleet.timeout_ms} (a 1 ms-tick wheel timer cuts it off; Lettuce's own command
  * timeout, equal to the budget, clears it from the connection): a call that fails or
@@ -39,6 +39,17 @@ import org.sluice.fleet.internal.Settler;
  * FleetAnswer.Fallback}, and so does every call while the breaker is open (then with no
  * store call and no allocation). No lock is taken and no message is sent; the breaker,
  * the counters and the flags are atomics.
+ *
+ * <p>Group commit (standalone store): the call does not send its own command. It hands
+ * an {@link AdmitRequest} to the {@link AdmitBatcher}, which sends the requests waiting
+ * at that moment as one script call (at most {@link AdmitBatcher#BATCH_MAX} of them, at
+ * most {@link AdmitBatcher#IN_FLIGHT_MAX} calls in flight; no timer, so a lone request
+ * goes out at once) and completes each request from its own reply entry. The script
+ * decides a batch's requests in order, so the answers are those of one call each. The
+ * budget, the breaker permit and the health accounting stay per call; a failed or
+ * timed-out batch is a fallback for each of its requests; a full queue ({@link
+ * AdmitBatcher#QUEUE_MAX}) is an {@code ERROR} fallback at once. With a cluster each
+ * admission is its own call (its tenant's slot).
  *
  * <h2>Threads</h2>
  * <ul>

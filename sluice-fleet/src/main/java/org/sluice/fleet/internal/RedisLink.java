@@ -15,6 +15,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.HashedWheelTimer;
@@ -76,6 +77,8 @@ public final class RedisLink implements AutoCloseable {
                 .timer(timer)
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
+                // nobody reads Lettuce's per-command latency histograms: don't record them
+                .commandLatencyRecorder(CommandLatencyRecorder.disabled())
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
                 .build();
         this.requestClient = client(Duration.ofMillis(settings.timeoutMs()));
