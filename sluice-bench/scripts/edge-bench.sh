@@ -61,14 +61,21 @@ summarise_wrk() { # label file
 }
 
 echo "load before: $(uptime)"
-echo "cores: $(nproc)"
+echo "cores: $(nproc), ephemeral ports: $(tr '\t' - < /proc/sys/net/ipv4/ip_local_port_range)"
 
 # ---- 1. refusing a flood -------------------------------------------------------------
 if [ "$only" != accept ]; then
+time_wait() { # sockets in TIME_WAIT now: a server that closes first leaves one per connection
+  # for 60 s, and each holds one of the client's ephemeral ports to that server address
+  echo $(( $(ss -tan state time-wait | wc -l) - 1 ))
+}
+
 flood() { # label port lua-fixture: a 3 s warm-up (JIT for Sluice), then the measured run
   wrk -t2 -c64 -d3s -s "$fixtures/$3" "http://127.0.0.1:$2/hooks/gh" > /dev/null
+  tw_before=$(time_wait)
   wrk -t2 -c64 -d"${secs}s" -s "$fixtures/$3" "http://127.0.0.1:$2/hooks/gh" > "$work/$1.wrk"
   summarise_wrk "$1" "$work/$1.wrk"
+  echo "  time_wait sockets: $tw_before before the measured run, $(time_wait) after"
 }
 
 mkdir -p /tmp/nginx-anchor
