@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # sluice-edge benchmarks, on this machine, in one run:
-#  1. refusing a per-IP flood: the same wrk command (-t2 -c64, 1 KiB POST bodies) against
-#     nginx limit_req (rate 1/s, burst 5, status 429) and against Sluice with
-#     rate_limits.per_ip {rate: 1, burst: 5}: requests (nearly all 429) per second;
+#  1. refusing a per-IP flood: the same wrk command (-t2 -c64, keep-alive) against nginx
+#     limit_req (rate 1/s, burst 5, status 429) and against Sluice with
+#     rate_limits.per_ip {rate: 1, burst: 5}: requests (nearly all 429) per second, for
+#     (a) bodiless POSTs (Content-Length: 0, post-empty.lua): nginx and Sluice (default);
+#     (b) 1 KiB POST bodies (post-1k.lua): nginx, Sluice with http.refused_body: close
+#         (the default: every refusal closes its connection) and with refused_body: discard;
 #  2. accepting signed hooks: 64 keep-alive connections posting 1 KiB bodies with a valid
 #     HMAC-SHA256 signature, fsync group commit (max_batch 256), then max_batch 1:
 #     acknowledged hooks per second, p50 and p99 latency.
-# Usage (from anywhere): sluice-bench/scripts/edge-bench.sh [seconds]
+# Usage (from anywhere): sluice-bench/scripts/edge-bench.sh [seconds] [all|flood|accept]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 fixtures="$root/sluice-bench/scripts/fixtures"
 secs="${1:-10}"
+only="${2:-all}"
+case "$only" in all|flood|accept) ;; *) echo "unknown section $only (all, flood or accept)" >&2; exit 2 ;; esac
 cd "$root"
 
 if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
@@ -56,33 +61,51 @@ summarise_wrk() { # label file
 }
 
 echo "load before: $(uptime)"
-echo "cores: $(nproc)"
+echo "cores: $(nproc), ephemeral ports: $(tr '\t' - < /proc/sys/net/ipv4/ip_local_port_range)"
 
 # ---- 1. refusing a flood -------------------------------------------------------------
+if [ "$only" != accept ]; then
+time_wait() { # sockets in TIME_WAIT now: a server that closes first leaves one per connection
+  # for 60 s, and each holds one of the client's ephemeral ports to that server address
+  echo $(( $(ss -tan state time-wait | wc -l) - 1 ))
+}
+
+flood() { # label port lua-fixture: a 3 s warm-up (JIT for Sluice), then the measured run
+  wrk -t2 -c64 -d3s -s "$fixtures/$3" "http://127.0.0.1:$2/hooks/gh" > /dev/null
+  tw_before=$(time_wait)
+  wrk -t2 -c64 -d"${secs}s" -s "$fixtures/$3" "http://127.0.0.1:$2/hooks/gh" > "$work/$1.wrk"
+  summarise_wrk "$1" "$work/$1.wrk"
+  echo "  time_wait sockets: $tw_before before the measured run, $(time_wait) after"
+}
+
 mkdir -p /tmp/nginx-anchor
 nginx -c "$fixtures/nginx-limit-req.conf"
 wait_port 127.0.0.1 18080
-wrk -t2 -c64 -d3s -s "$fixtures/post-1k.lua" http://127.0.0.1:18080/hooks/gh > /dev/null   # warm-up, as for Sluice
-wrk -t2 -c64 -d"${secs}s" -s "$fixtures/post-1k.lua" http://127.0.0.1:18080/hooks/gh > "$work/nginx.wrk"
+flood "refuse nginx limit_req, bodiless" 18080 post-empty.lua
+flood "refuse nginx limit_req, 1 KiB body" 18080 post-1k.lua
 nginx -c "$fixtures/nginx-limit-req.conf" -s stop
-summarise_wrk "refuse nginx limit_req" "$work/nginx.wrk"
 
-start_sluice refuse "$(cat <<YAML
-node: {id: bench-refuse, data_dir: "$work/refuse-data"}
+for policy in close discard; do
+  start_sluice "refuse-$policy" "$(cat <<YAML
+node: {id: bench-refuse, data_dir: "$work/refuse-$policy-data"}
 admin: {listen: "127.0.0.1:0"}
-http: {listen: "127.0.0.1:18081"}
+http: {listen: "127.0.0.1:18081", refused_body: $policy}
 rate_limits:
   per_ip: {rate: 1, burst: 5}
 sources:
   gh: {verify: {scheme: none}}
 YAML
 )"
-wrk -t2 -c64 -d3s -s "$fixtures/post-1k.lua" http://127.0.0.1:18081/hooks/gh > /dev/null   # warm-up (JIT)
-wrk -t2 -c64 -d"${secs}s" -s "$fixtures/post-1k.lua" http://127.0.0.1:18081/hooks/gh > "$work/sluice.wrk"
-stop_sluice
-summarise_wrk "refuse sluice per_ip" "$work/sluice.wrk"
+  if [ "$policy" = close ]; then
+    flood "refuse sluice per_ip, bodiless (refused_body: close)" 18081 post-empty.lua
+  fi
+  flood "refuse sluice per_ip, 1 KiB body (refused_body: $policy)" 18081 post-1k.lua
+  stop_sluice
+done
+fi
 
 # ---- 2. accepting signed hooks ---------------------------------------------------------
+if [ "$only" != flood ]; then
 for batch in 256 1; do
   start_sluice "accept-$batch" "$(cat <<YAML
 node: {id: bench-accept, data_dir: "$work/accept-$batch-data"}
@@ -97,4 +120,5 @@ YAML
   java -Xmx512m -cp "$bench_jar" org.sluice.bench.edge.AcceptLoad 127.0.0.1 18081 /hooks/bench bench-secret "$secs" 64 5
   stop_sluice
 done
+fi
 echo "load after: $(uptime)"

@@ -24,7 +24,7 @@ final class ConfigBinder {
     static final List<String> NODE = List.of("id", "data_dir");
     static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token");
     static final List<String> HTTP = List.of("listen", "prefix", "routing", "max_body_bytes", "trusted_proxies",
-            "read_timeout_ms", "max_header_bytes", "reuse_port", "tls");
+            "read_timeout_ms", "max_header_bytes", "reuse_port", "refused_body", "tls");
     static final List<String> TLS = List.of("cert_file", "key_file");
     static final List<String> RATE_LIMITS = List.of("scope", "shadow", "per_ip", "node", "sources", "default",
             "tenants", "host_arena");
@@ -107,11 +107,13 @@ final class ConfigBinder {
         long readTimeout = s.integer("read_timeout_ms", d.readTimeoutMs(), 1L, 3_600_000L);
         int maxHeader = s.integer("max_header_bytes", d.maxHeaderBytes(), 1024, 1 << 20);
         boolean reusePort = s.bool("reuse_port", false);
+        RefusedBody refusedBody = s.choice("refused_body", d.refusedBody(), RefusedBody.values(), RefusedBody::configName);
         Optional<TlsConfig> tls = Optional.empty();
         if (s.has("tls")) {
             tls = tls(s.section("tls", TLS));
         }
-        return new HttpConfig(listen, prefix, routing, maxBody, trusted, readTimeout, maxHeader, reusePort, tls);
+        return new HttpConfig(listen, prefix, routing, maxBody, trusted, readTimeout, maxHeader, reusePort, refusedBody,
+                tls);
     }
 
     private String prefix(Section s) {

@@ -19,6 +19,8 @@ import java.util.Optional;
  * @param maxHeaderBytes {@code http.max_header_bytes}, default 16384: larger headers get 431
  * @param reusePort      {@code http.reuse_port}, default false: bind with SO_REUSEPORT so
  *                       several processes share the port (with {@code rate_limits.scope: host})
+ * @param refusedBody    {@code http.refused_body}, default {@link RefusedBody#CLOSE}: what a
+ *                       {@code 429} answered before the body is read does with that body
  * @param tls            {@code http.tls}, default absent: plain HTTP
  */
 public record HttpConfig(
@@ -30,6 +32,7 @@ public record HttpConfig(
         long readTimeoutMs,
         int maxHeaderBytes,
         boolean reusePort,
+        RefusedBody refusedBody,
         Optional<TlsConfig> tls) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("0.0.0.0", 8080);
@@ -43,11 +46,13 @@ public record HttpConfig(
         Objects.requireNonNull(prefix, "prefix");
         Objects.requireNonNull(routing, "routing");
         Objects.requireNonNull(trustedProxies, "trustedProxies");
+        Objects.requireNonNull(refusedBody, "refusedBody");
         Objects.requireNonNull(tls, "tls");
     }
 
     public static HttpConfig defaults() {
         return new HttpConfig(DEFAULT_LISTEN, DEFAULT_PREFIX, Routing.PATH, DEFAULT_MAX_BODY_BYTES,
-                CidrSet.empty(), DEFAULT_READ_TIMEOUT_MS, DEFAULT_MAX_HEADER_BYTES, false, Optional.empty());
+                CidrSet.empty(), DEFAULT_READ_TIMEOUT_MS, DEFAULT_MAX_HEADER_BYTES, false, RefusedBody.CLOSE,
+                Optional.empty());
     }
 }

@@ -53,6 +53,7 @@ public record SluiceConfig(
                 .append(" ingest=").append(http.tls().isPresent() ? "https://" : "http://").append(http.listen())
                 .append(http.prefix().isEmpty() ? "/" : http.prefix())
                 .append(" routing=").append(http.routing().configName())
+                .append(" refused_body=").append(http.refusedBody().configName())
                 .append(" admin=").append(admin.listen())
                 .append(" scope=").append(rateLimits.scope().configName())
                 .append(" shadow=").append(rateLimits.shadow())

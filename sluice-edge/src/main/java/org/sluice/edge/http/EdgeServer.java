@@ -239,12 +239,14 @@ public final class EdgeServer implements AutoCloseable {
      *   RequestSyntaxHandler       400 / 431 / 400 invalid_header           -> Exchange
      *   RouteHandler               404s, /healthz, /readyz; source and tenant
      *   ClientAddressHandler       peer or X-Forwarded-For; 400 invalid_forwarded_for
-     *   PreReadAdmissionHandler    429 ip | node | source (declared bytes)
+     *   PreReadAdmissionHandler    429 ip | node | source (declared bytes); http.refused_body
      *   BodySizeHandler            413 on the declared length
      *   ContinueHandler            100 Continue, only now
      *   BodyAggregator             reads the body; 413 mid-stream; undeclared bytes   -> ReceivedHook
      *   HookHandler                worker stage: 401, 200 duplicate, 429 tenant*, 503, 202
      * </pre>
+     * An answer given before its request's body was read replaces the codec with a
+     * {@link LingeringClose}, which drains and closes the connection.
      */
     private final class Pipeline extends ChannelInitializer<Channel> {
 
@@ -299,7 +301,8 @@ public final class EdgeServer implements AutoCloseable {
             p.addLast("syntax", new RequestSyntaxHandler(clock, metrics));
             p.addLast("route", new RouteHandler(router, backends.sink()::isOpen, metrics));
             p.addLast("client", new ClientAddressHandler(config.http().trustedProxies()::contains, metrics));
-            p.addLast("pre-read", new PreReadAdmissionHandler(preRead, clock, shadow, metrics));
+            p.addLast("pre-read", new PreReadAdmissionHandler(preRead, clock, shadow,
+                    config.http().refusedBody(), metrics));
             p.addLast("body-size", new BodySizeHandler(backends.tenants()::bodyLimit, metrics));
             p.addLast("continue", new ContinueHandler(metrics));
             p.addLast("body", new BodyAggregator(preRead, clock, shadow, metrics));

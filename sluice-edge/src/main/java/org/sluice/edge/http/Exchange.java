@@ -30,9 +30,9 @@ final class Exchange {
     /** True once every byte of the body has been read (or there is none). */
     boolean bodyRead;
     /**
-     * Set by {@link PreReadAdmissionHandler} when it refuses a small declared body: the body's
-     * bytes are dropped unread as they arrive and the connection stays open. See
-     * {@link PreReadAdmissionHandler#DISCARD_LIMIT}.
+     * Set by {@link PreReadAdmissionHandler} under {@code http.refused_body: discard} when it
+     * refuses a small declared body: the body's bytes are dropped unread as they arrive and
+     * the connection stays open. See {@link PreReadAdmissionHandler#DISCARD_LIMIT}.
      */
     boolean dropBody;
 

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -10,10 +11,12 @@ import io.netty.util.AttributeKey;
 
 /**
  * Writes a request's one response and decides the connection's fate: kept alive when the
- * client asked for it and no unread body is in the way, closed otherwise. When a refusal
- * is answered before the body is read, the connection closes after the write (unless the
- * refusal chose to drop a small body, see {@link Exchange#dropBody}) and what still
- * arrives of the body is released unread by {@link BodyAggregator}.
+ * client asked for it and no unread body is in the way, closed otherwise. When a request
+ * is answered before its body is read, the connection closes with a {@link LingeringClose}
+ * (the answer, a half-close, the body's in-flight bytes drained unparsed, then the close),
+ * unless {@code http.refused_body: discard} chose to drop a small body in place (see
+ * {@link Exchange#dropBody}): then what arrives of it is released unread by
+ * {@link BodyAggregator} and the connection stays open.
  *
  * <p>Called on the channel's event loop only.
  */
@@ -33,7 +36,12 @@ final class Reply {
         if (close) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             ctx.channel().attr(CLOSING).set(Boolean.TRUE);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            ChannelFuture written = ctx.writeAndFlush(response);
+            if (exchange != null && exchange.bodyPending()) {
+                LingeringClose.start(ctx, written); // the body is in flight: let the answer reach the client
+            } else {
+                written.addListener(ChannelFutureListener.CLOSE);
+            }
         } else {
             if (exchange.request.protocolVersion() == HttpVersion.HTTP_1_0) {
                 response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);

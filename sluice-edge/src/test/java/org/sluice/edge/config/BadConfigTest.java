@@ -34,7 +34,7 @@ class BadConfigTest {
                 bad("an unknown key inside a section",
                         "http: {max_body: 5}",
                         "unknown key \"http.max_body\" (known keys here: listen, prefix, routing, max_body_bytes,"
-                                + " trusted_proxies, read_timeout_ms, max_header_bytes, reuse_port, tls)"),
+                                + " trusted_proxies, read_timeout_ms, max_header_bytes, reuse_port, refused_body, tls)"),
                 bad("an unknown key inside a limit",
                         "rate_limits: {default: {rate: 1, burst: 2, burts_bytes: 5}}",
                         "unknown key \"rate_limits.default.burts_bytes\" (known keys here: rate, burst, bytes_per_second,"
@@ -115,6 +115,9 @@ class BadConfigTest {
                 bad("a routing that does not exist",
                         "http: {routing: header}",
                         "http.routing must be one of path, tenant_path, got \"header\""),
+                bad("a refused-body policy that does not exist",
+                        "http: {refused_body: drop}",
+                        "http.refused_body must be one of close, discard, got \"drop\""),
                 bad("a source without verify",
                         "sources: {gh: {tenant: acme}}",
                         "sources.gh.verify is required (write {scheme: none} to accept unsigned hooks)"),

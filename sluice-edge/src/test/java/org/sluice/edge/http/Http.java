@@ -65,6 +65,15 @@ final class Http implements AutoCloseable {
         }
     }
 
+    /** Wraps a socket that is already connected (a TLS socket, say). */
+    static Http over(Socket connected) {
+        try {
+            return new Http(connected);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** One request on a fresh connection. */
     static Response post(InetSocketAddress server, String path, Map<String, String> headers, byte[] body) {
         try (Http http = connect(server)) {
@@ -136,6 +145,19 @@ final class Http implements AutoCloseable {
             return in.read() < 0;
         } catch (IOException e) {
             return true; // reset
+        }
+    }
+
+    /**
+     * True when the next read finds a clean end of stream (the server's FIN, or a TLS
+     * close_notify), false when a byte arrives; a reset fails with an exception rather than
+     * passing for a close.
+     */
+    boolean endOfStream() {
+        try {
+            return in.read() < 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

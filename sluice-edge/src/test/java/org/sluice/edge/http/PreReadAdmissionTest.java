@@ -93,9 +93,9 @@ class PreReadAdmissionTest {
     }
 
     @Test
-    void aRefusedBodyOver64KiBClosesTheConnectionAndOneWithinIsDroppedInPlace() throws Exception {
+    void underRefusedBodyDiscardABodyOver64KiBClosesTheConnectionAndOneWithinIsDroppedInPlace() throws Exception {
         try (TestEdge edge = TestEdge.start(dir, """
-                http: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0", refused_body: discard}
                 rate_limits:
                   per_ip: {rate: 1, burst: 1}
                 sources:
@@ -108,7 +108,7 @@ class PreReadAdmissionTest {
                 Http.Response r = http.read();
                 assertThat(r.status()).isEqualTo(429);
                 assertThat(r.header("connection")).isEqualTo("close");
-                assertThat(http.closedByServer()).isTrue();
+                assertThat(http.endOfStream()).isTrue();
             }
             try (Http http = Http.connect(edge.address, client)) {
                 for (int i = 0; i < 3; i++) { // keep-alive through refusals: each body dropped as it arrives
@@ -116,8 +116,15 @@ class PreReadAdmissionTest {
                     assertThat(r.status()).isEqualTo(429);
                     assertThat(r.header("connection")).isNull();
                 }
+                assertThat(http.request("GET", "/healthz", Map.of(), null).status()).isEqualTo(200);
+                // chunked and Expect: 100-continue bodies still close under discard
+                http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+                Http.Response chunked = http.read();
+                assertThat(chunked.status()).isEqualTo(429);
+                assertThat(chunked.header("connection")).isEqualTo("close");
+                assertThat(http.endOfStream()).isTrue();
             }
-            assertThat(MetricsTest.scrape(edge)).contains("sluice_admission_refusals_total{scope=\"ip\"} 4.0");
+            assertThat(MetricsTest.scrape(edge)).contains("sluice_admission_refusals_total{scope=\"ip\"} 5.0");
         }
     }
 
@@ -161,9 +168,9 @@ class PreReadAdmissionTest {
                 // one second of burst (1000 bytes) holds 800; 800 more needs 600 bytes of refill at 1000 B/s
                 assertThat(json(r).toString())
                         .isEqualTo("{\"error\":\"rate_limited\",\"scope\":\"source\",\"retry_after_ms\":600}");
-                assertThat(r.header("connection")).as("a small refused body is dropped, not a reason to close").isNull();
-                http.write(body); // dropped unread; the connection then serves the next request
-                assertThat(http.request("GET", "/healthz", Map.of(), null).status()).isEqualTo(200);
+                assertThat(r.header("connection")).as("refused_body: close, the default").isEqualTo("close");
+                http.write(body); // drained unread by the lingering close
+                assertThat(http.endOfStream()).isTrue();
             }
             // each source has its own bucket, and a per-source figure overrides the default
             assertThat(edge.post("/hooks/b", Map.of(), body).status()).isEqualTo(202);

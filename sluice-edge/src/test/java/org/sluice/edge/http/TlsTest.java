@@ -12,6 +12,7 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.util.Base64;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,9 +23,11 @@ class TlsTest {
     @TempDir
     Path dir;
 
-    @Test
-    void ingestOverTls() throws Exception {
-        // a self-signed certificate from the JDK's own keytool, written out as PEM
+    /** A self-signed certificate from the JDK's own keytool, written out as PEM, and a client context trusting it. */
+    private record Tls(Path certFile, Path keyFile, SSLContext client) {
+    }
+
+    private Tls selfSigned() throws Exception {
         Path keystore = dir.resolve("ks.p12");
         Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
                 "-genkeypair", "-alias", "edge", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost",
@@ -40,25 +43,61 @@ class TlsTest {
         Path certFile = Files.writeString(dir.resolve("cert.pem"), pem("CERTIFICATE", cert.getEncoded()));
         Path keyFile = Files.writeString(dir.resolve("key.pem"),
                 pem("PRIVATE KEY", ks.getKey("edge", "changeit".toCharArray()).getEncoded()));
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("edge", cert);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(null, tmf.getTrustManagers(), null);
+        return new Tls(certFile, keyFile, ssl);
+    }
 
+    @Test
+    void ingestOverTls() throws Exception {
+        Tls tls = selfSigned();
         try (TestEdge edge = TestEdge.start(dir, """
                 http: {listen: "127.0.0.1:0", tls: {cert_file: "%s", key_file: "%s"}}
                 sources:
                   a: {verify: {scheme: none}}
-                """.formatted(certFile, keyFile))) {
-            KeyStore trust = KeyStore.getInstance("PKCS12");
-            trust.load(null, null);
-            trust.setCertificateEntry("edge", cert);
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
-            SSLContext ssl = SSLContext.getInstance("TLS");
-            ssl.init(null, tmf.getTrustManagers(), null);
-            HttpClient client = HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1).build();
+                """.formatted(tls.certFile(), tls.keyFile()))) {
+            HttpClient client = HttpClient.newBuilder().sslContext(tls.client()).version(HttpClient.Version.HTTP_1_1).build();
             HttpResponse<String> r = client.send(HttpRequest.newBuilder(
                     URI.create("https://127.0.0.1:" + edge.address.getPort() + "/hooks/a"))
                     .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(202);
             assertThat(r.body()).contains("\"status\":\"accepted\"");
+        }
+    }
+
+    /** The lingering close over TLS: the refused body is in flight, the 429 still arrives whole, then close_notify. */
+    @Test
+    void aRefusedBodyOverTlsGetsItsWhole429ThenACleanEnd() throws Exception {
+        Tls tls = selfSigned();
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0", tls: {cert_file: "%s", key_file: "%s"}}
+                rate_limits:
+                  per_ip: {rate: 1, burst: 1}
+                sources:
+                  a: {verify: {scheme: none}}
+                """.formatted(tls.certFile(), tls.keyFile()))) {
+            String kib = "x".repeat(1024);
+            for (int i = 0; i < 2; i++) {
+                SSLSocket socket = (SSLSocket) tls.client().getSocketFactory().createSocket();
+                socket.connect(edge.address, 5_000);
+                try (Http http = Http.over(socket)) {
+                    http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 1024\r\n\r\n" + kib);
+                    Http.Response r = http.read();
+                    if (i == 0) {
+                        assertThat(r.status()).isEqualTo(202); // the burst of one
+                        continue;
+                    }
+                    assertThat(r.status()).isEqualTo(429);
+                    assertThat(r.body()).isEqualTo("{\"error\":\"rate_limited\",\"scope\":\"ip\",\"retry_after_ms\":1000}");
+                    assertThat(r.header("connection")).isEqualTo("close");
+                    assertThat(http.endOfStream()).isTrue();
+                }
+            }
         }
     }
 

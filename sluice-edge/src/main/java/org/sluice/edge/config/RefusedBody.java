@@ -1,0 +1,32 @@
+package org.sluice.edge.config;
+
+/**
+ * {@code http.refused_body}: what the ingest listener does with the body of a request it
+ * refuses with {@code 429} before reading it (issue step 2, the address, node and source
+ * limits).
+ */
+public enum RefusedBody {
+    /**
+     * The contract, and the default: answer with {@code Connection: close}, then close the
+     * connection gracefully (half-close, drain what is already in flight unread, close).
+     * No byte of the body is parsed, buffered, verified or charged.
+     */
+    CLOSE("close"),
+    /**
+     * Keep the connection open when the body is declared with {@code Content-Length} of at
+     * most 64 KiB and sent without {@code Expect}: its bytes are dropped unread as they
+     * arrive. Any other body still closes, as with {@link #CLOSE}.
+     */
+    DISCARD("discard");
+
+    private final String configName;
+
+    RefusedBody(String configName) {
+        this.configName = configName;
+    }
+
+    /** The spelling used in the YAML file. */
+    public String configName() {
+        return configName;
+    }
+}
