@@ -170,7 +170,11 @@ public final class AdmitBatcher {
         sent.add(n);
         Batch b = new Batch(batch, n, reply);
         if (!reply.isDone()) {
-            b.guard = timer.newTimeout(b, timeoutMs, TimeUnit.MILLISECONDS);
+            try {
+                b.guard = timer.newTimeout(b, timeoutMs, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException e) { // the timer is stopped (the client is closing)
+                reply.completeExceptionally(e);
+            }
         }
         reply.whenComplete(b);
         b.registered = true;
