@@ -108,7 +108,9 @@ class AdmitBatchTest {
     void batchesThatTimeOutOnAPausedStoreReleaseTheirSlotsAndAdmissionsFlowAfterResume() throws Exception {
         try (RedisServer redis = RedisServer.start()) {
             FleetSettings settings = FleetSettings.defaults().withRedis(redis.uri())
-                    .withTimeoutMs(100)
+                    // long enough that a busy machine does not time out the calls after the
+                    // resume; the paused phase then lasts about one budget
+                    .withTimeoutMs(1_000)
                     .withBreaker(1.0, 1_000_000, 10_000, 5_000); // keep it closed: this test is about the batcher
             try (FleetClient fleet = FleetClient.start(settings, "node-a")) {
                 Fixtures.await("a first answer from the store",
