@@ -221,21 +221,27 @@ public final class AdmitBatcher {
             }
         }
 
-        @SuppressWarnings("unchecked")
         private void deliver(List<Object> value, Throwable err) {
             if (err == null && (value == null || value.size() != n)) {
                 err = new IllegalStateException("unexpected batch reply for " + n + " requests: " + value);
             }
             for (int i = 0; i < n; i++) {
-                AdmitRequest r = requests[i];
                 if (err != null) {
-                    r.completeExceptionally(err);
-                } else if (value.get(i) instanceof List<?> entry) {
-                    r.complete((List<Object>) entry);
+                    requests[i].completeExceptionally(err);
                 } else {
-                    r.completeExceptionally(new IllegalStateException("unexpected reply entry " + value.get(i)));
+                    completeWith(requests[i], value.get(i));
                 }
             }
+        }
+    }
+
+    /** Completes {@code r} with its entry of a script reply: a list, or an unexpected reply. */
+    @SuppressWarnings("unchecked")
+    private static void completeWith(AdmitRequest r, Object entry) {
+        if (entry instanceof List<?> list) {
+            r.complete((List<Object>) list);
+        } else {
+            r.completeExceptionally(new IllegalStateException("unexpected reply entry " + entry));
         }
     }
 
@@ -285,12 +291,10 @@ public final class AdmitBatcher {
         reply.whenComplete((value, err) -> {
             if (err != null) {
                 r.completeExceptionally(err);
-            } else if (value != null && value.size() == 1 && value.get(0) instanceof List<?> entry) {
-                @SuppressWarnings("unchecked")
-                List<Object> one = (List<Object>) entry;
-                r.complete(one);
-            } else {
+            } else if (value == null || value.size() != 1) {
                 r.completeExceptionally(new IllegalStateException("unexpected reply " + value));
+            } else {
+                completeWith(r, value.get(0));
             }
         });
     }
