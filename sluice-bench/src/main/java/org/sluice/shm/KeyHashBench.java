@@ -15,7 +15,9 @@ import org.openjdk.jmh.annotations.State;
 /**
  * The key hash alone, on the keys of {@code SharedRateBench.distinctKeys} (20 ASCII
  * characters): as a {@code String} (UTF-8 computed char by char, no allocation) and as
- * the same key's bytes. What part of an {@code allow()} the hash is. Lives in the
+ * the same key's bytes, and the {@code String} through {@code getBytes(UTF_8)} (the
+ * JDK's encoder and an allocation) for comparison. What part of an {@code allow()} the
+ * hash is. Lives in the
  * package of {@link KeyHash}, which is package-private.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -45,6 +47,12 @@ public class KeyHashBench {
     @Benchmark
     public long stringKey() {
         return KeyHash.hash(keys[index()], 42L);
+    }
+
+    /** The rejected alternative: let the JDK encode (an allocation), then hash the bytes. */
+    @Benchmark
+    public long stringKeyViaGetBytes() {
+        return KeyHash.hash(keys[index()].getBytes(StandardCharsets.UTF_8), 42L);
     }
 
     @Benchmark

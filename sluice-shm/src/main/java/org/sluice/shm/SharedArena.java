@@ -72,7 +72,7 @@ public final class SharedArena implements AutoCloseable {
     /** Slots of a {@link #rate(String, long, Duration)} carve when none are asked for. */
     public static final int DEFAULT_SLOTS = 4096;
 
-    private static final VarHandle LONGS = SlotTable.LONGS;
+    private static final VarHandle LONGS = MappedWords.VIEW;
     /** POSIX record locks belong to a process, so threads of one JVM queue here first. */
     private static final ReentrantLock STRUCTURE = new ReentrantLock();
     private static final Path BOOT_ID_FILE = Path.of("/proc/sys/kernel/random/boot_id");

@@ -1,9 +1,7 @@
 package org.sluice.shm;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.util.Objects;
 import org.sluice.core.Gcra;
 
 /**
@@ -64,13 +62,13 @@ import org.sluice.core.Gcra;
  *
  * <h2>Memory ordering</h2>
  * Words are read with {@code getVolatile} and written only by {@code compareAndSet}
- * (sequentially consistent), through a byte-buffer view {@link VarHandle} over the
- * mapping; the word offsets are 8-byte aligned in a page-aligned mapping, which those
- * atomic access modes require. Counters use {@code getAndAdd}. Nothing else is shared.
+ * (sequentially consistent), through {@link MappedWords} over the carve (bounds checked
+ * once there, when the table is made: every offset below is the carve's start plus a
+ * masked group index, a two-bit home and a stripe below 16, so it cannot leave the
+ * carve); the word offsets are 8-byte aligned in a page-aligned mapping, which those
+ * atomic operations require. Counters use an atomic add. Nothing else is shared.
  */
 final class SlotTable {
-
-    static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     static final int STRIPES = 16;
     static final int STRIPE_BYTES = 64;
@@ -92,7 +90,7 @@ final class SlotTable {
 
     private static final long STRIPE_SALT = ProcessHandle.current().pid() * 0x9E3779B97F4A7C15L;
 
-    private final ByteBuffer map;
+    private final MappedWords words;
     private final int countersOffset;
     private final int wordsOffset;
     private final int slots;
@@ -106,7 +104,14 @@ final class SlotTable {
     /** {@code maxAttempts} other than {@link #MAX_ATTEMPTS} only in tests of the fail-open path. */
     SlotTable(ByteBuffer map, int carveOffset, int slots, int maxAttempts) {
         this.maxAttempts = maxAttempts;
-        this.map = map;
+        if (Integer.bitCount(slots) != 1 || slots < MIN_SLOTS || slots > MAX_SLOTS) {
+            throw new IllegalArgumentException("slots must be a power of two between " + MIN_SLOTS + " and " + MAX_SLOTS + ", got " + slots);
+        }
+        if (carveOffset < 0 || carveOffset + carveBytes(slots) > map.capacity()) {
+            throw new IllegalArgumentException("a carve of " + slots + " slots at offset " + carveOffset
+                    + " does not fit in a mapping of " + map.capacity() + " bytes");
+        }
+        this.words = new MappedWords(map, carveOffset, (int) (carveOffset + carveBytes(slots)));
         this.countersOffset = carveOffset;
         this.wordsOffset = carveOffset + COUNTERS_BYTES;
         this.slots = slots;
@@ -149,7 +154,7 @@ final class SlotTable {
             boolean own = false;
             for (int i = 0; i < GROUP; i++) {
                 int at = group + (((home + i) & (GROUP - 1)) << 3);
-                long w = (long) LONGS.getVolatile(map, at);
+                long w = words.getVolatile(at);
                 if (i == 0) {
                     homeWord = w;
                 }
@@ -189,7 +194,7 @@ final class SlotTable {
                     return 0;
                 }
                 next = BucketWord.encode(fp, tatAfter);
-                if (LONGS.compareAndSet(map, target, old, next)) {
+                if (words.compareAndSet(target, old, next)) {
                     count(ALLOWED);
                     if (evict) {
                         count(EVICTED);
@@ -201,7 +206,7 @@ final class SlotTable {
                     return 0; // absent is full: nothing to reset or forget
                 }
                 next = op == OP_RESET ? BucketWord.encode(fp, now) : 0L;
-                if (LONGS.compareAndSet(map, target, old, next)) {
+                if (words.compareAndSet(target, old, next)) {
                     return 0;
                 }
             }
@@ -221,7 +226,7 @@ final class SlotTable {
         int group = wordsOffset + (int) (hash & groupMask) * (GROUP * 8);
         int home = (int) (hash >>> 32) & (GROUP - 1);
         for (int i = 0; i < GROUP; i++) {
-            long w = (long) LONGS.getVolatile(map, group + (((home + i) & (GROUP - 1)) << 3));
+            long w = words.getVolatile(group + (((home + i) & (GROUP - 1)) << 3));
             if (w != 0 && BucketWord.fingerprintOf(w) == fp) {
                 return BucketWord.tat(w, now, tolerance);
             }
@@ -234,13 +239,13 @@ final class SlotTable {
     private void count(int field) {
         long t = Thread.currentThread().getId() + STRIPE_SALT;
         int stripe = (int) ((t * 0x9E3779B97F4A7C15L) >>> 60);
-        LONGS.getAndAdd(map, countersOffset + stripe * STRIPE_BYTES + field, 1L);
+        words.getAndAdd(countersOffset + stripe * STRIPE_BYTES + field, 1L);
     }
 
     long counter(int field) {
         long sum = 0;
         for (int s = 0; s < STRIPES; s++) {
-            sum += (long) LONGS.getVolatile(map, countersOffset + s * STRIPE_BYTES + field);
+            sum += words.getVolatile(countersOffset + s * STRIPE_BYTES + field);
         }
         return sum;
     }
@@ -268,6 +273,6 @@ final class SlotTable {
 
     /** The raw word at slot {@code i} (tests and diagnostics). */
     long word(int i) {
-        return (long) LONGS.getVolatile(map, wordsOffset + (i << 3));
+        return words.getVolatile(wordsOffset + (Objects.checkIndex(i, slots) << 3));
     }
 }

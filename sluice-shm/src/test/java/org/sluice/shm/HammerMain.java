@@ -16,7 +16,7 @@ import org.sluice.core.Clock;
  * args: file limit windowMillis slots threads clock keys durationMillis goFile
  *   clock:    "system", or "frozen:NANOS" (a clock stuck at NANOS, the same in every child)
  *   duration: milliseconds of System.nanoTime after the go file appears, or "forever"
- * prints: "ready"; then "progress N" (N = admitted so far) now and then; at the end
+ * prints: "access raw" or "access view" (see MappedWords), "ready"; then "progress N" (N = admitted so far) now and then; at the end
  *   "start NANOS", "end NANOS", "calls N", "key I N" per key, "admitted N", "done"
  * </pre>
  */
@@ -42,6 +42,7 @@ public final class HammerMain {
         for (int k = 0; k < keys; k++) {
             names[k] = "key-" + k;
         }
+        System.out.println("access " + (MappedWords.RAW ? "raw" : "view"));
         System.out.println("ready");
         awaitGo(go);
 

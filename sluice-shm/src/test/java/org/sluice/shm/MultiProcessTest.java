@@ -20,7 +20,9 @@ import org.sluice.testkit.ChildJvm;
 
 /**
  * Separate JVM processes sharing one arena file in /dev/shm: the compare-and-swap and
- * the atomic adds on the mapped words must hold across processes, not just threads.
+ * the atomic adds on the mapped words must hold across processes, not just threads, and
+ * across the two ways of reaching the words ({@link MappedWords}): the hammering
+ * processes alternate between them.
  * Assertions are on counts and bounds, never on timings.
  */
 class MultiProcessTest {
@@ -146,7 +148,7 @@ class MultiProcessTest {
                 fingerprints.add(BucketWord.fingerprint(rate.hash("key-" + k)));
             }
             for (int round = 0; round < rounds; round++) {
-                ChildJvm victim = spawn(HammerMain.class, args);
+                ChildJvm victim = spawn(List.of("-Dorg.sluice.shm.unsafe=" + (round % 2 == 0)), HammerMain.class, args); // both ways
                 int progressLines = 1 + ThreadLocalRandom.current().nextInt(3); // kill at a varying point
                 victim.awaitLine(l -> progress(victim) >= progressLines, WAIT);
                 victim.kill();
@@ -275,7 +277,8 @@ class MultiProcessTest {
         lastFile = file;
         List<ChildJvm> procs = new ArrayList<>();
         for (int p = 0; p < processes; p++) {
-            procs.add(spawn(HammerMain.class, file.toString(), String.valueOf(limit), String.valueOf(windowMillis),
+            // every other process uses the other way to the words (MappedWords): both must share one arena exactly
+            procs.add(spawn(List.of("-Dorg.sluice.shm.unsafe=" + (p % 2 == 0)), HammerMain.class, file.toString(), String.valueOf(limit), String.valueOf(windowMillis),
                     String.valueOf(slots), String.valueOf(threads), clock, String.valueOf(keys), durationMillis, go.toString()));
         }
         for (ChildJvm c : procs) {
@@ -289,6 +292,9 @@ class MultiProcessTest {
             assertThat(o).containsKey("done");
             out.add(o);
         }
+        if (processes > 1) {
+            assertThat(out.stream().map(o -> o.get("access").get(0)).distinct()).containsExactlyInAnyOrder("raw", "view");
+        }
         return out;
     }
 
@@ -299,7 +305,11 @@ class MultiProcessTest {
     }
 
     private ChildJvm spawn(Class<?> main, String... args) {
-        ChildJvm c = ChildJvm.builder(main).jvmArgs(JVM).args(args).start();
+        return spawn(List.of(), main, args);
+    }
+
+    private ChildJvm spawn(List<String> extraJvmArgs, Class<?> main, String... args) {
+        ChildJvm c = ChildJvm.builder(main).jvmArgs(JVM).jvmArgs(extraJvmArgs.toArray(String[]::new)).args(args).start();
         children.add(c);
         return c;
     }

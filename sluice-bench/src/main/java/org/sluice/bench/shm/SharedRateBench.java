@@ -1,6 +1,7 @@
 package org.sluice.bench.shm;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,6 +33,8 @@ import org.sluice.shm.SharedRate;
  *       flood on one key costs.</li>
  *   <li>{@code gcraDistinctKeys}: {@link SharedGcraTable#tryCharge}, the edge's primitive, on
  *       the {@code distinctKeys} workload.</li>
+ *   <li>{@code distinctByteKeys}, {@code hotByteKey}: the same with the keys' UTF-8
+ *       bytes ({@code allow(byte[])}; the same buckets, the cheaper byte hash).</li>
  *   <li>{@code nanoTime}: the clock read every check includes, for scale.</li>
  * </ul>
  * The {@code 2t} variants run the same with two threads.
@@ -70,6 +73,7 @@ public class SharedRateBench {
     @State(Scope.Thread)
     public static class Keys {
         final String[] keys = new String[KEYS];
+        final byte[][] bytes = new byte[KEYS][];
         int next;
 
         @Setup(Level.Trial)
@@ -77,7 +81,14 @@ public class SharedRateBench {
             String prefix = "client-" + UUID.randomUUID().toString().substring(0, 8) + "-";
             for (int i = 0; i < KEYS; i++) {
                 keys[i] = prefix + i;
+                bytes[i] = keys[i].getBytes(StandardCharsets.UTF_8);
             }
+        }
+
+        byte[] nextBytes() {
+            byte[] k = bytes[next];
+            next = (next + 1) & (KEYS - 1);
+            return k;
         }
 
         String next() {
@@ -92,6 +103,12 @@ public class SharedRateBench {
         return a.wide.allow(k.next());
     }
 
+    /** As {@code distinctKeys} with the keys' UTF-8 bytes: the same buckets, the byte hash. */
+    @Benchmark
+    public boolean distinctByteKeys(Arena a, Keys k) {
+        return a.wide.allow(k.nextBytes());
+    }
+
     @Benchmark
     @Threads(2)
     public boolean distinctKeys2t(Arena a, Keys k) {
@@ -101,6 +118,14 @@ public class SharedRateBench {
     @Benchmark
     public boolean hotKey(Arena a) {
         return a.hot.allow("203.0.113.7");
+    }
+
+    private static final byte[] HOT = "203.0.113.7".getBytes(StandardCharsets.US_ASCII);
+
+    /** As {@code hotKey} with the key's bytes. */
+    @Benchmark
+    public boolean hotByteKey(Arena a) {
+        return a.hot.allow(HOT);
     }
 
     @Benchmark
