@@ -4,11 +4,15 @@
 #     limit_req (rate 1/s, burst 5, status 429) and against Sluice with
 #     rate_limits.per_ip {rate: 1, burst: 5}: requests (nearly all 429) per second, for
 #     (a) bodiless POSTs (Content-Length: 0, post-empty.lua): nginx and Sluice (default);
-#     (b) 1 KiB POST bodies (post-1k.lua): nginx, Sluice with http.refused_body: close
-#         (the default: every refusal closes its connection) and with refused_body: discard;
+#     (b) 1 KiB POST bodies (post-1k.lua): nginx, and Sluice with each http.refused_body:
+#         close_if_incomplete (the default: a body that arrived with its headers is dropped
+#         and the connection kept), close (every refusal closes its connection), discard;
 #  2. accepting signed hooks: 64 keep-alive connections posting 1 KiB bodies with a valid
 #     HMAC-SHA256 signature, fsync group commit (max_batch 256), then max_batch 1:
-#     acknowledged hooks per second, p50 and p99 latency.
+#     acknowledged hooks per second, p50 and p99 latency, from two load generators in turn
+#     against the same server: AcceptLoad (64 blocking Java threads, HdrHistogram) and
+#     wrk -t2 -c64 with post-signed-1k.lua (the same request, a lighter client on the
+#     same two cores).
 # Usage (from anywhere): sluice-bench/scripts/edge-bench.sh [seconds] [all|flood|accept]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -85,7 +89,7 @@ flood "refuse nginx limit_req, bodiless" 18080 post-empty.lua
 flood "refuse nginx limit_req, 1 KiB body" 18080 post-1k.lua
 nginx -c "$fixtures/nginx-limit-req.conf" -s stop
 
-for policy in close discard; do
+for policy in close_if_incomplete close discard; do
   start_sluice "refuse-$policy" "$(cat <<YAML
 node: {id: bench-refuse, data_dir: "$work/refuse-$policy-data"}
 admin: {listen: "127.0.0.1:0"}
@@ -96,8 +100,8 @@ sources:
   gh: {verify: {scheme: none}}
 YAML
 )"
-  if [ "$policy" = close ]; then
-    flood "refuse sluice per_ip, bodiless (refused_body: close)" 18081 post-empty.lua
+  if [ "$policy" = close_if_incomplete ]; then
+    flood "refuse sluice per_ip, bodiless (refused_body: $policy)" 18081 post-empty.lua
   fi
   flood "refuse sluice per_ip, 1 KiB body (refused_body: $policy)" 18081 post-1k.lua
   stop_sluice
@@ -118,6 +122,9 @@ YAML
 )"
   echo -n "max_batch=$batch "
   java -Xmx512m -cp "$bench_jar" org.sluice.bench.edge.AcceptLoad 127.0.0.1 18081 /hooks/bench bench-secret "$secs" 64 5
+  wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/accept-$batch.wrk"
+  summarise_wrk "max_batch=$batch wrk (every answer should be 202: non_2xx 0)" "$work/accept-$batch.wrk"
+  echo "  latency $(awk '/^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {print "p50=" p50 " p99=" p99}' "$work/accept-$batch.wrk")"
   stop_sluice
 done
 fi

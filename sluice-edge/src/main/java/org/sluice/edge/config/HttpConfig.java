@@ -19,7 +19,7 @@ import java.util.Optional;
  * @param maxHeaderBytes {@code http.max_header_bytes}, default 16384: larger headers get 431
  * @param reusePort      {@code http.reuse_port}, default false: bind with SO_REUSEPORT so
  *                       several processes share the port (with {@code rate_limits.scope: host})
- * @param refusedBody    {@code http.refused_body}, default {@link RefusedBody#CLOSE}: what a
+ * @param refusedBody    {@code http.refused_body}, default {@link RefusedBody#CLOSE_IF_INCOMPLETE}: what a
  *                       {@code 429} answered before the body is read does with that body
  * @param tls            {@code http.tls}, default absent: plain HTTP
  */
@@ -52,7 +52,7 @@ public record HttpConfig(
 
     public static HttpConfig defaults() {
         return new HttpConfig(DEFAULT_LISTEN, DEFAULT_PREFIX, Routing.PATH, DEFAULT_MAX_BODY_BYTES,
-                CidrSet.empty(), DEFAULT_READ_TIMEOUT_MS, DEFAULT_MAX_HEADER_BYTES, false, RefusedBody.CLOSE,
+                CidrSet.empty(), DEFAULT_READ_TIMEOUT_MS, DEFAULT_MAX_HEADER_BYTES, false, RefusedBody.CLOSE_IF_INCOMPLETE,
                 Optional.empty());
     }
 }

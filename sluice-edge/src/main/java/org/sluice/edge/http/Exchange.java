@@ -32,7 +32,7 @@ final class Exchange {
     /**
      * Set by {@link PreReadAdmissionHandler} under {@code http.refused_body: discard} when it
      * refuses a small declared body: the body's bytes are dropped unread as they arrive and
-     * the connection stays open. See {@link PreReadAdmissionHandler#DISCARD_LIMIT}.
+     * the connection stays open. See {@link PreReadAdmissionHandler#SMALL_BODY}.
      */
     boolean dropBody;
 

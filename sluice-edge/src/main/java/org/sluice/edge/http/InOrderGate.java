@@ -19,6 +19,9 @@ import java.util.ArrayDeque;
  * is written; then they are released one request at a time. Without this, a pipelined
  * request decoded in the same read as a hook could be answered first.
  *
+ * <p>A release ends with {@code channelReadComplete}, as a read does: the handlers after
+ * this one see the released messages as one read (see {@link PreReadAdmissionHandler}).
+ *
  * <p>Event-loop confined: plain fields. Messages still queued when the channel closes are
  * released.
  */
@@ -68,8 +71,13 @@ final class InOrderGate extends ChannelDuplexHandler {
 
     /** Lets held messages through until one of them starts waiting for its answer again. */
     private void release(ChannelHandlerContext ctx) {
+        boolean passed = false;
         while (!awaitingAnswer && !held.isEmpty()) {
             pass(ctx, held.poll());
+            passed = true;
+        }
+        if (passed) {
+            ctx.fireChannelReadComplete(); // what was released is one read's worth, as if it had just arrived
         }
         if (held.isEmpty() && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);

@@ -2,7 +2,10 @@ package org.sluice.edge.http;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.LastHttpContent;
 import org.sluice.core.Clock;
 import org.sluice.edge.config.RefusedBody;
 
@@ -17,38 +20,62 @@ import org.sluice.edge.config.RefusedBody;
  * node's bucket. In shadow mode a refusal is counted and the request goes on.
  *
  * <p>What happens to the refused request's body ({@code http.refused_body}): none of it is
- * parsed, buffered, verified or charged. By default ({@code close}, the contract) the 429
- * carries {@code Connection: close} and the connection ends in a {@link LingeringClose}: the
- * codec is taken out, the answer flushed, the output shut down, the body's in-flight bytes
- * drained unread, then the close. With {@code discard}, a body declared with
- * {@code Content-Length} of at most {@link #DISCARD_LIMIT} bytes and no {@code Expect} is
- * instead dropped as it arrives and the connection stays open (under a flood of small
- * hooks, closing makes every refused request cost the server a new connection); any other
- * body (bigger, chunked, or behind {@code Expect: 100-continue}) still closes. A refused
- * request without a body keeps its connection alive whenever the client asked for it.
+ * verified or charged, and the connection is kept only when keeping it reads nothing more.
+ * <ul>
+ *   <li>{@code close_if_incomplete} (the default): a body declared with {@code Content-Length}
+ *       of at most {@link #SMALL_BODY} bytes and no {@code Expect} is given until the end of
+ *       the read that delivered the headers ({@code channelReadComplete}). The answer is
+ *       built at once and held here; the body's chunks that came in the same read are
+ *       released unread. If the last of them arrives, the body was already all received
+ *       with the headers: the answer goes out and the connection stays open. If the read
+ *       ends first, bytes are still on their way: the answer goes out with
+ *       {@code Connection: close} and a {@link LingeringClose}, so nothing more is parsed.
+ *       Any other body (bigger, chunked, behind {@code Expect: 100-continue}) closes at once.
+ *       Under a flood of small hooks sent whole, a refusal then costs no new connection;
+ *       a refused sender that still has a body to send never gets it read.</li>
+ *   <li>{@code close}: the 429 carries {@code Connection: close} at once and the connection
+ *       ends in a {@link LingeringClose}: the codec is taken out, the answer flushed, the
+ *       output shut down, the body's in-flight bytes drained unread, then the close.</li>
+ *   <li>{@code discard}: a small declared body without {@code Expect} is dropped as it
+ *       arrives, however long that takes, and the connection stays open; any other body
+ *       closes.</li>
+ * </ul>
+ * A refused request without a body keeps its connection alive whenever the client asked
+ * for it.
+ *
+ * <p>Event-loop confined: the held answer is a plain field. Requests reach this handler one
+ * at a time ({@link InOrderGate}), so at most one answer is held per connection.
  */
 final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
 
-    /** Under {@code discard}, the biggest declared body a refusal drops in place rather than closing: 64 KiB. */
-    static final long DISCARD_LIMIT = 64 * 1024;
+    /** The biggest declared body a refusal may drop rather than close for: 64 KiB. */
+    static final long SMALL_BODY = 64 * 1024;
 
     private final PreReadLimits limits;
     private final Clock clock;
     private final boolean shadow;
-    private final boolean discardSmallBodies;
+    private final RefusedBody refusedBody;
     private final IngestMetrics metrics;
+
+    /** A refused request whose small body may still arrive whole in the current read, and its answer. */
+    private Exchange held;
+    private FullHttpResponse heldAnswer;
 
     PreReadAdmissionHandler(PreReadLimits limits, Clock clock, boolean shadow, RefusedBody refusedBody,
             IngestMetrics metrics) {
         this.limits = limits;
         this.clock = clock;
         this.shadow = shadow;
-        this.discardSmallBodies = refusedBody == RefusedBody.DISCARD;
+        this.refusedBody = refusedBody;
         this.metrics = metrics;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (held != null && msg instanceof HttpContent content) {
+            bodyOfHeld(ctx, content);
+            return;
+        }
         if (!(msg instanceof Exchange exchange)) {
             ctx.fireChannelRead(msg);
             return;
@@ -71,9 +98,56 @@ final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
         if (shadow) {
             return false;
         }
-        exchange.dropBody = discardSmallBodies && !exchange.chunked && exchange.declaredLength <= DISCARD_LIMIT
+        FullHttpResponse answer = Responses.rateLimited(scope.label, waitNanos);
+        boolean small = exchange.bodyPending() && !exchange.chunked && exchange.declaredLength <= SMALL_BODY
                 && !exchange.request.headers().contains(HttpHeaderNames.EXPECT);
-        Reply.send(ctx, exchange, Responses.rateLimited(scope.label, waitNanos), Outcome.RATE_LIMITED, metrics);
+        if (small && refusedBody == RefusedBody.CLOSE_IF_INCOMPLETE) {
+            held = exchange; // answered by bodyOfHeld or channelReadComplete, whichever comes first
+            heldAnswer = answer;
+            return true;
+        }
+        exchange.dropBody = small && refusedBody == RefusedBody.DISCARD;
+        Reply.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
         return true;
+    }
+
+    /** A chunk of the held request's body, from the read that brought its headers: released unread. */
+    private void bodyOfHeld(ChannelHandlerContext ctx, HttpContent content) {
+        boolean last = content instanceof LastHttpContent;
+        boolean malformed = content.decoderResult().isFailure();
+        content.release();
+        if (malformed) {
+            answerHeld(ctx); // the body is not what it declared: close
+        } else if (last) {
+            held.bodyRead = true; // all of it had arrived with the headers: nothing left to read
+            answerHeld(ctx);
+        }
+    }
+
+    /** The read ended with the held request's body incomplete (or it is answered now anyway). */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (held != null) {
+            answerHeld(ctx); // bytes still on their way: the answer closes the connection
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    private void answerHeld(ChannelHandlerContext ctx) {
+        Exchange exchange = held;
+        FullHttpResponse answer = heldAnswer;
+        held = null;
+        heldAnswer = null;
+        Reply.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (heldAnswer != null) {
+            heldAnswer.release();
+            held = null;
+            heldAnswer = null;
+        }
+        ctx.fireChannelInactive();
     }
 }

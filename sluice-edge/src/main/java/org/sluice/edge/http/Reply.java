@@ -14,9 +14,10 @@ import io.netty.util.AttributeKey;
  * client asked for it and no unread body is in the way, closed otherwise. When a request
  * is answered before its body is read, the connection closes with a {@link LingeringClose}
  * (the answer, a half-close, the body's in-flight bytes drained unparsed, then the close),
- * unless {@code http.refused_body: discard} chose to drop a small body in place (see
- * {@link Exchange#dropBody}): then what arrives of it is released unread by
- * {@link BodyAggregator} and the connection stays open.
+ * unless the body has been received meanwhile ({@code http.refused_body: close_if_incomplete},
+ * see {@link PreReadAdmissionHandler}) or {@code http.refused_body: discard} chose to drop a
+ * small body in place (see {@link Exchange#dropBody}): then what arrives of it is released
+ * unread by {@link BodyAggregator} and the connection stays open.
  *
  * <p>Called on the channel's event loop only.
  */

@@ -117,7 +117,7 @@ class BadConfigTest {
                         "http.routing must be one of path, tenant_path, got \"header\""),
                 bad("a refused-body policy that does not exist",
                         "http: {refused_body: drop}",
-                        "http.refused_body must be one of close, discard, got \"drop\""),
+                        "http.refused_body must be one of close_if_incomplete, close, discard, got \"drop\""),
                 bad("a source without verify",
                         "sources: {gh: {tenant: acme}}",
                         "sources.gh.verify is required (write {scheme: none} to accept unsigned hooks)"),

@@ -168,7 +168,7 @@ class PreReadAdmissionTest {
                 // one second of burst (1000 bytes) holds 800; 800 more needs 600 bytes of refill at 1000 B/s
                 assertThat(json(r).toString())
                         .isEqualTo("{\"error\":\"rate_limited\",\"scope\":\"source\",\"retry_after_ms\":600}");
-                assertThat(r.header("connection")).as("refused_body: close, the default").isEqualTo("close");
+                assertThat(r.header("connection")).as("the body had not arrived with the headers: closes").isEqualTo("close");
                 http.write(body); // drained unread by the lingering close
                 assertThat(http.endOfStream()).isTrue();
             }

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code http.refused_body: close} (the default, the contract of step 2): a request refused
- * before its body is read gets its whole {@code 429} with {@code Connection: close}, then a
+ * {@code http.refused_body: close} (always close, even for a body that already arrived): a
+ * request refused before its body is read gets its whole {@code 429} with {@code Connection: close}, then a
  * clean end of stream (a lingering close: half-close, drain, close), never a reset; no byte
  * after the refused request's headers is parsed. A refused request without a body keeps
  * its keep-alive connection. Every client address here has a burst of one, spent first by
@@ -34,7 +34,7 @@ class RefusedBodyTest {
     @BeforeEach
     void start() {
         edge = TestEdge.start(dir, """
-                http: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0", refused_body: close}
                 rate_limits:
                   per_ip: {rate: 1, burst: 1}
                 sources:

@@ -70,12 +70,12 @@ class TlsTest {
         }
     }
 
-    /** The lingering close over TLS: the refused body is in flight, the 429 still arrives whole, then close_notify. */
+    /** The lingering close over TLS ({@code refused_body: close}): the 429 still arrives whole, then close_notify. */
     @Test
     void aRefusedBodyOverTlsGetsItsWhole429ThenACleanEnd() throws Exception {
         Tls tls = selfSigned();
         try (TestEdge edge = TestEdge.start(dir, """
-                http: {listen: "127.0.0.1:0", tls: {cert_file: "%s", key_file: "%s"}}
+                http: {listen: "127.0.0.1:0", refused_body: close, tls: {cert_file: "%s", key_file: "%s"}}
                 rate_limits:
                   per_ip: {rate: 1, burst: 1}
                 sources:
@@ -97,6 +97,34 @@ class TlsTest {
                     assertThat(r.header("connection")).isEqualTo("close");
                     assertThat(http.endOfStream()).isTrue();
                 }
+            }
+        }
+    }
+
+    /** The default {@code close_if_incomplete} over TLS: a body decrypted with its headers keeps the connection. */
+    @Test
+    void aRefusedWholeBodyOverTlsKeepsTheConnection() throws Exception {
+        Tls tls = selfSigned();
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0", tls: {cert_file: "%s", key_file: "%s"}}
+                rate_limits:
+                  per_ip: {rate: 1, burst: 1}
+                sources:
+                  a: {verify: {scheme: none}}
+                """.formatted(tls.certFile(), tls.keyFile()))) {
+            String request = "POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 1024\r\n\r\n" + "x".repeat(1024);
+            SSLSocket socket = (SSLSocket) tls.client().getSocketFactory().createSocket();
+            socket.connect(edge.address, 5_000);
+            try (Http http = Http.over(socket)) {
+                http.write(request);
+                assertThat(http.read().status()).isEqualTo(202); // the burst of one
+                for (int i = 0; i < 2; i++) {
+                    http.write(request); // one write: one TLS record, headers and body together
+                    Http.Response r = http.read();
+                    assertThat(r.status()).isEqualTo(429);
+                    assertThat(r.header("connection")).isNull();
+                }
+                assertThat(http.request("GET", "/healthz", java.util.Map.of(), null).status()).isEqualTo(200);
             }
         }
     }
