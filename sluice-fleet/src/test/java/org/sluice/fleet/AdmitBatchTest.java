@@ -6,11 +6,10 @@ import static org.sluice.fleet.Fixtures.answer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.sluice.testkit.RedisServer;
+import org.sluice.testkit.Together;
 
 /**
  * Group commit through {@link FleetClient#admit}: many concurrent calls share script
@@ -26,34 +25,16 @@ class AdmitBatchTest {
     private static List<FleetAnswer> concurrently(int threads, int each, IntFunction<CompletionStage<FleetAnswer>> call)
             throws InterruptedException {
         List<FleetAnswer> answers = java.util.Collections.synchronizedList(new ArrayList<>());
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> ts = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int base = t * each;
-            Thread th = new Thread(() -> {
-                try {
-                    go.await();
-                    // a caller fires all its calls before waiting: the batcher sees a crowd
-                    List<CompletionStage<FleetAnswer>> mine = new ArrayList<>();
-                    for (int i = 0; i < each; i++) {
-                        mine.add(call.apply(base + i));
-                    }
-                    for (CompletionStage<FleetAnswer> s : mine) {
-                        answers.add(answer(s));
-                    }
-                } catch (Throwable e) {
-                    failure.set(e);
-                }
-            });
-            th.start();
-            ts.add(th);
-        }
-        go.countDown();
-        for (Thread th : ts) {
-            th.join();
-        }
-        assertThat(failure.get()).isNull();
+        Together.run(threads, t -> {
+            // a caller fires all its calls before waiting: the batcher sees a crowd
+            List<CompletionStage<FleetAnswer>> mine = new ArrayList<>();
+            for (int i = 0; i < each; i++) {
+                mine.add(call.apply(t * each + i));
+            }
+            for (CompletionStage<FleetAnswer> s : mine) {
+                answers.add(answer(s));
+            }
+        });
         return answers;
     }
 

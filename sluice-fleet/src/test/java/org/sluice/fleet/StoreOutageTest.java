@@ -6,16 +6,14 @@ import static org.sluice.fleet.Fixtures.TOL;
 import static org.sluice.fleet.Fixtures.answer;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.sluice.testkit.ManualClock;
 import org.sluice.testkit.RedisServer;
 import org.sluice.testkit.TcpProxy;
+import org.sluice.testkit.Together;
 
 /**
  * The store dies, stalls, and comes back empty. Assertions are on answers, counts and
@@ -113,30 +111,10 @@ class StoreOutageTest {
 
                 long calls = fleet.stats().storeCalls();
                 int racers = 16;
-                CountDownLatch go = new CountDownLatch(1);
-                List<CompletableFuture<FleetAnswer>> answers = new ArrayList<>();
-                List<Thread> threads = new ArrayList<>();
-                for (int i = 0; i < racers; i++) {
-                    CompletableFuture<FleetAnswer> f = new CompletableFuture<>();
-                    answers.add(f);
-                    String key = "race-" + i;
-                    Thread t = new Thread(() -> {
-                        try {
-                            go.await();
-                            f.complete(both(fleet, key));
-                        } catch (Throwable e) {
-                            f.completeExceptionally(e);
-                        }
-                    });
-                    t.start();
-                    threads.add(t);
-                }
-                go.countDown();
-                for (Thread t : threads) {
-                    t.join();
-                }
+                FleetAnswer[] answers = new FleetAnswer[racers];
+                Together.run(racers, t -> answers[t] = both(fleet, "race-" + t));
                 assertThat(fleet.stats().storeCalls()).as("exactly one probe").isEqualTo(calls + 1);
-                long timeouts = answers.stream().map(CompletableFuture::join)
+                long timeouts = Arrays.stream(answers)
                         .filter(a -> a instanceof FleetAnswer.Fallback fb && fb.reason() == FleetAnswer.Reason.TIMEOUT)
                         .count();
                 assertThat(timeouts).isEqualTo(1);

@@ -4,15 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.sluice.fleet.Fixtures.answer;
 import static org.sluice.fleet.Fixtures.claim;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.sluice.testkit.RedisServer;
+import org.sluice.testkit.Together;
 
 /** Two clients as two nodes on one Redis: one limit, one dedupe window. */
 class TwoNodesTest {
@@ -53,37 +51,21 @@ class TwoNodesTest {
         AtomicInteger other = new AtomicInteger();
         int threadsPerNode = 8;
         int callsPerThread = 150;
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> threads = new ArrayList<>();
-        for (FleetClient node : List.of(nodeA, nodeB)) {
-            for (int t = 0; t < threadsPerNode; t++) {
-                Thread th = new Thread(() -> {
-                    try {
-                        go.await();
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    for (int i = 0; i < callsPerThread; i++) {
-                        FleetAnswer a = answer(node.admit("hammer", "src", null, inc, tol, 0, 0, true, false));
-                        if (a instanceof FleetAnswer.Admitted) {
-                            admitted.incrementAndGet();
-                        } else if (a instanceof FleetAnswer.RateLimited) {
-                            refused.incrementAndGet();
-                        } else {
-                            other.incrementAndGet();
-                        }
-                    }
-                });
-                th.start();
-                threads.add(th);
+        long[] startUs = new long[1];
+        Together.run(2 * threadsPerNode, t -> {
+            FleetClient node = t < threadsPerNode ? nodeA : nodeB;
+            for (int i = 0; i < callsPerThread; i++) {
+                FleetAnswer a = answer(node.admit("hammer", "src", null, inc, tol, 0, 0, true, false));
+                if (a instanceof FleetAnswer.Admitted) {
+                    admitted.incrementAndGet();
+                } else if (a instanceof FleetAnswer.RateLimited) {
+                    refused.incrementAndGet();
+                } else {
+                    other.incrementAndGet();
+                }
             }
-        }
-        long startUs = redisMicros();
-        go.countDown();
-        for (Thread th : threads) {
-            th.join();
-        }
-        long elapsedUs = redisMicros() - startUs;
+        }, () -> startUs[0] = redisMicros());
+        long elapsedUs = redisMicros() - startUs[0];
 
         long bound = burst + (long) Math.ceil(rate * elapsedUs / 1e6);
         assertThat(other.get()).as("fallbacks or other answers").isZero();
@@ -125,34 +107,12 @@ class TwoNodesTest {
     void sameEventToBothAtOnceAdmitsExactlyOne() throws Exception {
         for (int round = 0; round < 40; round++) {
             String key = "evt-race-" + round;
-            CountDownLatch go = new CountDownLatch(1);
-            AtomicReference<FleetAnswer> fromA = new AtomicReference<>();
-            AtomicReference<FleetAnswer> fromB = new AtomicReference<>();
-            Thread ta = new Thread(() -> {
-                await(go);
-                fromA.set(claim(nodeA, "race", key));
-            });
-            Thread tb = new Thread(() -> {
-                await(go);
-                fromB.set(claim(nodeB, "race", key));
-            });
-            ta.start();
-            tb.start();
-            go.countDown();
-            ta.join();
-            tb.join();
-            List<FleetAnswer> both = List.of(fromA.get(), fromB.get());
+            FleetAnswer[] from = new FleetAnswer[2];
+            Together.run(2, t -> from[t] = claim(t == 0 ? nodeA : nodeB, "race", key));
+            List<FleetAnswer> both = List.of(from[0], from[1]);
             assertThat(both).filteredOn(x -> x instanceof FleetAnswer.Admitted).as("round %d", round).hasSize(1);
             assertThat(both).filteredOn(x -> x instanceof FleetAnswer.Pending || x instanceof FleetAnswer.Duplicate)
                     .as("round %d", round).hasSize(1);
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

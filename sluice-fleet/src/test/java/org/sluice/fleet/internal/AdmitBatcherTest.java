@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.sluice.fleet.FleetSettings;
 import org.sluice.testkit.RedisServer;
+import org.sluice.testkit.Together;
 
 /**
  * The batcher alone on a real Redis: the queue bound holds while the store is paused
@@ -91,30 +91,14 @@ class AdmitBatcherTest {
             int each = 200;
             java.util.Queue<AdmitRequest> all = new java.util.concurrent.ConcurrentLinkedQueue<>();
             AtomicInteger maxSeen = new AtomicInteger();
-            CountDownLatch go = new CountDownLatch(1);
-            List<Thread> ts = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int base = t * each;
-                Thread th = new Thread(() -> {
-                    try {
-                        go.await();
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    for (int i = 0; i < each; i++) {
-                        AdmitRequest r = claim(base + i);
-                        batcher.submit(r);
-                        all.add(r);
-                        maxSeen.accumulateAndGet(batcher.queueLength(), Math::max);
-                    }
-                });
-                th.start();
-                ts.add(th);
-            }
-            go.countDown();
-            for (Thread th : ts) {
-                th.join();
-            }
+            Together.run(threads, t -> {
+                for (int i = 0; i < each; i++) {
+                    AdmitRequest r = claim(t * each + i);
+                    batcher.submit(r);
+                    all.add(r);
+                    maxSeen.accumulateAndGet(batcher.queueLength(), Math::max);
+                }
+            });
             assertThat(maxSeen.get()).isLessThanOrEqualTo(bound);
             long refused = all.stream().filter(CompletableFuture::isCompletedExceptionally).count();
             long waiting = all.stream().filter(r -> !r.isDone()).count();

@@ -3,13 +3,11 @@ package org.sluice.fleet.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.sluice.fleet.BreakerState;
 import org.sluice.testkit.ManualClock;
+import org.sluice.testkit.Together;
 
 class CircuitBreakerTest {
 
@@ -95,28 +93,13 @@ class CircuitBreakerTest {
             calls(b, 20, true);
             clock.advance(Duration.ofSeconds(5));
             AtomicInteger probes = new AtomicInteger();
-            CountDownLatch go = new CountDownLatch(1);
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 8; t++) {
-                Thread th = new Thread(() -> {
-                    try {
-                        go.await();
-                    } catch (InterruptedException e) {
-                        return;
+            Together.run(8, t -> {
+                for (int i = 0; i < 100; i++) {
+                    if (b.acquire() == CircuitBreaker.PROBE) {
+                        probes.incrementAndGet();
                     }
-                    for (int i = 0; i < 100; i++) {
-                        if (b.acquire() == CircuitBreaker.PROBE) {
-                            probes.incrementAndGet();
-                        }
-                    }
-                });
-                th.start();
-                threads.add(th);
-            }
-            go.countDown();
-            for (Thread th : threads) {
-                th.join();
-            }
+                }
+            });
             assertThat(probes.get()).isEqualTo(1);
         }
     }
