@@ -42,14 +42,30 @@ import org.sluice.edge.store.PendingHook;
  * in one partition and collapse within a batch; hooks without a key go round robin.
  * The reservation is released just before the hook's future completes.
  *
+ * <h2>A writer that dies</h2>
+ * A writer that throws (an {@link Error} from the commit, say a StackOverflowError or an
+ * OutOfMemoryError) marks its partition down ({@link #partitionsDown()}, readiness), answers
+ * every hook it holds and has not answered with STORE_UNAVAILABLE (a hook whose batch was
+ * written may be among them: its sender's retry is then a duplicate; no hook is ever
+ * answered ACCEPTED without its write) and ends. The deadline thread starts
+ * a new writer for the partition {@value #RESTART_BACKOFF_MILLIS} ms (on the injected clock)
+ * later; meanwhile the partition's queue keeps its hooks, and the deadline refuses those
+ * that wait too long, as for a slow writer. {@code writers}, {@code down} and
+ * {@code downSince} are guarded by {@code writers}' monitor.
+ *
  * <h2>Shutdown</h2>
- * {@link #close()} refuses new hooks (OVERLOAD), lets every writer drain its queue, and
- * returns when the last batch is written: nothing submitted before close is dropped. It
- * does not close the store; the caller does that afterwards.
+ * {@link #close()} refuses new hooks (OVERLOAD), restarts any writer that is down, lets
+ * every writer drain its queue, and returns when the last batch is written: nothing
+ * submitted before close is dropped (a partition whose writer dies during close has what it
+ * still holds answered STORE_UNAVAILABLE). It does not close the store; the caller does that
+ * afterwards.
  */
 public final class Intake implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
+
+    /** How long a partition whose writer died stays down before a new writer starts. */
+    static final long RESTART_BACKOFF_MILLIS = 1_000L;
 
     private final BatchCommitter committer;
     private final IntakeSettings settings;
@@ -57,6 +73,9 @@ public final class Intake implements AutoCloseable {
     private final Reservations reserved;
     private final Partition[] partitions;
     private final Thread[] writers;
+    private final boolean[] down;
+    private final long[] downSince;
+    private final AtomicInteger partitionsDown = new AtomicInteger();
     private final ScheduledExecutorService deadlines;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger roundRobin = new AtomicInteger();
@@ -82,14 +101,17 @@ public final class Intake implements AutoCloseable {
                 .description("Hooks held in the batchers, queued and in flight").register(registry));
         meters.add(Gauge.builder("sluice.intake.queue.bytes", reserved.bytes, Number::doubleValue).strongReference(true)
                 .description("Body bytes held in the batchers, queued and in flight").register(registry));
+        meters.add(Gauge.builder("sluice.intake.partitions.down", partitionsDown, Number::doubleValue).strongReference(true)
+                .description("Intake partitions whose writer died and has not been restarted yet").register(registry));
 
         partitions = new Partition[settings.partitions()];
         writers = new Thread[settings.partitions()];
+        down = new boolean[settings.partitions()];
+        downSince = new long[settings.partitions()];
         for (int i = 0; i < partitions.length; i++) {
             partitions[i] = new Partition(settings.maxBatch(), Partition.millisToNanos(settings.maxDelayMs()),
                     Partition.millisToNanos(settings.commitDeadlineMs()), clock);
-            Partition p = partitions[i];
-            writers[i] = new Thread(() -> writeLoop(p), "sluice-intake-" + i);
+            writers[i] = newWriter(i);
         }
         deadlines = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-intake-deadlines");
@@ -113,7 +135,7 @@ public final class Intake implements AutoCloseable {
             w.start();
         }
         long tickMs = Math.max(10, Math.min(250, settings.commitDeadlineMs() / 10));
-        intake.deadlines.scheduleWithFixedDelay(intake::expireOverdue, tickMs, tickMs, TimeUnit.MILLISECONDS);
+        intake.deadlines.scheduleWithFixedDelay(intake::tick, tickMs, tickMs, TimeUnit.MILLISECONDS);
         return intake;
     }
 
@@ -155,6 +177,14 @@ public final class Intake implements AutoCloseable {
     }
 
     /**
+     * Partitions whose writer died and has not been restarted yet
+     * ({@code sluice_intake_partitions_down}; the node is not ready while it is above 0).
+     */
+    public int partitionsDown() {
+        return partitionsDown.get();
+    }
+
+    /**
      * Stops accepting (later submits answer OVERLOAD), commits everything already queued,
      * waits for the writers to finish, and removes this intake's meters. Does not close the
      * store. Idempotent; a second call waits like the first.
@@ -166,9 +196,11 @@ public final class Intake implements AutoCloseable {
                 p.close();
             }
         }
+        restartDownWriters(true); // a partition that is down drains too
         boolean interrupted = false;
-        for (Thread w : writers) {
-            while (w.isAlive()) {
+        for (int i = 0; i < writers.length; i++) {
+            Thread w;
+            while ((w = writer(i)).isAlive()) {
                 try {
                     w.join();
                 } catch (InterruptedException e) {
@@ -176,6 +208,12 @@ public final class Intake implements AutoCloseable {
                 }
             }
         }
+        // only a writer that died while closing leaves hooks behind; nothing will write them now
+        List<QueuedHook> left = new ArrayList<>();
+        for (Partition p : partitions) {
+            p.takeAll(left);
+        }
+        answerAll(left, CommitResult.STORE_UNAVAILABLE);
         deadlines.shutdownNow();
         synchronized (meters) {
             meters.forEach(registry::remove);
@@ -201,18 +239,74 @@ public final class Intake implements AutoCloseable {
         return partitions[Math.floorMod(h, n)];
     }
 
-    private void writeLoop(Partition partition) {
+    private Thread newWriter(int index) {
+        return new Thread(() -> writeLoop(index), "sluice-intake-" + index);
+    }
+
+    private Thread writer(int index) {
+        synchronized (writers) {
+            return writers[index];
+        }
+    }
+
+    private void writeLoop(int index) {
+        Partition partition = partitions[index];
         List<QueuedHook> started = new ArrayList<>(settings.maxBatch());
         List<QueuedHook> overdue = new ArrayList<>();
-        while (true) {
-            started.clear();
-            overdue.clear();
-            if (!partition.takeBatch(started, overdue)) {
-                return;
+        try {
+            while (true) {
+                started.clear();
+                overdue.clear();
+                if (!partition.takeBatch(started, overdue)) {
+                    return;
+                }
+                answerAll(overdue, CommitResult.OVERLOAD);
+                if (!started.isEmpty()) {
+                    commit(started);
+                }
             }
-            answerAll(overdue, CommitResult.OVERLOAD);
-            if (!started.isEmpty()) {
-                commit(started);
+        } catch (Throwable t) { // an Error above all: this thread ends, but no hook it holds goes unanswered
+            synchronized (writers) { // down before the answers: whoever sees the 503 sees the partition down
+                down[index] = true;
+                downSince[index] = clock.nanoTime();
+                partitionsDown.incrementAndGet();
+            }
+            answerUnanswered(started, CommitResult.STORE_UNAVAILABLE);
+            answerUnanswered(overdue, CommitResult.OVERLOAD);
+            LOG.error("intake writer {} died; its partition is down (/readyz 503 intake_partition_down) and a new writer "
+                    + "starts in {} ms", index, RESTART_BACKOFF_MILLIS, t);
+        }
+    }
+
+    /** Deadline thread, every tick: refuse overdue hooks, restart writers whose backoff has passed. */
+    private void tick() {
+        try {
+            expireOverdue();
+            restartDownWriters(false);
+        } catch (RuntimeException e) { // an exception would end the schedule: log it and tick again
+            failureWarnings.warn("intake deadline tick failed: {}", e.toString());
+        }
+    }
+
+    /** Starts a new writer for every partition that has been down for the backoff. Package-private so tests can drive it. */
+    void restartDownWriters() {
+        restartDownWriters(false);
+    }
+
+    private void restartDownWriters(boolean closing) {
+        synchronized (writers) {
+            if (closed.get() && !closing) {
+                return; // close() restarts them itself
+            }
+            long now = clock.nanoTime();
+            for (int i = 0; i < writers.length; i++) {
+                if (down[i] && (closing || now - downSince[i] >= TimeUnit.MILLISECONDS.toNanos(RESTART_BACKOFF_MILLIS))) {
+                    down[i] = false;
+                    partitionsDown.decrementAndGet();
+                    writers[i] = newWriter(i);
+                    writers[i].start();
+                    LOG.warn("intake writer {} restarted", i);
+                }
             }
         }
     }
@@ -232,10 +326,7 @@ public final class Intake implements AutoCloseable {
         } catch (RuntimeException e) {
             failureWarnings.warn("group commit of {} hooks failed; answering store_unavailable: {}", hooks.size(), e.toString());
             results = Collections.nCopies(hooks.size(), CommitResult.STORE_UNAVAILABLE);
-        } catch (Error e) {
-            answerAll(batch, CommitResult.STORE_UNAVAILABLE);
-            throw e;
-        }
+        } // an Error goes on to writeLoop, which answers the batch and ends the writer
         commitTime.record(clock.nanoTime() - t0, TimeUnit.NANOSECONDS);
         batchSize.record(hooks.size());
         for (int i = 0; i < batch.size(); i++) {
@@ -256,6 +347,15 @@ public final class Intake implements AutoCloseable {
     private void answerAll(List<QueuedHook> hooks, CommitResult result) {
         for (QueuedHook q : hooks) {
             answer(q, result);
+        }
+    }
+
+    /** Answers the hooks of {@code hooks} not answered yet (only their writer answers them, so isDone is exact). */
+    private void answerUnanswered(List<QueuedHook> hooks, CommitResult result) {
+        for (QueuedHook q : hooks) {
+            if (!q.future.isDone()) {
+                answer(q, result);
+            }
         }
     }
 

@@ -109,6 +109,17 @@ final class Partition {
         }
     }
 
+    /** Removes every queued hook into {@code out} (for close, when no writer will take them). */
+    void takeAll(List<QueuedHook> out) {
+        lock.lock();
+        try {
+            out.addAll(queue);
+            queue.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void close() {
         lock.lock();
         try {

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
@@ -348,5 +349,97 @@ class IntakeTest {
         assertThat(d.getNow(null).status()).isEqualTo(Status.ACCEPTED);
         assertThat(e.getNow(null).status()).isEqualTo(Status.ACCEPTED);
         assertThat(store.after(null, 10).hooks()).extracting(StoredHook::dedupeKey).containsExactly("a", "b", "c", "d", "e");
+    }
+
+    // ---------------------------------------------------------------- a writer killed by an Error
+
+    /** A commit held at a gate that throws an Error while {@code poison} is set: a test-only committer. */
+    private static final class ErrorCommitter implements BatchCommitter {
+        final HookStore store;
+        final Semaphore started = new Semaphore(0);
+        final Semaphore permits = new Semaphore(0);
+        final AtomicBoolean poison = new AtomicBoolean();
+
+        ErrorCommitter(HookStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public List<CommitResult> commit(List<PendingHook> batch) {
+            started.release();
+            permits.acquireUninterruptibly();
+            if (poison.get()) {
+                throw new StackOverflowError("test: the writer's commit overflowed its stack");
+            }
+            return store.commit(batch);
+        }
+
+        void awaitStarted() throws InterruptedException {
+            assertThat(started.tryAcquire(30, TimeUnit.SECONDS)).as("a batch started").isTrue();
+        }
+    }
+
+    @Test
+    void anErrorInAWriterAnswersItsBatch503AndANewWriterTakesTheSameKeyAfterTheBackoff() throws Exception {
+        ManualClock clock = new ManualClock();
+        ErrorCommitter committer = new ErrorCommitter(store);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        intake = Intake.start(committer, IntakeSettings.defaults().withPartitions(1).withCommitDeadlineMs(600_000),
+                registry, clock);
+        CompletableFuture<CommitResult> first = intake.submit(Hooks.hook("first"));
+        committer.awaitStarted();
+        List<CompletableFuture<CommitResult>> batch = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            batch.add(intake.submit(Hooks.hook("acme", "gh", "k" + i, "body" + i)));
+        }
+        committer.permits.release(1);
+        assertThat(await(first).status()).isEqualTo(Status.ACCEPTED);
+        committer.awaitStarted(); // the three are one batch, at the gate
+        committer.poison.set(true);
+        committer.permits.release(1);
+        for (CompletableFuture<CommitResult> f : batch) {
+            assertThat(await(f)).as("a hook of the batch the Error broke").isEqualTo(CommitResult.STORE_UNAVAILABLE);
+        }
+        assertThat(intake.partitionsDown()).isEqualTo(1);
+        assertThat(registry.get("sluice.intake.partitions.down").gauge().value()).isEqualTo(1.0);
+        assertThat(intake.queuedHooks()).isZero();
+
+        committer.poison.set(false);
+        committer.permits.release(1_000_000);
+        CompletableFuture<CommitResult> retry = intake.submit(Hooks.hook("acme", "gh", "k0", "retry"));
+        clock.advance(Duration.ofMillis(Intake.RESTART_BACKOFF_MILLIS - 1));
+        intake.restartDownWriters();
+        assertThat(intake.partitionsDown()).as("still within the backoff").isEqualTo(1);
+        assertThat(retry).as("no writer takes the partition's queue while it is down").isNotDone();
+
+        clock.advance(Duration.ofMillis(1));
+        intake.restartDownWriters();
+        assertThat(intake.partitionsDown()).isZero();
+        CommitResult accepted = await(retry);
+        assertThat(accepted.status()).isEqualTo(Status.ACCEPTED);
+        assertThat(await(intake.submit(Hooks.hook("acme", "gh", "k1", "again"))).status()).isEqualTo(Status.ACCEPTED);
+        assertThat(store.after(null, 10).hooks()).extracting(h -> h.dedupeKey() + ":" + new String(h.body()))
+                .as("nothing of the broken batch was stored").containsExactly("first:{\"k\":\"first\"}", "k0:retry", "k1:again");
+        assertThat(registry.get("sluice.intake.partitions.down").gauge().value()).isZero();
+    }
+
+    @Test
+    void closeDrainsAPartitionWhoseWriterIsDown() throws Exception {
+        ManualClock clock = new ManualClock();
+        ErrorCommitter committer = new ErrorCommitter(store);
+        intake = Intake.start(committer, IntakeSettings.defaults().withPartitions(1).withCommitDeadlineMs(600_000),
+                new SimpleMeterRegistry(), clock);
+        committer.poison.set(true);
+        committer.permits.release(1);
+        assertThat(await(intake.submit(Hooks.hook("k")))).isEqualTo(CommitResult.STORE_UNAVAILABLE);
+        committer.awaitStarted();
+        committer.poison.set(false);
+        committer.permits.release(1_000_000);
+        CompletableFuture<CommitResult> queued = intake.submit(Hooks.hook("k"));
+        assertThat(intake.partitionsDown()).isEqualTo(1);
+
+        intake.close(); // no backoff at close: the partition gets a writer and drains
+        assertThat(queued.getNow(null).status()).isEqualTo(Status.ACCEPTED);
+        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::dedupeKey).containsExactly("k");
     }
 }
