@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.sluice.core.BucketTable;
 import org.sluice.core.Clock;
 import org.sluice.core.EffectiveLimit;
@@ -16,6 +18,8 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.RocksOverrideStore;
+import java.util.function.UnaryOperator;
+import org.sluice.edge.intake.BatchCommitter;
 import org.sluice.edge.intake.Intake;
 import org.sluice.edge.intake.IntakeSettings;
 
@@ -43,8 +47,13 @@ final class Backends implements AutoCloseable {
     private final LongSupplier epochMillis;
     private final TenantGate gate = new Gate();
     private final HookSink sink = new Sink();
+    private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
+    private final Warnings resumeWarnings = new Warnings(LOG, java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
+    /** Only the sweeper's resume task touches it. */
+    private boolean storeFailing;
 
-    private Backends(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
+    private Backends(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry,
+                     UnaryOperator<BatchCommitter> commitWrapper) {
         this.clock = clock;
         this.epochMillis = epochMillis;
         this.instanceMaxBody = config.http().maxBodyBytes();
@@ -78,8 +87,8 @@ final class Backends implements AutoCloseable {
         Intake opened;
         try {
             var in = config.intake();
-            opened = Intake.start(store, new IntakeSettings(in.partitions(), in.maxBatch(), in.maxDelayMs(), in.maxQueue(),
-                    in.maxQueueBytes(), in.commitDeadlineMs()), registry);
+            opened = Intake.start(commitWrapper.apply(store::commit), new IntakeSettings(in.partitions(), in.maxBatch(),
+                    in.maxDelayMs(), in.maxQueue(), in.maxQueueBytes(), in.commitDeadlineMs()), registry, Clock.system());
         } catch (RuntimeException e) {
             store.close();
             if (host != null) {
@@ -94,7 +103,13 @@ final class Backends implements AutoCloseable {
     }
 
     static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
-        return new Backends(config, clock, epochMillis, registry);
+        return open(config, clock, epochMillis, registry, UnaryOperator.identity());
+    }
+
+    /** As {@link #open(SluiceConfig, Clock, LongSupplier, MeterRegistry)}; tests wrap the intake's commit (a failure seam). */
+    static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry,
+                         UnaryOperator<BatchCommitter> commitWrapper) {
+        return new Backends(config, clock, epochMillis, registry, commitWrapper);
     }
 
     HookStore store() {
@@ -141,6 +156,29 @@ final class Backends implements AutoCloseable {
     void sweepDedupe(int max, long nowMillis) {
         if (store.isOpen()) {
             store.sweepDedupe(max, nowMillis);
+        }
+    }
+
+    /**
+     * Tries to bring a failing store back ({@link HookStore#tryResume()}); logs when it
+     * starts failing, when a try fails (at most once a minute) and when it is back.
+     */
+    void resumeStore() {
+        if (!store.isOpen() || store.isHealthy()) {
+            storeFailing = false;
+            return;
+        }
+        if (!storeFailing) {
+            storeFailing = true;
+            LOG.error("the store at {} cannot write; /readyz answers 503 store_failing; trying to resume it every {} ms",
+                    store.dir(), Sweeper.RESUME_MILLIS);
+        }
+        if (store.tryResume()) {
+            storeFailing = false;
+            LOG.warn("the store at {} writes again; /readyz is ready", store.dir());
+        } else {
+            resumeWarnings.warn("the store at " + store.dir() + " still cannot write; see docs/operations.md, "
+                    + "\"the store fails\"", null);
         }
     }
 
@@ -245,8 +283,17 @@ final class Backends implements AutoCloseable {
         }
 
         @Override
-        public boolean isOpen() {
-            return store.isOpen();
+        public String notReadyReason() {
+            if (!store.isOpen()) {
+                return "store_closed";
+            }
+            if (!store.isHealthy()) {
+                return "store_failing";
+            }
+            if (intake.partitionsDown() > 0) {
+                return "intake_partition_down";
+            }
+            return null;
         }
     }
 }

@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,7 @@ import org.sluice.edge.config.Routing;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.dedupe.DedupeKeys;
+import org.sluice.edge.intake.BatchCommitter;
 import org.sluice.edge.verify.Verifiers;
 
 /**
@@ -77,7 +79,8 @@ public final class EdgeServer implements AutoCloseable {
     private AdminServer admin;
     private boolean closed;
 
-    private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis) throws Exception {
+    private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis,
+                       UnaryOperator<BatchCommitter> commitWrapper) throws Exception {
         this.config = config;
         int cores = Runtime.getRuntime().availableProcessors();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -88,7 +91,7 @@ public final class EdgeServer implements AutoCloseable {
         new ProcessorMetrics().bindTo(registry);
         IngestMetrics metrics = new IngestMetrics(registry, clock);
 
-        this.backends = Backends.open(config, clock, epochMillis, registry);
+        this.backends = Backends.open(config, clock, epochMillis, registry, commitWrapper);
         try {
             this.workers = new ForkJoinPool(Math.max(2, cores), pool -> {
                 var thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
@@ -101,6 +104,9 @@ public final class EdgeServer implements AutoCloseable {
             this.adminLoop = Transport.group(1, "sluice-admin");
             Gauge.builder("sluice.limiter.rows", backends.tenantTable(), t -> t.size())
                     .description("Rows in the tenant limiter table (swept when full)").register(registry);
+            Gauge.builder("sluice.store.healthy", backends.store(), s -> s.isHealthy() ? 1 : 0)
+                    .description("1 while the store's writes succeed, 0 from a failed write until one succeeds")
+                    .register(registry);
             FunctionCounter.builder("sluice.limiter.swept", backends.tenantTable(), t -> t.swept())
                     .description("Limiter rows deleted by the sweeper").register(registry);
             if (backends.fleet() != null) {
@@ -299,7 +305,7 @@ public final class EdgeServer implements AutoCloseable {
             p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
             p.addLast("in-order", new InOrderGate());
             p.addLast("syntax", new RequestSyntaxHandler(clock, metrics));
-            p.addLast("route", new RouteHandler(router, backends.sink()::isOpen, metrics));
+            p.addLast("route", new RouteHandler(router, backends.sink()::notReadyReason, metrics));
             p.addLast("client", new ClientAddressHandler(config.http().trustedProxies()::contains, metrics));
             p.addLast("pre-read", new PreReadAdmissionHandler(preRead, clock, shadow,
                     config.http().refusedBody(), metrics));
@@ -316,6 +322,7 @@ public final class EdgeServer implements AutoCloseable {
         private final SluiceConfig config;
         private Clock clock = Clock.system();
         private LongSupplier epochMillis = System::currentTimeMillis;
+        private UnaryOperator<BatchCommitter> commitWrapper = UnaryOperator.identity();
 
         private Builder(SluiceConfig config) {
             this.config = config;
@@ -333,10 +340,16 @@ public final class EdgeServer implements AutoCloseable {
             return this;
         }
 
+        /** TEST SEAM (package-private): wraps the intake's commit, for example to make it fail. */
+        Builder commitWrapper(UnaryOperator<BatchCommitter> wrapper) {
+            this.commitWrapper = wrapper;
+            return this;
+        }
+
         /** Opens the store, binds both listeners and starts serving. */
         public EdgeServer start() {
             try {
-                return new EdgeServer(config, clock, epochMillis);
+                return new EdgeServer(config, clock, epochMillis, commitWrapper);
             } catch (RuntimeException e) {
                 throw e;
             } catch (InterruptedException e) {

@@ -13,6 +13,10 @@ interface HookSink {
     /** Commits the hook; completes on the intake's writer thread. */
     CompletableFuture<CommitResult> submit(PendingHook hook);
 
-    /** True while the store is open (for {@code /readyz}). */
-    boolean isOpen();
+    /**
+     * Why the node should not take hooks now, or null when it is ready ({@code /readyz}):
+     * {@code store_closed}, {@code store_failing} (its writes fail) or
+     * {@code intake_partition_down} (an intake writer is down and not yet restarted).
+     */
+    String notReadyReason();
 }

@@ -26,7 +26,6 @@ final class Responses {
     private static final ByteBuf NOT_FOUND = fixed("{\"error\":\"not_found\"}");
     private static final ByteBuf UNKNOWN_SOURCE = fixed("{\"error\":\"unknown_source\"}");
     private static final ByteBuf OK_STATUS = fixed("{\"status\":\"ok\"}");
-    private static final ByteBuf NOT_READY = fixed("{\"status\":\"unavailable\"}");
     private static final ByteBuf OVERLOAD = fixed("{\"error\":\"overload\"}");
     private static final ByteBuf STORE_UNAVAILABLE = fixed("{\"error\":\"store_unavailable\"}");
     private static final ByteBuf INVALID_FORWARDED_FOR = fixed("{\"error\":\"invalid_forwarded_for\"}");
@@ -53,8 +52,15 @@ final class Responses {
         return of(HttpResponseStatus.OK, OK_STATUS);
     }
 
-    static FullHttpResponse ready(boolean ready) {
-        return ready ? of(HttpResponseStatus.OK, OK_STATUS) : retryable(HttpResponseStatus.SERVICE_UNAVAILABLE, NOT_READY);
+    /** {@code 200 {"status":"ok"}} when {@code notReadyReason} is null, else {@code 503 {"status":"unavailable","reason":..}}. */
+    static FullHttpResponse ready(String notReadyReason) {
+        if (notReadyReason == null) {
+            return of(HttpResponseStatus.OK, OK_STATUS);
+        }
+        FullHttpResponse response = of(HttpResponseStatus.SERVICE_UNAVAILABLE,
+                "{\"status\":\"unavailable\",\"reason\":" + Json.string(notReadyReason) + "}");
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, 1);
+        return response;
     }
 
     static FullHttpResponse overload() {

@@ -2,25 +2,25 @@ package org.sluice.edge.http;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Pipeline position: after {@link RequestSyntaxHandler}, before {@link ClientAddressHandler}.
  *
  * <p>Concern: step 1 of the contract, route and source. Answers {@code GET /healthz},
- * {@code GET /readyz} (200 while the store is open, else 503), unknown sources (404
+ * {@code GET /readyz} (200 while the node is ready, else 503 with the reason), unknown sources (404
  * unknown_source) and every other method or path (404 not_found); passes an ingest
  * request on with its source and tenant set.
  */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
 
     private final Router router;
-    private final BooleanSupplier storeOpen;
+    private final Supplier<String> notReadyReason;
     private final IngestMetrics metrics;
 
-    RouteHandler(Router router, BooleanSupplier storeOpen, IngestMetrics metrics) {
+    RouteHandler(Router router, Supplier<String> notReadyReason, IngestMetrics metrics) {
         this.router = router;
-        this.storeOpen = storeOpen;
+        this.notReadyReason = notReadyReason;
         this.metrics = metrics;
     }
 
@@ -33,7 +33,7 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
         Router.Route route = router.route(exchange.request.method().name(), exchange.request.uri());
         switch (route.kind()) {
             case HEALTH -> Reply.send(ctx, exchange, Responses.healthy(), Outcome.PROBE, metrics);
-            case READY -> Reply.send(ctx, exchange, Responses.ready(storeOpen.getAsBoolean()), Outcome.PROBE, metrics);
+            case READY -> Reply.send(ctx, exchange, Responses.ready(notReadyReason.get()), Outcome.PROBE, metrics);
             case UNKNOWN_SOURCE -> Reply.send(ctx, exchange, Responses.unknownSource(), Outcome.NOT_FOUND, metrics);
             case NOT_FOUND -> Reply.send(ctx, exchange, Responses.notFound(), Outcome.NOT_FOUND, metrics);
             case INGEST -> {

@@ -12,11 +12,14 @@ import org.sluice.core.Clock;
  * The background sweeps, on one scheduler thread of their own (never an event loop): every
  * {@value #TICK_MILLIS} ms, one shard of the tenant limiter table (so every shard once a
  * minute, and a table of a million rows is never scanned whole in one tick) and one bounded
- * pass over the store's expired dedupe entries.
+ * pass over the store's expired dedupe entries; and every {@value #RESUME_MILLIS} ms, while
+ * the store's writes fail, one try to resume it ({@link Backends#resumeStore()}).
  */
 final class Sweeper implements AutoCloseable {
 
     static final long TICK_MILLIS = 3_750L;
+    /** How often a failing store is tried again. */
+    static final long RESUME_MILLIS = 1_000L;
     /** Most expired dedupe entries removed per tick. */
     static final int DEDUPE_PASS = 10_000;
 
@@ -38,12 +41,23 @@ final class Sweeper implements AutoCloseable {
             return t;
         });
         scheduler.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::resume, RESUME_MILLIS, RESUME_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void resume() {
+        try {
+            backends.resumeStore();
+        } catch (RuntimeException e) {
+            warnings.warn("resuming the store failed: " + e.getMessage(), e);
+        }
     }
 
     void tick() {
         try {
             backends.tenantTable().sweepNext(clock.nanoTime());
-            backends.sweepDedupe(DEDUPE_PASS, epochMillis.getAsLong());
+            if (backends.store().isHealthy()) { // a failing store is the resume task's; sweeping it only adds warnings
+                backends.sweepDedupe(DEDUPE_PASS, epochMillis.getAsLong());
+            }
         } catch (RuntimeException e) {
             warnings.warn("sweep failed: " + e.getMessage(), e);
         }

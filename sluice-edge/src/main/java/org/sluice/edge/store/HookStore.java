@@ -16,6 +16,8 @@ import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
+import org.rocksdb.AbstractEventListener;
+import org.rocksdb.BackgroundErrorReason;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -25,6 +27,7 @@ import org.rocksdb.DBOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -53,8 +56,21 @@ import org.rocksdb.WriteOptions;
  * removes an entry a commit has just renewed.
  *
  * <h2>Lifecycle</h2>
- * Every operation holds the read side of {@code lifecycle}; {@link #close()} takes the
- * write side, so native handles are never freed under a running read or write.
+ * Every operation holds the read side of {@code lifecycle}; {@link #close()} and
+ * {@link #tryResume()}'s reopen take the write side, so native handles are never freed or
+ * replaced under a running read or write. The RocksDB handles are therefore plain fields:
+ * written only under the write side, read only under the read side.
+ *
+ * <h2>Health</h2>
+ * {@link #isHealthy()} is false from a failed write (a commit, an override change, a dedupe
+ * sweep, or a background error RocksDB reports through its listener) until a later write
+ * succeeds. After a write error RocksDB refuses every write until it is resumed, and the
+ * Java binding has no {@code DB::Resume}, so {@link #tryResume()} first probes with one
+ * small synced write and, when that fails too, closes the database and opens it again
+ * (opening replays the write-ahead log, as after a crash: every synced batch is kept).
+ * A batch whose write failed was never acknowledged; it may still be found after the
+ * reopen (its log record made it to disk), which is harmless, since its sequence number
+ * and id were never reused.
  *
  * <p>Thread-safe.
  */
@@ -108,15 +124,17 @@ public final class HookStore implements AutoCloseable {
     private final DBOptions dbOptions;
     private final ColumnFamilyOptions cfOptions;
     private final BloomFilter bloom;
-    private final RocksDB db;
-    private final List<ColumnFamilyHandle> handles;
-    private final ColumnFamilyHandle hooks;
-    private final ColumnFamilyHandle hookIds;
-    private final ColumnFamilyHandle dedupe;
-    private final ColumnFamilyHandle dedupeExpiry;
-    final ColumnFamilyHandle overridesFamily;
-    final ColumnFamilyHandle auditFamily;
-    private final ColumnFamilyHandle meta;
+    private final HealthListener listener;
+    // the native handles: replaced by a reopen (under lifecycle's write lock), null while a reopen has failed
+    private RocksDB db;
+    private List<ColumnFamilyHandle> handles;
+    private ColumnFamilyHandle hooks;
+    private ColumnFamilyHandle hookIds;
+    private ColumnFamilyHandle dedupe;
+    private ColumnFamilyHandle dedupeExpiry;
+    ColumnFamilyHandle overridesFamily;
+    ColumnFamilyHandle auditFamily;
+    private ColumnFamilyHandle meta;
     private final WriteOptions syncWrite;
     private final WriteOptions lazyWrite;
     private final UuidV7 ids = new UuidV7();
@@ -128,15 +146,29 @@ public final class HookStore implements AutoCloseable {
     private long nextSeq;
     /** Guarded by lifecycle's write lock for writes, read lock for reads. */
     private boolean closed;
+    /** Why the last reopen failed (the store then has no database), else null. Guarded like {@code closed}. */
+    private String reopenFailure;
+    /** False from a failed write until a write succeeds (see the class comment). */
+    private volatile boolean healthy = true;
     private volatile boolean failWrites;
 
     private HookStore(Path dir, Options options, DBOptions dbOptions, ColumnFamilyOptions cfOptions, BloomFilter bloom,
-                      RocksDB db, List<ColumnFamilyHandle> handles) throws RocksDBException {
+                      HealthListener listener, RocksDB db, List<ColumnFamilyHandle> handles) throws RocksDBException {
         this.bloom = bloom;
         this.dir = dir;
         this.options = options;
         this.dbOptions = dbOptions;
         this.cfOptions = cfOptions;
+        this.listener = listener;
+        listener.store = this;
+        attach(db, handles);
+        this.syncWrite = new WriteOptions().setSync(true);
+        this.lazyWrite = new WriteOptions();
+        checkFormat();
+        recoverSequence();
+    }
+
+    private void attach(RocksDB db, List<ColumnFamilyHandle> handles) {
         this.db = db;
         this.handles = handles;
         this.hooks = handles.get(1);
@@ -146,10 +178,6 @@ public final class HookStore implements AutoCloseable {
         this.overridesFamily = handles.get(5);
         this.auditFamily = handles.get(6);
         this.meta = handles.get(7);
-        this.syncWrite = new WriteOptions().setSync(true);
-        this.lazyWrite = new WriteOptions();
-        checkFormat();
-        recoverSequence();
     }
 
     // ================================================================ open / close
@@ -177,43 +205,50 @@ public final class HookStore implements AutoCloseable {
             throw new HookStoreException("the store's data dir " + dir + " is not a readable and writable directory");
         }
         RocksDB.loadLibrary();
+        HealthListener listener = new HealthListener();
         DBOptions dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
-                .setKeepLogFileNum(4).setMaxLogFileSize(16L << 20);
+                .setKeepLogFileNum(4).setMaxLogFileSize(16L << 20).setListeners(List.of(listener));
         // point lookups (dedupe checks, id lookups) skip SST files that cannot hold the key
         BloomFilter bloom = new BloomFilter(10);
         ColumnFamilyOptions cfOptions = new ColumnFamilyOptions()
                 .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(bloom));
-        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-        descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
-        for (String name : FAMILIES) {
-            descriptors.add(new ColumnFamilyDescriptor(Codec.utf8(name), cfOptions));
-        }
         List<ColumnFamilyHandle> handles = new ArrayList<>();
         RocksDB db;
         try {
-            db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
+            db = RocksDB.open(dbOptions, dir.toString(), descriptors(cfOptions), handles);
         } catch (RocksDBException e) {
             dbOptions.close();
             cfOptions.close();
             bloom.close();
+            listener.close();
             String msg = String.valueOf(e.getMessage());
             String hint = msg.contains("lock") || msg.contains("LOCK")
                     ? " (is another Sluice process, or another open store, using this data dir?)" : "";
             throw new HookStoreException("cannot open the store at " + dir + ": " + msg + hint, e);
         }
         try {
-            return new HookStore(dir, options, dbOptions, cfOptions, bloom, db, handles);
+            return new HookStore(dir, options, dbOptions, cfOptions, bloom, listener, db, handles);
         } catch (RocksDBException | RuntimeException e) {
             handles.forEach(ColumnFamilyHandle::close);
             db.close();
             dbOptions.close();
             cfOptions.close();
             bloom.close();
+            listener.close();
             if (e instanceof HookStoreException h) {
                 throw h;
             }
             throw new HookStoreException("cannot read the store at " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    private static List<ColumnFamilyDescriptor> descriptors(ColumnFamilyOptions cfOptions) {
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
+        for (String name : FAMILIES) {
+            descriptors.add(new ColumnFamilyDescriptor(Codec.utf8(name), cfOptions));
+        }
+        return descriptors;
     }
 
     private void checkFormat() throws RocksDBException {
@@ -230,11 +265,12 @@ public final class HookStore implements AutoCloseable {
     private void recoverSequence() {
         try (RocksIterator it = db.newIterator(hooks)) {
             it.seekToLast();
+            // max: after a reopen, numbers handed to failed batches stay consumed
             if (it.isValid()) {
-                nextSeq = Codec.u64(it.key()) + 1;
+                nextSeq = Math.max(nextSeq, Codec.u64(it.key()) + 1);
                 ids.continueAfter(Codec.uuid(ByteBuffer.wrap(it.value(), 1, 16)));
             } else {
-                nextSeq = 1;
+                nextSeq = Math.max(nextSeq, 1);
             }
         }
     }
@@ -279,13 +315,105 @@ public final class HookStore implements AutoCloseable {
             }
             syncWrite.close();
             lazyWrite.close();
-            handles.forEach(ColumnFamilyHandle::close);
-            db.close();
+            closeDatabase();
             dbOptions.close();
             cfOptions.close();
             bloom.close();
+            listener.close();
         } finally {
             lifecycle.writeLock().unlock();
+        }
+    }
+
+    /** Frees the database's native handles; caller holds lifecycle's write lock. */
+    private void closeDatabase() {
+        if (db == null) {
+            return;
+        }
+        handles.forEach(ColumnFamilyHandle::close);
+        db.close();
+        db = null;
+        handles = null;
+    }
+
+    // ================================================================ health and resume
+
+    /**
+     * False from a failed write until a write succeeds again (readiness: {@code GET /readyz},
+     * and the gauge {@code sluice_store_healthy}). While false every commit is still tried,
+     * and the first that succeeds makes the store healthy again.
+     */
+    public boolean isHealthy() {
+        return healthy;
+    }
+
+    /**
+     * Tries to bring a failing store back; does nothing on a healthy one. First one small
+     * synced write (it succeeds when the failure has passed and RocksDB took no background
+     * error); when that fails, the database is closed and opened again, which clears a
+     * background error as {@code DB::Resume} would (the binding lacks it), and the probe is
+     * repeated. Waits for running reads and writes; callers run it off the request path.
+     *
+     * @return whether the store is healthy now
+     */
+    public boolean tryResume() {
+        if (healthy) {
+            return true;
+        }
+        if (probe()) {
+            return true;
+        }
+        lifecycle.writeLock().lock();
+        try {
+            if (closed) {
+                return false;
+            }
+            closeDatabase();
+            List<ColumnFamilyHandle> reopened = new ArrayList<>();
+            try {
+                attach(RocksDB.open(dbOptions, dir.toString(), descriptors(cfOptions), reopened), reopened);
+                recoverSequence();
+                reopenFailure = null;
+            } catch (RocksDBException e) {
+                reopened.forEach(ColumnFamilyHandle::close);
+                reopenFailure = String.valueOf(e.getMessage());
+                return false;
+            }
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+        return probe();
+    }
+
+    /** One small synced write to {@code meta}; on success the store is healthy again. */
+    private boolean probe() {
+        try {
+            underWriteLock((rocks, sync) -> {
+                rocks.put(meta, sync, PROBE_KEY, Codec.u64(options.wallClockMillis().getAsLong()));
+                return null;
+            });
+            return true;
+        } catch (HookStoreException e) {
+            return false;
+        }
+    }
+
+    private static final byte[] PROBE_KEY = Codec.utf8("probe");
+
+    /** Called back by RocksDB (on one of its own threads) when a flush, compaction or write fails. */
+    private static final class HealthListener extends AbstractEventListener {
+        volatile HookStore store;
+
+        HealthListener() {
+            super(EnabledEventCallback.ON_BACKGROUND_ERROR);
+        }
+
+        @Override
+        public void onBackgroundError(BackgroundErrorReason reason, Status status) {
+            HookStore s = store;
+            if (s != null) {
+                s.healthy = false;
+            }
         }
     }
 
@@ -328,6 +456,7 @@ public final class HookStore implements AutoCloseable {
             commitLock.lock();
             try {
                 if (failWrites) {
+                    healthy = false;
                     throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
                 }
                 long now = options.wallClockMillis().getAsLong();
@@ -363,10 +492,12 @@ public final class HookStore implements AutoCloseable {
                     }
                     if (wb.count() > 0) {
                         db.write(syncWrite, wb);
+                        healthy = true;
                     }
                 }
             } catch (RocksDBException e) {
                 // the sequence numbers handed out stay consumed: a gap, never reused
+                healthy = false;
                 throw new HookStoreException("write to the store at " + dir + " failed: " + e.getMessage(), e);
             } finally {
                 commitLock.unlock();
@@ -431,6 +562,7 @@ public final class HookStore implements AutoCloseable {
             commitLock.lock();
             try {
                 if (failWrites) {
+                    healthy = false;
                     throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
                 }
                 try (WriteBatch wb = new WriteBatch()) {
@@ -444,6 +576,9 @@ public final class HookStore implements AutoCloseable {
                         wb.delete(dedupeExpiry, k);
                     }
                     db.write(lazyWrite, wb);
+                } catch (RocksDBException e) {
+                    healthy = false;
+                    throw e;
                 }
             } finally {
                 commitLock.unlock();
@@ -546,9 +681,18 @@ public final class HookStore implements AutoCloseable {
             commitLock.lock();
             try {
                 if (failWrites) {
+                    healthy = false;
                     throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
                 }
-                return body.run(db, syncWrite);
+                T result;
+                try {
+                    result = body.run(db, syncWrite);
+                } catch (RocksDBException e) {
+                    healthy = false;
+                    throw e;
+                }
+                healthy = true;
+                return result;
             } finally {
                 commitLock.unlock();
             }
@@ -586,6 +730,10 @@ public final class HookStore implements AutoCloseable {
     private void ensureOpen() {
         if (closed) {
             throw new HookStoreException("the store at " + dir + " is closed");
+        }
+        if (db == null) {
+            throw new HookStoreException("the store at " + dir + " could not be reopened after a write failure: "
+                    + reopenFailure);
         }
     }
 

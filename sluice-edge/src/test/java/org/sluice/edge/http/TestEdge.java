@@ -25,8 +25,18 @@ final class TestEdge implements AutoCloseable {
     final InetSocketAddress address;
 
     private TestEdge(SluiceConfig config) {
-        this.server = EdgeServer.builder(config).clock(clock).start();
+        this(config, java.util.function.UnaryOperator.identity());
+    }
+
+    private TestEdge(SluiceConfig config, java.util.function.UnaryOperator<org.sluice.edge.intake.BatchCommitter> commitWrapper) {
+        this.server = EdgeServer.builder(config).clock(clock).commitWrapper(commitWrapper).start();
         this.address = new InetSocketAddress("127.0.0.1", server.ingestAddress().getPort());
+    }
+
+    /** As {@link #start(Path, String)}, with the intake's commit wrapped (a failure seam for tests). */
+    static TestEdge start(Path dir, String yaml,
+                          java.util.function.UnaryOperator<org.sluice.edge.intake.BatchCommitter> commitWrapper) {
+        return new TestEdge(config(dir, yaml), commitWrapper);
     }
 
     /** Starts a server on {@link #BASE} plus {@code yaml} (which must hold an {@code http:} section). */

@@ -164,6 +164,32 @@ class HookStoreTest {
     }
 
     @Test
+    void aFailedWriteMarksTheStoreUnhealthyUntilAResumeOrACommitSucceeds() {
+        String before = store.commit(List.of(Hooks.hook("before"))).get(0).id();
+        assertThat(store.isHealthy()).isTrue();
+        store.failWrites(true);
+        assertThatThrownBy(() -> store.commit(List.of(Hooks.hook("x")))).isInstanceOf(HookStoreException.class);
+        assertThat(store.isHealthy()).isFalse();
+
+        // the probe fails, so the database is closed and reopened, and the probe fails again
+        assertThat(store.tryResume()).isFalse();
+        assertThat(store.isHealthy()).isFalse();
+        assertThat(store.get(before)).as("the reopened database reads what was committed").isPresent();
+
+        store.failWrites(false);
+        assertThat(store.tryResume()).isTrue();
+        assertThat(store.isHealthy()).isTrue();
+        String after = store.commit(List.of(Hooks.hook("x"))).get(0).id();
+        assertThat(store.after(null, 100).hooks()).extracting(StoredHook::id).containsExactly(before, after);
+
+        store.failWrites(true);
+        assertThatThrownBy(() -> store.commit(List.of(Hooks.hook("y")))).isInstanceOf(HookStoreException.class);
+        store.failWrites(false);
+        store.commit(List.of(Hooks.hook("y")));
+        assertThat(store.isHealthy()).as("a commit that succeeds is proof enough").isTrue();
+    }
+
+    @Test
     void pagesReturnEveryHookOnceAndSayWhetherMoreFollow() {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 25; i++) {
