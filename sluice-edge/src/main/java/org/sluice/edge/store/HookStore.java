@@ -309,7 +309,9 @@ public final class HookStore implements AutoCloseable {
             }
             closed = true;
             try {
-                db.flushWal(true);
+                if (db != null) { // null after a failed reopen
+                    db.flushWal(true);
+                }
             } catch (RocksDBException e) {
                 // every acknowledged write was synced already; nothing is lost by skipping this
             }
