@@ -31,8 +31,14 @@ final class Codec {
         return out;
     }
 
-    /** Standard-alphabet base64 (padding optional) of exactly {@code length} bytes, or null. */
+    /**
+     * Standard-alphabet base64 (padding optional) of exactly {@code length} bytes, or null. A
+     * string longer than the padded encoding of {@code length} bytes is refused unread.
+     */
     static byte[] base64(String s, int length) {
+        if (s == null || s.length() > 4 * ((length + 2) / 3)) {
+            return null;
+        }
         byte[] out = base64(s);
         return out != null && out.length == length ? out : null;
     }
