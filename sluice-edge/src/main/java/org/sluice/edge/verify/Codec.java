@@ -36,11 +36,16 @@ final class Codec {
      * string longer than the padded encoding of {@code length} bytes is refused unread.
      */
     static byte[] base64(String s, int length) {
-        if (s == null || s.length() > 4 * ((length + 2) / 3)) {
+        if (s == null || s.length() > paddedBase64Length(length)) {
             return null;
         }
         byte[] out = base64(s);
         return out != null && out.length == length ? out : null;
+    }
+
+    /** Characters in the padded base64 encoding of {@code bytes} bytes: the longest a valid one can be. */
+    static int paddedBase64Length(int bytes) {
+        return 4 * ((bytes + 2) / 3);
     }
 
     /** Standard-alphabet base64 (padding optional), or null when it does not decode. */

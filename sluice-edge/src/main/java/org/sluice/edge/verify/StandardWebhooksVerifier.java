@@ -86,17 +86,18 @@ final class StandardWebhooksVerifier implements Verifier {
             if (++entries > MAX_ENTRIES) {
                 return MALFORMED_SIGNATURE;
             }
-            int comma = value.indexOf(',', start);
-            if (comma <= start || comma >= i) {
+            int end = i;
+            int comma = comma(value, start, end);
+            if (comma == start || comma == end) {
                 continue; // no version: not an entry
             }
-            int sigEnd = value.indexOf(',', comma + 1);
-            if (sigEnd < 0 || sigEnd > i) {
-                sigEnd = i;
-            }
+            int sigEnd = comma(value, comma + 1, end);
             if (comma - start != 2 || !value.startsWith("v1", start)) {
                 wellFormed |= sigEnd > comma + 1; // a version this edge does not check
                 continue;
+            }
+            if (sigEnd - (comma + 1) > Codec.paddedBase64Length(keys.macLength())) {
+                continue; // too long to be a MAC of this length: not copied, not decoded
             }
             byte[] sig = Codec.base64(value.substring(comma + 1, sigEnd), keys.macLength());
             if (sig != null) {
@@ -115,6 +116,15 @@ final class StandardWebhooksVerifier implements Verifier {
         }
         byte[] preamble = (id + "." + t + ".").getBytes(StandardCharsets.UTF_8);
         return keys.matchesAny(v1, count, preamble, body) ? OK : NO_MATCH;
+    }
+
+    /** The index of the first comma in {@code s[from, to)}, or {@code to}: never reads past the entry. */
+    private static int comma(String s, int from, int to) {
+        int i = from;
+        while (i < to && s.charAt(i) != ',') {
+            i++;
+        }
+        return i;
     }
 
     private static boolean isSeparator(char c) {
