@@ -29,7 +29,7 @@ final class SourceReader {
     static final int MAX_TOLERANCE_SECONDS = 86_400;
 
     private static final String DEDUPE_SHAPES =
-            "github, standard_webhooks, svix, shopify, stripe, none, {header: NAME} or {json: a.b}";
+            "github, standard_webhooks, svix, shopify, stripe, body_sha256, none, {header: NAME} or {json: a.b}";
 
     private SourceReader() {
     }
@@ -191,6 +191,7 @@ final class SourceReader {
                 case "svix" -> DedupeSpec.Kind.SVIX;
                 case "shopify" -> DedupeSpec.Kind.SHOPIFY;
                 case "stripe" -> DedupeSpec.Kind.STRIPE;
+                case "body_sha256" -> DedupeSpec.Kind.BODY_SHA256;
                 case "none" -> DedupeSpec.Kind.NONE;
                 default -> null;
             };

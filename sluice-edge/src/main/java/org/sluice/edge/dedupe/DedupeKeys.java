@@ -16,6 +16,8 @@ import org.sluice.edge.verify.Verifiers;
  *   <li>{@code stripe}: the body's top-level JSON {@code id}; {@code {json: a.b}}: the value at
  *       that dotted path. A string leaf is the key as is, an integer leaf its decimal text;
  *       any other leaf, a missing path or a body that is not JSON up to the path is no key.</li>
+ *   <li>{@code body_sha256}: the lowercase hex SHA-256 of the raw body, 64 characters
+ *       ({@link BodySha256Key}); every body has one.</li>
  *   <li>{@code none}: never a key.</li>
  * </ul>
  * Every key longer than {@value #MAX_KEY_BYTES} bytes of UTF-8 is replaced by
@@ -51,7 +53,7 @@ public final class DedupeKeys {
     public static DedupeKeyExtractor create(DedupeSpec spec, String keyPath) {
         if (spec.kind() == null) {
             throw new IllegalArgumentException(keyPath + " must be one of github, standard_webhooks, svix, shopify, "
-                    + "stripe, none, {header: NAME}, {json: PATH}, got null");
+                    + "stripe, body_sha256, none, {header: NAME}, {json: PATH}, got null");
         }
         return switch (spec.kind()) {
             case GITHUB -> new HeaderKey(GITHUB_HEADER);
@@ -66,6 +68,7 @@ public final class DedupeKeys {
                 yield new HeaderKey(spec.argument());
             }
             case JSON -> new JsonPathKey(path(spec.argument(), keyPath));
+            case BODY_SHA256 -> BodySha256Key.INSTANCE;
             case NONE -> NO_KEY;
         };
     }
@@ -88,11 +91,15 @@ public final class DedupeKeys {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is not available", e); // every Java SE runtime has it
         }
-        char[] out = new char[7 + 64];
-        "sha256:".getChars(0, 7, out, 0);
-        for (int i = 0; i < digest.length; i++) {
-            out[7 + 2 * i] = HEX[(digest[i] >> 4) & 0xf];
-            out[8 + 2 * i] = HEX[digest[i] & 0xf];
+        return "sha256:" + hex(digest);
+    }
+
+    /** Lowercase hex of {@code bytes}. */
+    static String hex(byte[] bytes) {
+        char[] out = new char[2 * bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            out[2 * i] = HEX[(bytes[i] >> 4) & 0xf];
+            out[2 * i + 1] = HEX[bytes[i] & 0xf];
         }
         return new String(out);
     }

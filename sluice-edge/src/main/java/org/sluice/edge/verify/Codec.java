@@ -31,10 +31,21 @@ final class Codec {
         return out;
     }
 
-    /** Standard-alphabet base64 (padding optional) of exactly {@code length} bytes, or null. */
+    /**
+     * Standard-alphabet base64 (padding optional) of exactly {@code length} bytes, or null. A
+     * string longer than the padded encoding of {@code length} bytes is refused unread.
+     */
     static byte[] base64(String s, int length) {
+        if (s == null || s.length() > paddedBase64Length(length)) {
+            return null;
+        }
         byte[] out = base64(s);
         return out != null && out.length == length ? out : null;
+    }
+
+    /** Characters in the padded base64 encoding of {@code bytes} bytes: the longest a valid one can be. */
+    static int paddedBase64Length(int bytes) {
+        return 4 * ((bytes + 2) / 3);
     }
 
     /** Standard-alphabet base64 (padding optional), or null when it does not decode. */

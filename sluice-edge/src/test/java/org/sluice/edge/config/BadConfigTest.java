@@ -167,11 +167,18 @@ class BadConfigTest {
                         "sources.open.verify.secrets must be absent for scheme none (it checks no signature)"),
                 bad("a dedupe provider that does not exist",
                         "sources: {open: {verify: {scheme: none}, dedupe: gitlab}}",
-                        "sources.open.dedupe must be one of github, standard_webhooks, svix, shopify, stripe, none,"
+                        "sources.open.dedupe must be one of github, standard_webhooks, svix, shopify, stripe, body_sha256, none,"
                                 + " {header: NAME} or {json: a.b}, got \"gitlab\""),
+                bad("a body digest other than body_sha256",
+                        "sources: {open: {verify: {scheme: none}, dedupe: body_sha512}}",
+                        "sources.open.dedupe must be one of github, standard_webhooks, svix, shopify, stripe, body_sha256, none,"
+                                + " {header: NAME} or {json: a.b}, got \"body_sha512\""),
+                bad("body_sha256 written as a mapping",
+                        "sources: {open: {verify: {scheme: none}, dedupe: {body_sha256: true}}}",
+                        "unknown key \"sources.open.dedupe.body_sha256\" (known keys here: header, json)"),
                 bad("a dedupe mapping with two keys",
                         "sources: {open: {verify: {scheme: none}, dedupe: {header: X-Id, json: id}}}",
-                        "sources.open.dedupe must be one of github, standard_webhooks, svix, shopify, stripe, none,"
+                        "sources.open.dedupe must be one of github, standard_webhooks, svix, shopify, stripe, body_sha256, none,"
                                 + " {header: NAME} or {json: a.b}, got a mapping"),
                 bad("a dedupe JSON path with an empty segment",
                         "sources: {open: {verify: {scheme: none}, dedupe: {json: \"event..id\"}}}",

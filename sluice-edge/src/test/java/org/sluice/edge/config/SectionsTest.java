@@ -118,6 +118,16 @@ class SectionsTest {
     }
 
     @Test
+    void bodySha256IsADedupeSetting() {
+        SluiceConfig c = ConfigLoader.parse("""
+                sources:
+                  gh: {verify: {scheme: github, secrets: [z]}, dedupe: body_sha256}
+                """);
+        assertThat(c.sources().get("gh").dedupe())
+                .isEqualTo(new org.sluice.edge.dedupe.DedupeSpec(org.sluice.edge.dedupe.DedupeSpec.Kind.BODY_SHA256, null));
+    }
+
+    @Test
     void anUnresolvedVariableInALimitIsReportedOnce() {
         ConfigException e = catchThrowableOfType(ConfigException.class,
                 () -> ConfigLoader.parse("http: {routing: tenant_path}\nrate_limits: {default: {rate: \"${R}\", burst: 5}}"));

@@ -44,6 +44,24 @@ class DedupeKeyPropertiesTest {
         }
     }
 
+    @Property(tries = 500)
+    void bodySha256OfAnyBytesIsTheirDigestAndOneFlippedBitChangesIt(@ForAll @net.jqwik.api.constraints.Size(max = 4096) byte[] body,
+                                                                   @ForAll int flipSeed,
+                                                                   @ForAll @StringLength(max = 300) String headerValue)
+            throws Exception {
+        DedupeKeyExtractor x = DedupeKeys.create(new DedupeSpec(Kind.BODY_SHA256, null));
+        String key = x.extract(name -> headerValue, body);
+        assertThat(key).isEqualTo(java.util.HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(body)));
+        assertThat(DedupeKeys.bounded(key)).isEqualTo(key);
+        if (body.length > 0) {
+            byte[] flipped = body.clone();
+            int bit = Math.floorMod(flipSeed, body.length * 8);
+            flipped[bit / 8] ^= (byte) (1 << (bit % 8));
+            assertThat(x.extract(name -> headerValue, flipped)).isNotEqualTo(key);
+        }
+    }
+
     @Provide
     Arbitrary<String> ids() {
         // every char, surrogates included (paired or not), and some U+FFFD

@@ -193,6 +193,84 @@ class DedupeKeysTest {
         assertThat(json("event.id", body.toString())).isEqualTo("found");
     }
 
+    // ---------------------------------------------------------------- body_sha256
+
+    static final DedupeKeyExtractor BODY = DedupeKeys.create(new DedupeSpec(Kind.BODY_SHA256, null));
+
+    @Test
+    void bodySha256IsTheLowercaseHexDigestOfTheRawBody() {
+        // FIPS 180-2 test vectors: "abc" and the empty message
+        assertThat(BODY.extract(headers(), "abc".getBytes(StandardCharsets.US_ASCII)))
+                .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assertThat(BODY.extract(headers(), NO_BODY))
+                .as("an empty body has a key too")
+                .isEqualTo("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    }
+
+    @Test
+    void bodySha256NeverReadsAHeader() {
+        byte[] body = "{\"id\":\"evt_1\"}".getBytes(StandardCharsets.UTF_8);
+        String key = BODY.extract(headers(), body);
+        assertThat(BODY.extract(headers("X-GitHub-Delivery", "fresh-1", "X-Event-Id", "e1", "webhook-id", "w"), body))
+                .isEqualTo(key);
+        assertThat(BODY.extract(headers("X-GitHub-Delivery", "fresh-2"), body)).isEqualTo(key);
+    }
+
+    @Test
+    void bodySha256IsOverTheBytesAsReceived() throws Exception {
+        // JSON-equal bodies that differ in a byte are different hooks: nothing is parsed or normalised
+        String compact = "{\"id\":\"evt_1\"}";
+        String spaced = "{\"id\": \"evt_1\"}";
+        assertThat(BODY.extract(headers(), compact.getBytes(StandardCharsets.UTF_8))).isEqualTo(sha256Hex(compact));
+        assertThat(BODY.extract(headers(), spaced.getBytes(StandardCharsets.UTF_8))).isEqualTo(sha256Hex(spaced))
+                .isNotEqualTo(sha256Hex(compact));
+        byte[] binary = {(byte) 0xC3, (byte) 0x28, 0, (byte) 0xFF};
+        assertThat(BODY.extract(headers(), binary))
+                .isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(binary)));
+    }
+
+    @Test
+    void bodySha256KeysAre64BytesAndStoredAsIs() {
+        byte[] big = new byte[8_000_000];
+        java.util.Arrays.fill(big, (byte) 'x');
+        for (byte[] body : new byte[][] {NO_BODY, "a".getBytes(StandardCharsets.US_ASCII), big}) {
+            String key = BODY.extract(headers(), body);
+            assertThat(key).hasSize(64).matches("[0-9a-f]{64}");
+            assertThat(key.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(DedupeKeys.MAX_KEY_BYTES);
+            assertThat(DedupeKeys.bounded(key)).isSameAs(key);
+        }
+    }
+
+    @Test
+    void bodySha256IsSafeToShareBetweenThreads() throws Exception {
+        byte[][] bodies = new byte[8][];
+        String[] expected = new String[bodies.length];
+        for (int i = 0; i < bodies.length; i++) {
+            bodies[i] = ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8);
+            expected[i] = sha256Hex("{\"n\":" + i + "}");
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.List<java.util.concurrent.Future<Boolean>> all = new java.util.ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                all.add(pool.submit(() -> {
+                    for (int round = 0; round < 2_000; round++) {
+                        int i = round % bodies.length;
+                        if (!expected[i].equals(BODY.extract(headers(), bodies[i]))) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }));
+            }
+            for (java.util.concurrent.Future<Boolean> f : all) {
+                assertThat(f.get()).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     // ---------------------------------------------------------------- factory errors
 
     @Test
@@ -218,7 +296,7 @@ class DedupeKeysTest {
     @Test
     void kindIsRequired() {
         assertThatThrownBy(() -> DedupeKeys.create(new DedupeSpec(null, null), "sources.x.dedupe"))
-                .hasMessage("sources.x.dedupe must be one of github, standard_webhooks, svix, shopify, stripe, none, "
+                .hasMessage("sources.x.dedupe must be one of github, standard_webhooks, svix, shopify, stripe, body_sha256, none, "
                         + "{header: NAME}, {json: PATH}, got null");
     }
 }

@@ -91,6 +91,27 @@ class VerificationEndToEndTest {
     }
 
     @org.junit.jupiter.api.Test
+    void aStandardWebhooksListWithABrokenEntryBesideAGoodOneIsAccepted() throws Exception {
+        VerifySpec spec = spec("standard_webhooks");
+        byte[] body = "{\"type\":\"list.check\"}".getBytes(StandardCharsets.UTF_8);
+        long now = System.currentTimeMillis() / 1000;
+        Map<String, String> signed = Signatures.headers(spec, spec.secrets().get(0), body, now, "msg_list_1");
+        String good = signed.get("webhook-signature");
+        String wrongLength = "v1,c2l4dGVlbi1ieXRlLW1hYw==";
+
+        Map<String, String> h = new java.util.LinkedHashMap<>(signed);
+        h.put("webhook-signature", wrongLength + " v1,not*base64! nocomma " + good);
+        assertThat(send("standard_webhooks", h, body).status()).isEqualTo(202);
+
+        h.put("webhook-signature", wrongLength);
+        assertThat(reason(send("standard_webhooks", h, body))).isEqualTo("malformed_signature");
+
+        // more entries than the verifier examines (33 x 48 bytes: well inside max_header_bytes)
+        h.put("webhook-signature", (good + " ").repeat(33).trim());
+        assertThat(reason(send("standard_webhooks", h, body))).isEqualTo("malformed_signature");
+    }
+
+    @org.junit.jupiter.api.Test
     void schemeNoneAcceptsUnsignedHooks() {
         assertThat(send("none", Map.of(), "{}".getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(202);
     }
