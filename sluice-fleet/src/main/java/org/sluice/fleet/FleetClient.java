@@ -17,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.sluice.core.Clock;
 import org.sluice.fleet.internal.AdmitBatcher;
+import org.sluice.fleet.internal.AdmitReply;
 import org.sluice.fleet.internal.AdmitRequest;
 import org.sluice.fleet.internal.CircuitBreaker;
 import org.sluice.fleet.internal.Health;
@@ -72,6 +73,8 @@ public final class FleetClient implements AutoCloseable {
             CompletableFuture.completedStage(new FleetAnswer.Admitted(null));
     private static final FleetAnswer BREAKER_OPEN = new FleetAnswer.Fallback(FleetAnswer.Reason.BREAKER_OPEN, null);
     private static final CompletionStage<FleetAnswer> BREAKER_OPEN_STAGE = CompletableFuture.completedStage(BREAKER_OPEN);
+    /** One request the store failed alone (a key of the wrong type): node-local, nothing claimed. */
+    private static final FleetAnswer REFUSED = new FleetAnswer.Fallback(FleetAnswer.Reason.ERROR, null);
     /** Completes a call that ran out of budget; shared, so it carries no stack trace. */
     private static final TimeoutException BUDGET_EXCEEDED = new TimeoutException("fleet.timeout_ms exceeded") {
         @Override
@@ -205,9 +208,19 @@ public final class FleetClient implements AutoCloseable {
     private FleetAnswer finish(int permit, boolean rate, boolean dedupe, String token, List<Object> reply, Throwable err) {
         FleetAnswer answer = null;
         if (err == null) {
-            answer = decode(reply, token);
-            if (answer == null) {
-                err = new IllegalStateException("unexpected reply " + reply);
+            AdmitReply parsed = AdmitReply.parse(reply, token);
+            if (parsed instanceof AdmitReply.Answer a) {
+                answer = a.answer();
+            } else if (parsed instanceof AdmitReply.Refused r) {
+                // the store answered and failed this request alone (it wrote nothing): the
+                // store is healthy, so the breaker and the degraded flags see a success;
+                // only this hook is answered node-local, and it has no claim to settle
+                breaker.onResult(permit, false);
+                health.outcome(rate, dedupe, false);
+                health.refused(rate, dedupe, r.detail());
+                return REFUSED;
+            } else {
+                err = new IllegalStateException(((AdmitReply.Malformed) parsed).what());
             }
         }
         boolean failed = err != null;
@@ -219,29 +232,6 @@ public final class FleetClient implements AutoCloseable {
         FleetAnswer.Reason reason = isTimeout(err) ? FleetAnswer.Reason.TIMEOUT : FleetAnswer.Reason.ERROR;
         health.fallback(rate, dedupe, reason, breaker.state().label());
         return new FleetAnswer.Fallback(reason, token);
-    }
-
-    private static FleetAnswer decode(List<Object> reply, String token) {
-        if (reply == null || reply.isEmpty() || !(reply.get(0) instanceof Long code)) {
-            return null;
-        }
-        switch (code.intValue()) {
-            case 1:
-                return new FleetAnswer.Admitted(token);
-            case 2:
-                return reply.size() > 1 ? new FleetAnswer.Duplicate(String.valueOf(reply.get(1))) : null;
-            case 3:
-                return reply.size() > 1 && reply.get(1) instanceof Long ttl ? new FleetAnswer.Pending(ttl) : null;
-            case 4:
-                if (reply.size() > 2 && reply.get(1) instanceof Long scope && reply.get(2) instanceof Long waitUs) {
-                    return new FleetAnswer.RateLimited(
-                            scope == FleetGcra.SCOPE_TENANT_BYTES ? FleetAnswer.Scope.TENANT_BYTES : FleetAnswer.Scope.TENANT,
-                            Math.max(1L, (waitUs + 999) / 1000));
-                }
-                return null;
-            default:
-                return null;
-        }
     }
 
     private static boolean isTimeout(Throwable err) {
