@@ -146,9 +146,10 @@ public final class FleetClient implements AutoCloseable {
     /**
      * Charges the tenant's fleet buckets and claims the event key, in one store call.
      *
-     * @param tenant      the tenant (its keys share the hash tag {@code {tenant}})
-     * @param source      the source id (part of the dedupe key)
-     * @param dedupeKey   the provider event key; required when {@code claimDedupe}
+     * @param tenant      the tenant (its keys share the hash tag {@code {tenant}}): 1 to 128
+     *                    characters of {@code A-Z a-z 0-9 . _ -}
+     * @param source      the source id (part of the dedupe key), same rule; checked when {@code claimDedupe}
+     * @param dedupeKey   the provider event key, any string; required when {@code claimDedupe}
      * @param hookIncUs   hook charge increment in us ({@link FleetGcra#micros}(1, rate))
      * @param hookTolUs   hook tolerance in us ({@link FleetGcra#micros}(burst, rate)); 0 = no hook limit
      * @param byteIncUs   byte charge increment in us ({@link FleetGcra#micros}(bytes, bytes_per_second))
@@ -157,6 +158,9 @@ public final class FleetClient implements AutoCloseable {
      * @param claimDedupe check and claim the key ({@code dedupe.scope: fleet})
      * @return a stage that completes normally within {@code fleet.timeout_ms} (plus
      *         scheduling noise), never exceptionally
+     * @throws IllegalArgumentException for programming errors: a tenant or source id outside
+     *         the rule above (the message names the field and the value), a claim without a
+     *         source or key, negative charges
      */
     public CompletionStage<FleetAnswer> admit(String tenant, String source, String dedupeKey,
                                               long hookIncUs, long hookTolUs, long byteIncUs, long byteTolUs,
@@ -164,10 +168,13 @@ public final class FleetClient implements AutoCloseable {
         if (!chargeRate && !claimDedupe) {
             return ADMITTED_NOTHING;
         }
-        Objects.requireNonNull(tenant, "tenant");
+        Keys.checkId("tenant", tenant);
         if (claimDedupe && (source == null || dedupeKey == null)) {
             throw new IllegalArgumentException("claimDedupe needs a source and a dedupeKey, got source="
                     + source + " dedupeKey=" + dedupeKey);
+        }
+        if (claimDedupe) {
+            Keys.checkId("source", source);
         }
         FleetGcra.checkPair("hook", hookIncUs, hookTolUs);
         FleetGcra.checkPair("byte", byteIncUs, byteTolUs);
@@ -261,6 +268,7 @@ public final class FleetClient implements AutoCloseable {
      * store on this thread. A null {@code claimToken} (nothing claimed) is a no-op.
      *
      * @return false when the queue was full and the operation was dropped (counted)
+     * @throws IllegalArgumentException a tenant or source id {@link #admit} would refuse
      */
     public boolean settleCommitted(String tenant, String source, String dedupeKey, String claimToken,
                                    String hookId, long ttlSeconds) {
@@ -279,6 +287,7 @@ public final class FleetClient implements AutoCloseable {
      * only if it still holds {@code claimToken}. A null token is a no-op.
      *
      * @return false when the queue was full and the operation was dropped (counted)
+     * @throws IllegalArgumentException a tenant or source id {@link #admit} would refuse
      */
     public boolean settleRelease(String tenant, String source, String dedupeKey, String claimToken) {
         if (claimToken == null) {
@@ -350,7 +359,7 @@ public final class FleetClient implements AutoCloseable {
      * false when the store is not reachable or the breaker is open.
      */
     public CompletionStage<Boolean> resetTenant(String tenant) {
-        Objects.requireNonNull(tenant, "tenant");
+        Keys.checkId("tenant", tenant);
         RedisLink.Channel ch = link.requests();
         if (ch == null || breaker.state() != BreakerState.CLOSED) {
             return CompletableFuture.completedStage(false);
