@@ -49,8 +49,13 @@ import org.sluice.fleet.internal.Settler;
  * decides a batch's requests in order, so the answers are those of one call each. The
  * budget, the breaker permit and the health accounting stay per call; a failed or
  * timed-out batch is a fallback for each of its requests; a full queue ({@link
- * AdmitBatcher#QUEUE_MAX}) is an {@code ERROR} fallback at once. With a cluster each
- * admission is its own call (its tenant's slot).
+ * AdmitBatcher#QUEUE_MAX}) is an {@code ERROR} fallback at once. A request the script
+ * fails alone (a key of the wrong type: it wrote nothing) is an {@code ERROR} fallback
+ * for that request only, without a token, and no failure for the breaker. With a
+ * cluster each admission is its own call (its tenant's slot).
+ *
+ * <p>Keys: tenant and source ids are checked ({@link Keys#checkId}), so no two callers
+ * can share a key whatever strings they pass.
  *
  * <h2>Threads</h2>
  * <ul>
