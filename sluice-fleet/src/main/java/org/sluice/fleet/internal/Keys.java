@@ -20,10 +20,11 @@ import java.util.Objects;
  * and the event key is the whole rest (any string: it is last, so it needs no rule).
  * Without the check a caller's {@code source = "a:b", key = "c"} and {@code source = "a",
  * key = "b:c"} were one claim, and tenant <code>a}:d:b</code> kept its hook bucket at
- * <code>sluice:{a}:d:b}:h</code>, a claim key of tenant {@code a}. The rule is a superset of the ids the edge accepts
- * (its source ids, tenant ids and tenant routes), so the keys of existing deployments
- * keep their names. An event key is stored as its UTF-8 bytes, as the node-local dedupe
- * index stores it (an unpaired surrogate is written as {@code ?} by both).
+ * <code>sluice:{a}:d:b}:h</code>, a claim key of tenant {@code a}. The rule is a superset
+ * of the ids the edge accepts (its source ids, tenant ids and tenant routes), so the keys
+ * of existing deployments keep their names. An event key is stored as its UTF-8 bytes,
+ * as the node-local dedupe index stores it (an unpaired surrogate is written as {@code ?}
+ * by both).
  */
 public final class Keys {
 
