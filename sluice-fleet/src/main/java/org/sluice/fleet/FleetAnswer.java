@@ -12,7 +12,10 @@ package org.sluice.fleet;
  *   <li>{@link RateLimited}: the tenant's fleet limit refused; nothing was claimed.</li>
  *   <li>{@link Fallback}: the store did not answer within the budget, failed, or the
  *       breaker is open: answer from this node alone. {@link #claimToken()} is non-null
- *       when a claim was sent and may have landed; settle it like an admitted one.</li>
+ *       when a claim was sent and may have landed; settle it like an admitted one. The
+ *       store may also fail one request alone (a key another writer changed): then
+ *       {@code ERROR} with a null token, nothing of that request was written, and the
+ *       other requests of its batch are answered as usual.</li>
  * </ul>
  */
 public sealed interface FleetAnswer {
@@ -67,7 +70,7 @@ public sealed interface FleetAnswer {
         BREAKER_OPEN("breaker_open"),
         /** The call exceeded {@code fleet.timeout_ms}. */
         TIMEOUT("timeout"),
-        /** The call failed (connection refused or lost, error reply). */
+        /** The call failed (connection refused or lost, error reply), or the store failed this request alone. */
         ERROR("error");
 
         private final String label;

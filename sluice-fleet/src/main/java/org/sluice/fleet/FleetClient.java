@@ -17,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.sluice.core.Clock;
 import org.sluice.fleet.internal.AdmitBatcher;
+import org.sluice.fleet.internal.AdmitReply;
 import org.sluice.fleet.internal.AdmitRequest;
 import org.sluice.fleet.internal.CircuitBreaker;
 import org.sluice.fleet.internal.Health;
@@ -48,8 +49,13 @@ import org.sluice.fleet.internal.Settler;
  * decides a batch's requests in order, so the answers are those of one call each. The
  * budget, the breaker permit and the health accounting stay per call; a failed or
  * timed-out batch is a fallback for each of its requests; a full queue ({@link
- * AdmitBatcher#QUEUE_MAX}) is an {@code ERROR} fallback at once. With a cluster each
- * admission is its own call (its tenant's slot).
+ * AdmitBatcher#QUEUE_MAX}) is an {@code ERROR} fallback at once. A request the script
+ * fails alone (a key of the wrong type: it wrote nothing) is an {@code ERROR} fallback
+ * for that request only, without a token, and no failure for the breaker. With a
+ * cluster each admission is its own call (its tenant's slot).
+ *
+ * <p>Keys: tenant and source ids are checked ({@link Keys#checkId}), so no two callers
+ * can share a key whatever strings they pass.
  *
  * <h2>Threads</h2>
  * <ul>
@@ -72,6 +78,8 @@ public final class FleetClient implements AutoCloseable {
             CompletableFuture.completedStage(new FleetAnswer.Admitted(null));
     private static final FleetAnswer BREAKER_OPEN = new FleetAnswer.Fallback(FleetAnswer.Reason.BREAKER_OPEN, null);
     private static final CompletionStage<FleetAnswer> BREAKER_OPEN_STAGE = CompletableFuture.completedStage(BREAKER_OPEN);
+    /** One request the store failed alone (a key of the wrong type): node-local, nothing claimed. */
+    private static final FleetAnswer REFUSED = new FleetAnswer.Fallback(FleetAnswer.Reason.ERROR, null);
     /** Completes a call that ran out of budget; shared, so it carries no stack trace. */
     private static final TimeoutException BUDGET_EXCEEDED = new TimeoutException("fleet.timeout_ms exceeded") {
         @Override
@@ -143,9 +151,10 @@ public final class FleetClient implements AutoCloseable {
     /**
      * Charges the tenant's fleet buckets and claims the event key, in one store call.
      *
-     * @param tenant      the tenant (its keys share the hash tag {@code {tenant}})
-     * @param source      the source id (part of the dedupe key)
-     * @param dedupeKey   the provider event key; required when {@code claimDedupe}
+     * @param tenant      the tenant (its keys share the hash tag {@code {tenant}}): 1 to 128
+     *                    characters of {@code A-Z a-z 0-9 . _ -}
+     * @param source      the source id (part of the dedupe key), same rule; checked when {@code claimDedupe}
+     * @param dedupeKey   the provider event key, any string; required when {@code claimDedupe}
      * @param hookIncUs   hook charge increment in us ({@link FleetGcra#micros}(1, rate))
      * @param hookTolUs   hook tolerance in us ({@link FleetGcra#micros}(burst, rate)); 0 = no hook limit
      * @param byteIncUs   byte charge increment in us ({@link FleetGcra#micros}(bytes, bytes_per_second))
@@ -154,6 +163,9 @@ public final class FleetClient implements AutoCloseable {
      * @param claimDedupe check and claim the key ({@code dedupe.scope: fleet})
      * @return a stage that completes normally within {@code fleet.timeout_ms} (plus
      *         scheduling noise), never exceptionally
+     * @throws IllegalArgumentException for programming errors: a tenant or source id outside
+     *         the rule above (the message names the field and the value), a claim without a
+     *         source or key, negative charges
      */
     public CompletionStage<FleetAnswer> admit(String tenant, String source, String dedupeKey,
                                               long hookIncUs, long hookTolUs, long byteIncUs, long byteTolUs,
@@ -161,10 +173,13 @@ public final class FleetClient implements AutoCloseable {
         if (!chargeRate && !claimDedupe) {
             return ADMITTED_NOTHING;
         }
-        Objects.requireNonNull(tenant, "tenant");
+        Keys.checkId("tenant", tenant);
         if (claimDedupe && (source == null || dedupeKey == null)) {
             throw new IllegalArgumentException("claimDedupe needs a source and a dedupeKey, got source="
                     + source + " dedupeKey=" + dedupeKey);
+        }
+        if (claimDedupe) {
+            Keys.checkId("source", source);
         }
         FleetGcra.checkPair("hook", hookIncUs, hookTolUs);
         FleetGcra.checkPair("byte", byteIncUs, byteTolUs);
@@ -205,9 +220,19 @@ public final class FleetClient implements AutoCloseable {
     private FleetAnswer finish(int permit, boolean rate, boolean dedupe, String token, List<Object> reply, Throwable err) {
         FleetAnswer answer = null;
         if (err == null) {
-            answer = decode(reply, token);
-            if (answer == null) {
-                err = new IllegalStateException("unexpected reply " + reply);
+            AdmitReply parsed = AdmitReply.parse(reply, token);
+            if (parsed instanceof AdmitReply.Answer a) {
+                answer = a.answer();
+            } else if (parsed instanceof AdmitReply.Refused r) {
+                // the store answered and failed this request alone (it wrote nothing): the
+                // store is healthy, so the breaker and the degraded flags see a success;
+                // only this hook is answered node-local, and it has no claim to settle
+                breaker.onResult(permit, false);
+                health.outcome(rate, dedupe, false);
+                health.refused(rate, dedupe, r.detail());
+                return REFUSED;
+            } else {
+                err = new IllegalStateException(((AdmitReply.Malformed) parsed).what());
             }
         }
         boolean failed = err != null;
@@ -219,29 +244,6 @@ public final class FleetClient implements AutoCloseable {
         FleetAnswer.Reason reason = isTimeout(err) ? FleetAnswer.Reason.TIMEOUT : FleetAnswer.Reason.ERROR;
         health.fallback(rate, dedupe, reason, breaker.state().label());
         return new FleetAnswer.Fallback(reason, token);
-    }
-
-    private static FleetAnswer decode(List<Object> reply, String token) {
-        if (reply == null || reply.isEmpty() || !(reply.get(0) instanceof Long code)) {
-            return null;
-        }
-        switch (code.intValue()) {
-            case 1:
-                return new FleetAnswer.Admitted(token);
-            case 2:
-                return reply.size() > 1 ? new FleetAnswer.Duplicate(String.valueOf(reply.get(1))) : null;
-            case 3:
-                return reply.size() > 1 && reply.get(1) instanceof Long ttl ? new FleetAnswer.Pending(ttl) : null;
-            case 4:
-                if (reply.size() > 2 && reply.get(1) instanceof Long scope && reply.get(2) instanceof Long waitUs) {
-                    return new FleetAnswer.RateLimited(
-                            scope == FleetGcra.SCOPE_TENANT_BYTES ? FleetAnswer.Scope.TENANT_BYTES : FleetAnswer.Scope.TENANT,
-                            Math.max(1L, (waitUs + 999) / 1000));
-                }
-                return null;
-            default:
-                return null;
-        }
     }
 
     private static boolean isTimeout(Throwable err) {
@@ -271,6 +273,7 @@ public final class FleetClient implements AutoCloseable {
      * store on this thread. A null {@code claimToken} (nothing claimed) is a no-op.
      *
      * @return false when the queue was full and the operation was dropped (counted)
+     * @throws IllegalArgumentException a tenant or source id {@link #admit} would refuse
      */
     public boolean settleCommitted(String tenant, String source, String dedupeKey, String claimToken,
                                    String hookId, long ttlSeconds) {
@@ -289,6 +292,7 @@ public final class FleetClient implements AutoCloseable {
      * only if it still holds {@code claimToken}. A null token is a no-op.
      *
      * @return false when the queue was full and the operation was dropped (counted)
+     * @throws IllegalArgumentException a tenant or source id {@link #admit} would refuse
      */
     public boolean settleRelease(String tenant, String source, String dedupeKey, String claimToken) {
         if (claimToken == null) {
@@ -360,7 +364,7 @@ public final class FleetClient implements AutoCloseable {
      * false when the store is not reachable or the breaker is open.
      */
     public CompletionStage<Boolean> resetTenant(String tenant) {
-        Objects.requireNonNull(tenant, "tenant");
+        Keys.checkId("tenant", tenant);
         RedisLink.Channel ch = link.requests();
         if (ch == null || breaker.state() != BreakerState.CLOSED) {
             return CompletableFuture.completedStage(false);

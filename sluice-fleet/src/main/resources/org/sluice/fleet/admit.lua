@@ -24,6 +24,9 @@
 --        {2, hook_id}      duplicate: the key is committed
 --        {3, ttl_ms}       pending: another claim holds the key for ttl_ms more
 --        {4, scope, wait}  rate limited; scope 1 = tenant (hooks), 2 = tenant_bytes; wait in us
+--        {0, message}      this request failed in the store and changed nothing (a key of
+--                          the wrong type, a value this script did not write); the
+--                          requests before and after it are decided as usual
 --
 -- Order within a request: dedupe first (a duplicate or pending answer charges nothing),
 -- then the hook bucket, then the byte bucket (a hook refused on bytes has spent its hook
@@ -31,6 +34,12 @@
 -- one after the other, so a later request sees every write of an earlier one, exactly as
 -- if each had been its own call at the same instant. All numbers stay below 2^53, so
 -- Lua's doubles hold them exactly.
+--
+-- Failure of one request. Each request runs under pcall, and reads everything it needs
+-- (GET, PTTL: the commands that can fail on a key of the wrong type) before its first
+-- write (SET, DEL: these overwrite any type). So a request that fails has written
+-- nothing, and one bad request costs only its own answer ({0, message}), not the batch.
+-- No extra command per key: a wrong type shows up as the GET's own error.
 
 -- The GCRA step, identical to org.sluice.core.Gcra.waitNanos/admittedTat (in us here).
 -- tat == nil is a full bucket. Returns wait (0 = admitted) and the new tat.
@@ -59,23 +68,31 @@ local function read_clock()
   end
 end
 
--- Charges one bucket; writes its new tat (expiring when the bucket would be full again).
--- Returns the wait in us, 0 when admitted.
-local function charge(key, inc, tol)
+-- A bucket's tat, nil when the key is absent (a full bucket). A value this script did not
+-- write (not an integer in [0, 2^53)) is an error, as is a key of another type (the GET
+-- raises WRONGTYPE): both end this request only.
+local function read_tat(key)
   local raw = redis.call('GET', key)
-  local tat = nil
-  if raw then tat = tonumber(raw) end
-  local wait, next_tat = gcra(tat, now, inc, tol)
-  if wait > 0 then return wait end
-  if next_tat > now then
-    redis.call('SET', key, string.format('%.0f', next_tat), 'PX', math.ceil((next_tat - now) / 1000))
-  elseif raw then
-    redis.call('DEL', key)
+  if not raw then return nil end
+  local tat = tonumber(raw)
+  if tat == nil or not (tat >= 0 and tat < 9007199254740992 and tat == math.floor(tat)) then
+    error('bucket ' .. key .. ' holds a value this script did not write: ' .. string.sub(raw, 1, 32), 0)
   end
-  return 0
+  return tat
 end
 
--- One request. a = index of its first argument, k = index of its first key.
+-- Writes a bucket's new tat (expiring when the bucket would be full again), or deletes the
+-- key when the bucket is full again at once.
+local function write_tat(key, next_tat, existed)
+  if next_tat > now then
+    redis.call('SET', key, string.format('%.0f', next_tat), 'PX', math.ceil((next_tat - now) / 1000))
+  elseif existed then
+    redis.call('DEL', key)
+  end
+end
+
+-- One request. a = index of its first argument, k = index of its first key. Every read
+-- comes before the first write (see the header).
 local function admit(a, k, pending_ttl)
   local flags = tonumber(ARGV[a + 4])
   local rate = flags % 2 == 1
@@ -84,8 +101,12 @@ local function admit(a, k, pending_ttl)
   if claim then
     local held = redis.call('GET', dedupe_key)
     if held then
-      if string.sub(held, 1, 2) == 'c:' then
+      local kind = string.sub(held, 1, 2)
+      if kind == 'c:' then
         return {2, string.sub(held, 3)}
+      end
+      if kind ~= 'p:' then
+        error('claim ' .. dedupe_key .. ' holds a value this script did not write: ' .. string.sub(held, 1, 32), 0)
       end
       local ttl = redis.call('PTTL', dedupe_key)
       if ttl < 1 then ttl = 1 end
@@ -93,16 +114,24 @@ local function admit(a, k, pending_ttl)
     end
   end
   read_clock()
+  local hook_tat, hook_next = nil, nil
   if rate then
     local hook_tol = tonumber(ARGV[a + 1])
     if hook_tol > 0 then
-      local wait = charge(KEYS[k], tonumber(ARGV[a]), hook_tol)
+      local wait
+      hook_tat = read_tat(KEYS[k])
+      wait, hook_next = gcra(hook_tat, now, tonumber(ARGV[a]), hook_tol)
       if wait > 0 then return {4, 1, wait} end
     end
     local byte_tol = tonumber(ARGV[a + 3])
     if byte_tol > 0 then
-      local wait = charge(KEYS[k + 1], tonumber(ARGV[a + 2]), byte_tol)
-      if wait > 0 then return {4, 2, wait} end
+      local byte_tat = read_tat(KEYS[k + 1])
+      local wait, byte_next = gcra(byte_tat, now, tonumber(ARGV[a + 2]), byte_tol)
+      if hook_next ~= nil then write_tat(KEYS[k], hook_next, hook_tat ~= nil) end
+      if wait > 0 then return {4, 2, wait} end -- the hook charge stays spent
+      write_tat(KEYS[k + 1], byte_next, byte_tat ~= nil)
+    elseif hook_next ~= nil then
+      write_tat(KEYS[k], hook_next, hook_tat ~= nil)
     end
   end
   if claim then
@@ -118,7 +147,13 @@ local a = 4
 local k = 1
 for i = 1, n do
   local claims = tonumber(ARGV[a + 4]) >= 2
-  replies[i] = admit(a, k, pending_ttl)
+  local ok, reply = pcall(admit, a, k, pending_ttl)
+  if not ok then
+    -- redis.call raises a table {err = message} (a plain string before Redis 7); error() a string
+    if type(reply) == 'table' then reply = reply.err end
+    reply = {0, tostring(reply)}
+  end
+  replies[i] = reply
   a = a + 6
   if claims then k = k + 3 else k = k + 2 end
 end

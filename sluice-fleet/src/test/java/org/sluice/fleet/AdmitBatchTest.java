@@ -130,4 +130,86 @@ class AdmitBatchTest {
             assertThat(fleet.batcher().sent()).isEqualTo(5);
         }
     }
+
+    /**
+     * Issue 11 item 7: one request whose key another writer turned into a list used to
+     * abort the whole script after the earlier requests had written, so every request of
+     * the batch fell back node-local (charged twice, claims left pending). Now the bad
+     * request fails alone and changes nothing; the others are decided as usual.
+     */
+    @Test
+    void aKeyOfTheWrongTypeFailsOnlyItsOwnRequestAndTheRestOfTheBatchIsChargedOnce() throws Exception {
+        try (RedisServer redis = RedisServer.start()) {
+            FleetSettings settings = FleetSettings.defaults().withRedis(redis.uri())
+                    .withTimeoutMs(60_000) // the store is paused while the batch queues: no budget may run out
+                    .withBreaker(0.5, 1, 10_000, 5_000); // a breaker that opens at the first failed call
+            try (FleetClient fleet = FleetClient.start(settings, "node-a")) {
+                Fixtures.await("a first answer from the store",
+                        () -> Fixtures.claim(fleet, "warm", "w-" + System.nanoTime()) instanceof FleetAnswer.Admitted);
+                // another writer: tenant "broken"'s hook bucket and one claim key of "ok" are lists
+                redis.call("LPUSH", "sluice:{broken}:h", "x");
+                redis.call("LPUSH", "sluice:{ok}:d:src:evt-list", "x");
+                long batchesBefore = fleet.batcher().batches();
+                long sentBefore = fleet.batcher().sent();
+
+                redis.pause();
+                // two calls take both slots and wait in the paused store; the five after them
+                // queue and go out together as the third call
+                List<CompletionStage<FleetAnswer>> occupiers = List.of(
+                        fleet.admit("warm", "src", "o-1", Fixtures.INC, Fixtures.TOL, 0, 0, false, true),
+                        fleet.admit("warm", "src", "o-2", Fixtures.INC, Fixtures.TOL, 0, 0, false, true));
+                assertThat(fleet.batcher().inFlight()).isEqualTo(2);
+                CompletionStage<FleetAnswer> good1 = fleet.admit("ok", "src", "evt-1", Fixtures.INC, Fixtures.TOL, 0, 0, true, true);
+                CompletionStage<FleetAnswer> badBucket = fleet.admit("broken", "src", null, Fixtures.INC, Fixtures.TOL, 0, 0, true, false);
+                CompletionStage<FleetAnswer> good2 = fleet.admit("ok", "src", "evt-2", Fixtures.INC, Fixtures.TOL, 0, 0, true, true);
+                // charges "ok" and claims the list: neither may happen
+                CompletionStage<FleetAnswer> badClaim = fleet.admit("ok", "src", "evt-list", Fixtures.INC, Fixtures.TOL, 0, 0, true, true);
+                CompletionStage<FleetAnswer> good3 = fleet.admit("ok", "src", "evt-3", Fixtures.INC, Fixtures.TOL, 0, 0, true, true);
+                assertThat(fleet.batcher().queued()).isEqualTo(5);
+                redis.resume();
+
+                for (CompletionStage<FleetAnswer> o : occupiers) {
+                    assertThat(answer(o)).isInstanceOf(FleetAnswer.Admitted.class);
+                }
+                List<FleetAnswer> good = List.of(answer(good1), answer(good2), answer(good3));
+                assertThat(fleet.batcher().batches() - batchesBefore).as("one call for the five").isEqualTo(3);
+                assertThat(fleet.batcher().sent() - sentBefore).isEqualTo(7);
+                assertThat(good).allMatch(a -> a instanceof FleetAnswer.Admitted && a.claimToken() != null);
+                assertThat(answer(badBucket)).isEqualTo(new FleetAnswer.Fallback(FleetAnswer.Reason.ERROR, null));
+                assertThat(answer(badClaim)).isEqualTo(new FleetAnswer.Fallback(FleetAnswer.Reason.ERROR, null));
+
+                // only the two bad requests are answered node-local; the store is healthy
+                assertThat(fleet.fallbackTotal(FleetKind.RATE_LIMIT)).isEqualTo(2);
+                assertThat(fleet.fallbackTotal(FleetKind.DEDUPE)).isEqualTo(1);
+                assertThat(fleet.stats().fallbackError()).isEqualTo(2);
+                assertThat(fleet.state()).isEqualTo(BreakerState.CLOSED);
+                assertThat(fleet.degraded(FleetKind.RATE_LIMIT)).isFalse();
+                assertThat(fleet.degraded(FleetKind.DEDUPE)).isFalse();
+
+                // the other writer's lists are untouched
+                assertThat(redis.call("LLEN", "sluice:{broken}:h")).isEqualTo(1L);
+                assertThat(redis.call("LLEN", "sluice:{ok}:d:src:evt-list")).isEqualTo(1L);
+                // each good claim holds its own token
+                for (int i = 0; i < 3; i++) {
+                    assertThat(redis.call("GET", "sluice:{ok}:d:src:evt-" + (i + 1))).isEqualTo("p:" + good.get(i).claimToken());
+                }
+                // "ok" was charged exactly three hooks of its burst of 5 (not the bad claim's)
+                assertThat(answer(fleet.admit("ok", "src", null, Fixtures.INC, Fixtures.TOL, 0, 0, true, false))).isInstanceOf(FleetAnswer.Admitted.class);
+                assertThat(answer(fleet.admit("ok", "src", null, Fixtures.INC, Fixtures.TOL, 0, 0, true, false))).isInstanceOf(FleetAnswer.Admitted.class);
+                assertThat(answer(fleet.admit("ok", "src", null, Fixtures.INC, Fixtures.TOL, 0, 0, true, false))).isInstanceOf(FleetAnswer.RateLimited.class);
+
+                // their claims settle as usual
+                for (int i = 0; i < 3; i++) {
+                    assertThat(fleet.settleCommitted("ok", "src", "evt-" + (i + 1), good.get(i).claimToken(), "hook-" + (i + 1), 3_600))
+                            .isTrue();
+                }
+                fleet.drainSettlesNow();
+                for (int i = 0; i < 3; i++) {
+                    assertThat(redis.call("GET", "sluice:{ok}:d:src:evt-" + (i + 1))).isEqualTo("c:hook-" + (i + 1));
+                }
+                assertThat(fleet.stats().settlePromoted()).isEqualTo(3);
+                assertThat(fleet.stats().settleFailed()).isZero();
+            }
+        }
+    }
 }

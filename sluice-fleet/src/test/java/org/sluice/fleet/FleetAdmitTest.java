@@ -120,4 +120,58 @@ class FleetAdmitTest {
         assertThatThrownBy(() -> fleet.admit("t", "s", null, INC, TOL, 0, 0, false, true))
                 .hasMessageContaining("dedupeKey");
     }
+
+    @Test
+    void aValueAnotherWriterLeftAtAKeyFailsThatRequestAloneAndIsLeftAsItWas() {
+        FleetAnswer refused = new FleetAnswer.Fallback(FleetAnswer.Reason.ERROR, null);
+        long errors = fleet.stats().fallbackError();
+        redis.call("SET", "sluice:{junk1}:h", "not-a-time");
+        redis.call("SET", "sluice:{junk2}:h", "inf");
+        redis.call("SET", "sluice:{junk3}:h", "-5");
+        redis.call("HSET", "sluice:{junk4}:b", "f", "v");
+        redis.call("SET", "sluice:{junk5}:d:src:odd", "zz:someone else's");
+        redis.call("SADD", "sluice:{junk5}:d:src:set", "x");
+        assertThat(hit(fleet, "junk1")).isEqualTo(refused);
+        assertThat(hit(fleet, "junk2")).isEqualTo(refused);
+        assertThat(hit(fleet, "junk3")).isEqualTo(refused);
+        long byteInc = FleetGcra.micros(1, 1_000);
+        long byteTol = FleetGcra.micros(10, 1_000);
+        // the hook bucket is fine, the byte bucket is a hash: nothing of the request is spent
+        assertThat(answer(fleet.admit("junk4", "src", null, INC, TOL, byteInc, byteTol, true, false))).isEqualTo(refused);
+        assertThat(redis.call("EXISTS", "sluice:{junk4}:h")).isEqualTo(0L);
+        assertThat(answer(fleet.admit("junk5", "src", "odd", INC, TOL, 0, 0, true, true))).isEqualTo(refused);
+        assertThat(answer(fleet.admit("junk5", "src", "set", INC, TOL, 0, 0, true, true))).isEqualTo(refused);
+        assertThat(redis.call("EXISTS", "sluice:{junk5}:h")).isEqualTo(0L);
+
+        assertThat(redis.call("GET", "sluice:{junk1}:h")).isEqualTo("not-a-time");
+        assertThat(redis.call("GET", "sluice:{junk2}:h")).isEqualTo("inf");
+        assertThat(redis.call("GET", "sluice:{junk5}:d:src:odd")).isEqualTo("zz:someone else's");
+        assertThat(fleet.stats().fallbackError() - errors).isEqualTo(6);
+        assertThat(fleet.state()).isEqualTo(BreakerState.CLOSED);
+        // the next good call is answered by the store, and nothing is degraded
+        assertThat(answer(fleet.admit("junk5", "src", "fine", INC, TOL, 0, 0, true, true)))
+                .isInstanceOf(FleetAnswer.Admitted.class);
+        assertThat(fleet.degraded(FleetKind.RATE_LIMIT)).isFalse();
+        assertThat(fleet.degraded(FleetKind.DEDUPE)).isFalse();
+    }
+
+    @Test
+    void tenantAndSourceIdsOutsideTheRuleAreRefusedNamingTheFieldAndTheValue() {
+        long calls = fleet.stats().storeCalls();
+        String rule = " must be 1 to 128 characters of A-Z a-z 0-9 . _ -, got ";
+        assertThatThrownBy(() -> fleet.admit("a:b", "src", null, INC, TOL, 0, 0, true, false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("tenant" + rule + "\"a:b\"");
+        assertThatThrownBy(() -> fleet.admit("t", "a:b", "c", INC, TOL, 0, 0, false, true))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("source" + rule + "\"a:b\"");
+        assertThatThrownBy(() -> fleet.admit(null, "src", null, INC, TOL, 0, 0, true, false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("tenant" + rule + "null");
+        assertThatThrownBy(() -> fleet.settleRelease("t", "a:b", "c", "tok"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("source must be");
+        assertThatThrownBy(() -> fleet.settleCommitted("{t}", "src", "c", "tok", "hook", 60))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("tenant must be");
+        assertThatThrownBy(() -> fleet.resetTenant("a}b"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("tenant must be");
+        assertThat(fleet.stats().storeCalls()).isEqualTo(calls);
+        assertThat(fleet.settleQueueDepth()).isZero();
+    }
 }

@@ -48,6 +48,25 @@ public final class Health {
 
     /** Counts one node-local answer for these kinds and maybe logs the warning. */
     public void fallback(boolean rate, boolean dedupe, FleetAnswer.Reason reason, String breaker) {
+        count(rate, dedupe, reason);
+        maybeWarn(reason, breaker);
+    }
+
+    /**
+     * Counts one hook the store failed alone (a key of the wrong type, a value the script
+     * did not write: {@code detail} is the store's message) as an {@code ERROR} fallback
+     * for its kinds, and maybe logs it (the same once-a-minute warning).
+     */
+    public void refused(boolean rate, boolean dedupe, String detail) {
+        count(rate, dedupe, FleetAnswer.Reason.ERROR);
+        if (mayWarn()) {
+            LOG.warn("fleet store failed one admission ({}): that hook is admitted on this node's limits alone; "
+                    + "fallbacks so far: rate_limit={}, dedupe={}",
+                    detail, fallbacks(FleetKind.RATE_LIMIT), fallbacks(FleetKind.DEDUPE));
+        }
+    }
+
+    private void count(boolean rate, boolean dedupe, FleetAnswer.Reason reason) {
         if (rate) {
             byKind[FleetKind.RATE_LIMIT.ordinal()].increment();
         }
@@ -55,10 +74,18 @@ public final class Health {
             byKind[FleetKind.DEDUPE.ordinal()].increment();
         }
         byReason[reason.ordinal()].increment();
-        maybeWarn(reason, breaker);
     }
 
     private void maybeWarn(FleetAnswer.Reason reason, String breaker) {
+        if (mayWarn()) {
+            LOG.warn("fleet store unavailable ({}), breaker {}: hooks are admitted on this node's limits alone; "
+                    + "fallbacks so far: rate_limit={}, dedupe={}",
+                    reason.label(), breaker, fallbacks(FleetKind.RATE_LIMIT), fallbacks(FleetKind.DEDUPE));
+        }
+    }
+
+    /** True for the first warning and then at most once a minute (one CAS decides who logs). */
+    private boolean mayWarn() {
         long now = clock.nanoTime();
         boolean log;
         if (!warned.get()) {
@@ -70,11 +97,7 @@ public final class Health {
             long last = lastWarn.get();
             log = now - last >= WARN_EVERY_NANOS && lastWarn.compareAndSet(last, now);
         }
-        if (log) {
-            LOG.warn("fleet store unavailable ({}), breaker {}: hooks are admitted on this node's limits alone; "
-                    + "fallbacks so far: rate_limit={}, dedupe={}",
-                    reason.label(), breaker, fallbacks(FleetKind.RATE_LIMIT), fallbacks(FleetKind.DEDUPE));
-        }
+        return log;
     }
 
     public boolean lastCallFailed(FleetKind kind) {
