@@ -234,8 +234,8 @@ public final class EdgeServer implements AutoCloseable {
      * <pre>
      *   [SslHandler]               http.tls, JDK provider
      *   HttpServerCodec            framing; header block capped at http.max_header_bytes
-     *   ReadDeadlineHandler        http.read_timeout_ms
      *   InOrderGate                holds pipelined requests until the one before is answered
+     *   ReadDeadlineHandler        http.read_timeout_ms, one request at a time
      *   RequestSyntaxHandler       400 / 431 / 400 invalid_header           -> Exchange
      *   RouteHandler               404s, /healthz, /readyz; source and tenant
      *   ClientAddressHandler       peer or X-Forwarded-For; 400 invalid_forwarded_for
@@ -296,8 +296,8 @@ public final class EdgeServer implements AutoCloseable {
                 p.addLast("tls", ssl.newHandler(ch.alloc()));
             }
             p.addLast("codec", new HttpServerCodec(decoderConfig));
-            p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
             p.addLast("in-order", new InOrderGate());
+            p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
             p.addLast("syntax", new RequestSyntaxHandler(clock, metrics));
             p.addLast("route", new RouteHandler(router, backends.sink()::isOpen, metrics));
             p.addLast("client", new ClientAddressHandler(config.http().trustedProxies()::contains, metrics));

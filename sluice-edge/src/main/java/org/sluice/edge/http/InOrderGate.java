@@ -11,7 +11,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 
 /**
- * Pipeline position: right after {@link ReadDeadlineHandler}, before {@link RequestSyntaxHandler}.
+ * Pipeline position: right after the HTTP codec, before {@link ReadDeadlineHandler}.
  *
  * <p>Concern: HTTP/1.1 answers leave in request order. A request whose answer is still being
  * worked on (its hook is on a worker) holds back everything the client sent after it: those
