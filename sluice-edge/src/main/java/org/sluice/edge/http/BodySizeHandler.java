@@ -5,7 +5,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.function.ToLongFunction;
 
 /**
- * Pipeline position: after {@link PreReadAdmissionHandler}, before {@link ContinueHandler}.
+ * Pipeline position: after {@link ClientAddressHandler}, before {@link PreReadAdmissionHandler}:
+ * a declared length is checked before any bucket is charged for the request.
  *
  * <p>Concern: step 4, the body's size limit: the tenant's {@code max_body_bytes}, else
  * {@code http.max_body_bytes}. A declared length over it is answered {@code 413

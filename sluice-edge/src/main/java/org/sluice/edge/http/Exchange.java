@@ -35,6 +35,12 @@ final class Exchange {
      * the connection stays open. See {@link PreReadAdmissionHandler#SMALL_BODY}.
      */
     boolean dropBody;
+    /**
+     * Set by {@link PreReadAdmissionHandler} in shadow mode when the declared length did not
+     * fit the source's byte bucket: that refusal is counted, so {@link BodyAggregator} does not
+     * charge (nor count) the body again once read.
+     */
+    boolean sourceBytesRefused;
 
     Exchange(HttpRequest request, long startNanos) {
         this.request = request;
