@@ -25,8 +25,8 @@ final class BodySizeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof Exchange exchange)) {
-            ctx.fireChannelRead(msg);
+        if (!(msg instanceof Exchange exchange) || exchange.bodyRead) {
+            ctx.fireChannelRead(msg); // a request without a body has no limit to look up
             return;
         }
         exchange.bodyLimit = bodyLimitForTenant.applyAsLong(exchange.tenant);

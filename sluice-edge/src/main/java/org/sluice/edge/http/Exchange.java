@@ -25,7 +25,7 @@ final class Exchange {
     String tenant;
     /** Set by {@link ClientAddressHandler}. */
     InetAddress client;
-    /** Set by {@link BodySizeHandler}: the most body bytes this request may carry. */
+    /** Set by {@link BodySizeHandler} when a body is on its way: the most body bytes this request may carry. */
     long bodyLimit;
     /** True once every byte of the body has been read (or there is none). */
     boolean bodyRead;

@@ -35,6 +35,21 @@ class BodyMemoryTest {
         return (long) Double.parseDouble(m.group(1));
     }
 
+    /** Waits (bounded, see {@link TestEdge#await}) until the gauge reads {@code bytes}; scrapes every 20 ms. */
+    static void awaitInflight(TestEdge edge, long bytes) {
+        TestEdge.await(() -> {
+            if (inflight(edge) == bytes) {
+                return true;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return false;
+        });
+    }
+
     private static String declaring(long length) {
         return "POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: " + length + "\r\n\r\n";
     }
@@ -81,7 +96,7 @@ class BodyMemoryTest {
             try (Http http = Http.connect(edge.address)) {
                 http.write(declaring(1000) + "x".repeat(500));
             } // the client goes away
-            TestEdge.await(() -> inflight(edge) == 0);
+            awaitInflight(edge, 0);
             assertThat(edge.post("/hooks/a", Map.of(), "y".repeat(1000)).status()).isEqualTo(202);
             assertThat(edge.post("/hooks/a", Map.of(), "y").status()).as("and the bucket is spent now").isEqualTo(429);
         }
@@ -106,12 +121,12 @@ class BodyMemoryTest {
                     open.add(Http.connect(edge.address).write(declaring(7_999_999)));
                 }
                 long expected = (long) connections * BodyAggregator.INITIAL_CAPACITY;
-                TestEdge.await(() -> inflight(edge) == expected);
+                awaitInflight(edge, expected);
                 assertThat(expected).isLessThan(256L << 20);
             } finally {
                 open.forEach(Http::close);
             }
-            TestEdge.await(() -> inflight(edge) == 0);
+            awaitInflight(edge, 0);
             assertThat(edge.post("/hooks/a", Map.of(), "{}").status()).isEqualTo(202);
             assertThat(inflight(edge)).as("an answered hook gives its body back").isZero();
         }
@@ -136,7 +151,7 @@ class BodyMemoryTest {
                 for (int i = 0; i < 3; i++) {
                     open.add(Http.connect(edge.address).write(declaring(bound)));
                 }
-                TestEdge.await(() -> inflight(edge) == 3L * BodyAggregator.INITIAL_CAPACITY);
+                awaitInflight(edge, 3L * BodyAggregator.INITIAL_CAPACITY);
 
                 // a fourth sends 20 KiB of its 64: its buffer doubles to 32 KiB, the node is at 80 KiB > 64 KiB
                 try (Http growing = Http.connect(edge.address)) {
@@ -147,10 +162,10 @@ class BodyMemoryTest {
                     assertThat(r.header("retry-after")).isEqualTo("1");
                     assertThat(r.header("connection")).isEqualTo("close");
                 }
-                TestEdge.await(() -> inflight(edge) == 3L * BodyAggregator.INITIAL_CAPACITY);
+                awaitInflight(edge, 3L * BodyAggregator.INITIAL_CAPACITY);
 
                 open.add(Http.connect(edge.address).write(declaring(bound)));
-                TestEdge.await(() -> inflight(edge) == 4L * BodyAggregator.INITIAL_CAPACITY);
+                awaitInflight(edge, 4L * BodyAggregator.INITIAL_CAPACITY);
                 assertThat(inflight(edge)).isLessThanOrEqualTo(bound);
 
                 try (Http refused = Http.connect(edge.address)) {
@@ -167,7 +182,7 @@ class BodyMemoryTest {
             } finally {
                 open.forEach(Http::close);
             }
-            TestEdge.await(() -> inflight(edge) == 0);
+            awaitInflight(edge, 0);
             assertThat(edge.post("/hooks/a", Map.of(), "{}").status()).isEqualTo(202);
             assertThat(MetricsTest.scrape(edge)).contains("sluice_ingest_requests_total{outcome=\"overload\"} 2.0");
         }
@@ -208,12 +223,20 @@ class BodyMemoryTest {
             } finally {
                 first.close();
             }
-            TestEdge.await(() -> {
+            TestEdge.await(() -> { // the server sees the close a moment after the client makes it
                 try (Http again = Http.connect(edge.address, crowded)) {
-                    return again.request("GET", "/healthz", Map.of(), null).status() == 200;
+                    if (again.request("GET", "/healthz", Map.of(), null).status() == 200) {
+                        return true;
+                    }
                 } catch (RuntimeException refusedMeanwhile) {
-                    return false;
+                    // refused before the close was seen: try again
                 }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return false;
             });
             second.close();
             assertThat(MetricsTest.scrape(edge)).containsPattern("(?m)^sluice_http_connections_refused_total [1-9]");
