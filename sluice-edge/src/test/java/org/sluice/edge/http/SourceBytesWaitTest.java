@@ -2,23 +2,38 @@ package org.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sluice.testkit.ManualClock;
 
 /**
  * {@link PreReadLimits#sourceBytesWait} is the check of a declared length before the body:
  * it must answer exactly what the charge would answer at that moment, and charge nothing.
  * A fixed-seed random walk of body sizes (small, around the burst, oversized) and clock
- * steps over {@link NodeLimits}.
+ * steps, over {@link NodeLimits} and over {@link HostLimits} on a real arena file.
  */
 class SourceBytesWaitTest {
 
+    @TempDir
+    Path dir;
+
     @Test
-    void theCheckAnswersExactlyWhatTheChargeWouldAndChargesNothing() {
-        long bytesPerSecond = 1000;
-        NodeLimits limits = new NodeLimits(Optional.empty(), Optional.empty(), Map.of("a", bytesPerSecond));
+    void inThisNodesMemoryTheCheckAnswersExactlyWhatTheChargeWouldAndChargesNothing() {
+        walk(new NodeLimits(Optional.empty(), Optional.empty(), Map.of("a", 1000L)));
+    }
+
+    @Test
+    void inTheHostArenaTheCheckAnswersExactlyWhatTheChargeWouldAndChargesNothing() {
+        try (HostArena arena = HostArena.open(dir.resolve("arena"), new ManualClock(0))) {
+            walk(new HostLimits(arena, Optional.empty(), Optional.empty(), Map.of("a", 1000L)));
+        }
+    }
+
+    private static void walk(PreReadLimits limits) {
         SplittableRandom random = new SplittableRandom(11);
         long now = 1_000_000_000_000L;
         int admitted = 0;
