@@ -24,7 +24,8 @@ final class ConfigBinder {
     static final List<String> NODE = List.of("id", "data_dir");
     static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token");
     static final List<String> HTTP = List.of("listen", "prefix", "routing", "max_body_bytes", "trusted_proxies",
-            "read_timeout_ms", "max_header_bytes", "reuse_port", "refused_body", "tls");
+            "read_timeout_ms", "max_header_bytes", "reuse_port", "refused_body", "tls", "max_inflight_body_bytes",
+            "max_connections_per_ip");
     static final List<String> TLS = List.of("cert_file", "key_file");
     static final List<String> RATE_LIMITS = List.of("scope", "shadow", "per_ip", "node", "sources", "default",
             "tenants", "host_arena");
@@ -37,6 +38,7 @@ final class ConfigBinder {
             "breaker_window_ms", "breaker_open_ms", "pending_ttl_ms", "settle_interval_ms", "settle_queue_max", "fallback");
 
     static final long MAX_BODY_CEILING = 1L << 30; // bodies are held in memory whole
+    static final long MAX_INFLIGHT_CEILING = 1L << 40;
     static final int MIN_ADMIN_TOKEN_CHARS = 16;
 
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
@@ -112,8 +114,16 @@ final class ConfigBinder {
         if (s.has("tls")) {
             tls = tls(s.section("tls", TLS));
         }
+        // the default never stands below max_body_bytes (a larger body could never be read)
+        long inflight = s.integer("max_inflight_body_bytes", Math.max(d.maxInflightBodyBytes(), maxBody), 1L,
+                MAX_INFLIGHT_CEILING);
+        if (s.has("max_inflight_body_bytes") && inflight < maxBody) {
+            s.problem(s.pathOf("max_inflight_body_bytes") + " must be at least http.max_body_bytes (" + maxBody
+                    + "), or no body of the largest size could ever be read, got " + inflight);
+        }
+        int perIp = s.integer("max_connections_per_ip", d.maxConnectionsPerIp(), 0, 1_000_000);
         return new HttpConfig(listen, prefix, routing, maxBody, trusted, readTimeout, maxHeader, reusePort, refusedBody,
-                tls);
+                tls, inflight, perIp);
     }
 
     private String prefix(Section s) {

@@ -22,6 +22,14 @@ import java.util.Optional;
  * @param refusedBody    {@code http.refused_body}, default {@link RefusedBody#CLOSE_IF_INCOMPLETE}: what a
  *                       {@code 429} answered before the body is read does with that body
  * @param tls            {@code http.tls}, default absent: plain HTTP
+ * @param maxInflightBodyBytes {@code http.max_inflight_body_bytes}, default 268435456 (256 MiB):
+ *                       the node's bound on body buffers held by requests in flight (from
+ *                       the first body byte's buffer until the hook is answered); a body
+ *                       that would pass it gets {@code 503 overload}. At least
+ *                       {@code max_body_bytes}
+ * @param maxConnectionsPerIp {@code http.max_connections_per_ip}, default 0 (off): the most
+ *                       open ingest connections one peer address may hold; a connection
+ *                       past it is answered {@code 503 overload} and closed
  */
 public record HttpConfig(
         HostPort listen,
@@ -33,13 +41,18 @@ public record HttpConfig(
         int maxHeaderBytes,
         boolean reusePort,
         RefusedBody refusedBody,
-        Optional<TlsConfig> tls) {
+        Optional<TlsConfig> tls,
+        long maxInflightBodyBytes,
+        int maxConnectionsPerIp) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("0.0.0.0", 8080);
     public static final String DEFAULT_PREFIX = "/hooks";
     public static final long DEFAULT_MAX_BODY_BYTES = 8_000_000L;
     public static final long DEFAULT_READ_TIMEOUT_MS = 10_000L;
     public static final int DEFAULT_MAX_HEADER_BYTES = 16_384;
+    public static final long DEFAULT_MAX_INFLIGHT_BODY_BYTES = 268_435_456L;
+    /** {@code max_connections_per_ip: 0}: no cap. */
+    public static final int NO_CONNECTION_CAP = 0;
 
     public HttpConfig {
         Objects.requireNonNull(listen, "listen");
@@ -53,6 +66,6 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig(DEFAULT_LISTEN, DEFAULT_PREFIX, Routing.PATH, DEFAULT_MAX_BODY_BYTES,
                 CidrSet.empty(), DEFAULT_READ_TIMEOUT_MS, DEFAULT_MAX_HEADER_BYTES, false, RefusedBody.CLOSE_IF_INCOMPLETE,
-                Optional.empty());
+                Optional.empty(), DEFAULT_MAX_INFLIGHT_BODY_BYTES, NO_CONNECTION_CAP);
     }
 }

@@ -3,6 +3,7 @@ package org.sluice.edge.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.Arrays;
@@ -12,31 +13,51 @@ import org.sluice.core.Clock;
  * Pipeline position: after {@link ContinueHandler}, before {@link HookHandler}; the sink of
  * every body chunk.
  *
- * <p>Concern: reading the body, within its limit. A declared body is copied straight into
- * an array of its declared size; an undeclared (chunked) one grows up to the limit and is
- * refused with {@code 413} the moment it passes, then charged to the source's byte bucket
- * once complete. Each chunk is released as soon as it is copied, so nothing reference
- * counted outlives the event loop's turn. Chunks that belong to no admitted request (the
- * rest of a body that was refused before it was read) are released unread.
+ * <p>Concern: reading the body, within its limit and the node's memory. The buffer starts
+ * at most {@link #INITIAL_CAPACITY} bytes (exactly the declared length when that is
+ * smaller) and grows, doubling, as bytes arrive, never past the declared length (nor the
+ * body limit for an undeclared one), so a declared {@code Content-Length} costs nothing
+ * until its bytes come. Every byte of buffer is held in {@link InflightBodies}: a buffer
+ * that cannot be had or grown under {@code http.max_inflight_body_bytes} is answered
+ * {@code 503 overload} (and the connection closes). An undeclared (chunked) body is
+ * refused with {@code 413} the moment it passes its limit.
+ *
+ * <p>The received bytes are charged to the source's byte bucket once the body is complete
+ * (a declared length was only checked against it before the body, see
+ * {@link PreReadAdmissionHandler}): bytes that never arrive (the request was cut by the
+ * read timeout, refused mid-body, or its client went away) are never charged.
+ *
+ * <p>Each chunk is released as soon as it is copied, so nothing reference counted outlives
+ * the event loop's turn. Chunks that belong to no admitted request (the rest of a body that
+ * was refused before it was read) are released unread. A complete body keeps its bytes held
+ * until {@link HookHandler} has answered it; an incomplete one gives them back here.
  */
 final class BodyAggregator extends ChannelInboundHandlerAdapter {
 
-    private static final int INITIAL_CHUNKED_CAPACITY = 4096;
+    /** The largest first buffer of a body: 16 KiB. */
+    static final int INITIAL_CAPACITY = 16 * 1024;
 
     private final PreReadLimits limits;
     private final Clock clock;
     private final boolean shadow;
+    private final InflightBodies bodies;
     private final IngestMetrics metrics;
 
     private Exchange current;
     private byte[] body;
     private int length;
 
-    BodyAggregator(PreReadLimits limits, Clock clock, boolean shadow, IngestMetrics metrics) {
+    BodyAggregator(PreReadLimits limits, Clock clock, boolean shadow, InflightBodies bodies, IngestMetrics metrics) {
         this.limits = limits;
         this.clock = clock;
         this.shadow = shadow;
+        this.bodies = bodies;
         this.metrics = metrics;
+    }
+
+    /** The first buffer of a body with {@code declaredLength} (-1: undeclared) under {@code bodyLimit}. */
+    static int initialCapacity(long declaredLength, long bodyLimit) {
+        return (int) Math.min(declaredLength >= 0 ? declaredLength : bodyLimit, INITIAL_CAPACITY);
     }
 
     @Override
@@ -54,21 +75,18 @@ final class BodyAggregator extends ChannelInboundHandlerAdapter {
                 return; // the rest of a refused request's body: dropped unread
             }
             if (content.decoderResult().isFailure()) {
-                Exchange refused = current;
-                reset();
-                Reply.send(ctx, refused, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
+                abort(ctx, Responses.badRequest(), Outcome.BAD_REQUEST);
                 return;
             }
             ByteBuf chunk = content.content();
             int n = chunk.readableBytes();
             if ((long) length + n > current.bodyLimit) {
-                Exchange refused = current;
-                reset();
-                Reply.send(ctx, refused, Responses.payloadTooLarge(refused.bodyLimit), Outcome.PAYLOAD_TOO_LARGE, metrics);
+                abort(ctx, Responses.payloadTooLarge(current.bodyLimit), Outcome.PAYLOAD_TOO_LARGE);
                 return;
             }
-            if (length + n > body.length) {
-                body = Arrays.copyOf(body, (int) Math.min(current.bodyLimit, Math.max((long) body.length * 2, length + n)));
+            if (length + n > body.length && !grow(length + n)) {
+                abort(ctx, Responses.overload(), Outcome.OVERLOAD);
+                return;
             }
             chunk.readBytes(body, length, n);
             length += n;
@@ -86,29 +104,63 @@ final class BodyAggregator extends ChannelInboundHandlerAdapter {
             // the codec still sends an empty LastHttpContent for this request: released above
             return;
         }
+        int capacity = initialCapacity(exchange.declaredLength, exchange.bodyLimit);
+        if (!bodies.tryHold(capacity)) { // BodyRoomHandler saw room a moment ago; another loop took it since
+            Reply.send(ctx, exchange, Responses.overload(), Outcome.OVERLOAD, metrics);
+            return;
+        }
         current = exchange;
         length = 0;
-        body = new byte[exchange.declaredLength >= 0
-                ? (int) exchange.declaredLength
-                : (int) Math.min(exchange.bodyLimit, INITIAL_CHUNKED_CAPACITY)];
+        body = new byte[capacity];
+    }
+
+    /** Grows the buffer to hold at least {@code needed} bytes, doubling; false when the node has no room for it. */
+    private boolean grow(int needed) {
+        long ceiling = current.declaredLength >= 0 ? current.declaredLength : current.bodyLimit;
+        int capacity = (int) Math.min(ceiling, Math.max((long) body.length * 2, needed));
+        if (!bodies.tryHold(capacity - body.length)) {
+            return false;
+        }
+        body = Arrays.copyOf(body, capacity);
+        return true;
     }
 
     private void finish(ChannelHandlerContext ctx) {
         Exchange exchange = current;
         byte[] received = length == body.length ? body : Arrays.copyOf(body, length);
+        bodies.release(body.length - received.length); // from here on the hook holds exactly its body
         reset();
         exchange.bodyRead = true;
-        if (exchange.declaredLength < 0 && received.length > 0) {
+        if (received.length > 0 && !exchange.sourceBytesRefused) {
             long wait = limits.chargeSourceBytes(exchange.source.id(), received.length, clock.nanoTime());
             if (wait != 0) {
                 metrics.refused(Scope.SOURCE);
                 if (!shadow) {
+                    bodies.release(received.length);
                     Reply.send(ctx, exchange, Responses.rateLimited(Scope.SOURCE.label, wait), Outcome.RATE_LIMITED, metrics);
                     return;
                 }
             }
         }
         ctx.fireChannelRead(new ReceivedHook(exchange, received));
+    }
+
+    /** Answers the current request before its body is complete: its buffer is given back. */
+    private void abort(ChannelHandlerContext ctx, FullHttpResponse answer, Outcome outcome) {
+        Exchange refused = current;
+        bodies.release(body.length);
+        reset();
+        Reply.send(ctx, refused, answer, outcome, metrics);
+    }
+
+    /** The connection closed (the client went away, or the read timeout cut it) with a body half read. */
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (current != null) {
+            bodies.release(body.length);
+            reset();
+        }
+        ctx.fireChannelInactive();
     }
 
     private void reset() {

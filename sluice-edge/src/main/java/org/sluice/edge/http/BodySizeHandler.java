@@ -5,7 +5,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.function.ToLongFunction;
 
 /**
- * Pipeline position: after {@link PreReadAdmissionHandler}, before {@link ContinueHandler}.
+ * Pipeline position: after {@link ClientAddressHandler}, before {@link PreReadAdmissionHandler}:
+ * a declared length is checked before any bucket is charged for the request.
  *
  * <p>Concern: step 4, the body's size limit: the tenant's {@code max_body_bytes}, else
  * {@code http.max_body_bytes}. A declared length over it is answered {@code 413
@@ -24,8 +25,8 @@ final class BodySizeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof Exchange exchange)) {
-            ctx.fireChannelRead(msg);
+        if (!(msg instanceof Exchange exchange) || exchange.bodyRead) {
+            ctx.fireChannelRead(msg); // a request without a body has no limit to look up
             return;
         }
         exchange.bodyLimit = bodyLimitForTenant.applyAsLong(exchange.tenant);

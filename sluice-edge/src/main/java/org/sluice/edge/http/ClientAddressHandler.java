@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * Pipeline position: after {@link RouteHandler}, before {@link PreReadAdmissionHandler}.
+ * Pipeline position: after {@link RouteHandler}, before {@link BodySizeHandler}.
  *
  * <p>Concern: who is the client? The peer, or behind a trusted proxy the address
  * {@link ForwardedFor} finds in {@code X-Forwarded-For}; an unreadable entry at or right of

@@ -10,7 +10,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 
 /**
- * Pipeline position: after {@link BodySizeHandler}, before {@link BodyAggregator}: the last
+ * Pipeline position: after {@link BodyRoomHandler}, before {@link BodyAggregator}: the last
  * moment before the body is read.
  *
  * <p>Concern: {@code Expect: 100-continue}. Every check that can refuse before the body has

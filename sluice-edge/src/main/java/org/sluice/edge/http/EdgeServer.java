@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -240,15 +241,18 @@ public final class EdgeServer implements AutoCloseable {
      * <pre>
      *   [SslHandler]               http.tls, JDK provider
      *   HttpServerCodec            framing; header block capped at http.max_header_bytes
-     *   ReadDeadlineHandler        http.read_timeout_ms
+     *   [ConnectionsPerAddress]    http.max_connections_per_ip: 503 overload at connect
      *   InOrderGate                holds pipelined requests until the one before is answered
+     *   ReadDeadlineHandler        http.read_timeout_ms, one request at a time
      *   RequestSyntaxHandler       400 / 431 / 400 invalid_header           -> Exchange
      *   RouteHandler               404s, /healthz, /readyz; source and tenant
      *   ClientAddressHandler       peer or X-Forwarded-For; 400 invalid_forwarded_for
-     *   PreReadAdmissionHandler    429 ip | node | source (declared bytes); http.refused_body
-     *   BodySizeHandler            413 on the declared length
+     *   BodySizeHandler            413 on the declared length, before any charge
+     *   PreReadAdmissionHandler    429 ip | node | source (declared bytes checked); http.refused_body
+     *   BodyRoomHandler            503 overload: http.max_inflight_body_bytes
      *   ContinueHandler            100 Continue, only now
-     *   BodyAggregator             reads the body; 413 mid-stream; undeclared bytes   -> ReceivedHook
+     *   BodyAggregator             reads the body into a growing buffer; 413 / 503 mid-stream;
+     *                              the received bytes charged to the source      -> ReceivedHook
      *   HookHandler                worker stage: 401, 200 duplicate, 429 tenant*, 503, 202
      * </pre>
      * An answer given before its request's body was read replaces the codec with a
@@ -264,6 +268,8 @@ public final class EdgeServer implements AutoCloseable {
         private final Clock clock;
         private final IngestMetrics metrics;
         private final boolean shadow;
+        private final InflightBodies bodies;
+        private final ConnectionsPerAddress perAddress;
 
         Pipeline(SluiceConfig config, Clock clock, LongSupplier epochMillis, IngestMetrics metrics) throws SSLException {
             this.clock = clock;
@@ -292,6 +298,15 @@ public final class EdgeServer implements AutoCloseable {
                     : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
             this.stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis,
                     backends.fleet(), workers);
+            this.bodies = new InflightBodies(config.http().maxInflightBodyBytes());
+            Gauge.builder("sluice.http.inflight.body.bytes", bodies, InflightBodies::held)
+                    .description("Body buffer bytes held by ingest requests in flight (http.max_inflight_body_bytes)")
+                    .register(registry);
+            Counter refusedConnections = Counter.builder("sluice.http.connections.refused")
+                    .description("Ingest connections refused at connect (http.max_connections_per_ip)")
+                    .register(registry);
+            this.perAddress = config.http().maxConnectionsPerIp() == 0 ? null
+                    : new ConnectionsPerAddress(config.http().maxConnectionsPerIp(), refusedConnections);
         }
 
         @Override
@@ -302,17 +317,21 @@ public final class EdgeServer implements AutoCloseable {
                 p.addLast("tls", ssl.newHandler(ch.alloc()));
             }
             p.addLast("codec", new HttpServerCodec(decoderConfig));
-            p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
+            if (perAddress != null) {
+                p.addLast("per-address", perAddress.handler());
+            }
             p.addLast("in-order", new InOrderGate());
+            p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
             p.addLast("syntax", new RequestSyntaxHandler(clock, metrics));
             p.addLast("route", new RouteHandler(router, backends.sink()::notReadyReason, metrics));
             p.addLast("client", new ClientAddressHandler(config.http().trustedProxies()::contains, metrics));
+            p.addLast("body-size", new BodySizeHandler(backends.tenants()::bodyLimit, metrics));
             p.addLast("pre-read", new PreReadAdmissionHandler(preRead, clock, shadow,
                     config.http().refusedBody(), metrics));
-            p.addLast("body-size", new BodySizeHandler(backends.tenants()::bodyLimit, metrics));
+            p.addLast("body-room", new BodyRoomHandler(bodies, metrics));
             p.addLast("continue", new ContinueHandler(metrics));
-            p.addLast("body", new BodyAggregator(preRead, clock, shadow, metrics));
-            p.addLast("hook", new HookHandler(stage, workers, metrics, inFlight));
+            p.addLast("body", new BodyAggregator(preRead, clock, shadow, bodies, metrics));
+            p.addLast("hook", new HookHandler(stage, workers, metrics, inFlight, bodies));
         }
     }
 

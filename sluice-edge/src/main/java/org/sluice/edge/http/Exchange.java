@@ -25,7 +25,7 @@ final class Exchange {
     String tenant;
     /** Set by {@link ClientAddressHandler}. */
     InetAddress client;
-    /** Set by {@link BodySizeHandler}: the most body bytes this request may carry. */
+    /** Set by {@link BodySizeHandler} when a body is on its way: the most body bytes this request may carry. */
     long bodyLimit;
     /** True once every byte of the body has been read (or there is none). */
     boolean bodyRead;
@@ -35,6 +35,12 @@ final class Exchange {
      * the connection stays open. See {@link PreReadAdmissionHandler#SMALL_BODY}.
      */
     boolean dropBody;
+    /**
+     * Set by {@link PreReadAdmissionHandler} in shadow mode when the declared length did not
+     * fit the source's byte bucket: that refusal is counted, so {@link BodyAggregator} does not
+     * charge (nor count) the body again once read.
+     */
+    boolean sourceBytesRefused;
 
     Exchange(HttpRequest request, long startNanos) {
         this.request = request;

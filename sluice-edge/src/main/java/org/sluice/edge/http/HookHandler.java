@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * <p>Concern: handing a received hook to the worker stage ({@link HookStage}) and writing its
  * answer back on the channel's own event loop. While a hook is out, {@link InOrderGate}
  * holds back whatever the client sends next (responses stay in order, and one connection
- * holds at most one hook in the server).
+ * holds at most one hook in the server). Once the answer is written the hook's body bytes
+ * are given back to {@link InflightBodies}.
  */
 final class HookHandler extends ChannelInboundHandlerAdapter {
 
@@ -25,12 +26,14 @@ final class HookHandler extends ChannelInboundHandlerAdapter {
     private final Executor workers;
     private final IngestMetrics metrics;
     private final InFlight inFlight;
+    private final InflightBodies bodies;
 
-    HookHandler(HookStage stage, Executor workers, IngestMetrics metrics, InFlight inFlight) {
+    HookHandler(HookStage stage, Executor workers, IngestMetrics metrics, InFlight inFlight, InflightBodies bodies) {
         this.stage = stage;
         this.workers = workers;
         this.metrics = metrics;
         this.inFlight = inFlight;
+        this.bodies = bodies;
     }
 
     @Override
@@ -56,6 +59,7 @@ final class HookHandler extends ChannelInboundHandlerAdapter {
                 ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
             }
             Reply.send(ctx, hook.exchange(), reply.response(), reply.outcome(), metrics);
+            bodies.release(hook.body().length);
             inFlight.exit();
         }));
     }

@@ -63,4 +63,13 @@ final class HostLimits implements PreReadLimits {
         }
         return buckets.tryCharge(s.key(), s.limit().byteIncrementNanos(bytes), s.limit().byteToleranceNanos(), now);
     }
+
+    @Override
+    public long sourceBytesWait(String source, long bytes, long now) {
+        SourceBytes s = sources.get(source);
+        if (s == null || bytes <= 0) {
+            return 0L;
+        }
+        return buckets.waitNanos(s.key(), s.limit().byteIncrementNanos(bytes), s.limit().byteToleranceNanos(), now);
+    }
 }

@@ -11,7 +11,8 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 
 /**
- * Pipeline position: right after {@link ReadDeadlineHandler}, before {@link RequestSyntaxHandler}.
+ * Pipeline position: after the HTTP codec (and {@link ConnectionsPerAddress}'s handler when
+ * {@code http.max_connections_per_ip} is set), before {@link ReadDeadlineHandler}.
  *
  * <p>Concern: HTTP/1.1 answers leave in request order. A request whose answer is still being
  * worked on (its hook is on a worker) holds back everything the client sent after it: those

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.sluice.core.AddressTable;
 import org.sluice.core.BucketTable;
+import org.sluice.core.Gcra;
 import org.sluice.core.Limit;
 import org.sluice.edge.admin.AdmissionState;
 
@@ -59,6 +60,22 @@ final class NodeLimits implements PreReadLimits {
             return 0L;
         }
         return buckets.tryCharge(s.key(), s.limit().byteIncrementNanos(bytes), s.limit().byteToleranceNanos(), now);
+    }
+
+    /**
+     * The bucket's room read in nanoseconds ({@code remaining} with an interval of 1 ns is
+     * {@code tolerance - debt}, exact while it is below 2^53 ns, i.e. 104 days of burst),
+     * then the same arithmetic a charge runs.
+     */
+    @Override
+    public long sourceBytesWait(String source, long bytes, long now) {
+        SourceBytes s = sources.get(source);
+        if (s == null || bytes <= 0) {
+            return 0L;
+        }
+        long tolerance = s.limit().byteToleranceNanos();
+        long debt = tolerance - (long) buckets.remaining(s.key(), 1L, tolerance, now);
+        return Gcra.waitNanos(now + debt, now, s.limit().byteIncrementNanos(bytes), tolerance);
     }
 
     /**

@@ -10,14 +10,17 @@ import org.sluice.core.Clock;
 import org.sluice.edge.config.RefusedBody;
 
 /**
- * Pipeline position: after {@link ClientAddressHandler}, before {@link BodySizeHandler}; no
- * byte of the body has been read yet, and no {@code 100 Continue} has been sent.
+ * Pipeline position: after {@link BodySizeHandler} (a body over its limit is refused before
+ * any bucket is charged), before {@link BodyRoomHandler}; no byte of the body has been read
+ * yet, and no {@code 100 Continue} has been sent.
  *
  * <p>Concern: step 2, the node's CPU protection, in order: the client address, then the
- * node, then the source's bytes per second charged with the declared {@code Content-Length}
- * (an undeclared body is charged by {@link BodyAggregator} once read). The first refusal
- * answers {@code 429 rate_limited} with its scope. An address refused here never touches the
- * node's bucket. In shadow mode a refusal is counted and the request goes on.
+ * node, then the source's bytes per second checked against the declared
+ * {@code Content-Length}. The check charges nothing: {@link BodyAggregator} charges the bytes
+ * once they have all arrived, so a declared body that never comes costs its source nothing
+ * (an undeclared body is only charged then too). The first refusal answers
+ * {@code 429 rate_limited} with its scope. An address refused here never touches the node's
+ * bucket. In shadow mode a refusal is counted and the request goes on.
  *
  * <p>What happens to the refused request's body ({@code http.refused_body}): none of it is
  * verified or charged, and the connection is kept only when keeping it reads nothing more.
@@ -82,10 +85,15 @@ final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
         }
         long now = clock.nanoTime();
         if (refused(ctx, exchange, Scope.IP, limits.chargeAddress(exchange.client, now))
-                || refused(ctx, exchange, Scope.NODE, limits.chargeNode(now))
-                || (exchange.declaredLength > 0 && refused(ctx, exchange, Scope.SOURCE,
-                        limits.chargeSourceBytes(exchange.source.id(), exchange.declaredLength, now)))) {
+                || refused(ctx, exchange, Scope.NODE, limits.chargeNode(now))) {
             return;
+        }
+        if (exchange.declaredLength > 0) {
+            long wait = limits.sourceBytesWait(exchange.source.id(), exchange.declaredLength, now);
+            if (refused(ctx, exchange, Scope.SOURCE, wait)) {
+                return;
+            }
+            exchange.sourceBytesRefused = wait != 0; // shadow mode: counted once, here
         }
         ctx.fireChannelRead(exchange);
     }

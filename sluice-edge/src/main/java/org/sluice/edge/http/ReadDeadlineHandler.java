@@ -15,7 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Pipeline position: right after the HTTP codec, before {@link InOrderGate}.
+ * Pipeline position: right after {@link InOrderGate}, before {@link RequestSyntaxHandler}.
  *
  * <p>Concern: {@code http.read_timeout_ms}. A deadline runs from the moment the server
  * waits for a request (the connection opened, or the previous response was written) until
@@ -23,6 +23,16 @@ import java.util.concurrent.TimeUnit;
  * cut: answered {@code 408} if its request had begun, closed silently if not (an idle
  * keep-alive connection). While the server works on a request no deadline runs; a
  * {@code 100 Continue} starts a fresh deadline for the body.
+ *
+ * <p>Why after the gate: this handler must see one request at a time, each one's answer
+ * after its own last byte, so that "the current request" is always the one being read.
+ * Before the gate it saw pipelined requests as they were decoded: a request whose headers
+ * came in the same read as a whole one before it was marked begun before that first one
+ * was answered, the answer then counted as its own, and no deadline was armed again (the
+ * connection stayed open for ever); and a whole request pipelined behind another got a
+ * deadline while the server was still working on it. Behind the gate, a pipelined request
+ * is released only once the answer before it is written, which is exactly when its
+ * deadline starts; the bytes the gate holds meanwhile wait on the server, not the client.
  *
  * <p>Uses the event loop's own scheduler: the timer task runs on the channel's thread, so
  * no state here is shared.
@@ -72,17 +82,19 @@ final class ReadDeadlineHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        ctx.write(msg, promise);
+        // State first: writing an answer through the gate releases the next pipelined request,
+        // which reaches channelRead here before ctx.write returns.
         if (msg instanceof HttpResponse response && ctx.channel().isOpen()) {
             if (response.status().code() == HttpResponseStatus.CONTINUE.code()) {
                 arm(ctx); // the body starts now: the time we took to say so is not the client's
             } else {
                 answered = true;
                 if (!inRequest) {
-                    arm(ctx);
+                    arm(ctx); // the next request's deadline starts with this answer
                 } // else the request's own deadline keeps running while its body is dropped
             }
         }
+        ctx.write(msg, promise);
     }
 
     private void arm(ChannelHandlerContext ctx) {

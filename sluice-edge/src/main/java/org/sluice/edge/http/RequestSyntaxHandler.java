@@ -11,7 +11,7 @@ import java.util.Map;
 import org.sluice.core.Clock;
 
 /**
- * Pipeline position: after the HTTP codec, {@link ReadDeadlineHandler} and {@link InOrderGate};
+ * Pipeline position: after the HTTP codec, {@link InOrderGate} and {@link ReadDeadlineHandler};
  * the first handler that looks inside a decoded request.
  *
  * <p>Concern: is the request well-formed? A request the codec could not decode is answered

@@ -34,7 +34,8 @@ class BadConfigTest {
                 bad("an unknown key inside a section",
                         "http: {max_body: 5}",
                         "unknown key \"http.max_body\" (known keys here: listen, prefix, routing, max_body_bytes,"
-                                + " trusted_proxies, read_timeout_ms, max_header_bytes, reuse_port, refused_body, tls)"),
+                                + " trusted_proxies, read_timeout_ms, max_header_bytes, reuse_port, refused_body, tls,"
+                                + " max_inflight_body_bytes, max_connections_per_ip)"),
                 bad("an unknown key inside a limit",
                         "rate_limits: {default: {rate: 1, burst: 2, burts_bytes: 5}}",
                         "unknown key \"rate_limits.default.burts_bytes\" (known keys here: rate, burst, bytes_per_second,"
@@ -216,7 +217,17 @@ class BadConfigTest {
                         "http.max_body_bytes must be an integer between 1 and 1073741824, got \"lots\" (from ${MAX_BODY:-lots})"),
                 bad("a header size below the floor",
                         "http: {max_header_bytes: 100}",
-                        "http.max_header_bytes must be an integer between 1024 and 1048576, got 100"));
+                        "http.max_header_bytes must be an integer between 1024 and 1048576, got 100"),
+                bad("an in-flight body bound below the largest body",
+                        "http: {max_body_bytes: 1000000, max_inflight_body_bytes: 999999}",
+                        "http.max_inflight_body_bytes must be at least http.max_body_bytes (1000000), or no body of the"
+                                + " largest size could ever be read, got 999999"),
+                bad("an in-flight body bound of zero",
+                        "http: {max_inflight_body_bytes: 0}",
+                        "http.max_inflight_body_bytes must be an integer between 1 and 1099511627776, got 0"),
+                bad("a negative connection cap",
+                        "http: {max_connections_per_ip: -1}",
+                        "http.max_connections_per_ip must be an integer between 0 and 1000000, got -1"));
     }
 
     private static Arguments bad(String why, String yaml, String... messages) {

@@ -133,4 +133,35 @@ class TlsTest {
         return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
                 + "\n-----END " + type + "-----\n";
     }
+
+    /**
+     * {@code http.max_connections_per_ip} over TLS: the refusal is written as the connection
+     * opens and leaves once the handshake is done; the client reads the whole 503, then a
+     * clean end.
+     */
+    @Test
+    void aConnectionOverTheCapPerAddressOverTlsGetsItsWhole503ThenACleanEnd() throws Exception {
+        Tls tls = selfSigned();
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0", max_connections_per_ip: 1, tls: {cert_file: "%s", key_file: "%s"}}
+                sources:
+                  a: {verify: {scheme: none}}
+                """.formatted(tls.certFile(), tls.keyFile()))) {
+            SSLSocket first = (SSLSocket) tls.client().getSocketFactory().createSocket();
+            first.connect(edge.address, 5_000);
+            try (Http held = Http.over(first)) {
+                assertThat(held.request("GET", "/healthz", java.util.Map.of(), null).status()).isEqualTo(200);
+                SSLSocket second = (SSLSocket) tls.client().getSocketFactory().createSocket();
+                second.connect(edge.address, 5_000);
+                try (Http refused = Http.over(second)) {
+                    second.startHandshake();
+                    Http.Response r = refused.read();
+                    assertThat(r.status()).isEqualTo(503);
+                    assertThat(r.body()).isEqualTo("{\"error\":\"overload\"}");
+                    assertThat(r.header("connection")).isEqualTo("close");
+                    assertThat(refused.endOfStream()).isTrue();
+                }
+            }
+        }
+    }
 }
