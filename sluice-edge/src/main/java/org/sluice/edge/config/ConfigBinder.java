@@ -237,7 +237,8 @@ final class ConfigBinder {
     }
 
     private DedupeConfig dedupe(Section s) {
-        long ttl = s.integer("ttl_seconds", DedupeConfig.DEFAULT_TTL_SECONDS, 1L, Long.MAX_VALUE);
+        long ttl = s.integer("ttl_seconds", DedupeConfig.DEFAULT_TTL_SECONDS, 1L,
+                DedupeConfig.MAX_TTL_SECONDS);
         DedupeScope scope = s.choice("scope", DedupeScope.NODE, DedupeScope.values(), DedupeScope::configName);
         return new DedupeConfig(ttl, scope);
     }
