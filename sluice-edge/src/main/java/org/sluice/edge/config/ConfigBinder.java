@@ -206,9 +206,9 @@ final class ConfigBinder {
                 allFields);
         Map<String, Limit> tenants = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : s.entries("tenants").entrySet()) {
-            if (!SourceReader.ID.matcher(e.getKey()).matches()) {
+            if (!TenantId.valid(e.getKey())) {
                 s.problem(s.pathOf("tenants") + " has an invalid tenant id " + Values.quote(e.getKey())
-                        + ": a tenant id is " + SourceReader.ID_RULE);
+                        + ": a tenant id is " + TenantId.RULE);
                 continue;
             }
             String path = Paths.child(s.pathOf("tenants"), e.getKey());

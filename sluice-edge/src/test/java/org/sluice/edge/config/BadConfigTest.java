@@ -104,7 +104,11 @@ class BadConfigTest {
                 bad("a tenant id that is not one",
                         "rate_limits: {tenants: {\"acme corp\": {rate: 1, burst: 1}}}",
                         "rate_limits.tenants has an invalid tenant id \"acme corp\": a tenant id is 1 to 64 characters"
-                                + " from A-Z a-z 0-9 _ -"),
+                                + " from A-Z a-z 0-9 . _ -, not starting with a dot"),
+                bad("a tenant id that starts with a dot (no admin URL could name it)",
+                        "rate_limits: {tenants: {\"..\": {rate: 1, burst: 1}}}",
+                        "rate_limits.tenants has an invalid tenant id \"..\": a tenant id is 1 to 64 characters"
+                                + " from A-Z a-z 0-9 . _ -, not starting with a dot"),
                 bad("a limit without a burst",
                         "rate_limits: {default: {rate: 5}}",
                         "rate_limits.default.burst is required"),
@@ -184,7 +188,8 @@ class BadConfigTest {
                         "sources has an invalid source id \"a/b\": a source id is 1 to 64 characters from A-Z a-z 0-9 _ -"),
                 bad("a source tenant that is not a tenant id",
                         "sources: {s: {tenant: \"acme corp\", verify: {scheme: none}}}",
-                        "sources.s.tenant must be a tenant id of 1 to 64 characters from A-Z a-z 0-9 _ -, got \"acme corp\""),
+                        "sources.s.tenant must be a tenant id of 1 to 64 characters from A-Z a-z 0-9 . _ -, not starting"
+                                + " with a dot, got \"acme corp\""),
                 bad("a short admin token is reported without its text",
                         "admin: {token: hunter2}",
                         "admin.token must be at least 16 characters (or empty, to generate one), got a 7-character value"
