@@ -22,7 +22,8 @@ final class ConfigBinder {
 
     static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet");
     static final List<String> NODE = List.of("id", "data_dir");
-    static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token");
+    static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "read_timeout_ms",
+            "idle_timeout_ms", "max_connections", "workers", "tls");
     static final List<String> HTTP = List.of("listen", "prefix", "routing", "max_body_bytes", "trusted_proxies",
             "read_timeout_ms", "max_header_bytes", "reuse_port", "refused_body", "tls");
     static final List<String> TLS = List.of("cert_file", "key_file");
@@ -92,7 +93,16 @@ final class ConfigBinder {
             }
         }
         boolean metricsRequireToken = s.bool("metrics_require_token", false);
-        return new AdminConfig(listen, token, metricsRequireToken);
+        long readTimeout = s.integer("read_timeout_ms", AdminConfig.DEFAULT_READ_TIMEOUT_MS, 1L, 3_600_000L);
+        long idleTimeout = s.integer("idle_timeout_ms", AdminConfig.DEFAULT_IDLE_TIMEOUT_MS, 1L, 3_600_000L);
+        int maxConnections = s.integer("max_connections", AdminConfig.DEFAULT_MAX_CONNECTIONS, 1, 10_000);
+        int workers = s.integer("workers", AdminConfig.DEFAULT_WORKERS, 1, 64);
+        Optional<TlsConfig> tls = Optional.empty();
+        if (s.has("tls")) {
+            tls = tls(s.section("tls", TLS));
+        }
+        return new AdminConfig(listen, token, metricsRequireToken, readTimeout, idleTimeout, maxConnections, workers,
+                tls);
     }
 
     // ------------------------------------------------------------------ http
