@@ -91,8 +91,7 @@ class AdminListenerTest {
             assertThat(second.request("GET", "/metrics", Map.of(), null).status()).isEqualTo(200);
 
             try (Http third = Http.connect(admin(edge))) {
-                third.write("GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n");
-                assertThat(third.closedByServer()).as("closed without an answer").isTrue();
+                assertThat(third.endOfStream()).as("closed on accept (a socket timeout fails instead)").isTrue();
             }
 
             assertThat(second.request("GET", "/metrics", Map.of(), null).body())
@@ -152,8 +151,8 @@ class AdminListenerTest {
              Http silent = Http.connect(admin(edge));
              Http served = Http.connect(admin(edge))) {
             assertThat(served.request("GET", "/metrics", Map.of(), null).status()).isEqualTo(200);
-            assertThat(silent.closedByServer()).as("never sent a byte").isTrue();
-            assertThat(served.closedByServer()).as("kept alive, then idle").isTrue();
+            assertThat(silent.endOfStream()).as("never sent a byte (a socket timeout fails instead)").isTrue();
+            assertThat(served.endOfStream()).as("kept alive, then idle").isTrue();
         }
     }
 
