@@ -27,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -169,7 +168,7 @@ public final class EdgeServer implements AutoCloseable {
     }
 
     /** The ingest worker pool (tests hold it busy to show the admin listener does not share it). */
-    Executor ingestWorkers() {
+    ForkJoinPool ingestWorkers() {
         return workers;
     }
 

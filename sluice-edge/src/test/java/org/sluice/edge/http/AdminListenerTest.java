@@ -161,7 +161,7 @@ class AdminListenerTest {
     @Test
     void adminRequestsAreAnsweredWhileEveryIngestWorkerIsHeld() throws Exception {
         try (TestEdge edge = start("{listen: \"127.0.0.1:0\", workers: 1}")) {
-            int ingestThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+            int ingestThreads = edge.server.ingestWorkers().getParallelism();
             CountDownLatch running = new CountDownLatch(ingestThreads);
             CountDownLatch release = new CountDownLatch(1);
             for (int i = 0; i < ingestThreads; i++) {
