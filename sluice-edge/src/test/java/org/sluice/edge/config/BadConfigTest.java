@@ -292,6 +292,36 @@ class BadConfigTest {
     }
 
     @Test
+    void adminTlsTakesTheKeysOfHttpTlsWithTheSameChecks(@TempDir Path dir) throws Exception {
+        Path cert = Files.writeString(dir.resolve("cert.pem"), "x");
+        Path key = Files.writeString(dir.resolve("key.pem"), "x");
+        SluiceConfig c = ConfigLoader.parse("admin: {tls: {cert_file: \"" + cert + "\", key_file: \"" + key + "\"}}");
+        assertThat(c.admin().tls()).contains(new TlsConfig(cert, key));
+        assertThat(c.http().tls()).isEmpty();
+
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {tls: {cert_file: \"" + cert + "\"}}"))
+                .hasMessage("admin.tls.key_file is required when admin.tls is set");
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {tls: {cert_file: \"" + cert + "\", key: x}}"))
+                .hasMessageContaining("unknown key \"admin.tls.key\" (known keys here: cert_file, key_file)");
+    }
+
+    @Test
+    void adminListenerLimitsAreBounded() {
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {max_connections: 0}"))
+                .hasMessage("admin.max_connections must be an integer between 1 and 10000, got 0");
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {workers: 65}"))
+                .hasMessage("admin.workers must be an integer between 1 and 64, got 65");
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {read_timeout_ms: 0}"))
+                .hasMessage("admin.read_timeout_ms must be an integer between 1 and 3600000, got 0");
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {idle_timeout_ms: -5}"))
+                .hasMessage("admin.idle_timeout_ms must be an integer between 1 and 3600000, got -5");
+        SluiceConfig c = ConfigLoader.parse("admin: {read_timeout_ms: 500, idle_timeout_ms: 700, max_connections: 3,"
+                + " workers: 4}");
+        assertThat(c.admin()).extracting(a -> a.readTimeoutMs(), a -> a.idleTimeoutMs(), a -> a.maxConnections(),
+                a -> a.workers()).containsExactly(500L, 700L, 3, 4);
+    }
+
+    @Test
     void tlsWithBothFilesLoads(@TempDir Path dir) throws Exception {
         Path cert = Files.writeString(dir.resolve("cert.pem"), "x");
         Path key = Files.writeString(dir.resolve("key.pem"), "x");
