@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -256,13 +257,16 @@ public final class EdgeServer implements AutoCloseable {
                 group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             }
         }
-        if (adminWorkers != null) {
-            adminWorkers.shutdown();
+        for (ExecutorService pool : new ExecutorService[] {adminWorkers, workers}) {
+            if (pool != null) {
+                pool.shutdown();
+            }
         }
-        if (workers != null) {
-            workers.shutdown();
+        for (ExecutorService pool : new ExecutorService[] {adminWorkers, workers}) {
             try {
-                workers.awaitTermination(5, TimeUnit.SECONDS);
+                if (pool != null) {
+                    pool.awaitTermination(5, TimeUnit.SECONDS); // an admin PUT finishes its fsync before the store closes
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
