@@ -13,6 +13,7 @@ import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
 import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
+import org.sluice.edge.config.TenantId;
 import org.sluice.edge.store.AuditRecord;
 
 /**
@@ -165,7 +166,7 @@ public final class AdminApi {
         if (!method.equals("GET") && !method.equals("PUT") && !method.equals("DELETE")) {
             return notAllowed("GET, PUT, DELETE");
         }
-        if (!TenantIds.valid(tenant)) {
+        if (!TenantId.valid(tenant)) {
             return AdminResponse.json(400, AdminJson.error("invalid_tenant"));
         }
         if (method.equals("GET")) {

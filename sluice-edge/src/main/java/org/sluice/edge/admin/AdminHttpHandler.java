@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -27,8 +28,10 @@ import java.util.concurrent.RejectedExecutionException;
  * and {@link #aggregator()}, before the {@code /metrics} handler:
  * <ul>
  *   <li>{@code /v1} and below: the request is copied into an {@link AdminRequest}, released,
- *       and {@link AdminApi#handle} runs on {@code workers} (a PUT waits for an fsync; the
- *       event loop never blocks); the answer is written back from there;</li>
+ *       and {@link AdminApi#handle} runs on {@code workers}, the admin executor (a PUT waits
+ *       for an fsync; the event loop never blocks); the answer is written back from there.
+ *       When the executor's queue is full: {@code 503 {"error":"overload"}} (while it
+ *       shuts down: {@code shutting_down}), and the connection closes;</li>
  *   <li>{@code GET /metrics} without the token when {@code admin.metrics_require_token} is
  *       true: {@code 401 {"error":"unauthorized"}} here;</li>
  *   <li>anything else is passed on untouched.</li>
@@ -89,8 +92,9 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
             }
             try {
                 workers.execute(() -> respond(ctx, api.handle(copy), keepAlive));
-            } catch (RejectedExecutionException stopping) {
-                respond(ctx, AdminResponse.json(503, AdminJson.error("shutting_down")), false);
+            } catch (RejectedExecutionException rejected) {
+                boolean stopping = workers instanceof ExecutorService pool && pool.isShutdown();
+                respond(ctx, AdminResponse.json(503, AdminJson.error(stopping ? "shutting_down" : "overload")), false);
             }
             return;
         }

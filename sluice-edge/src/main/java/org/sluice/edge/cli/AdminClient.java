@@ -3,6 +3,7 @@ package org.sluice.edge.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,8 +14,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.sluice.edge.admin.AdminToken;
 
 /**
@@ -60,11 +67,15 @@ final class AdminClient {
     private final String actor;
     private final HttpClient http;
 
-    private AdminClient(URI base, String token, String actor) {
+    private AdminClient(URI base, String token, String actor, SSLContext tls) {
         this.base = base;
         this.token = token;
         this.actor = actor;
-        this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
+        HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT);
+        if (tls != null) {
+            http.sslContext(tls);
+        }
+        this.http = http.build();
     }
 
     /** A client for {@code options}, with the token from {@code env} or the data dir. */
@@ -79,7 +90,37 @@ final class AdminClient {
         } catch (IllegalArgumentException e) {
             throw new Unreachable("--admin must be an http URL such as http://127.0.0.1:9090, got " + options.admin);
         }
-        return new AdminClient(base, token(options.dataDir, env), options.actor);
+        SSLContext tls = null;
+        if (options.ca != null) {
+            if (!"https".equals(base.getScheme())) {
+                throw new Unreachable("--ca is for an https --admin URL (an admin listener with admin.tls), got "
+                        + options.admin);
+            }
+            tls = trusting(options.ca);
+        }
+        return new AdminClient(base, token(options.dataDir, env), options.actor, tls);
+    }
+
+    /** A TLS context that trusts exactly the certificates in the PEM file {@code ca}. */
+    private static SSLContext trusting(Path ca) throws Unreachable {
+        try (InputStream in = Files.newInputStream(ca)) {
+            KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+            trust.load(null, null);
+            int n = 0;
+            for (Certificate cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                trust.setCertificateEntry("ca-" + n++, cert);
+            }
+            if (n == 0) {
+                throw new Unreachable("--ca " + ca + " holds no PEM certificate");
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, tmf.getTrustManagers(), null);
+            return context;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new Unreachable("cannot read --ca " + ca + " as PEM certificates: " + e.getMessage());
+        }
     }
 
     private static String token(Path dataDir, Map<String, String> env) throws Unreachable {

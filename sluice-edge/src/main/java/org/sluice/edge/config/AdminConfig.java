@@ -1,6 +1,7 @@
 package org.sluice.edge.config;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * {@code admin:} the admin listener ({@code /metrics} and the {@code /v1} API).
@@ -10,14 +11,36 @@ import java.util.Objects;
  *                            default) means "generate one into {@code <data_dir>/admin.token}"
  * @param metricsRequireToken {@code admin.metrics_require_token}, default false: when true
  *                            {@code GET /metrics} needs the token too
+ * @param readTimeoutMs       {@code admin.read_timeout_ms}, default 10000: a request must arrive
+ *                            whole this long after its first byte (else 408, or a silent close
+ *                            when not even its headers came)
+ * @param idleTimeoutMs       {@code admin.idle_timeout_ms}, default 60000: a connection with no
+ *                            request in progress is closed after this long
+ * @param maxConnections      {@code admin.max_connections}, default 32: connections open at once;
+ *                            one more is closed as soon as it is accepted
+ * @param workers             {@code admin.workers}, default 2: threads of the admin executor, which
+ *                            runs {@code /v1} and {@code /metrics} apart from the ingest workers
+ * @param tls                 {@code admin.tls}: TLS on the admin listener, the keys of {@code http.tls}
  */
-public record AdminConfig(HostPort listen, String token, boolean metricsRequireToken) {
+public record AdminConfig(HostPort listen, String token, boolean metricsRequireToken, long readTimeoutMs,
+                          long idleTimeoutMs, int maxConnections, int workers, Optional<TlsConfig> tls) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 9090);
+    public static final long DEFAULT_READ_TIMEOUT_MS = 10_000L;
+    public static final long DEFAULT_IDLE_TIMEOUT_MS = 60_000L;
+    public static final int DEFAULT_MAX_CONNECTIONS = 32;
+    public static final int DEFAULT_WORKERS = 2;
 
     public AdminConfig {
         Objects.requireNonNull(listen, "listen");
         Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(tls, "tls");
+    }
+
+    /** The listener settings at their defaults, plain HTTP. */
+    public AdminConfig(HostPort listen, String token, boolean metricsRequireToken) {
+        this(listen, token, metricsRequireToken, DEFAULT_READ_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS,
+                DEFAULT_MAX_CONNECTIONS, DEFAULT_WORKERS, Optional.empty());
     }
 
     public static AdminConfig defaults() {
@@ -33,6 +56,8 @@ public record AdminConfig(HostPort listen, String token, boolean metricsRequireT
     @Override
     public String toString() {
         return "AdminConfig[listen=" + listen + ", token=" + (hasToken() ? "<set>" : "<generated>")
-                + ", metricsRequireToken=" + metricsRequireToken + "]";
+                + ", metricsRequireToken=" + metricsRequireToken + ", readTimeoutMs=" + readTimeoutMs
+                + ", idleTimeoutMs=" + idleTimeoutMs + ", maxConnections=" + maxConnections + ", workers=" + workers
+                + ", tls=" + tls.isPresent() + "]";
     }
 }

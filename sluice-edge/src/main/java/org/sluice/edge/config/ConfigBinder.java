@@ -22,7 +22,8 @@ final class ConfigBinder {
 
     static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet");
     static final List<String> NODE = List.of("id", "data_dir");
-    static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token");
+    static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "read_timeout_ms",
+            "idle_timeout_ms", "max_connections", "workers", "tls");
     static final List<String> HTTP = List.of("listen", "prefix", "routing", "max_body_bytes", "trusted_proxies",
             "read_timeout_ms", "max_header_bytes", "reuse_port", "refused_body", "tls", "max_inflight_body_bytes",
             "max_connections_per_ip");
@@ -94,7 +95,16 @@ final class ConfigBinder {
             }
         }
         boolean metricsRequireToken = s.bool("metrics_require_token", false);
-        return new AdminConfig(listen, token, metricsRequireToken);
+        long readTimeout = s.integer("read_timeout_ms", AdminConfig.DEFAULT_READ_TIMEOUT_MS, 1L, 3_600_000L);
+        long idleTimeout = s.integer("idle_timeout_ms", AdminConfig.DEFAULT_IDLE_TIMEOUT_MS, 1L, 3_600_000L);
+        int maxConnections = s.integer("max_connections", AdminConfig.DEFAULT_MAX_CONNECTIONS, 1, 10_000);
+        int workers = s.integer("workers", AdminConfig.DEFAULT_WORKERS, 1, 64);
+        Optional<TlsConfig> tls = Optional.empty();
+        if (s.has("tls")) {
+            tls = tls(s.section("tls", TLS));
+        }
+        return new AdminConfig(listen, token, metricsRequireToken, readTimeout, idleTimeout, maxConnections, workers,
+                tls);
     }
 
     // ------------------------------------------------------------------ http
@@ -216,9 +226,9 @@ final class ConfigBinder {
                 allFields);
         Map<String, Limit> tenants = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : s.entries("tenants").entrySet()) {
-            if (!SourceReader.ID.matcher(e.getKey()).matches()) {
+            if (!TenantId.valid(e.getKey())) {
                 s.problem(s.pathOf("tenants") + " has an invalid tenant id " + Values.quote(e.getKey())
-                        + ": a tenant id is " + SourceReader.ID_RULE);
+                        + ": a tenant id is " + TenantId.RULE);
                 continue;
             }
             String path = Paths.child(s.pathOf("tenants"), e.getKey());
@@ -247,7 +257,8 @@ final class ConfigBinder {
     }
 
     private DedupeConfig dedupe(Section s) {
-        long ttl = s.integer("ttl_seconds", DedupeConfig.DEFAULT_TTL_SECONDS, 1L, Long.MAX_VALUE);
+        long ttl = s.integer("ttl_seconds", DedupeConfig.DEFAULT_TTL_SECONDS, 1L,
+                DedupeConfig.MAX_TTL_SECONDS);
         DedupeScope scope = s.choice("scope", DedupeScope.NODE, DedupeScope.values(), DedupeScope::configName);
         return new DedupeConfig(ttl, scope);
     }

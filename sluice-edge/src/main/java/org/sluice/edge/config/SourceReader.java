@@ -13,6 +13,7 @@ import org.sluice.edge.verify.VerifySpec;
 /** Reads {@code sources:}: ids, owners, {@code verify} blocks and {@code dedupe} settings. */
 final class SourceReader {
 
+    /** A source id (a tenant id follows {@link TenantId}). */
     static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     static final String ID_RULE = "1 to 64 characters from A-Z a-z 0-9 _ -";
 
@@ -52,8 +53,9 @@ final class SourceReader {
             Optional<String> tenant = Optional.empty();
             if (s.has("tenant")) {
                 String t = s.string("tenant", null);
-                if (t != null && !ID.matcher(t).matches()) {
-                    s.problem(s.pathOf("tenant") + " must be a tenant id of " + ID_RULE + ", got " + Values.render(s.raw("tenant")));
+                if (t != null && !TenantId.valid(t)) {
+                    s.problem(s.pathOf("tenant") + " must be a tenant id of " + TenantId.RULE + ", got "
+                            + Values.render(s.raw("tenant")));
                 } else if (t != null) {
                     tenant = Optional.of(t);
                 }

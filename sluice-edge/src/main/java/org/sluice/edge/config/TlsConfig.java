@@ -4,11 +4,11 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * {@code http.tls:} TLS on the ingest listener. Both files are PEM; the loader checks
- * that they exist and are readable.
+ * {@code http.tls:} TLS on the ingest listener, and {@code admin.tls} (the same keys) on the
+ * admin listener. Both files are PEM; the loader checks that they exist and are readable.
  *
- * @param certFile {@code http.tls.cert_file}: the certificate chain
- * @param keyFile  {@code http.tls.key_file}: the private key (PKCS#8)
+ * @param certFile {@code cert_file}: the certificate chain
+ * @param keyFile  {@code key_file}: the private key (PKCS#8)
  */
 public record TlsConfig(Path certFile, Path keyFile) {
 

@@ -27,8 +27,12 @@ import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLException;
@@ -37,9 +41,11 @@ import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
 import org.sluice.edge.admin.AdmissionState;
 import org.sluice.edge.admin.EdgeAdmin;
+import org.sluice.edge.config.AdminConfig;
 import org.sluice.edge.config.Routing;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.config.SourceConfig;
+import org.sluice.edge.config.TlsConfig;
 import org.sluice.edge.dedupe.DedupeKeys;
 import org.sluice.edge.intake.BatchCommitter;
 import org.sluice.edge.verify.Verifiers;
@@ -57,7 +63,8 @@ import org.sluice.edge.verify.Verifiers;
  *
  * <p>Threads (see docs/concurrency.md): one acceptor and {@code cores} I/O event loops for
  * ingest, one event loop for admin, a worker pool for verification, duplicate lookups and
- * admission after the body, the intake's writer threads, and one sweeper thread.
+ * admission after the body, the admin executor ({@code admin.workers} threads), the
+ * intake's writer threads, and one sweeper thread.
  */
 public final class EdgeServer implements AutoCloseable {
 
@@ -71,6 +78,7 @@ public final class EdgeServer implements AutoCloseable {
     private final EventLoopGroup ioLoops;
     private final EventLoopGroup adminLoop;
     private final ForkJoinPool workers;
+    private final ThreadPoolExecutor adminWorkers;
     private final ChannelGroup connections = new DefaultChannelGroup("sluice-ingest", GlobalEventExecutor.INSTANCE);
     private final Backends backends;
     private final PrometheusMeterRegistry registry;
@@ -103,6 +111,7 @@ public final class EdgeServer implements AutoCloseable {
             this.boss = Transport.group(1, "sluice-accept");
             this.ioLoops = Transport.group(cores, "sluice-io");
             this.adminLoop = Transport.group(1, "sluice-admin");
+            this.adminWorkers = adminExecutor(config.admin());
             Gauge.builder("sluice.limiter.rows", backends.tenantTable(), t -> t.size())
                     .description("Rows in the tenant limiter table (swept when full)").register(registry);
             Gauge.builder("sluice.store.healthy", backends.store(), s -> s.isHealthy() ? 1 : 0)
@@ -122,11 +131,12 @@ public final class EdgeServer implements AutoCloseable {
                         + "available on this platform");
             }
             this.listener = bootstrap.bind(config.http().listen().socketAddress()).sync().channel();
-            this.admin = AdminServer.start(config.admin().listen().socketAddress(), adminLoop, registry, workers,
+            this.admin = AdminServer.start(config.admin(), config.admin().tls().map(EdgeServer::serverTls).orElse(null),
+                    adminLoop, registry, adminWorkers,
                     EdgeAdmin.handler(config, backends.limits(), backends.overrides(), backends.store(), backends.intake(),
                             () -> admissionTables(pipeline, clock),
                             backends.host() == null ? null : backends.host()::stats,
-                            backends.host() == null ? null : backends.host()::resetTenant, workers,
+                            backends.host() == null ? null : backends.host()::resetTenant, adminWorkers,
                             backends.fleet() == null ? null : backends.fleet()::admissionState,
                             backends.fleet() == null ? null : backends.fleet()::resetTenant));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
@@ -136,6 +146,38 @@ public final class EdgeServer implements AutoCloseable {
         }
         LOG.info("sluice-edge started: ingest {} admin {} transport {} | {}", ingestAddress(), adminAddress(),
                 Transport.epoll() ? "epoll" : "nio", config.summary());
+    }
+
+    /**
+     * The admin executor: {@code admin.workers} threads for the {@code /v1} routes and the
+     * {@code /metrics} rendering, apart from the ingest workers so that a flood of hooks
+     * never queues ahead of an operator. At most {@code 2 x admin.max_connections} requests
+     * wait; one more is answered 503.
+     */
+    private static ThreadPoolExecutor adminExecutor(AdminConfig admin) {
+        AtomicInteger index = new AtomicInteger();
+        return new ThreadPoolExecutor(admin.workers(), admin.workers(), 0L, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(2 * admin.maxConnections()), task -> {
+                    Thread thread = new Thread(task, "sluice-admin-worker-" + index.getAndIncrement());
+                    thread.setDaemon(true);
+                    return thread;
+                }, new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    /** The server side of {@code http.tls} or {@code admin.tls}: PEM files, JDK provider. */
+    private static SslContext serverTls(TlsConfig tls) {
+        try {
+            return SslContextBuilder.forServer(tls.certFile().toFile(), tls.keyFile().toFile())
+                    .sslProvider(SslProvider.JDK).build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot use the TLS certificate " + tls.certFile() + " and key "
+                    + tls.keyFile() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The ingest worker pool (tests hold it busy to show the admin listener does not share it). */
+    ForkJoinPool ingestWorkers() {
+        return workers;
     }
 
     /** The limiter tables for {@code GET /v1/admission} (under host scope the arena's figures stand for the pre-read ones). */
@@ -222,10 +264,16 @@ public final class EdgeServer implements AutoCloseable {
                 group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             }
         }
-        if (workers != null) {
-            workers.shutdown();
+        for (ExecutorService pool : new ExecutorService[] {adminWorkers, workers}) {
+            if (pool != null) {
+                pool.shutdown();
+            }
+        }
+        for (ExecutorService pool : new ExecutorService[] {adminWorkers, workers}) {
             try {
-                workers.awaitTermination(5, TimeUnit.SECONDS);
+                if (pool != null) {
+                    pool.awaitTermination(5, TimeUnit.SECONDS); // an admin PUT finishes its fsync before the store closes
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -271,13 +319,11 @@ public final class EdgeServer implements AutoCloseable {
         private final InflightBodies bodies;
         private final ConnectionsPerAddress perAddress;
 
-        Pipeline(SluiceConfig config, Clock clock, LongSupplier epochMillis, IngestMetrics metrics) throws SSLException {
+        Pipeline(SluiceConfig config, Clock clock, LongSupplier epochMillis, IngestMetrics metrics) {
             this.clock = clock;
             this.metrics = metrics;
             this.shadow = config.rateLimits().shadow();
-            this.ssl = config.http().tls().isEmpty() ? null
-                    : SslContextBuilder.forServer(config.http().tls().get().certFile().toFile(),
-                            config.http().tls().get().keyFile().toFile()).sslProvider(SslProvider.JDK).build();
+            this.ssl = config.http().tls().map(EdgeServer::serverTls).orElse(null);
             this.decoderConfig = new HttpDecoderConfig()
                     .setMaxHeaderSize(config.http().maxHeaderBytes())
                     .setMaxInitialLineLength(8192)

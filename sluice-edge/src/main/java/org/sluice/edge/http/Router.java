@@ -1,6 +1,7 @@
 package org.sluice.edge.http;
 
 import java.util.Map;
+import org.sluice.edge.config.TenantId;
 
 /**
  * Maps a request line onto a route: the probes, an ingest source (with its tenant), or
@@ -8,15 +9,13 @@ import java.util.Map;
  *
  * <p>Under {@code routing: path} the URL is {@code {prefix}/{source}} and the tenant is the
  * source's owner, or {@code default} for a shared source. Under {@code tenant_path} it is
- * {@code {prefix}/{tenant}/{source}}: an owned source answers only its owner (any other
+ * {@code {prefix}/{tenant}/{source}}, the tenant a {@link TenantId} (else 404 not_found): an owned source answers only its owner (any other
  * tenant gets 404 unknown_source), a shared source answers any tenant.
  */
 final class Router {
 
     /** The tenant a shared source's hooks belong to under {@code routing: path}. */
     static final String DEFAULT_TENANT = "default";
-    /** Longest tenant id a URL may name; longer ones are not routed at all. */
-    static final int MAX_TENANT_LENGTH = 128;
 
     enum Kind { HEALTH, READY, INGEST, UNKNOWN_SOURCE, NOT_FOUND }
 
@@ -71,7 +70,7 @@ final class Router {
             return Route.NOT_FOUND;
         }
         String tenant = rest.substring(0, slash);
-        if (!validTenant(tenant)) {
+        if (!TenantId.valid(tenant)) {
             return Route.NOT_FOUND;
         }
         SourceRoute source = sources.get(rest.substring(slash + 1));
@@ -79,20 +78,5 @@ final class Router {
             return Route.UNKNOWN_SOURCE;
         }
         return new Route(Kind.INGEST, source, tenant);
-    }
-
-    /** Letters, digits, {@code . _ -}, at most {@value #MAX_TENANT_LENGTH} characters. */
-    static boolean validTenant(String tenant) {
-        if (tenant.isEmpty() || tenant.length() > MAX_TENANT_LENGTH) {
-            return false;
-        }
-        for (int i = 0; i < tenant.length(); i++) {
-            char c = tenant.charAt(i);
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
-                    || c == '-')) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -119,6 +119,20 @@ public final class HookStore implements AutoCloseable {
         }
     }
 
+    /**
+     * When a dedupe key committed at {@code nowMillis} expires: the sum, saturated at
+     * {@link Long#MAX_VALUE} (never expires). A wrapped sum would be a time in the past,
+     * which turns dedupe off without a word.
+     */
+    static long dedupeExpiry(long nowMillis, long ttlMillis) {
+        long sum = nowMillis + ttlMillis;
+        boolean overflowed = ((nowMillis ^ sum) & (ttlMillis ^ sum)) < 0; // both operands differ in sign from the sum
+        if (!overflowed) {
+            return sum;
+        }
+        return ttlMillis < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+
     private final Path dir;
     private final Options options;
     private final DBOptions dbOptions;
@@ -462,7 +476,7 @@ public final class HookStore implements AutoCloseable {
                     throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
                 }
                 long now = options.wallClockMillis().getAsLong();
-                long expiry = now + options.dedupeTtlMillis();
+                long expiry = dedupeExpiry(now, options.dedupeTtlMillis());
                 Map<ByteKey, String> firstInBatch = new HashMap<>();
                 try (WriteBatch wb = new WriteBatch()) {
                     for (int i = 0; i < n; i++) {

@@ -64,6 +64,9 @@ class BadConfigTest {
                 bad("a dedupe scope of host (dedupe has node and fleet only)",
                         "dedupe: {scope: host}",
                         "dedupe.scope must be one of node, fleet, got \"host\""),
+                bad("a dedupe window so long that now + ttl overflows (it turned dedupe off)",
+                        "dedupe: {ttl_seconds: 9000000000000000}",
+                        "dedupe.ttl_seconds must be an integer between 1 and 315360000, got 9000000000000000"),
                 bad("yes is not a boolean",
                         "rate_limits: {shadow: \"yes\"}",
                         "rate_limits.shadow must be true or false, got \"yes\""),
@@ -102,7 +105,11 @@ class BadConfigTest {
                 bad("a tenant id that is not one",
                         "rate_limits: {tenants: {\"acme corp\": {rate: 1, burst: 1}}}",
                         "rate_limits.tenants has an invalid tenant id \"acme corp\": a tenant id is 1 to 64 characters"
-                                + " from A-Z a-z 0-9 _ -"),
+                                + " from A-Z a-z 0-9 . _ -, not starting with a dot"),
+                bad("a tenant id that starts with a dot (no admin URL could name it)",
+                        "rate_limits: {tenants: {\"..\": {rate: 1, burst: 1}}}",
+                        "rate_limits.tenants has an invalid tenant id \"..\": a tenant id is 1 to 64 characters"
+                                + " from A-Z a-z 0-9 . _ -, not starting with a dot"),
                 bad("a limit without a burst",
                         "rate_limits: {default: {rate: 5}}",
                         "rate_limits.default.burst is required"),
@@ -189,7 +196,8 @@ class BadConfigTest {
                         "sources has an invalid source id \"a/b\": a source id is 1 to 64 characters from A-Z a-z 0-9 _ -"),
                 bad("a source tenant that is not a tenant id",
                         "sources: {s: {tenant: \"acme corp\", verify: {scheme: none}}}",
-                        "sources.s.tenant must be a tenant id of 1 to 64 characters from A-Z a-z 0-9 _ -, got \"acme corp\""),
+                        "sources.s.tenant must be a tenant id of 1 to 64 characters from A-Z a-z 0-9 . _ -, not starting"
+                                + " with a dot, got \"acme corp\""),
                 bad("a short admin token is reported without its text",
                         "admin: {token: hunter2}",
                         "admin.token must be at least 16 characters (or empty, to generate one), got a 7-character value"
@@ -299,6 +307,36 @@ class BadConfigTest {
 
         assertThatThrownBy(() -> ConfigLoader.parse("http: {tls: {cert_file: \"" + cert + "\"}}"))
                 .hasMessage("http.tls.key_file is required when http.tls is set");
+    }
+
+    @Test
+    void adminTlsTakesTheKeysOfHttpTlsWithTheSameChecks(@TempDir Path dir) throws Exception {
+        Path cert = Files.writeString(dir.resolve("cert.pem"), "x");
+        Path key = Files.writeString(dir.resolve("key.pem"), "x");
+        SluiceConfig c = ConfigLoader.parse("admin: {tls: {cert_file: \"" + cert + "\", key_file: \"" + key + "\"}}");
+        assertThat(c.admin().tls()).contains(new TlsConfig(cert, key));
+        assertThat(c.http().tls()).isEmpty();
+
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {tls: {cert_file: \"" + cert + "\"}}"))
+                .hasMessage("admin.tls.key_file is required when admin.tls is set");
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {tls: {cert_file: \"" + cert + "\", key: x}}"))
+                .hasMessageContaining("unknown key \"admin.tls.key\" (known keys here: cert_file, key_file)");
+    }
+
+    @Test
+    void adminListenerLimitsAreBounded() {
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {max_connections: 0}"))
+                .hasMessage("admin.max_connections must be an integer between 1 and 10000, got 0");
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {workers: 65}"))
+                .hasMessage("admin.workers must be an integer between 1 and 64, got 65");
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {read_timeout_ms: 0}"))
+                .hasMessage("admin.read_timeout_ms must be an integer between 1 and 3600000, got 0");
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {idle_timeout_ms: -5}"))
+                .hasMessage("admin.idle_timeout_ms must be an integer between 1 and 3600000, got -5");
+        SluiceConfig c = ConfigLoader.parse("admin: {read_timeout_ms: 500, idle_timeout_ms: 700, max_connections: 3,"
+                + " workers: 4}");
+        assertThat(c.admin()).extracting(a -> a.readTimeoutMs(), a -> a.idleTimeoutMs(), a -> a.maxConnections(),
+                a -> a.workers()).containsExactly(500L, 700L, 3, 4);
     }
 
     @Test

@@ -117,7 +117,7 @@ class EnvSubstitutionTest {
     void keysAreNotSubstituted() {
         assertThat(errors("rate_limits: {tenants: {\"${T}\": {rate: 1, burst: 1}}}", Map.of("T", "acme")))
                 .containsExactly("rate_limits.tenants has an invalid tenant id \"${T}\": a tenant id is 1 to 64"
-                        + " characters from A-Z a-z 0-9 _ -");
+                        + " characters from A-Z a-z 0-9 . _ -, not starting with a dot");
     }
 
     @Test

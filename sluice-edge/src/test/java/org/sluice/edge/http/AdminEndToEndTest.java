@@ -141,7 +141,7 @@ class AdminEndToEndTest {
                     + "{\"tenant\":\"bulk\",\"limit\":{\"rate\":100000,\"burst\":100000},\"source\":\"config\"}]}");
             assertThat(call(edge, "GET", "/v1/tenants/nobody/rate-limit", token, null).body())
                     .isEqualTo("{\"tenant\":\"nobody\",\"limit\":null,\"source\":\"none\"}");
-            Answer badTenant = call(edge, "GET", "/v1/tenants/bad.tenant/rate-limit", token, null);
+            Answer badTenant = call(edge, "GET", "/v1/tenants/.bad-tenant/rate-limit", token, null);
             assertThat(badTenant.status()).isEqualTo(400);
             assertThat(badTenant.body()).isEqualTo("{\"error\":\"invalid_tenant\"}");
             assertThat(call(edge, "PUT", "/v1/tenants/" + "x".repeat(65) + "/rate-limit", token, "{\"rate\":1,\"burst\":1}")

@@ -44,6 +44,11 @@ final class TestEdge implements AutoCloseable {
         return new TestEdge(config(dir, yaml));
     }
 
+    /** Starts a server on {@code yaml} alone, which names its own {@code node} and {@code admin} sections. */
+    static TestEdge startWhole(Path dir, String yaml) {
+        return new TestEdge(ConfigLoader.parse(yaml, Map.of("DATA", dir.toString()), "test config"));
+    }
+
     static SluiceConfig config(Path dir, String yaml) {
         return ConfigLoader.parse(BASE + yaml, Map.of("DATA", dir.toString()), "test config");
     }

@@ -6,14 +6,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.util.Base64;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,39 +17,13 @@ class TlsTest {
     @TempDir
     Path dir;
 
-    /** A self-signed certificate from the JDK's own keytool, written out as PEM, and a client context trusting it. */
-    private record Tls(Path certFile, Path keyFile, SSLContext client) {
-    }
-
-    private Tls selfSigned() throws Exception {
-        Path keystore = dir.resolve("ks.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "edge", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost",
-                "-ext", "SAN=ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore", keystore.toString(),
-                "-storepass", "changeit", "-keypass", "changeit").redirectErrorStream(true).start();
-        keytool.getInputStream().readAllBytes();
-        assertThat(keytool.waitFor()).isZero();
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (var in = Files.newInputStream(keystore)) {
-            ks.load(in, "changeit".toCharArray());
-        }
-        Certificate cert = ks.getCertificate("edge");
-        Path certFile = Files.writeString(dir.resolve("cert.pem"), pem("CERTIFICATE", cert.getEncoded()));
-        Path keyFile = Files.writeString(dir.resolve("key.pem"),
-                pem("PRIVATE KEY", ks.getKey("edge", "changeit".toCharArray()).getEncoded()));
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        trust.setCertificateEntry("edge", cert);
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        SSLContext ssl = SSLContext.getInstance("TLS");
-        ssl.init(null, tmf.getTrustManagers(), null);
-        return new Tls(certFile, keyFile, ssl);
+    private SelfSigned selfSigned() throws Exception {
+        return SelfSigned.in(dir);
     }
 
     @Test
     void ingestOverTls() throws Exception {
-        Tls tls = selfSigned();
+        SelfSigned tls = selfSigned();
         try (TestEdge edge = TestEdge.start(dir, """
                 http: {listen: "127.0.0.1:0", tls: {cert_file: "%s", key_file: "%s"}}
                 sources:
@@ -73,7 +41,7 @@ class TlsTest {
     /** The lingering close over TLS ({@code refused_body: close}): the 429 still arrives whole, then close_notify. */
     @Test
     void aRefusedBodyOverTlsGetsItsWhole429ThenACleanEnd() throws Exception {
-        Tls tls = selfSigned();
+        SelfSigned tls = selfSigned();
         try (TestEdge edge = TestEdge.start(dir, """
                 http: {listen: "127.0.0.1:0", refused_body: close, tls: {cert_file: "%s", key_file: "%s"}}
                 rate_limits:
@@ -104,7 +72,7 @@ class TlsTest {
     /** The default {@code close_if_incomplete} over TLS: a body decrypted with its headers keeps the connection. */
     @Test
     void aRefusedWholeBodyOverTlsKeepsTheConnection() throws Exception {
-        Tls tls = selfSigned();
+        SelfSigned tls = selfSigned();
         try (TestEdge edge = TestEdge.start(dir, """
                 http: {listen: "127.0.0.1:0", tls: {cert_file: "%s", key_file: "%s"}}
                 rate_limits:
@@ -129,11 +97,6 @@ class TlsTest {
         }
     }
 
-    static String pem(String type, byte[] der) {
-        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
-                + "\n-----END " + type + "-----\n";
-    }
-
     /**
      * {@code http.max_connections_per_ip} over TLS: the refusal is written as the connection
      * opens and leaves once the handshake is done; the client reads the whole 503, then a
@@ -141,7 +104,7 @@ class TlsTest {
      */
     @Test
     void aConnectionOverTheCapPerAddressOverTlsGetsItsWhole503ThenACleanEnd() throws Exception {
-        Tls tls = selfSigned();
+        SelfSigned tls = selfSigned();
         try (TestEdge edge = TestEdge.start(dir, """
                 http: {listen: "127.0.0.1:0", max_connections_per_ip: 1, tls: {cert_file: "%s", key_file: "%s"}}
                 sources:

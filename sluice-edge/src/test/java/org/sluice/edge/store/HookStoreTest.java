@@ -116,6 +116,27 @@ class HookStoreTest {
     }
 
     @Test
+    void aHugeDedupeTtlSaturatesInsteadOfOverflowingAndTurningDedupeOff() {
+        store.close();
+        long huge = Long.MAX_VALUE - 1000; // now + ttl wraps negative without saturation
+        store = HookStore.open(dir, new HookStore.Options(huge, wall::get));
+        String first = store.commit(List.of(Hooks.hook("k"))).get(0).id();
+        wall.addAndGet(TTL * 1000);
+
+        assertThat(store.commit(List.of(Hooks.hook("k"))).get(0)).isEqualTo(CommitResult.duplicate(first));
+        assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).contains(first);
+        assertThat(store.sweepDedupe(100, wall.get())).as("an entry that never expires is never swept").isZero();
+    }
+
+    @Test
+    void dedupeExpiryAddsAndSaturatesAtTheLongRange() {
+        assertThat(HookStore.dedupeExpiry(1_800_000_000_000L, 1000L)).isEqualTo(1_800_000_001_000L);
+        assertThat(HookStore.dedupeExpiry(1_800_000_000_000L, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+        assertThat(HookStore.dedupeExpiry(Long.MAX_VALUE - 1, 2L)).isEqualTo(Long.MAX_VALUE);
+        assertThat(HookStore.dedupeExpiry(0L, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void sweepRemovesExpiredEntriesInBoundedPasses() {
         List<PendingHook> batch = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
