@@ -75,6 +75,7 @@ final class TickingClock implements Clock {
     private static void publish() {
         for (;;) {
             LockSupport.parkNanos(periodNanos);
+            Thread.interrupted(); // an interrupt (nobody's business here) would make every park return at once
             long t = System.nanoTime();
             if (t - now > 0) {
                 now = t;

@@ -80,6 +80,25 @@ class TickingClockTest {
         assertThat(coarse).hasToString("Clock.ticking(PT0.5S)");
     }
 
+    /** An interrupt left set would make every park return at once: the publisher would spin a core. */
+    @Test
+    void anInterruptedPublisherClearsTheInterruptAndKeepsPublishing() throws InterruptedException {
+        Clock clock = Clock.ticking(Duration.ofMillis(1));
+        Thread publisher = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals(TickingClock.THREAD_NAME)).findFirst().orElseThrow();
+        publisher.interrupt();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (publisher.isInterrupted() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertThat(publisher.isInterrupted()).isFalse();
+        long before = clock.nanoTime();
+        while (clock.nanoTime() == before && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertThat(clock.nanoTime()).isGreaterThan(before);
+    }
+
     @Test
     void theSystemClockStaysTheDefault() {
         Clock.ticking(Duration.ofMillis(1));
