@@ -33,6 +33,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * </ul>
  * Run with {@code -jvmArgs -Dorg.sluice.shm.unsafe=false} (or {@code true}) to measure
  * the other access way; the default is printed by {@code MappedWords.RAW}.
+ *
+ * <p>Lives in {@code org.sluice.shm}, not under {@code org.sluice.bench}, because
+ * {@link MappedWords}, {@link SlotTable} and the arena's carving are package-private.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
+import org.sluice.core.Clock;
 import org.sluice.shm.SharedArena;
 import org.sluice.shm.SharedGcraTable;
 import org.sluice.shm.SharedRate;
@@ -35,6 +36,9 @@ import org.sluice.shm.SharedRate;
  *       the {@code distinctKeys} workload.</li>
  *   <li>{@code distinctByteKeys}, {@code hotByteKey}: the same with the keys' UTF-8
  *       bytes ({@code allow(byte[])}; the same buckets, the cheaper byte hash).</li>
+ *   <li>{@code distinctByteKeysTicking}, {@code hotByteKeyTicking}: the byte-key cases on
+ *       limiters given the opt-in coarse clock ({@code Clock.ticking(1 ms)}), which
+ *       replaces the {@code System.nanoTime()} call by one volatile read.</li>
  *   <li>{@code nanoTime}: the clock read every check includes, for scale.</li>
  * </ul>
  * The {@code 2t} variants run the same with two threads.
@@ -51,6 +55,8 @@ public class SharedRateBench {
         SharedArena arena;
         SharedRate wide;
         SharedRate hot;
+        SharedRate wideTicking;
+        SharedRate hotTicking;
         SharedGcraTable tenants;
 
         @Setup(Level.Trial)
@@ -60,6 +66,9 @@ public class SharedRateBench {
             wide = arena.rate("wide", 1_000_000, Duration.ofSeconds(1), 8 * KEYS);
             hot = arena.rate("hot", 1000, Duration.ofSeconds(1), 64);
             tenants = arena.gcraTable("tenants", 8 * KEYS);
+            Clock ticking = Clock.ticking(Duration.ofMillis(1));
+            wideTicking = arena.rate("wide-ticking", 1_000_000, Duration.ofSeconds(1), 8 * KEYS, ticking);
+            hotTicking = arena.rate("hot-ticking", 1000, Duration.ofSeconds(1), 64, ticking);
         }
 
         @TearDown(Level.Trial)
@@ -126,6 +135,18 @@ public class SharedRateBench {
     @Benchmark
     public boolean hotByteKey(Arena a) {
         return a.hot.allow(HOT);
+    }
+
+    /** As {@code distinctByteKeys} on a limiter reading {@code Clock.ticking(1 ms)}. */
+    @Benchmark
+    public boolean distinctByteKeysTicking(Arena a, Keys k) {
+        return a.wideTicking.allow(k.nextBytes());
+    }
+
+    /** As {@code hotByteKey} on a limiter reading {@code Clock.ticking(1 ms)}. */
+    @Benchmark
+    public boolean hotByteKeyTicking(Arena a) {
+        return a.hotTicking.allow(HOT);
     }
 
     @Benchmark
