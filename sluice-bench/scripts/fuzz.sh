@@ -50,8 +50,6 @@ for t in "${targets[@]}"; do
       -Djazzer.internal.arg.1=-max_total_time="$seconds"; then
     failed+=("$simple")
   fi
-  report="$module/target/surefire-reports/$class-output.txt"
-  [ -f "$report" ] && grep -h '^Done [0-9]* runs' "$report" | sed "s/^/fuzz: $simple: /" || true
 done
 
 [ "$ran" -gt 0 ] || { echo "fuzz: no target named ${selected[*]}" >&2; exit 2; }
