@@ -168,7 +168,7 @@ class IngestFuzzTest {
                 }
                 socket.shutdownOutput();
             } catch (SocketTimeoutException slow) {
-                socket.shutdownOutput(); // no answer yet: go on as for any request
+                halfClose(socket); // no answer yet: go on as for any request
             } catch (IOException serverClosedFirst) {
                 // a refusal can close the connection before every byte was written
             }
@@ -185,6 +185,14 @@ class IngestFuzzTest {
             } catch (IOException reset) {
                 return false;
             }
+        }
+    }
+
+    private static void halfClose(Socket socket) {
+        try {
+            socket.shutdownOutput();
+        } catch (IOException alreadyGone) {
+            // the server reset the connection: the read below sees it
         }
     }
 
