@@ -2,8 +2,9 @@
  * Outbound delivery: handing accepted hooks on to HTTP destinations, at least once, paced
  * and retried.
  *
- * <p>Owns what an attempt sends and how its answer is judged: the Standard Webhooks
- * signature of an outbound request ({@link org.sluice.edge.delivery.WebhookSigner}), the
+ * <p>Owns what an attempt sends and how its answer is judged: the headers of an outbound
+ * request ({@link org.sluice.edge.delivery.OutboundHeaders}) and their Standard Webhooks
+ * signature ({@link org.sluice.edge.delivery.WebhookSigner}), the
  * retry schedule and the verdict on each attempt ({@link org.sluice.edge.delivery.RetryPolicy},
  * {@link org.sluice.edge.delivery.RetryAfter}), and the circuit breaker of one destination
  * ({@link org.sluice.edge.delivery.DestinationBreaker}).
