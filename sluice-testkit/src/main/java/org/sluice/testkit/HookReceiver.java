@@ -75,7 +75,9 @@ import org.sluice.core.Clock;
  *
  * <p>Threads: two Netty event loops do all socket work. The record, the plan and the
  * counters are guarded by one monitor, held only for a few field updates and never across
- * I/O; the await methods wait on that monitor (no polling). This is a fixture, not a server.
+ * I/O; the await methods wait on that monitor (no polling). Stop, restart and close take a
+ * second monitor that the event loops never touch, so binding (which needs an event loop)
+ * cannot wait on a loop that waits on it. This is a fixture, not a server.
  */
 public final class HookReceiver implements AutoCloseable {
 
@@ -86,6 +88,8 @@ public final class HookReceiver implements AutoCloseable {
     private final ChannelGroup connections;
     private final AtomicLong connectionIds = new AtomicLong();
     private final Object lock = new Object();
+    /** Serializes stop, restart and close; never taken on an event loop (binding needs one). */
+    private final Object lifecycle = new Object();
     private final int port;
 
     // guarded by lock
@@ -94,6 +98,8 @@ public final class HookReceiver implements AutoCloseable {
     private Answer defaultAnswer = Answer.status(200);
     private int inFlight;
     private int maxInFlight;
+
+    // guarded by lifecycle
     private Channel listener;
     private boolean closed;
 
@@ -101,13 +107,17 @@ public final class HookReceiver implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("hook-receiver", GlobalEventExecutor.INSTANCE);
+        Channel first;
         try {
-            this.listener = bind(0);
+            first = bind(0);
         } catch (RuntimeException e) {
             loops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
         }
-        this.port = ((InetSocketAddress) listener.localAddress()).getPort();
+        this.port = ((InetSocketAddress) first.localAddress()).getPort();
+        synchronized (lifecycle) {
+            this.listener = first;
+        }
     }
 
     /** A receiver on a free loopback port, stamping arrivals with {@link System#nanoTime()}. */
@@ -226,20 +236,18 @@ public final class HookReceiver implements AutoCloseable {
 
     /** Closes the listener and every open connection; requests then find the port refusing. */
     public void stop() {
-        Channel l;
-        synchronized (lock) {
-            l = listener;
-            listener = null;
+        synchronized (lifecycle) {
+            if (listener != null) {
+                listener.close().syncUninterruptibly();
+                listener = null;
+            }
+            connections.close().syncUninterruptibly();
         }
-        if (l != null) {
-            l.close().syncUninterruptibly();
-        }
-        connections.close().syncUninterruptibly();
     }
 
     /** Listens again on the same port after {@link #stop()}; a no-op while running. */
     public void restart() {
-        synchronized (lock) {
+        synchronized (lifecycle) {
             if (closed) {
                 throw new IllegalStateException("the receiver is closed");
             }
@@ -251,17 +259,20 @@ public final class HookReceiver implements AutoCloseable {
     }
 
     public boolean isRunning() {
-        synchronized (lock) {
+        synchronized (lifecycle) {
             return listener != null;
         }
     }
 
     @Override
     public void close() {
-        synchronized (lock) {
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
             closed = true;
+            stop();
         }
-        stop();
         loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
