@@ -176,6 +176,24 @@ class HookReceiverTest {
     }
 
     @Test
+    void countsEveryRequestOfAConcurrentCrowdExactly() throws Exception {
+        receiver.defaultAnswer(Answer.status(204).withDelay(Duration.ofMillis(20)));
+        int threads = 8;
+        int each = 10;
+        Together.run(threads, t -> {
+            HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(WAIT).build();
+            for (int i = 0; i < each; i++) {
+                assertThat(own.send(post("/c", t + ":" + i), HttpResponse.BodyHandlers.discarding()).statusCode())
+                        .isEqualTo(204);
+            }
+        });
+        assertThat(receiver.requestCount()).isEqualTo(threads * each);
+        assertThat(receiver.received()).extracting(Received::bodyText).doesNotHaveDuplicates();
+        assertThat(receiver.inFlight()).isZero();
+        assertThat(receiver.maxInFlight()).isBetween(1, threads);
+    }
+
+    @Test
     void awaitRequestsFailsNamingWhatArrived() {
         assertThatThrownBy(() -> receiver.awaitRequests(1, Duration.ofMillis(50)))
                 .isInstanceOf(AssertionError.class).hasMessageContaining("expected 1 requests").hasMessageContaining("got 0");

@@ -124,6 +124,39 @@ class RetryPolicyTest {
     }
 
     @Test
+    void withTheDefaultsAnAlwaysFailingDeliveryDiesOfMaxAttemptsAfterAFixedSchedule() {
+        for (FixedRandom random : List.of(FixedRandom.LOWEST, FixedRandom.HIGHEST)) {
+            long age = 0;
+            int attempt = 1;
+            Decision d;
+            while ((d = DEFAULTS.decide(attempt, answered(500), age, random)) instanceof Decision.Retry r) {
+                age += r.delayMillis();
+                attempt++;
+            }
+            assertThat(d).isEqualTo(new Decision.Dead(DeadReason.MAX_ATTEMPTS));
+            assertThat(attempt).isEqualTo(20);
+            // tops: 1 + 2 + ... + 2048 s (12 waits) + 7 waits of 3600 s; the lowest draws are half of each
+            assertThat(age).isEqualTo(random == FixedRandom.HIGHEST ? 29_295_000L : 14_647_500L);
+        }
+    }
+
+    @Test
+    void aShortMaxAgeEndsTheScheduleFirst() {
+        RetryPolicy p = RetryPolicy.of(APP, 1_000, 3_600_000, 20, 600, List.of());
+        long age = 0;
+        int attempt = 1;
+        Decision d;
+        while ((d = p.decide(attempt, failed(Failure.TIMEOUT), age, FixedRandom.HIGHEST)) instanceof Decision.Retry r) {
+            age += r.delayMillis();
+            attempt++;
+        }
+        assertThat(d).isEqualTo(new Decision.Dead(DeadReason.MAX_AGE));
+        // waits of 1, 2, ... 256 s sum to 511 s; the next (512 s) would end past 600 s
+        assertThat(attempt).isEqualTo(10);
+        assertThat(age).isEqualTo(511_000L);
+    }
+
+    @Test
     void attemptsMayStartOnlyBeforeMaxAge() {
         assertThat(DEFAULTS.maxAgeMillis()).isEqualTo(259_200_000L);
         assertThat(DEFAULTS.expired(259_199_999L)).isFalse();
