@@ -1,0 +1,21 @@
+package org.sluice.edge.delivery;
+
+/** Why a delivery stopped being retried. {@link #code()} is the word stored and shown. */
+public enum DeadReason {
+    /** The destination answered with one of its {@code permanent_statuses}. */
+    PERMANENT_STATUS("permanent_status"),
+    /** {@code retry.max_attempts} attempts failed. */
+    MAX_ATTEMPTS("max_attempts"),
+    /** {@code retry.max_age_seconds} passed since the hook was received. */
+    MAX_AGE("max_age");
+
+    private final String code;
+
+    DeadReason(String code) {
+        this.code = code;
+    }
+
+    public String code() {
+        return code;
+    }
+}

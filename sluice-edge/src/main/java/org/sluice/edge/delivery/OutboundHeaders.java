@@ -1,0 +1,186 @@
+package org.sluice.edge.delivery;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.sluice.edge.config.ConfigException;
+import org.sluice.edge.store.StoredHook;
+
+/**
+ * The headers of every attempt to one destination, in this order:
+ * <ol>
+ *   <li>{@code webhook-id}: the hook's id, the same on every attempt;</li>
+ *   <li>{@code webhook-timestamp}: epoch seconds of this attempt;</li>
+ *   <li>{@code webhook-signature} when the destination signs ({@link WebhookSigner});</li>
+ *   <li>{@code sluice-tenant}, {@code sluice-source}, {@code sluice-attempt} (from 1),
+ *       {@code user-agent: sluice/<version>};</li>
+ *   <li>the destination's {@code forward_headers}, copied from the received request when
+ *       it had them (a value holding CR, LF or NUL is dropped, never sent);</li>
+ *   <li>the destination's configured {@code headers}; one with the name of a forwarded
+ *       header replaces it.</li>
+ * </ol>
+ * Names are sent lower-case. Neither list may name a header Sluice sets itself or one that
+ * frames the message ({@link #RESERVED}); that is a configuration error naming the key path.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class OutboundHeaders {
+
+    public static final String WEBHOOK_ID = "webhook-id";
+    public static final String WEBHOOK_TIMESTAMP = "webhook-timestamp";
+    public static final String WEBHOOK_SIGNATURE = "webhook-signature";
+    public static final String SLUICE_TENANT = "sluice-tenant";
+    public static final String SLUICE_SOURCE = "sluice-source";
+    public static final String SLUICE_ATTEMPT = "sluice-attempt";
+    public static final String USER_AGENT = "user-agent";
+
+    /** Names that configuration may neither forward nor set. */
+    public static final Set<String> RESERVED = Set.of(WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE,
+            SLUICE_TENANT, SLUICE_SOURCE, SLUICE_ATTEMPT, USER_AGENT,
+            "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer",
+            "upgrade", "proxy-connection", "expect");
+
+    private final List<String> forward;
+    private final Map<String, String> configured;
+    private final WebhookSigner signer;
+    private final String userAgent;
+
+    private OutboundHeaders(List<String> forward, Map<String, String> configured, WebhookSigner signer, String version) {
+        this.forward = forward;
+        this.configured = configured;
+        this.signer = signer;
+        this.userAgent = "sluice/" + version;
+    }
+
+    /**
+     * The headers of the destination configured at {@code destinationPath}.
+     *
+     * @param forwardHeaders names from {@code forward_headers}
+     * @param headers        the configured {@code headers}, name to value, in file order
+     * @param signer         the destination's signer, or null when it does not sign
+     * @param version        Sluice's version, for {@code user-agent}
+     * @throws ConfigException listing every bad name or value, each naming its key path
+     */
+    public static OutboundHeaders of(String destinationPath, List<String> forwardHeaders, Map<String, String> headers,
+                                     WebhookSigner signer, String version) {
+        List<String> problems = new ArrayList<>();
+        List<String> forward = new ArrayList<>();
+        for (int i = 0; i < forwardHeaders.size(); i++) {
+            String name = forwardHeaders.get(i);
+            String at = destinationPath + ".forward_headers[" + i + "]";
+            if (checkName(at, name, problems)) {
+                String lower = name.toLowerCase(Locale.ROOT);
+                if (!forward.contains(lower)) {
+                    forward.add(lower);
+                }
+            }
+        }
+        Map<String, String> configured = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : headers.entrySet()) {
+            String at = destinationPath + ".headers." + e.getKey();
+            boolean ok = checkName(at, e.getKey(), problems);
+            String value = e.getValue();
+            if (value == null) {
+                problems.add(at + " must be a header value, got nothing");
+                ok = false;
+            } else if (!isFieldValue(value)) {
+                // the value is not printed: configured headers often carry credentials
+                problems.add(at + " must be a header value without control characters, got a " + value.length()
+                        + "-character value with one (values are not printed: they may be secrets)");
+                ok = false;
+            }
+            if (ok && configured.put(e.getKey().toLowerCase(Locale.ROOT), value.strip()) != null) {
+                problems.add(at + " names a header already set under another spelling of " + quote(e.getKey()));
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return new OutboundHeaders(List.copyOf(forward), configured, signer, version);
+    }
+
+    /**
+     * The headers of attempt {@code attempt} (from 1) of {@code hook}, started at
+     * {@code attemptEpochSeconds}, as (lower-case name, value) pairs in sending order.
+     */
+    public List<Map.Entry<String, String>> forAttempt(StoredHook hook, int attempt, long attemptEpochSeconds) {
+        if (attempt < 1) {
+            throw new IllegalArgumentException("attempts count from 1, got " + attempt);
+        }
+        List<Map.Entry<String, String>> out = new ArrayList<>();
+        out.add(Map.entry(WEBHOOK_ID, hook.id()));
+        out.add(Map.entry(WEBHOOK_TIMESTAMP, Long.toString(attemptEpochSeconds)));
+        if (signer != null) {
+            out.add(Map.entry(WEBHOOK_SIGNATURE, signer.signature(hook.id(), attemptEpochSeconds, hook.body())));
+        }
+        out.add(Map.entry(SLUICE_TENANT, hook.tenant()));
+        out.add(Map.entry(SLUICE_SOURCE, hook.source()));
+        out.add(Map.entry(SLUICE_ATTEMPT, Integer.toString(attempt)));
+        out.add(Map.entry(USER_AGENT, userAgent));
+        if (!forward.isEmpty()) {
+            for (Map.Entry<String, String> h : hook.headers().entrySet()) {
+                String name = h.getKey().toLowerCase(Locale.ROOT);
+                if (forward.contains(name) && !configured.containsKey(name) && isFieldValue(h.getValue())) {
+                    out.add(Map.entry(name, h.getValue()));
+                }
+            }
+        }
+        configured.forEach((name, value) -> out.add(Map.entry(name, value)));
+        return out;
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    private static boolean checkName(String at, String name, List<String> problems) {
+        if (name == null || name.isEmpty() || !isToken(name)) {
+            problems.add(at + " must be a header name (letters, digits and !#$%&'*+-.^_`|~), got "
+                    + (name == null ? "nothing" : quote(name)));
+            return false;
+        }
+        if (RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
+            problems.add(at + " must not name a header that Sluice sets itself or that frames the request, got "
+                    + quote(name));
+            return false;
+        }
+        return true;
+    }
+
+    private static boolean isToken(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** No control character but horizontal tab: in particular no CR, LF or NUL. */
+    private static boolean isFieldValue(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String quote(String s) {
+        StringBuilder out = new StringBuilder("\"");
+        for (int i = 0; i < s.length() && i < 64; i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append(s.length() > 64 ? "...\"" : "\"").toString();
+    }
+}

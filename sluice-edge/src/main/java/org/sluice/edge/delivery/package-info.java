@@ -1,0 +1,20 @@
+/**
+ * Outbound delivery: handing accepted hooks on to HTTP destinations, at least once, paced
+ * and retried.
+ *
+ * <p>Owns what an attempt sends and how its answer is judged: the headers of an outbound
+ * request ({@link org.sluice.edge.delivery.OutboundHeaders}) and their Standard Webhooks
+ * signature ({@link org.sluice.edge.delivery.WebhookSigner}), the
+ * retry schedule and the verdict on each attempt ({@link org.sluice.edge.delivery.RetryPolicy},
+ * {@link org.sluice.edge.delivery.RetryAfter}), and the circuit breaker of one destination
+ * ({@link org.sluice.edge.delivery.DestinationBreaker}).
+ *
+ * <p>May use {@code sluice-core} (clock, limiters) and {@code org.sluice.edge.store} (the
+ * delivery rows), plus {@link org.sluice.edge.config.ConfigException} as the one type for
+ * bad configuration. Nothing here knows about the ingest HTTP server, intake or the admin
+ * API; they may call in, not the other way round.
+ *
+ * <p>Status: these are building blocks, not yet wired into the server (see
+ * {@code docs/delivery.md}).
+ */
+package org.sluice.edge.delivery;
