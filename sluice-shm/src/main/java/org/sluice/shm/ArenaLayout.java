@@ -9,7 +9,8 @@ package org.sluice.shm;
  *         |   0 magic "SLUICEAR"     8 layout version (int)             |
  *         |  12 directory entries    16 boot id (16 bytes)              |
  *         |  32 file size            40 top: next free byte             |
- *         |  48 hash seed            56 created, unix millis            |
+ *         |  48 (unused; layout 1's hash seed)                         |
+ *         |  56 created, unix millis  64 hash key k0   72 hash key k1    |
  *  4096   +-------------------------------------------------------------+
  *         | carve directory: 64 entries x 128 bytes                     |
  *         |   0 state (READY when complete)   8 kind (int)  12 slots    |
@@ -35,7 +36,12 @@ final class ArenaLayout {
 
     /** "SLUICEAR" read as a little-endian long. */
     static final long MAGIC = 0x524145434955_4C53L;
-    static final int LAYOUT_VERSION = 1;
+    /**
+     * 2: the key hash is SipHash-1-3 under the 128-bit key at {@link #HASH_KEY_AT}
+     * (1: a seeded MurmurHash3-style mix, seed at 48). Buckets of one version are at other
+     * slots in the other, so the two never share a file.
+     */
+    static final int LAYOUT_VERSION = 2;
 
     static final int MAGIC_AT = 0;
     static final int VERSION_AT = 8;
@@ -43,8 +49,9 @@ final class ArenaLayout {
     static final int BOOT_ID_AT = 16;
     static final int FILE_SIZE_AT = 32;
     static final int TOP_AT = 40;
-    static final int SEED_AT = 48;
     static final int CREATED_AT = 56;
+    /** The key hash's secret key: k0 then k1, two little-endian longs. */
+    static final int HASH_KEY_AT = 64;
 
     static final int DIRECTORY_AT = 4096;
     static final int ENTRIES = 64;

@@ -12,10 +12,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.UUID;
@@ -36,8 +33,10 @@ import org.sluice.core.Clock;
  * <h2>Where the file lives</h2>
  * By default in {@code /dev/shm} ({@link #DEFAULT_DIRECTORY}), a tmpfs: the pages are
  * memory, never written to disk, shared by every process that maps the file, and gone
- * at reboot. Any path works (a file on disk is paged out by the kernel as it likes);
- * the file's permissions decide who may share the limits.
+ * at reboot. Any path works (a file on disk is paged out by the kernel as it likes).
+ * The file is made owner-only (0600), or 0660 with a group ({@link #create(Path, long,
+ * String)}), never through a symbolic link, and a file another user could have planted
+ * or can read is refused ({@link ArenaFile}): its header holds the key hash's secret key.
  *
  * <h2>Create, attach, and what is trusted</h2>
  * {@link #create} makes and initialises the file, or attaches when it already holds an
@@ -83,7 +82,7 @@ public final class SharedArena implements AutoCloseable {
     private final FileChannel channel;
     private final MappedByteBuffer map;
     private final long size;
-    private final long seed;
+    private final KeyHash keyHash;
     private volatile boolean closed;
 
     private SharedArena(Path file, FileChannel channel, MappedByteBuffer map, long size) {
@@ -91,7 +90,7 @@ public final class SharedArena implements AutoCloseable {
         this.channel = channel;
         this.map = map;
         this.size = size;
-        this.seed = map.getLong(SEED_AT);
+        this.keyHash = new KeyHash(map.getLong(HASH_KEY_AT), map.getLong(HASH_KEY_AT + 8));
     }
 
     /** {@code DEFAULT_DIRECTORY/name}, or the same name under {@code java.io.tmpdir} where there is no {@code /dev/shm}. */
@@ -103,34 +102,56 @@ public final class SharedArena implements AutoCloseable {
     /**
      * Creates an arena of {@code sizeBytes} (rounded up to 4 KiB, at least 64 KiB, at
      * most 2 GiB - 4 KiB) at {@code file}, or attaches when the file already holds one.
+     * A new file is readable and writable by its owner only (0600); an existing one must
+     * pass the checks of {@link #attach(Path)}.
      */
     public static SharedArena create(Path file, long sizeBytes) {
-        if (sizeBytes < MIN_SIZE || sizeBytes > MAX_SIZE) {
-            throw new IllegalArgumentException("sizeBytes must be between " + MIN_SIZE + " and " + MAX_SIZE + ", got " + sizeBytes);
-        }
-        return open(file, (sizeBytes + PAGE - 1) & ~(long) (PAGE - 1), true, bootId(), null);
-    }
-
-    /** Attaches to the arena at {@code file}; refuses a missing file or one that holds no arena of this layout version. */
-    public static SharedArena attach(Path file) {
-        return open(file, 0, false, bootId(), null);
+        return create(file, sizeBytes, null);
     }
 
     /**
-     * Opens under the file lock. {@code bootId} and {@code seed} (null: random) are
-     * parameters so that tests can play a previous boot and fix the hash seed.
+     * As {@link #create(Path, long)}, sharing the file with the members of {@code group}
+     * (null: owner only): a new file is given that group and mode 0660, and an existing
+     * file of that group is accepted from another owner (see {@link #attach(Path, String)}).
+     * The process must be allowed to give its files that group (be a member of it).
      */
-    static SharedArena open(Path file, long sizeBytes, boolean create, UUID bootId, Long seed) {
-        FileChannel channel;
-        try {
-            channel = create
-                    ? FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)
-                    : FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        } catch (NoSuchFileException e) {
-            throw new IllegalStateException("no shared arena at " + file + ": the file does not exist (SharedArena.create makes one)", e);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open shared arena file " + file, e);
+    public static SharedArena create(Path file, long sizeBytes, String group) {
+        if (sizeBytes < MIN_SIZE || sizeBytes > MAX_SIZE) {
+            throw new IllegalArgumentException("sizeBytes must be between " + MIN_SIZE + " and " + MAX_SIZE + ", got " + sizeBytes);
         }
+        return open(file, (sizeBytes + PAGE - 1) & ~(long) (PAGE - 1), true, group, bootId(), null);
+    }
+
+    /**
+     * Attaches to the arena at {@code file}; refuses a missing file or one that holds no
+     * arena of this layout version, and refuses to trust a file that another local user
+     * could have planted or can read: a symbolic link, anything but a regular file, a file
+     * owned by another user, or one that grants any permission to others or to its group
+     * (its header holds the secret hash key). The message names the path, owner and mode.
+     */
+    public static SharedArena attach(Path file) {
+        return attach(file, null);
+    }
+
+    /**
+     * As {@link #attach(Path)}, also trusting a file whose group is {@code group} (null:
+     * none): group permissions are then allowed, and so is another owner, since every
+     * member of the group can write the file anyway. Others still get nothing.
+     */
+    public static SharedArena attach(Path file, String group) {
+        return open(file, 0, false, group, bootId(), null);
+    }
+
+    /**
+     * Opens under the file lock. {@code bootId} and {@code hashKey} (null: random) are
+     * parameters so that tests can play a previous boot and fix the hash key.
+     */
+    static SharedArena open(Path file, long sizeBytes, boolean create, UUID bootId, KeyHash hashKey) {
+        return open(file, sizeBytes, create, null, bootId, hashKey);
+    }
+
+    static SharedArena open(Path file, long sizeBytes, boolean create, String group, UUID bootId, KeyHash hashKey) {
+        FileChannel channel = ArenaFile.open(file, create, group);
         boolean ok = false;
         STRUCTURE.lock();
         try (FileLock lock = lock(file, channel)) {
@@ -144,7 +165,7 @@ public final class SharedArena implements AutoCloseable {
                 map = map(channel, size);
                 check(file, map, size);
                 if (!Arrays.equals(bootIdBytes(bootId), bootIdOf(map))) {
-                    initialise(map, size, bootId, seed); // a previous boot's clock readings mean nothing now
+                    initialise(map, size, bootId, hashKey); // a previous boot's clock readings mean nothing now
                 }
             } else if (existing != 0 && !(magic == 0 && existing >= MIN_SIZE
                     && (head.getInt(VERSION_AT) == 0 || head.getInt(VERSION_AT) == LAYOUT_VERSION))) {
@@ -161,7 +182,7 @@ public final class SharedArena implements AutoCloseable {
                     channel.write(ByteBuffer.allocate(1), size - 1); // tmpfs and most file systems: sparse zeros
                 }
                 map = map(channel, size);
-                initialise(map, size, bootId, seed);
+                initialise(map, size, bootId, hashKey);
             }
             ok = true;
             return new SharedArena(file, channel, map, size);
@@ -231,7 +252,7 @@ public final class SharedArena implements AutoCloseable {
         }
     }
 
-    private static void initialise(MappedByteBuffer map, long size, UUID bootId, Long seed) {
+    private static void initialise(MappedByteBuffer map, long size, UUID bootId, KeyHash hashKey) {
         LONGS.setVolatile(map, MAGIC_AT, 0L); // until the header is whole again
         zero(map, 8, FIRST_CARVE_AT - 8);
         map.putInt(VERSION_AT, LAYOUT_VERSION);
@@ -239,7 +260,9 @@ public final class SharedArena implements AutoCloseable {
         map.put(BOOT_ID_AT, bootIdBytes(bootId));
         map.putLong(FILE_SIZE_AT, size);
         map.putLong(TOP_AT, FIRST_CARVE_AT);
-        map.putLong(SEED_AT, seed != null ? seed : new SecureRandom().nextLong());
+        KeyHash key = hashKey != null ? hashKey : KeyHash.random();
+        map.putLong(HASH_KEY_AT, key.k0());
+        map.putLong(HASH_KEY_AT + 8, key.k1());
         map.putLong(CREATED_AT, System.currentTimeMillis());
         LONGS.setVolatile(map, MAGIC_AT, MAGIC);
     }
@@ -292,7 +315,7 @@ public final class SharedArena implements AutoCloseable {
         SharedRate.Policy policy = SharedRate.Policy.of(limit, window);
         int rounded = SlotTable.roundSlots("slots", slots);
         int offset = carve(name, KIND_RATE, policy.limit(), policy.windowNanos(), rounded);
-        return new SharedRate(name, policy, new SlotTable(map, offset, rounded), seed, clock);
+        return new SharedRate(name, policy, new SlotTable(map, offset, rounded), keyHash, clock);
     }
 
     /**
@@ -303,7 +326,7 @@ public final class SharedArena implements AutoCloseable {
     public SharedGcraTable gcraTable(String name, int slots) {
         int rounded = SlotTable.roundSlots("slots", slots);
         int offset = carve(name, KIND_GCRA, 0, 0, rounded);
-        return new SharedGcraTable(name, new SlotTable(map, offset, rounded), seed);
+        return new SharedGcraTable(name, new SlotTable(map, offset, rounded), keyHash);
     }
 
     /** Finds or makes the carve {@code name}; returns its offset. */
@@ -342,7 +365,8 @@ public final class SharedArena implements AutoCloseable {
                                 + "; refusing to answer for " + wanted + " with it (one name is one policy)");
                     }
                     long offset = map.getLong(at + E_OFFSET);
-                    if (offset < FIRST_CARVE_AT || offset + SlotTable.carveBytes(s) > size || (offset & 63) != 0) {
+                    // written so that a hostile offset cannot overflow: offset <= size first, then the room after it
+                    if (offset < FIRST_CARVE_AT || offset > size || SlotTable.carveBytes(s) > size - offset || (offset & 63) != 0) {
                         throw new IllegalStateException("shared arena " + file + " is damaged: carve '" + name + "' at offset " + offset);
                     }
                     return (int) offset;
@@ -353,7 +377,11 @@ public final class SharedArena implements AutoCloseable {
                 }
                 long bytes = (SlotTable.carveBytes(slots) + 63) & ~63L;
                 long top = map.getLong(TOP_AT);
-                if (top + bytes > size) {
+                if (top < FIRST_CARVE_AT || top > size || (top & 63) != 0) {
+                    throw new IllegalStateException("shared arena " + file + " is damaged: its top is " + top
+                            + ", the file is " + size + " bytes");
+                }
+                if (bytes > size - top) {
                     throw new IllegalStateException("shared arena " + file + " has " + (size - top) + " bytes free; "
                             + wanted + " needs " + bytes + " (create the arena with a larger sizeBytes)");
                 }
@@ -427,9 +455,9 @@ public final class SharedArena implements AutoCloseable {
         }
     }
 
-    /** The arena's hash seed (tests use it to find keys that share a group). */
-    long seed() {
-        return seed;
+    /** The arena's key hash (tests use it to find keys that share a group). */
+    KeyHash keyHash() {
+        return keyHash;
     }
 
     ByteBuffer mapping() {

@@ -42,12 +42,12 @@ public final class SharedGcraTable {
 
     private final String name;
     private final SlotTable table;
-    private final long seed;
+    private final KeyHash keyHash;
 
-    SharedGcraTable(String name, SlotTable table, long seed) {
+    SharedGcraTable(String name, SlotTable table, KeyHash keyHash) {
         this.name = name;
         this.table = table;
-        this.seed = seed;
+        this.keyHash = keyHash;
     }
 
     /**
@@ -58,32 +58,32 @@ public final class SharedGcraTable {
      * uncharged and counts {@code contended}.
      */
     public long tryCharge(byte[] key, long incrementNanos, long toleranceNanos, long nowNanos) {
-        return charge(KeyHash.hash(key, seed), incrementNanos, toleranceNanos, nowNanos);
+        return charge(keyHash.hash(key), incrementNanos, toleranceNanos, nowNanos);
     }
 
     /** As {@link #tryCharge(byte[], long, long, long)}, the key taken as UTF-8. */
     public long tryCharge(String key, long incrementNanos, long toleranceNanos, long nowNanos) {
-        return charge(KeyHash.hash(key, seed), incrementNanos, toleranceNanos, nowNanos);
+        return charge(keyHash.hash(key), incrementNanos, toleranceNanos, nowNanos);
     }
 
     /** What {@link #tryCharge} would return now, without charging: 0, or the wait in nanoseconds. */
     public long waitNanos(String key, long incrementNanos, long toleranceNanos, long nowNanos) {
-        return peek(KeyHash.hash(key, seed), incrementNanos, toleranceNanos, nowNanos);
+        return peek(keyHash.hash(key), incrementNanos, toleranceNanos, nowNanos);
     }
 
     /** As {@link #waitNanos(String, long, long, long)}. */
     public long waitNanos(byte[] key, long incrementNanos, long toleranceNanos, long nowNanos) {
-        return peek(KeyHash.hash(key, seed), incrementNanos, toleranceNanos, nowNanos);
+        return peek(keyHash.hash(key), incrementNanos, toleranceNanos, nowNanos);
     }
 
     /** Gives the key's slot back; its bucket reads as full afterwards. */
     public void forget(String key) {
-        table.update(KeyHash.hash(key, seed), SlotTable.OP_FORGET, 0, 0, 0);
+        table.update(keyHash.hash(key), SlotTable.OP_FORGET, 0, 0, 0);
     }
 
     /** As {@link #forget(String)}. */
     public void forget(byte[] key) {
-        table.update(KeyHash.hash(key, seed), SlotTable.OP_FORGET, 0, 0, 0);
+        table.update(keyHash.hash(key), SlotTable.OP_FORGET, 0, 0, 0);
     }
 
     /** Counters; {@code keys} counts buckets in debt at {@code nowNanos} (walks the table). */

@@ -60,17 +60,17 @@ public final class SharedRate {
     private final String name;
     private final Policy policy;
     private final SlotTable table;
-    private final long seed;
+    private final KeyHash keyHash;
     private final Clock clock;
 
-    SharedRate(String name, Policy policy, SlotTable table, long seed, Clock clock) {
+    SharedRate(String name, Policy policy, SlotTable table, KeyHash keyHash, Clock clock) {
         if (clock == null) {
             throw new IllegalArgumentException("clock must not be null");
         }
         this.name = name;
         this.policy = policy;
         this.table = table;
-        this.seed = seed;
+        this.keyHash = keyHash;
         this.clock = clock;
     }
 
@@ -78,12 +78,12 @@ public final class SharedRate {
 
     /** Takes one token; true when the request is within the limit. */
     public boolean allow(String key) {
-        return charge(KeyHash.hash(key, seed), 1);
+        return charge(keyHash.hash(key), 1);
     }
 
     /** Takes one token; true when the request is within the limit. */
     public boolean allow(byte[] key) {
-        return charge(KeyHash.hash(key, seed), 1);
+        return charge(keyHash.hash(key), 1);
     }
 
     /**
@@ -91,12 +91,12 @@ public final class SharedRate {
      * is admitted only into a full bucket and leaves it empty (as in {@code Gcra}).
      */
     public boolean allow(String key, long cost) {
-        return charge(KeyHash.hash(key, seed), cost);
+        return charge(keyHash.hash(key), cost);
     }
 
     /** As {@link #allow(String, long)}. */
     public boolean allow(byte[] key, long cost) {
-        return charge(KeyHash.hash(key, seed), cost);
+        return charge(keyHash.hash(key), cost);
     }
 
     private boolean charge(long hash, long cost) {
@@ -111,12 +111,12 @@ public final class SharedRate {
 
     /** Tokens the key could spend now, fractional, between 0 and {@code limit}. Spends nothing. */
     public double remaining(String key) {
-        return remaining(KeyHash.hash(key, seed));
+        return remaining(keyHash.hash(key));
     }
 
     /** As {@link #remaining(String)}. */
     public double remaining(byte[] key) {
-        return remaining(KeyHash.hash(key, seed));
+        return remaining(keyHash.hash(key));
     }
 
     private double remaining(long hash) {
@@ -127,12 +127,12 @@ public final class SharedRate {
 
     /** Seconds until one more request would be allowed, fractional; 0 when one is allowed now. For a Retry-After header, round up. */
     public double retryAfter(String key) {
-        return retryAfter(KeyHash.hash(key, seed));
+        return retryAfter(keyHash.hash(key));
     }
 
     /** As {@link #retryAfter(String)}. */
     public double retryAfter(byte[] key) {
-        return retryAfter(KeyHash.hash(key, seed));
+        return retryAfter(keyHash.hash(key));
     }
 
     private double retryAfter(long hash) {
@@ -146,22 +146,22 @@ public final class SharedRate {
 
     /** Refills the key's bucket to full. */
     public void reset(String key) {
-        table.update(KeyHash.hash(key, seed), SlotTable.OP_RESET, 0, policy.toleranceMicros(), now());
+        table.update(keyHash.hash(key), SlotTable.OP_RESET, 0, policy.toleranceMicros(), now());
     }
 
     /** As {@link #reset(String)}. */
     public void reset(byte[] key) {
-        table.update(KeyHash.hash(key, seed), SlotTable.OP_RESET, 0, policy.toleranceMicros(), now());
+        table.update(keyHash.hash(key), SlotTable.OP_RESET, 0, policy.toleranceMicros(), now());
     }
 
     /** Gives the key's slot back (its bucket reads as full afterwards). Optional: full buckets are reclaimed on demand. */
     public void forget(String key) {
-        table.update(KeyHash.hash(key, seed), SlotTable.OP_FORGET, 0, policy.toleranceMicros(), now());
+        table.update(keyHash.hash(key), SlotTable.OP_FORGET, 0, policy.toleranceMicros(), now());
     }
 
     /** As {@link #forget(String)}. */
     public void forget(byte[] key) {
-        table.update(KeyHash.hash(key, seed), SlotTable.OP_FORGET, 0, policy.toleranceMicros(), now());
+        table.update(keyHash.hash(key), SlotTable.OP_FORGET, 0, policy.toleranceMicros(), now());
     }
 
     /** Counters shared by every process using this carve, and the number of live keys (walks the table). */
@@ -189,7 +189,7 @@ public final class SharedRate {
     }
 
     long hash(String key) {
-        return KeyHash.hash(key, seed);
+        return keyHash.hash(key);
     }
 
     @Override

@@ -52,7 +52,8 @@ import org.sluice.core.Gcra;
  *       victim later starts full, so it gets more requests than it should, never fewer.</li>
  *   <li>Two fingerprints can collide (two keys whose hashes share group and the top 24
  *       bits, probability about 4 / 2^24 per lookup in a full group): the two keys then
- *       share one bucket until it is full again. The hash seed is random per arena.</li>
+ *       share one bucket until it is full again. The hash is keyed (SipHash under a
+ *       random key per arena, see {@link KeyHash}), so a sender cannot choose such keys.</li>
  *   <li>Two processes inserting the same new key at the same instant pick the same
  *       word (the first reclaimable one in probe order) unless a neighbour's bucket turns
  *       full between their two reads; then the key can briefly own two words, and gets

@@ -19,7 +19,8 @@ class EvictionTest {
 
     @BeforeEach
     void open() {
-        arena = SharedArena.open(files.fresh(), 1 << 20, true, SharedArena.bootId(), 0x5eedL); // fixed seed: fixed collisions
+        arena = SharedArena.open(files.fresh(), 1 << 20, true, SharedArena.bootId(),
+                new KeyHash(0x5eedL, 0x5eedL)); // a fixed key: fixed collisions
     }
 
     @AfterEach

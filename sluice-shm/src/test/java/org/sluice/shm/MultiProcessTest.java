@@ -305,11 +305,11 @@ class MultiProcessTest {
     }
 
     /**
-     * An arena file whose random hash seed gives each of the keys {@code key-0 ..} a word of
+     * An arena file whose random hash key gives each of the keys {@code key-0 ..} a word of
      * its own in a {@code hammer} carve: no group of four words is asked to hold five keys
      * (the fifth would take over a live bucket, by design) and no two keys of one group share
      * a fingerprint (they would share a bucket). Either happens for about one seed in a
-     * hundred with 300 keys in 4096 slots; such a seed is thrown away for a new arena.
+     * hundred with 300 keys in 4096 slots; such a key is thrown away for a new arena.
      */
     private Path arenaWhereEveryKeyFits(int keys, long limit, long windowMillis, int slots) throws Exception {
         for (int attempt = 0; attempt < 100; attempt++) {
@@ -328,7 +328,7 @@ class MultiProcessTest {
                 }
             }
         }
-        throw new AssertionError("no seed in 100 gave every key a word of its own");
+        throw new AssertionError("no hash key in 100 gave every key a word of its own");
     }
 
     private SharedRate.Stats stats(long limit, long windowMillis, int slots) {

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -81,17 +82,17 @@ class SharedArenaTest {
     void attachRefusesAnotherLayoutVersion() throws Exception {
         Path file = files.fresh();
         SharedArena.create(file, 1 << 20).close();
-        writeInt(file, ArenaLayout.VERSION_AT, 2);
+        writeInt(file, ArenaLayout.VERSION_AT, 3);
         assertThatThrownBy(() -> SharedArena.attach(file))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("has layout version 2; this library reads layout version 1");
-        assertThatThrownBy(() -> SharedArena.create(file, 1 << 20)).hasMessageContaining("layout version 2");
+                .hasMessageContaining("has layout version 3; this library reads layout version 2");
+        assertThatThrownBy(() -> SharedArena.create(file, 1 << 20)).hasMessageContaining("layout version 3");
     }
 
     @Test
     void refusesAFileThatIsNotAnArena() throws Exception {
         Path file = files.fresh();
-        Files.write(file, new byte[ArenaLayout.FIRST_CARVE_AT * 2]);
+        ownerOnly(Files.write(file, new byte[ArenaLayout.FIRST_CARVE_AT * 2]));
         writeInt(file, 0, 0x7f454c46);
         assertThatThrownBy(() -> SharedArena.attach(file)).hasMessageContaining("not a sluice arena");
         assertThatThrownBy(() -> SharedArena.create(file, 1 << 20)).hasMessageContaining("not a sluice arena");
@@ -100,7 +101,7 @@ class SharedArenaTest {
     @Test
     void createLeavesSomeoneElsesSmallFileAlone() throws Exception {
         Path file = files.fresh();
-        Files.writeString(file, "notes\n");
+        ownerOnly(Files.writeString(file, "notes\n"));
         assertThatThrownBy(() -> SharedArena.create(file, 1 << 20))
                 .hasMessageContaining("not a sluice arena").hasMessageContaining("(6 bytes)").hasMessageContaining("left untouched");
         assertThat(Files.readString(file)).isEqualTo("notes\n");
@@ -109,7 +110,7 @@ class SharedArenaTest {
     @Test
     void attachRefusesAnUninitialisedFileWhichCreateInitialises() throws Exception {
         Path file = files.fresh();
-        Files.write(file, new byte[1 << 16]); // a creator that died before writing the magic
+        ownerOnly(Files.write(file, new byte[1 << 16])); // a creator that died before writing the magic
         assertThatThrownBy(() -> SharedArena.attach(file)).hasMessageContaining("never initialised");
         try (SharedArena a = SharedArena.create(file, 1 << 20)) {
             assertThat(a.sizeBytes()).isEqualTo(1 << 20);
@@ -216,6 +217,11 @@ class SharedArenaTest {
         a.close();
         assertThatThrownBy(() -> a.rate("api", 2, Duration.ofSeconds(1), 8)).hasMessageContaining("is closed");
         assertThat(r.allow("k")).isTrue();
+    }
+
+    /** A file as this process's own arena would be: 0600 (the checks refuse anything wider). */
+    private static Path ownerOnly(Path file) throws Exception {
+        return Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
     }
 
     private static void writeInt(Path file, int at, int value) throws Exception {

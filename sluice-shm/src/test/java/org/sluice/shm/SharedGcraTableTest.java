@@ -114,7 +114,7 @@ class SharedGcraTableTest {
         // the same carve read both ways: a SharedRate and a GCRA table agree on one key's bucket
         SharedRate r = arena.rate("both", 4, java.time.Duration.ofSeconds(4), 8, () -> t0);
         r.allow("k", 3);
-        SharedGcraTable view = new SharedGcraTable("both", r.table(), arena.seed());
+        SharedGcraTable view = new SharedGcraTable("both", r.table(), arena.keyHash());
         assertThat(view.waitNanos("k", 1000 * MS, 4000 * MS, t0)).isZero();
         assertThat(view.waitNanos("k", 2000 * MS, 4000 * MS, t0)).isEqualTo(1000 * MS);
     }

@@ -195,7 +195,7 @@ class SharedRateTest {
     void failsOpenVisiblyWhenRetriesRunOut() {
         int offset = arena.carve("open", ArenaLayout.KIND_RATE, 5, Duration.ofSeconds(10).toNanos(), 8);
         SharedRate.Policy policy = SharedRate.Policy.of(5, Duration.ofSeconds(10));
-        SharedRate giveUp = new SharedRate("open", policy, new SlotTable(arena.mapping(), offset, 8, 0), arena.seed(), clock);
+        SharedRate giveUp = new SharedRate("open", policy, new SlotTable(arena.mapping(), offset, 8, 0), arena.keyHash(), clock);
         SharedRate normal = arena.rate("open", 5, Duration.ofSeconds(10), 8, clock);
         normal.allow("k", 5);
         assertThat(normal.allow("k")).isFalse();

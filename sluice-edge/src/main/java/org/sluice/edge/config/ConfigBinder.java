@@ -29,7 +29,7 @@ final class ConfigBinder {
             "max_connections_per_ip");
     static final List<String> TLS = List.of("cert_file", "key_file");
     static final List<String> RATE_LIMITS = List.of("scope", "shadow", "per_ip", "node", "sources", "default",
-            "tenants", "host_arena");
+            "tenants", "host_arena", "host_arena_group");
     static final List<String> RATE_LIMITS_SOURCES = List.of("default");
     static final List<String> SOURCE_DEFAULT = List.of("bytes_per_second");
     static final List<String> INTAKE = List.of("partitions", "max_batch", "max_delay_ms", "max_queue",
@@ -45,6 +45,7 @@ final class ConfigBinder {
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
     private static final Pattern PREFIX_SEGMENT = Pattern.compile("[A-Za-z0-9._~-]+");
     private static final Pattern TOKEN_CHARS = Pattern.compile("[\\x21-\\x7e]+");
+    private static final Pattern GROUP_NAME = Pattern.compile("[A-Za-z0-9_.][A-Za-z0-9_.-]{0,31}");
 
     private final Problems problems;
 
@@ -240,7 +241,9 @@ final class ConfigBinder {
                     .ifPresent(l -> tenants.put(e.getKey(), l));
         }
         Path hostArena = path(s, "host_arena", RateLimitsConfig.defaultHostArena(node.id()));
-        return new RateLimitsConfig(scope, shadow, perIp, nodeLimit, sourceBytes, defaultLimit, tenants, hostArena);
+        Optional<String> hostArenaGroup = groupName(s, "host_arena_group");
+        return new RateLimitsConfig(scope, shadow, perIp, nodeLimit, sourceBytes, defaultLimit, tenants, hostArena,
+                hostArenaGroup);
     }
 
     // ------------------------------------------------------------------ intake, dedupe
@@ -341,6 +344,23 @@ final class ConfigBinder {
                     + e.getMessage() + "), got " + Values.render(s.raw(key)));
             return def;
         }
+    }
+
+    /** A POSIX group name (portable characters, as useradd accepts them); whether it exists is checked when the file is made. */
+    private static Optional<String> groupName(Section s, String key) {
+        if (!s.has(key)) {
+            return Optional.empty();
+        }
+        String text = s.string(key, null);
+        if (text == null) {
+            return Optional.empty();
+        }
+        if (!GROUP_NAME.matcher(text).matches()) {
+            s.problem(s.pathOf(key) + " must be a group name (1 to 32 characters from A-Z a-z 0-9 _ . -, not starting"
+                    + " with -), got " + Values.render(s.raw(key)));
+            return Optional.empty();
+        }
+        return Optional.of(text);
     }
 
     private Path path(Section s, String key, Path def) {

@@ -27,6 +27,9 @@ import org.sluice.core.Limit;
  * @param hostArena            {@code rate_limits.host_arena}, default
  *                             {@code /dev/shm/sluice-<node.id>}: the shared-memory file used
  *                             when {@code scope} is {@code host}
+ * @param hostArenaGroup       {@code rate_limits.host_arena_group}, default absent: the group
+ *                             the host arena is shared with (mode 0660 of that group; absent:
+ *                             the file is 0600, this user's processes only)
  */
 public record RateLimitsConfig(
         LimitScope scope,
@@ -36,7 +39,8 @@ public record RateLimitsConfig(
         long sourceBytesPerSecond,
         Optional<Limit> defaultLimit,
         Map<String, Limit> tenants,
-        Path hostArena) {
+        Path hostArena,
+        Optional<String> hostArenaGroup) {
 
     public static final long DEFAULT_SOURCE_BYTES_PER_SECOND = 100_000_000L;
 
@@ -46,7 +50,14 @@ public record RateLimitsConfig(
         Objects.requireNonNull(node, "node");
         Objects.requireNonNull(defaultLimit, "defaultLimit");
         Objects.requireNonNull(hostArena, "hostArena");
+        Objects.requireNonNull(hostArenaGroup, "hostArenaGroup");
         tenants = Collections.unmodifiableMap(new LinkedHashMap<>(tenants));
+    }
+
+    /** Without {@code rate_limits.host_arena_group}: the host arena is this user's only. */
+    public RateLimitsConfig(LimitScope scope, boolean shadow, Optional<Limit> perIp, Optional<Limit> node,
+            long sourceBytesPerSecond, Optional<Limit> defaultLimit, Map<String, Limit> tenants, Path hostArena) {
+        this(scope, shadow, perIp, node, sourceBytesPerSecond, defaultLimit, tenants, hostArena, Optional.empty());
     }
 
     /** The default host arena path for a node id. */

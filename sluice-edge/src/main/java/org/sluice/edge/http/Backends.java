@@ -70,7 +70,8 @@ final class Backends implements AutoCloseable {
         }
         try {
             this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
-                    ? HostArena.open(config.rateLimits().hostArena(), clock) : null;
+                    ? HostArena.open(config.rateLimits().hostArena(),
+                            config.rateLimits().hostArenaGroup().orElse(null), clock) : null;
         } catch (RuntimeException e) {
             store.close();
             throw e;

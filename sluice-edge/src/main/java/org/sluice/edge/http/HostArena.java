@@ -46,13 +46,19 @@ final class HostArena implements AutoCloseable {
         this.tenants = arena.gcraTable("edge-tenant", TENANT_SLOTS);
     }
 
-    /** Creates the arena at {@code file}, or attaches to the one another process made. */
-    static HostArena open(Path file, Clock clock) {
+    /**
+     * Creates the arena at {@code file}, or attaches to the one another process made:
+     * owner-only (0600), or shared with {@code group} (0660; null: none). A file another
+     * user could have planted or can read is refused (see {@code SharedArena.attach}).
+     */
+    static HostArena open(Path file, String group, Clock clock) {
         SharedArena arena;
         try {
-            arena = SharedArena.create(file, SIZE_BYTES);
+            arena = SharedArena.create(file, SIZE_BYTES, group);
         } catch (RuntimeException e) {
-            throw new IllegalStateException("rate_limits.host_arena " + file + " cannot be opened: " + e.getMessage(), e);
+            throw new IllegalStateException("rate_limits.host_arena " + file
+                    + (group == null ? "" : " (rate_limits.host_arena_group " + group + ")")
+                    + " cannot be opened: " + e.getMessage(), e);
         }
         try {
             return new HostArena(arena, clock);

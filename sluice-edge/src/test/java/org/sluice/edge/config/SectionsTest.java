@@ -60,6 +60,17 @@ class SectionsTest {
     }
 
     @Test
+    void theHostArenaGroupIsAGroupName() {
+        assertThat(ConfigLoader.parse("rate_limits: {scope: host}").rateLimits().hostArenaGroup()).isEmpty();
+        assertThat(ConfigLoader.parse("rate_limits: {scope: host, host_arena_group: sluice}").rateLimits().hostArenaGroup())
+                .contains("sluice");
+        assertThat(catchThrowableOfType(ConfigException.class,
+                () -> ConfigLoader.parse("rate_limits: {host_arena_group: \"-x y\"}")).errors())
+                .containsExactly("rate_limits.host_arena_group must be a group name (1 to 32 characters from A-Z a-z 0-9 _ . -,"
+                        + " not starting with -), got \"-x y\"");
+    }
+
+    @Test
     void prefixesAreNormalized() {
         assertThat(ConfigLoader.parse("http: {prefix: /}").http().prefix()).isEmpty();
         assertThat(ConfigLoader.parse("http: {prefix: \"\"}").http().prefix()).isEmpty();
