@@ -97,7 +97,7 @@ class ArenaAttachFuzzTest {
             b.putLong(BOOT_ID_AT, boot.getMostSignificantBits()).putLong(BOOT_ID_AT + 8, boot.getLeastSignificantBits());
             b.putLong(FILE_SIZE_AT, data.consumeInt(0, 15) == 0 ? data.consumeLong() : size);
             b.putLong(TOP_AT, data.consumeBoolean() ? data.consumeLong() : data.consumeLong(FIRST_CARVE_AT, size));
-            b.putLong(SEED_AT, data.consumeLong());
+            b.putLong(HASH_KEY_AT, data.consumeLong()).putLong(HASH_KEY_AT + 8, data.consumeLong());
             int entries = data.consumeInt(0, 3);
             for (int e = 0; e < entries; e++) {
                 int at = entryAt(data.consumeInt(0, ENTRIES - 1));
