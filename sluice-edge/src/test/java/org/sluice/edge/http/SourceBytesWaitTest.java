@@ -28,7 +28,7 @@ class SourceBytesWaitTest {
 
     @Test
     void inTheHostArenaTheCheckAnswersExactlyWhatTheChargeWouldAndChargesNothing() {
-        try (HostArena arena = HostArena.open(dir.resolve("arena"), new ManualClock(0))) {
+        try (HostArena arena = HostArena.open(dir.resolve("arena"), null, new ManualClock(0))) {
             walk(new HostLimits(arena, Optional.empty(), Optional.empty(), Map.of("a", 1000L)));
         }
     }
