@@ -13,14 +13,15 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The public API of one library module as sorted text, to check in and compare (the
@@ -210,9 +211,13 @@ public final class ApiDump {
     // ------------------------------------------------------------------ finding the classes
 
     private static Path codeLocation(Class<?> anchor) {
+        CodeSource source = anchor.getProtectionDomain().getCodeSource();
+        if (source == null || source.getLocation() == null) {
+            throw new IllegalStateException("cannot tell where " + anchor.getName() + " was loaded from");
+        }
         try {
-            return Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException | NullPointerException e) {
+            return Path.of(source.getLocation().toURI());
+        } catch (URISyntaxException e) {
             throw new IllegalStateException("cannot tell where " + anchor.getName() + " was loaded from", e);
         }
     }
