@@ -58,14 +58,14 @@ public final class AdmitBatcher {
     public static final int IN_FLIGHT_MAX = 2;
 
     /** A request refused because the queue was full; shared, so it carries no stack trace. */
-    public static final IllegalStateException QUEUE_FULL = new IllegalStateException("fleet admission queue full") {
+    static final IllegalStateException QUEUE_FULL = new IllegalStateException("fleet admission queue full") {
         @Override
         public Throwable fillInStackTrace() {
             return this;
         }
     };
     /** A batch that got no answer within the budget; shared, so it carries no stack trace. */
-    public static final TimeoutException BATCH_TIMEOUT = new TimeoutException("fleet batch exceeded fleet.timeout_ms") {
+    static final TimeoutException BATCH_TIMEOUT = new TimeoutException("fleet batch exceeded fleet.timeout_ms") {
         @Override
         public Throwable fillInStackTrace() {
             return this;

@@ -29,8 +29,8 @@ import org.sluice.fleet.BreakerState;
 public final class CircuitBreaker {
 
     public static final int DENIED = 0;
-    public static final int CALL = 1;
-    public static final int PROBE = 2;
+    static final int CALL = 1;
+    static final int PROBE = 2;
 
     private record Phase(BreakerState state, long since) {
     }
@@ -66,7 +66,7 @@ public final class CircuitBreaker {
     }
 
     /** The outcome of a call made under {@link #CALL}. */
-    public void onCall(boolean failed) {
+    void onCall(boolean failed) {
         long now = clock.nanoTime();
         window.record(now, failed);
         if (failed && phase.get() == CLOSED && window.tripped(now, minCalls, failureRate)) {
@@ -75,7 +75,7 @@ public final class CircuitBreaker {
     }
 
     /** The outcome of the probe made under {@link #PROBE}. */
-    public void onProbe(boolean failed) {
+    void onProbe(boolean failed) {
         Phase p = phase.get();
         if (p.state() != BreakerState.PROBING) {
             return;

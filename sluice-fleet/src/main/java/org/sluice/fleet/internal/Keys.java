@@ -31,7 +31,7 @@ public final class Keys {
     public static final String NODES = "sluice:nodes";
 
     /** Longest tenant or source id. */
-    public static final int ID_MAX = 128;
+    static final int ID_MAX = 128;
 
     private Keys() {
     }

@@ -170,7 +170,7 @@ public final class RedisLink implements AutoCloseable {
     }
 
     /** The settle connection (auto-flush off when standalone), or null while it could never be made. */
-    public Channel batch() {
+    Channel batch() {
         return batch;
     }
 

@@ -17,7 +17,7 @@ import java.util.concurrent.CompletionException;
 public record Script(String name, String body, String sha) {
 
     /** Loads {@code /org/sluice/fleet/<name>}. */
-    public static Script load(String name) {
+    static Script load(String name) {
         String path = "/org/sluice/fleet/" + name;
         try (InputStream in = Script.class.getResourceAsStream(path)) {
             if (in == null) {
@@ -72,6 +72,6 @@ public record Script(String name, String body, String sha) {
     }
 
     public static final Script ADMIT = load("admit.lua");
-    public static final Script SETTLE = load("settle.lua");
+    static final Script SETTLE = load("settle.lua");
     public static final Script HEARTBEAT = load("heartbeat.lua");
 }

@@ -62,7 +62,7 @@ public final class SettleQueue {
     }
 
     /** The next operation, or null. Drainer thread only. */
-    public Op poll() {
+    Op poll() {
         Op op = queue.poll();
         if (op != null) {
             size.decrementAndGet();

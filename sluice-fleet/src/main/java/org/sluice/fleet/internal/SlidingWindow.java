@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Memory ordering: {@link AtomicLongArray} CAS and volatile reads; the sum is not a
  * snapshot across slots, which a failure-rate estimate does not need.
  */
-public final class SlidingWindow {
+final class SlidingWindow {
 
     static final int SLOTS = 10;
     private static final long COUNT_MASK = (1L << 20) - 1;
@@ -35,7 +35,7 @@ public final class SlidingWindow {
     private final long slotNanos;
     private final long origin;
 
-    public SlidingWindow(long windowNanos, long originNanos) {
+    SlidingWindow(long windowNanos, long originNanos) {
         this.slotNanos = Math.max(1L, windowNanos / SLOTS);
         this.origin = originNanos;
     }
@@ -45,7 +45,7 @@ public final class SlidingWindow {
     }
 
     /** Records one call's outcome at {@code now}. */
-    public void record(long now, boolean failed) {
+    void record(long now, boolean failed) {
         long epoch = epoch(now);
         int i = (int) (epoch % SLOTS);
         long fresh = (epoch << 40) | (1L << 20) | (failed ? 1L : 0L);
@@ -60,7 +60,7 @@ public final class SlidingWindow {
     }
 
     /** True when at least {@code minCalls} calls were seen and at least {@code rate} of them failed. */
-    public boolean tripped(long now, int minCalls, double rate) {
+    boolean tripped(long now, int minCalls, double rate) {
         long epoch = epoch(now);
         long calls = 0;
         long fails = 0;
@@ -76,7 +76,7 @@ public final class SlidingWindow {
     }
 
     /** Forgets every outcome (the breaker closed: old failures must not reopen it). */
-    public void reset() {
+    void reset() {
         for (int i = 0; i < SLOTS; i++) {
             slots.set(i, 0L);
         }
