@@ -1,5 +1,6 @@
 package org.sluice.core;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.ReentrantLock;
@@ -13,7 +14,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Field ownership: {@link #table} is replaced and {@link #used}, {@link #dead},
  * {@link #live}, {@link #horizon} are written only while {@link #lock} is held. Words
  * of live rows are changed lock-free by {@link #chargeSlot}, and by nothing else
- * outside the lock.
+ * outside the lock. Error Prone checks this: every one of those fields is
+ * {@code @GuardedBy("lock")}, and the two read lock-free ({@link #table} by chargers and
+ * readers, {@link #live} by {@link BucketTable#size}) are read outside the lock only through
+ * {@link #published()} and {@link #live()}.
  */
 final class BucketShard {
 
@@ -83,7 +87,7 @@ final class BucketShard {
                 if (k == null) {
                     return -1;
                 }
-                if (k == key || (hashes[i] == hash && k.equals(key))) {
+                if (hashes[i] == hash && k.equals(key)) { // equals tries identity first
                     return i;
                 }
             }
@@ -115,20 +119,37 @@ final class BucketShard {
 
     private final SweepProbe probe;
     private final ReentrantLock lock = new ReentrantLock();
+    /** Replaced under the lock; read lock-free through {@link #published()}. */
+    @GuardedBy("lock")
     private volatile Table table;
     /** Rows whose word is neither DEAD nor MOVED (volatile so size() can read it unlocked). */
+    @GuardedBy("lock")
     private volatile int live;
     /** Slots of {@link #table} holding a key, live or dead. */
+    @GuardedBy("lock")
     private int used;
     /** Slots of {@link #table} whose word is DEAD. */
+    @GuardedBy("lock")
     private int dead;
     /** Latest {@code now} at which a sweep deleted a row; meaningful once {@link #swept} is set. */
+    @GuardedBy("lock")
     private long horizon;
+    @GuardedBy("lock")
     private boolean swept;
 
     BucketShard(int capacity, SweepProbe probe) {
         this.table = new Table(capacity);
         this.probe = probe;
+    }
+
+    /**
+     * The current table, read without the lock: the one lock-free read of {@link #table}.
+     * Its volatile read pairs with the volatile write that publishes a rebuilt table, and a
+     * reader holding a retired table finds MOVED words and retries under the lock.
+     */
+    @SuppressWarnings("GuardedBy") // lock-free by design: see the method comment
+    private Table published() {
+        return table;
     }
 
     // ------------------------------------------------------------------ charge
@@ -154,7 +175,7 @@ final class BucketShard {
     }
 
     long charge(String key, int hash, int home, long increment, long tolerance, long now) {
-        Table t = table;
+        Table t = published();
         int i = t.find(key, hash, home);
         if (i >= 0) {
             long r = chargeSlot(t.words, i, increment, tolerance, now);
@@ -194,7 +215,7 @@ final class BucketShard {
                 t.put(key, hash, word);
                 used++;
             }
-            live = live + 1;
+            addLive(1);
             return 0L;
         } finally {
             lock.unlock();
@@ -206,14 +227,22 @@ final class BucketShard {
      * charger's reading is older than it (a deleted row had {@code tat <= horizon}, so
      * this keeps every key's tat from ever moving back). Caller holds the lock.
      */
+    @GuardedBy("lock")
     private long fullBase(long now) {
         return swept && horizon - now > 0 ? horizon : now;
+    }
+
+    /** The one read-modify-write of {@link #live}: not atomic, and need not be, as only lock holders write it. */
+    @GuardedBy("lock")
+    @SuppressWarnings("NonAtomicVolatileUpdate") // every writer holds the lock; volatile is for unlocked readers
+    private void addLive(int delta) {
+        live += delta;
     }
 
     // ------------------------------------------------------------------ read, reset
 
     double remaining(String key, int hash, int home, long intervalNanos, long tolerance, long now) {
-        Table t = table;
+        Table t = published();
         int i = t.find(key, hash, home);
         if (i >= 0) {
             long w = (long) WORDS.getVolatile(t.words, i);
@@ -240,7 +269,7 @@ final class BucketShard {
             int i = t.find(key, hash, home);
             if (i >= 0 && (long) WORDS.getAndSet(t.words, i, DEAD) != DEAD) {
                 dead++;
-                live = live - 1;
+                addLive(-1);
             }
         } finally {
             lock.unlock();
@@ -274,7 +303,7 @@ final class BucketShard {
             }
             if (removed > 0) {
                 dead += removed;
-                live = live - removed;
+                addLive(-removed);
                 if (!swept || now - horizon > 0) {
                     horizon = now;
                     swept = true;
@@ -294,6 +323,7 @@ final class BucketShard {
      * 1/2, freezing each old word with an atomic swap to MOVED, then publishes it.
      * Caller holds the lock.
      */
+    @GuardedBy("lock")
     private Table rebuild(int rowsNeeded) {
         Table old = table;
         Table next = new Table(capacityFor(rowsNeeded));
@@ -327,11 +357,13 @@ final class BucketShard {
 
     // ------------------------------------------------------------------ introspection
 
+    /** Live rows, read without the lock (a volatile read: exact once writers are quiet). */
+    @SuppressWarnings("GuardedBy") // lock-free by design: live is volatile and only written under the lock
     int live() {
         return live;
     }
 
     int capacity() {
-        return table.capacity();
+        return published().capacity();
     }
 }

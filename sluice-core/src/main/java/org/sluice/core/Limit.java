@@ -322,7 +322,7 @@ public final class Limit {
     }
 
     private static double positiveNumber(String field, Object raw) {
-        double value = raw instanceof Number ? ((Number) raw).doubleValue() : Double.NaN;
+        double value = raw instanceof Number n ? n.doubleValue() : Double.NaN;
         if (!(value > 0) || Double.isInfinite(value)) {
             throw mustBe(field, "a number greater than 0", raw);
         }
@@ -346,12 +346,12 @@ public final class Limit {
         if (raw instanceof Integer || raw instanceof Long || raw instanceof Short || raw instanceof Byte) {
             return BigInteger.valueOf(((Number) raw).longValue());
         }
-        if (raw instanceof BigInteger) {
-            return (BigInteger) raw;
+        if (raw instanceof BigInteger big) {
+            return big;
         }
         BigDecimal decimal;
-        if (raw instanceof BigDecimal) {
-            decimal = (BigDecimal) raw;
+        if (raw instanceof BigDecimal bd) {
+            decimal = bd;
         } else if (raw instanceof Double || raw instanceof Float) {
             double d = ((Number) raw).doubleValue();
             if (Double.isNaN(d) || Double.isInfinite(d)) {
@@ -379,8 +379,8 @@ public final class Limit {
             text = "null";
         } else if (raw instanceof CharSequence) {
             text = "\"" + raw.toString().replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-        } else if (raw instanceof BigDecimal) {
-            text = ((BigDecimal) raw).toString();
+        } else if (raw instanceof BigDecimal bd) {
+            text = bd.toString();
         } else {
             text = String.valueOf(raw);
         }
@@ -429,10 +429,9 @@ public final class Limit {
         if (this == other) {
             return true;
         }
-        if (!(other instanceof Limit)) {
+        if (!(other instanceof Limit that)) {
             return false;
         }
-        Limit that = (Limit) other;
         return Double.compare(rate, that.rate) == 0
                 && burst == that.burst
                 && Double.compare(bytesPerSecond, that.bytesPerSecond) == 0

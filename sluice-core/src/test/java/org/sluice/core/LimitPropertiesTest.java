@@ -29,10 +29,10 @@ class LimitPropertiesTest {
         // doubles as BigDecimal, and check the parse is the same limit.
         Map<String, Object> retyped = new LinkedHashMap<>();
         limit.toMap().forEach((k, v) -> {
-            if (v instanceof Long && (Long) v <= Integer.MAX_VALUE) {
-                retyped.put(k, ((Long) v).intValue());
-            } else if (v instanceof Double) {
-                retyped.put(k, new java.math.BigDecimal((Double) v));
+            if (v instanceof Long l && l <= Integer.MAX_VALUE) {
+                retyped.put(k, l.intValue());
+            } else if (v instanceof Double d) {
+                retyped.put(k, new java.math.BigDecimal(d));
             } else {
                 retyped.put(k, v);
             }

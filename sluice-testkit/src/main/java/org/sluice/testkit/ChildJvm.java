@@ -63,7 +63,7 @@ public final class ChildJvm implements AutoCloseable {
         this.stdout = new Lines(process.getInputStream(), name + "-stdout");
         this.stderr = new Lines(process.getErrorStream(), name + "-stderr");
         LIVE.add(process);
-        process.onExit().thenRun(() -> LIVE.remove(process));
+        var unused = process.onExit().thenRun(() -> LIVE.remove(process)); // cleanup only: nothing waits on it
     }
 
     /** A builder for a child running {@code mainClass.main(args)}. */

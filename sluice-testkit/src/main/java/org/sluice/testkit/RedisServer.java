@@ -87,7 +87,7 @@ public final class RedisServer implements AutoCloseable {
         }
         String path = System.getenv("PATH");
         if (path != null) {
-            for (String entry : path.split(File.pathSeparator)) {
+            for (String entry : path.split(File.pathSeparator, -1)) {
                 File candidate = new File(entry, "redis-server");
                 if (candidate.isFile() && candidate.canExecute()) {
                     return candidate.getAbsolutePath();
@@ -198,13 +198,13 @@ public final class RedisServer implements AutoCloseable {
     public Map<String, Long> commandStats() {
         String info = (String) call("INFO", "commandstats");
         Map<String, Long> calls = new TreeMap<>();
-        for (String line : info.split("\r?\n")) {
+        for (String line : info.split("\r?\n", -1)) {
             if (!line.startsWith("cmdstat_")) {
                 continue;
             }
             int colon = line.indexOf(':');
             String name = line.substring("cmdstat_".length(), colon);
-            for (String field : line.substring(colon + 1).split(",")) {
+            for (String field : line.substring(colon + 1).split(",", -1)) {
                 if (field.startsWith("calls=")) {
                     calls.put(name, Long.parseLong(field.substring("calls=".length())));
                 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,8 @@ public final class Resp {
     /** Sends one command to {@code 127.0.0.1:port} and reads its reply. */
     public static Object call(int port, int timeoutMillis, String... args) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
+            InetAddress loopback = InetAddress.getByAddress(new byte[] {127, 0, 0, 1}); // where RedisServer binds
+            socket.connect(new InetSocketAddress(loopback, port), timeoutMillis);
             socket.setSoTimeout(timeoutMillis);
             OutputStream out = socket.getOutputStream();
             out.write(encode(args));
@@ -68,13 +70,14 @@ public final class Resp {
         }
         String line = readLine(in);
         switch (type) {
-            case '+':
+            case '+' -> {
                 return line;
-            case '-':
-                throw new RedisError(line);
-            case ':':
+            }
+            case '-' -> throw new RedisError(line);
+            case ':' -> {
                 return Long.parseLong(line);
-            case '$': {
+            }
+            case '$' -> {
                 int len = Integer.parseInt(line);
                 if (len < 0) {
                     return null;
@@ -83,7 +86,7 @@ public final class Resp {
                 readLine(in);
                 return new String(data, StandardCharsets.UTF_8);
             }
-            case '*': {
+            case '*' -> {
                 int n = Integer.parseInt(line);
                 if (n < 0) {
                     return null;
@@ -94,8 +97,7 @@ public final class Resp {
                 }
                 return items;
             }
-            default:
-                throw new IOException("unexpected reply type byte " + type);
+            default -> throw new IOException("unexpected reply type byte " + type);
         }
     }
 

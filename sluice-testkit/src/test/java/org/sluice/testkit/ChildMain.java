@@ -8,25 +8,20 @@ public final class ChildMain {
 
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
-            case "echo":
+            case "echo" -> {
                 for (int i = 1; i < args.length; i++) {
                     System.out.println(args[i]);
                 }
                 System.err.println("to stderr");
-                break;
-            case "exit":
-                System.exit(Integer.parseInt(args[1]));
-                break;
-            case "env":
-                System.out.println("env=" + System.getenv(args[1]));
-                break;
-            case "hang":
+            }
+            case "exit" -> System.exit(Integer.parseInt(args[1]));
+            case "env" -> System.out.println("env=" + System.getenv(args[1]));
+            case "hang" -> {
                 System.out.println("pid=" + ProcessHandle.current().pid());
                 System.out.flush();
                 Thread.sleep(Long.MAX_VALUE);
-                break;
-            default:
-                throw new IllegalArgumentException("unknown mode " + args[0]);
+            }
+            default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
 }

@@ -24,7 +24,7 @@ public final class HeapPerRow {
         String[] keys = new String[n];
         for (int i = 0; i < n; i++) {
             keys[i] = "tenant-" + i;
-            keys[i].hashCode();
+            var unused = keys[i].hashCode(); // caches the string's hash now, outside the measurement
         }
         ObjIntConsumer<String> limiter = switch (only) {
             case "sluice" -> {
@@ -49,15 +49,18 @@ public final class HeapPerRow {
     }
 
     private static void measure(String name, int n, String[] keys, ObjIntConsumer<String> limiter) {
-        long before = usedAfterGc();
-        for (int i = 0; i < n; i++) {
-            limiter.accept(keys[i], i);
+        try {
+            long before = usedAfterGc();
+            for (int i = 0; i < n; i++) {
+                limiter.accept(keys[i], i);
+            }
+            long after = usedAfterGc();
+            System.out.printf("%-36s %6.1f bytes per row (%,d keys, key strings excluded)%n",
+                    name, (after - before) / (double) n, n);
+        } finally { // the limiter and the keys must stay reachable until the second reading
+            java.lang.ref.Reference.reachabilityFence(limiter);
+            java.lang.ref.Reference.reachabilityFence(keys);
         }
-        long after = usedAfterGc();
-        System.out.printf("%-36s %6.1f bytes per row (%,d keys, key strings excluded)%n",
-                name, (after - before) / (double) n, n);
-        java.lang.ref.Reference.reachabilityFence(limiter);
-        java.lang.ref.Reference.reachabilityFence(keys);
     }
 
     private static long usedAfterGc() {

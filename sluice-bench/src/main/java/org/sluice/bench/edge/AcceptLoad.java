@@ -114,7 +114,7 @@ public final class AcceptLoad {
                 String l = line.toString().trim();
                 line.setLength(0);
                 if (first) {
-                    status = Integer.parseInt(l.split(" ")[1]);
+                    status = Integer.parseInt(l.split(" ", -1)[1]);
                     first = false;
                 } else if (l.isEmpty()) {
                     break;

@@ -63,28 +63,17 @@ public final class FleetLoad {
         int seconds = Integer.parseInt(args.getOrDefault("seconds", "10"));
         int warmup = Integer.parseInt(args.getOrDefault("warmup", "5"));
         switch (scenario) {
-            case "sluice-hot":
-                runSluice(uri, scenario, threads, warmup, seconds, 1, false);
-                break;
-            case "sluice-hot-dedupe":
-                runSluice(uri, scenario, threads, warmup, seconds, 1, true);
-                break;
-            case "sluice-10k":
-                runSluice(uri, scenario, threads, warmup, seconds, 10_000, false);
-                break;
-            case "bucket4j-hot":
-                runBucket4j(uri, scenario, threads, warmup, seconds, 1);
-                break;
-            case "bucket4j-10k":
-                runBucket4j(uri, scenario, threads, warmup, seconds, 10_000);
-                break;
-            case "pause":
+            case "sluice-hot" -> runSluice(uri, scenario, threads, warmup, seconds, 1, false);
+            case "sluice-hot-dedupe" -> runSluice(uri, scenario, threads, warmup, seconds, 1, true);
+            case "sluice-10k" -> runSluice(uri, scenario, threads, warmup, seconds, 10_000, false);
+            case "bucket4j-hot" -> runBucket4j(uri, scenario, threads, warmup, seconds, 1);
+            case "bucket4j-10k" -> runBucket4j(uri, scenario, threads, warmup, seconds, 10_000);
+            case "pause" -> {
                 runPause(uri, Long.parseLong(required(args, "redis-pid")), threads,
                         Integer.parseInt(args.getOrDefault("pause-seconds", "10")));
-                break;
-            default:
-                throw new IllegalArgumentException("--scenario must be one of sluice-hot, sluice-hot-dedupe, "
-                        + "bucket4j-hot, sluice-10k, bucket4j-10k, pause; got " + scenario);
+            }
+            default -> throw new IllegalArgumentException("--scenario must be one of sluice-hot, sluice-hot-dedupe, "
+                    + "bucket4j-hot, sluice-10k, bucket4j-10k, pause; got " + scenario);
         }
         System.exit(0);
     }

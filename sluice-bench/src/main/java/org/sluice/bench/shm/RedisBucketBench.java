@@ -29,23 +29,23 @@ import org.openjdk.jmh.annotations.TearDown;
 public class RedisBucketBench {
 
     /** Tokens and a millisecond timestamp in a hash; refill by elapsed time; take one. */
-    static final String SCRIPT = String.join("\n",
-            "local limit = tonumber(ARGV[1])",
-            "local window = tonumber(ARGV[2])",
-            "local t = redis.call('TIME')",
-            "local now = t[1] * 1000 + math.floor(t[2] / 1000)",
-            "local b = redis.call('HMGET', KEYS[1], 't', 'ts')",
-            "local tokens = tonumber(b[1])",
-            "local ts = tonumber(b[2])",
-            "if tokens == nil then tokens = limit; ts = now end",
-            "local elapsed = now - ts",
-            "if elapsed < 0 then elapsed = 0 end",
-            "tokens = math.min(limit, tokens + elapsed * limit / window)",
-            "local ok = 0",
-            "if tokens >= 1 then tokens = tokens - 1; ok = 1 end",
-            "redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', tostring(now))",
-            "redis.call('PEXPIRE', KEYS[1], window * 2)",
-            "return ok");
+    static final String SCRIPT = """
+            local limit = tonumber(ARGV[1])
+            local window = tonumber(ARGV[2])
+            local t = redis.call('TIME')
+            local now = t[1] * 1000 + math.floor(t[2] / 1000)
+            local b = redis.call('HMGET', KEYS[1], 't', 'ts')
+            local tokens = tonumber(b[1])
+            local ts = tonumber(b[2])
+            if tokens == nil then tokens = limit; ts = now end
+            local elapsed = now - ts
+            if elapsed < 0 then elapsed = 0 end
+            tokens = math.min(limit, tokens + elapsed * limit / window)
+            local ok = 0
+            if tokens >= 1 then tokens = tokens - 1; ok = 1 end
+            redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', tostring(now))
+            redis.call('PEXPIRE', KEYS[1], window * 2)
+            return ok""";
 
     @Param("6379")
     public int redisPort;

@@ -84,7 +84,7 @@ final class AdminClient {
         try {
             base = URI.create(options.admin.endsWith("/") ? options.admin.substring(0, options.admin.length() - 1)
                     : options.admin);
-            if (!"http".equals(base.getScheme()) && !"https".equals(base.getScheme()) || base.getHost() == null) {
+            if ((!"http".equals(base.getScheme()) && !"https".equals(base.getScheme())) || base.getHost() == null) {
                 throw new IllegalArgumentException("not an http URL");
             }
         } catch (IllegalArgumentException e) {

@@ -116,11 +116,14 @@ public final class Main implements Callable<Integer> {
             }
             CountDownLatch stopped = new CountDownLatch(1);
             PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
                     server.close();
                 } catch (RuntimeException | Error e) {
-                    e.printStackTrace();
+                    err.println("sluice: stopping failed: " + e);
+                    e.printStackTrace(err);
+                    err.flush();
                 }
                 out.println("sluice: stopped");
                 out.flush();

@@ -172,7 +172,7 @@ public final class Cidr {
         if (pct >= 0) {
             full = full.substring(0, pct);
         }
-        String[] groups = full.split(":");
+        String[] groups = full.split(":", -1);
         int bestStart = -1;
         int bestLen = 0;
         for (int i = 0; i < groups.length; ) {

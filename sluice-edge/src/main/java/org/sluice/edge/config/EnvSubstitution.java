@@ -15,7 +15,7 @@ import java.util.Map;
  * <ul>
  *   <li>{@code ${VAR}}: the variable's value; unset is an error naming the key path.</li>
  *   <li>{@code ${VAR:-default}}: the default when the variable is unset or empty.</li>
- *   <li>{@code $${} writes a literal {@code ${}; any other {@code $} is literal.</li>
+ *   <li><code>$${</code> writes a literal <code>${</code>; any other <code>$</code> is literal.</li>
  * </ul>
  * Substitution happens after YAML parsing, so a value from the environment can never
  * change the file's structure, whatever characters it holds.

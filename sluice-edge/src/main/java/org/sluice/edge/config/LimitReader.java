@@ -54,7 +54,7 @@ final class LimitReader {
         } catch (InvalidLimitException e) {
             problems.add(e.isUnknownField()
                     ? Section.unknownKey(Paths.child(path, e.field()), new ArrayList<>(Limit.FIELDS))
-                    : withSource(e.messageAt(path), attrs, (Map<String, Object>) raw, e.field()));
+                    : withSource(e.messageAt(path), (Map<String, Object>) raw, e.field()));
             return Optional.empty();
         }
     }
@@ -73,7 +73,7 @@ final class LimitReader {
     }
 
     /** Appends where a value came from when it was substituted, as every other message does. */
-    private static String withSource(String message, Map<String, Object> attrs, Map<String, Object> raw, String field) {
+    private static String withSource(String message, Map<String, Object> raw, String field) {
         Object original = raw.get(field);
         if (original instanceof Substituted s) {
             return message + " (from " + s.expression() + ")";

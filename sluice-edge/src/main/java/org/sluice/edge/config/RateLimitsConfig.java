@@ -71,8 +71,8 @@ public record RateLimitsConfig(
     }
 
     /**
-     * The configured limit of {@code tenant}: its entry in {@code tenants}, else
-     * {@code default}, else empty (unlimited). Runtime overrides (admin API) take
+     * The configured limit of {@code tenant}: its entry in {@code rate_limits.tenants}, else
+     * {@code rate_limits.default}, else empty (unlimited). Runtime overrides (admin API) take
      * precedence over this and are not known here.
      */
     public Optional<Limit> configuredLimit(String tenant) {

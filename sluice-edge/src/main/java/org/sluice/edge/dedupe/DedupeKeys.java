@@ -46,6 +46,8 @@ public final class DedupeKeys {
     }
 
     /**
+     * Parses one source's dedupe setting.
+     *
      * @param keyPath the setting's key path for error messages, e.g. {@code sources.open.dedupe}
      * @throws IllegalArgumentException for a header kind without a valid header name or a json
      *         kind without a valid dotted path, naming the key path and the value

@@ -14,6 +14,8 @@ import org.sluice.edge.store.PendingHook;
 public interface BatchCommitter {
 
     /**
+     * Commits {@code batch} with one durable write.
+     *
      * @return one result per hook, in order
      * @throws RuntimeException when the write failed; every hook of the batch is then
      *                          answered {@code STORE_UNAVAILABLE}

@@ -1,5 +1,6 @@
 package org.sluice.edge.intake;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -72,8 +73,11 @@ public final class Intake implements AutoCloseable {
     private final Clock clock;
     private final Reservations reserved;
     private final Partition[] partitions;
+    @GuardedBy("writers")
     private final Thread[] writers;
+    @GuardedBy("writers")
     private final boolean[] down;
+    @GuardedBy("writers")
     private final long[] downSince;
     private final AtomicInteger partitionsDown = new AtomicInteger();
     private final ScheduledExecutorService deadlines;
@@ -131,11 +135,10 @@ public final class Intake implements AutoCloseable {
      */
     public static Intake start(BatchCommitter committer, IntakeSettings settings, MeterRegistry registry, Clock clock) {
         Intake intake = new Intake(committer, settings, registry, clock);
-        for (Thread w : intake.writers) {
-            w.start();
-        }
+        intake.startWriters();
         long tickMs = Math.max(10, Math.min(250, settings.commitDeadlineMs() / 10));
-        intake.deadlines.scheduleWithFixedDelay(intake::tick, tickMs, tickMs, TimeUnit.MILLISECONDS);
+        // runs until close() shuts the executor down; tick() catches its own failures, so nothing reads the future
+        var unused = intake.deadlines.scheduleWithFixedDelay(intake::tick, tickMs, tickMs, TimeUnit.MILLISECONDS);
         return intake;
     }
 
@@ -198,9 +201,9 @@ public final class Intake implements AutoCloseable {
         }
         restartDownWriters(true); // a partition that is down drains too
         boolean interrupted = false;
-        for (int i = 0; i < writers.length; i++) {
-            Thread w;
-            while ((w = writer(i)).isAlive()) {
+        for (int i = 0; i < partitions.length; i++) { // one writer per partition
+            // re-read after each join: a writer that died meanwhile may have been replaced by a restart
+            for (Thread w = writer(i); w.isAlive(); w = writer(i)) {
                 try {
                     w.join();
                 } catch (InterruptedException e) {
@@ -237,6 +240,14 @@ public final class Intake implements AutoCloseable {
         int h = (hook.tenant().hashCode() * 31 + hook.source().hashCode()) * 31 + hook.dedupeKey().hashCode();
         h ^= h >>> 16;
         return partitions[Math.floorMod(h, n)];
+    }
+
+    private void startWriters() {
+        synchronized (writers) {
+            for (Thread w : writers) {
+                w.start();
+            }
+        }
     }
 
     private Thread newWriter(int index) {

@@ -1,5 +1,6 @@
 package org.sluice.edge.intake;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -23,12 +24,14 @@ final class Partition {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
+    @GuardedBy("lock")
     private final ArrayDeque<QueuedHook> queue = new ArrayDeque<>();
     private final int maxBatch;
     private final long maxDelayNanos;
     private final long deadlineNanos;
     private final Clock clock;
-    /** Guarded by lock. Once true, nothing more is enqueued and the writer leaves when the queue is empty. */
+    /** Once true, nothing more is enqueued and the writer leaves when the queue is empty. */
+    @GuardedBy("lock")
     private boolean closing;
 
     Partition(int maxBatch, long maxDelayNanos, long deadlineNanos, Clock clock) {

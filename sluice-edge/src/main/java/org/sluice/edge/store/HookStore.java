@@ -1,5 +1,6 @@
 package org.sluice.edge.store;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -59,7 +60,11 @@ import org.rocksdb.WriteOptions;
  * Every operation holds the read side of {@code lifecycle}; {@link #close()} and
  * {@link #tryResume()}'s reopen take the write side, so native handles are never freed or
  * replaced under a running read or write. The RocksDB handles are therefore plain fields:
- * written only under the write side, read only under the read side.
+ * written only under the write side, read only under the read side. Error Prone checks
+ * both locks: the handles, {@code closed} and {@code reopenFailure} are
+ * {@code @GuardedBy("lifecycle")} (either side), {@code nextSeq} is
+ * {@code @GuardedBy("commitLock")}; code outside this class reaches the handles only
+ * through {@link #underReadLock}/{@link #underWriteLock}, which hand it a {@link Rocks}.
  *
  * <h2>Health</h2>
  * {@link #isHealthy()} is false from a failed write (a commit, an override change, a dedupe
@@ -97,7 +102,7 @@ public final class HookStore implements AutoCloseable {
      */
     public record Options(long dedupeTtlMillis, LongSupplier wallClockMillis) {
 
-        public static final Duration DEFAULT_DEDUPE_TTL = Duration.ofHours(72);
+        public static final Duration DEFAULT_DEDUPE_TTL = Duration.ofDays(3); // 72 hours
 
         public Options {
             if (dedupeTtlMillis < 1) {
@@ -140,14 +145,23 @@ public final class HookStore implements AutoCloseable {
     private final BloomFilter bloom;
     private final HealthListener listener;
     // the native handles: replaced by a reopen (under lifecycle's write lock), null while a reopen has failed
+    @GuardedBy("lifecycle")
     private RocksDB db;
+    @GuardedBy("lifecycle")
     private List<ColumnFamilyHandle> handles;
+    @GuardedBy("lifecycle")
     private ColumnFamilyHandle hooks;
+    @GuardedBy("lifecycle")
     private ColumnFamilyHandle hookIds;
+    @GuardedBy("lifecycle")
     private ColumnFamilyHandle dedupe;
+    @GuardedBy("lifecycle")
     private ColumnFamilyHandle dedupeExpiry;
-    ColumnFamilyHandle overridesFamily;
-    ColumnFamilyHandle auditFamily;
+    @GuardedBy("lifecycle")
+    private ColumnFamilyHandle overridesFamily;
+    @GuardedBy("lifecycle")
+    private ColumnFamilyHandle auditFamily;
+    @GuardedBy("lifecycle")
     private ColumnFamilyHandle meta;
     private final WriteOptions syncWrite;
     private final WriteOptions lazyWrite;
@@ -156,11 +170,14 @@ public final class HookStore implements AutoCloseable {
 
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final ReentrantLock commitLock = new ReentrantLock();
-    /** Next commit sequence number; guarded by commitLock. */
+    /** Next commit sequence number. */
+    @GuardedBy("commitLock")
     private long nextSeq;
-    /** Guarded by lifecycle's write lock for writes, read lock for reads. */
+    /** Written under lifecycle's write lock, read under its read lock. */
+    @GuardedBy("lifecycle")
     private boolean closed;
     /** Why the last reopen failed (the store then has no database), else null. Guarded like {@code closed}. */
+    @GuardedBy("lifecycle")
     private String reopenFailure;
     /** False from a failed write until a write succeeds (see the class comment). */
     private volatile boolean healthy = true;
@@ -175,13 +192,20 @@ public final class HookStore implements AutoCloseable {
         this.cfOptions = cfOptions;
         this.listener = listener;
         listener.store = this;
-        attach(db, handles);
         this.syncWrite = new WriteOptions().setSync(true);
         this.lazyWrite = new WriteOptions();
-        checkFormat();
-        recoverSequence();
+        // uncontended (nothing else can see this store yet); taken so the fields are only ever touched under their locks
+        lifecycle.writeLock().lock();
+        try {
+            attach(db, handles);
+            checkFormat();
+            recoverSequence();
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
     }
 
+    @GuardedBy("lifecycle")
     private void attach(RocksDB db, List<ColumnFamilyHandle> handles) {
         this.db = db;
         this.handles = handles;
@@ -265,6 +289,7 @@ public final class HookStore implements AutoCloseable {
         return descriptors;
     }
 
+    @GuardedBy("lifecycle")
     private void checkFormat() throws RocksDBException {
         byte[] key = Codec.utf8("format");
         byte[] stored = db.get(meta, key);
@@ -276,7 +301,13 @@ public final class HookStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Sets {@code nextSeq} past the last stored hook. Caller holds lifecycle's write lock,
+     * so no commit runs; the commit lock is taken all the same, as for every write of {@code nextSeq}.
+     */
+    @GuardedBy("lifecycle")
     private void recoverSequence() {
+        commitLock.lock();
         try (RocksIterator it = db.newIterator(hooks)) {
             it.seekToLast();
             // max: after a reopen, numbers handed to failed batches stay consumed
@@ -286,6 +317,8 @@ public final class HookStore implements AutoCloseable {
             } else {
                 nextSeq = Math.max(nextSeq, 1);
             }
+        } finally {
+            commitLock.unlock();
         }
     }
 
@@ -342,6 +375,7 @@ public final class HookStore implements AutoCloseable {
     }
 
     /** Frees the database's native handles; caller holds lifecycle's write lock. */
+    @GuardedBy("lifecycle")
     private void closeDatabase() {
         if (db == null) {
             return;
@@ -405,7 +439,7 @@ public final class HookStore implements AutoCloseable {
     private boolean probe() {
         try {
             underWriteLock((rocks, sync) -> {
-                rocks.put(meta, sync, PROBE_KEY, Codec.u64(options.wallClockMillis().getAsLong()));
+                rocks.db().put(rocks.meta(), sync, PROBE_KEY, Codec.u64(options.wallClockMillis().getAsLong()));
                 return null;
             });
             return true;
@@ -702,7 +736,7 @@ public final class HookStore implements AutoCloseable {
                 }
                 T result;
                 try {
-                    result = body.run(db, syncWrite);
+                    result = body.run(rocks(), syncWrite);
                 } catch (RocksDBException e) {
                     healthy = false;
                     throw e;
@@ -724,7 +758,7 @@ public final class HookStore implements AutoCloseable {
         lifecycle.readLock().lock();
         try {
             ensureOpen();
-            return body.run(db, null);
+            return body.run(rocks(), null);
         } catch (RocksDBException e) {
             throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
         } finally {
@@ -736,13 +770,26 @@ public final class HookStore implements AutoCloseable {
         return options.wallClockMillis().getAsLong();
     }
 
+    /**
+     * The open database and the column families the override store (and the health probe)
+     * use, handed to a {@link RocksWork} body: valid only while the body runs, under the lock
+     * that {@link #underReadLock}/{@link #underWriteLock} hold for it.
+     */
+    record Rocks(RocksDB db, ColumnFamilyHandle overrides, ColumnFamilyHandle audit, ColumnFamilyHandle meta) {}
+
+    @GuardedBy("lifecycle")
+    private Rocks rocks() {
+        return new Rocks(db, overridesFamily, auditFamily, meta);
+    }
+
     @FunctionalInterface
     interface RocksWork<T> {
-        T run(RocksDB db, WriteOptions sync) throws RocksDBException;
+        T run(Rocks rocks, WriteOptions sync) throws RocksDBException;
     }
 
     // ================================================================ helpers
 
+    @GuardedBy("lifecycle")
     private void ensureOpen() {
         if (closed) {
             throw new HookStoreException("the store at " + dir + " is closed");
@@ -765,6 +812,7 @@ public final class HookStore implements AutoCloseable {
     }
 
     /** A byte array compared by content, for the in-batch dedupe map. */
+    @SuppressWarnings("ArrayRecordComponent") // equals and hashCode below compare the array's content
     private record ByteKey(byte[] bytes) {
         @Override
         public boolean equals(Object o) {

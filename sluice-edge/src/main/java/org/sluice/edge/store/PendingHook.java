@@ -15,6 +15,7 @@ import java.util.Objects;
  * @param headers          request headers in arrival order, name to value (repeated headers joined by the caller)
  * @param body             the body; the store keeps a reference, so the caller must not modify it afterwards
  */
+@SuppressWarnings("ArrayRecordComponent") // the body is handed on without a copy; hooks are never compared
 public record PendingHook(String tenant, String source, String dedupeKey, long receivedAtMillis,
                           Map<String, String> headers, byte[] body) {
 

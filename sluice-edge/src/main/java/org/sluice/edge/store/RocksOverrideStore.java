@@ -92,9 +92,9 @@ public final class RocksOverrideStore implements OverrideStore {
      */
     @Override
     public Map<String, Limit> load() {
-        Map<String, byte[]> raw = wrap(() -> store.underReadLock((db, unused) -> {
+        Map<String, byte[]> raw = wrap(() -> store.underReadLock((rocks, unused) -> {
             Map<String, byte[]> all = new LinkedHashMap<>();
-            try (RocksIterator it = db.newIterator(store.overridesFamily)) {
+            try (RocksIterator it = rocks.db().newIterator(rocks.overrides())) {
                 for (it.seekToFirst(); it.isValid(); it.next()) {
                     all.put(new String(it.key(), StandardCharsets.UTF_8), it.value());
                 }
@@ -118,13 +118,13 @@ public final class RocksOverrideStore implements OverrideStore {
         Objects.requireNonNull(tenant, "tenant");
         Map<String, Object> after = limit.toMap();
         byte[] value = json(after);
-        wrap(() -> store.underWriteLock((db, sync) -> {
+        wrap(() -> store.underWriteLock((rocks, sync) -> {
             byte[] key = tenant.getBytes(StandardCharsets.UTF_8);
-            Map<String, Object> before = readMap(db.get(store.overridesFamily, key));
+            Map<String, Object> before = readMap(rocks.db().get(rocks.overrides(), key));
             try (WriteBatch wb = new WriteBatch()) {
-                wb.put(store.overridesFamily, key, value);
-                putAudit(wb, AuditRecord.PUT, tenant, before, after);
-                db.write(sync, wb);
+                wb.put(rocks.overrides(), key, value);
+                putAudit(wb, rocks, AuditRecord.PUT, tenant, before, after);
+                rocks.db().write(sync, wb);
             }
             return null;
         }));
@@ -133,16 +133,16 @@ public final class RocksOverrideStore implements OverrideStore {
     @Override
     public boolean delete(String tenant) {
         Objects.requireNonNull(tenant, "tenant");
-        return wrap(() -> store.underWriteLock((db, sync) -> {
+        return wrap(() -> store.underWriteLock((rocks, sync) -> {
             byte[] key = tenant.getBytes(StandardCharsets.UTF_8);
-            byte[] existing = db.get(store.overridesFamily, key);
+            byte[] existing = rocks.db().get(rocks.overrides(), key);
             if (existing == null) {
                 return false;
             }
             try (WriteBatch wb = new WriteBatch()) {
-                wb.delete(store.overridesFamily, key);
-                putAudit(wb, AuditRecord.DELETE, tenant, readMap(existing), null);
-                db.write(sync, wb);
+                wb.delete(rocks.overrides(), key);
+                putAudit(wb, rocks, AuditRecord.DELETE, tenant, readMap(existing), null);
+                rocks.db().write(sync, wb);
             }
             return true;
         }));
@@ -155,9 +155,9 @@ public final class RocksOverrideStore implements OverrideStore {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
-        return wrap(() -> store.underReadLock((db, unused) -> {
+        return wrap(() -> store.underReadLock((rocks, unused) -> {
             List<AuditRecord> records = new ArrayList<>();
-            try (RocksIterator it = db.newIterator(store.auditFamily)) {
+            try (RocksIterator it = rocks.db().newIterator(rocks.audit())) {
                 for (it.seekToLast(); it.isValid() && records.size() < limit; it.prev()) {
                     records.add(readAudit(it.value()));
                 }
@@ -167,8 +167,8 @@ public final class RocksOverrideStore implements OverrideStore {
         }));
     }
 
-    private void putAudit(WriteBatch wb, String action, String tenant, Map<String, Object> before,
-                          Map<String, Object> after) throws org.rocksdb.RocksDBException {
+    private void putAudit(WriteBatch wb, HookStore.Rocks rocks, String action, String tenant,
+                          Map<String, Object> before, Map<String, Object> after) throws org.rocksdb.RocksDBException {
         long now = store.wallClockMillis();
         String actor = ACTOR.get() == null ? DEFAULT_ACTOR : ACTOR.get();
         Map<String, Object> record = new LinkedHashMap<>();
@@ -179,7 +179,7 @@ public final class RocksOverrideStore implements OverrideStore {
         record.put("before", before);
         record.put("after", after);
         byte[] key = ByteBuffer.allocate(16).putLong(Math.max(0, now)).putLong(auditCounter.getAndIncrement()).array();
-        wb.put(store.auditFamily, key, json(record));
+        wb.put(rocks.audit(), key, json(record));
     }
 
     @SuppressWarnings("unchecked")
@@ -194,8 +194,8 @@ public final class RocksOverrideStore implements OverrideStore {
     }
 
     private long lastAuditCounter() {
-        return wrap(() -> store.underReadLock((db, unused) -> {
-            try (RocksIterator it = db.newIterator(store.auditFamily)) {
+        return wrap(() -> store.underReadLock((rocks, unused) -> {
+            try (RocksIterator it = rocks.db().newIterator(rocks.audit())) {
                 it.seekToLast();
                 return it.isValid() ? ByteBuffer.wrap(it.key(), 8, 8).getLong() : -1L;
             }

@@ -13,6 +13,7 @@ import java.util.Map;
  * @param headers          request headers in arrival order (unmodifiable)
  * @param body             the body bytes (a fresh array per read)
  */
+@SuppressWarnings("ArrayRecordComponent") // a read-back value carried to a response; never compared or hashed
 public record StoredHook(String id, String tenant, String source, String dedupeKey, long receivedAtMillis,
                          Map<String, String> headers, byte[] body) {
 }

@@ -132,8 +132,10 @@ class AdminCliTest {
         assertThat(get.out()).isEqualTo("acme: rate=10 burst=20 bytes_per_second=1000.5 max_queue=3 (override)\n");
 
         Run list = limitsCmd(Map.of(), withServer("list"));
-        assertThat(list.out()).isEqualTo("default: none (tenants without a limit are unlimited)\n"
-                + "acme: rate=10 burst=20 bytes_per_second=1000.5 max_queue=3 (override)\n");
+        assertThat(list.out()).isEqualTo("""
+                default: none (tenants without a limit are unlimited)
+                acme: rate=10 burst=20 bytes_per_second=1000.5 max_queue=3 (override)
+                """);
 
         Run delete = limitsCmd(Map.of(), withServer("delete", "acme"));
         assertThat(delete.exit()).isEqualTo(0);

@@ -82,7 +82,7 @@ class IntakeCrashTest {
         Map<String, String> printed = new HashMap<>(); // id -> key, for acked and dup lines
         long acked = 0;
         for (String line : lines) {
-            String[] parts = line.split(" ");
+            String[] parts = line.split(" ", -1);
             if (parts[0].equals("acked") || parts[0].equals("dup")) {
                 printed.put(parts[1], parts[2]);
                 acked += parts[0].equals("acked") ? 1 : 0;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,7 +96,7 @@ class IntakeTest {
         assertThat(r2).isEqualTo(CommitResult.duplicate(r1.id()));
         assertThat(registry.summary("sluice.intake.commit.batch.size").max()).as("both copies were in one batch").isEqualTo(2);
         assertThat(store.after(null, 100).hooks()).filteredOn(h -> "dup".equals(h.dedupeKey()))
-                .extracting(h -> new String(h.body())).containsExactly("one");
+                .extracting(h -> new String(h.body(), StandardCharsets.UTF_8)).containsExactly("one");
     }
 
     @Test
@@ -117,7 +118,7 @@ class IntakeTest {
         CompletableFuture<CommitResult> queued1 = intake.submit(Hooks.hook("b"));
         CompletableFuture<CommitResult> queued2 = intake.submit(Hooks.hook("c"));
 
-        clock.advance(Duration.ofMillis(1000));
+        clock.advance(Duration.ofSeconds(1));
         intake.expireOverdue();
         assertThat(queued1).as("exactly at the deadline is still in time").isNotDone();
 
@@ -293,7 +294,7 @@ class IntakeTest {
             closedReturned.set(true);
         });
         closer.start();
-        while (intake.submit(Hooks.hook("after-close")).getNow(null) != CommitResult.OVERLOAD) {
+        while (!CommitResult.OVERLOAD.equals(intake.submit(Hooks.hook("after-close")).getNow(null))) {
             Thread.onSpinWait(); // close() flips to refusing promptly; a hook that slipped in first is simply committed
         }
         assertThat(closedReturned).as("close waits for the queued hooks").isFalse();
@@ -418,7 +419,7 @@ class IntakeTest {
         CommitResult accepted = await(retry);
         assertThat(accepted.status()).isEqualTo(Status.ACCEPTED);
         assertThat(await(intake.submit(Hooks.hook("acme", "gh", "k1", "again"))).status()).isEqualTo(Status.ACCEPTED);
-        assertThat(store.after(null, 10).hooks()).extracting(h -> h.dedupeKey() + ":" + new String(h.body()))
+        assertThat(store.after(null, 10).hooks()).extracting(h -> h.dedupeKey() + ":" + new String(h.body(), StandardCharsets.UTF_8))
                 .as("nothing of the broken batch was stored").containsExactly("first:{\"k\":\"first\"}", "k0:retry", "k1:again");
         assertThat(registry.get("sluice.intake.partitions.down").gauge().value()).isZero();
     }

@@ -39,7 +39,7 @@ public final class LoadChild {
                 while (true) {
                     window.acquireUninterruptibly();
                     String key = "k" + (next.getAndIncrement() / 2);
-                    intake.submit(Hooks.hook(key)).thenAccept(r -> {
+                    var unused = intake.submit(Hooks.hook(key)).thenAccept(r -> { // prints the answer; nobody waits
                         if (r.status() == CommitResult.Status.ACCEPTED) {
                             System.out.println("acked " + r.id() + " " + key + " " + acks.incrementAndGet());
                         } else if (r.status() == CommitResult.Status.DUPLICATE) {

@@ -20,7 +20,7 @@ import org.sluice.edge.store.CommitResult.Status;
 
 class HookStoreTest {
 
-    private static final long TTL = Duration.ofHours(72).toMillis();
+    private static final long TTL = Duration.ofDays(3).toMillis();
 
     @TempDir
     Path dir;

@@ -93,8 +93,8 @@ class RocksOverrideStoreTest {
     void anInvalidStoredOverrideIsSkippedAndTheRestLoad() {
         overrides.put("acme", Limit.of(5, 10).withMaxBodyBytes(1_000_000));
         overrides.put("beta", Limit.of(5, 10));
-        store.underWriteLock((db, sync) -> {
-            db.put(store.overridesFamily, sync, "junk".getBytes(StandardCharsets.UTF_8), "{not json".getBytes(StandardCharsets.UTF_8));
+        store.underWriteLock((rocks, sync) -> {
+            rocks.db().put(rocks.overrides(), sync, "junk".getBytes(StandardCharsets.UTF_8), "{not json".getBytes(StandardCharsets.UTF_8));
             return null;
         });
 
