@@ -8,6 +8,8 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.Arrays;
 import org.sluice.core.Clock;
+import org.sluice.edge.admission.PreReadLimits;
+import org.sluice.edge.admission.Scope;
 
 /**
  * Pipeline position: after {@link ContinueHandler}, before {@link HookHandler}; the sink of
@@ -32,10 +34,10 @@ import org.sluice.core.Clock;
  * was refused before it was read) are released unread. A complete body keeps its bytes held
  * until {@link HookHandler} has answered it; an incomplete one gives them back here.
  */
-final class BodyAggregator extends ChannelInboundHandlerAdapter {
+public final class BodyAggregator extends ChannelInboundHandlerAdapter {
 
     /** The largest first buffer of a body: 16 KiB. */
-    static final int INITIAL_CAPACITY = 16 * 1024;
+    public static final int INITIAL_CAPACITY = 16 * 1024;
 
     private final PreReadLimits limits;
     private final Clock clock;
@@ -47,7 +49,7 @@ final class BodyAggregator extends ChannelInboundHandlerAdapter {
     private byte[] body;
     private int length;
 
-    BodyAggregator(PreReadLimits limits, Clock clock, boolean shadow, InflightBodies bodies, IngestMetrics metrics) {
+    public BodyAggregator(PreReadLimits limits, Clock clock, boolean shadow, InflightBodies bodies, IngestMetrics metrics) {
         this.limits = limits;
         this.clock = clock;
         this.shadow = shadow;

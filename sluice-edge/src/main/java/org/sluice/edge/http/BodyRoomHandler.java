@@ -13,12 +13,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * This is a check: {@link BodyAggregator} holds the buffer when it allocates it, and answers
  * the same {@code 503} in the rare case another event loop took the room in between.
  */
-final class BodyRoomHandler extends ChannelInboundHandlerAdapter {
+public final class BodyRoomHandler extends ChannelInboundHandlerAdapter {
 
     private final InflightBodies bodies;
     private final IngestMetrics metrics;
 
-    BodyRoomHandler(InflightBodies bodies, IngestMetrics metrics) {
+    public BodyRoomHandler(InflightBodies bodies, IngestMetrics metrics) {
         this.bodies = bodies;
         this.metrics = metrics;
     }

@@ -13,12 +13,12 @@ import java.util.function.ToLongFunction;
  * payload_too_large} before the body is read (and the connection closes); an undeclared
  * one is counted by {@link BodyAggregator} as it arrives.
  */
-final class BodySizeHandler extends ChannelInboundHandlerAdapter {
+public final class BodySizeHandler extends ChannelInboundHandlerAdapter {
 
     private final ToLongFunction<String> bodyLimitForTenant;
     private final IngestMetrics metrics;
 
-    BodySizeHandler(ToLongFunction<String> bodyLimitForTenant, IngestMetrics metrics) {
+    public BodySizeHandler(ToLongFunction<String> bodyLimitForTenant, IngestMetrics metrics) {
         this.bodyLimitForTenant = bodyLimitForTenant;
         this.metrics = metrics;
     }

@@ -15,14 +15,14 @@ import java.util.function.Predicate;
  * {@link ForwardedFor} finds in {@code X-Forwarded-For}; an unreadable entry at or right of
  * the client is {@code 400 {"error":"invalid_forwarded_for"}}.
  */
-final class ClientAddressHandler extends ChannelInboundHandlerAdapter {
+public final class ClientAddressHandler extends ChannelInboundHandlerAdapter {
 
     private static final String X_FORWARDED_FOR = "X-Forwarded-For";
 
     private final Predicate<InetAddress> trustedProxy;
     private final IngestMetrics metrics;
 
-    ClientAddressHandler(Predicate<InetAddress> trustedProxy, IngestMetrics metrics) {
+    public ClientAddressHandler(Predicate<InetAddress> trustedProxy, IngestMetrics metrics) {
         this.trustedProxy = trustedProxy;
         this.metrics = metrics;
     }

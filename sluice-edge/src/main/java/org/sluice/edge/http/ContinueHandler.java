@@ -17,11 +17,11 @@ import io.netty.handler.codec.http.HttpVersion;
  * run by now, so a client that waits for {@code 100 Continue} has been answered already if
  * it was going to be refused. Any other expectation is 417.
  */
-final class ContinueHandler extends ChannelInboundHandlerAdapter {
+public final class ContinueHandler extends ChannelInboundHandlerAdapter {
 
     private final IngestMetrics metrics;
 
-    ContinueHandler(IngestMetrics metrics) {
+    public ContinueHandler(IngestMetrics metrics) {
         this.metrics = metrics;
     }
 

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * holds at most one hook in the server). Once the answer is written the hook's body bytes
  * are given back to {@link InflightBodies}.
  */
-final class HookHandler extends ChannelInboundHandlerAdapter {
+public final class HookHandler extends ChannelInboundHandlerAdapter {
 
     private static final Warnings FAILURES = new Warnings(LoggerFactory.getLogger(HookHandler.class),
             TimeUnit.SECONDS.toNanos(10));
@@ -28,7 +28,7 @@ final class HookHandler extends ChannelInboundHandlerAdapter {
     private final InFlight inFlight;
     private final InflightBodies bodies;
 
-    HookHandler(HookStage stage, Executor workers, IngestMetrics metrics, InFlight inFlight, InflightBodies bodies) {
+    public HookHandler(HookStage stage, Executor workers, IngestMetrics metrics, InFlight inFlight, InflightBodies bodies) {
         this.stage = stage;
         this.workers = workers;
         this.metrics = metrics;

@@ -15,6 +15,9 @@ import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.verify.HeaderLookup;
 import org.sluice.edge.verify.VerifyOutcome;
 import org.sluice.fleet.FleetAnswer;
+import org.sluice.edge.admission.FleetGate;
+import org.sluice.edge.admission.Scope;
+import org.sluice.edge.admission.TenantGate;
 
 /**
  * Steps 5 to 9 of the contract, for one hook whose body has been read: verification, the
@@ -26,7 +29,7 @@ import org.sluice.fleet.FleetAnswer;
  * any tenant charge, and a duplicate is answered before one. A queue-share lease is held
  * from admission until the intake has answered, then given back.
  */
-final class HookStage {
+public final class HookStage {
 
     /** A response and the outcome it is counted as. */
     record Answer(FullHttpResponse response, Outcome outcome) {
@@ -46,7 +49,7 @@ final class HookStage {
         this(tenants, sink, shadow, metrics, epochMillis, null, Runnable::run);
     }
 
-    HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis,
+    public HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis,
               FleetGate fleet, Executor continuation) {
         this.fleet = fleet;
         this.continuation = continuation;

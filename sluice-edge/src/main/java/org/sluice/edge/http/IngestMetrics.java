@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.sluice.core.Clock;
+import org.sluice.edge.admission.Scope;
 
 /**
  * The request path's meters, created once at boot so the hot path only increments:
@@ -15,7 +16,7 @@ import org.sluice.core.Clock;
  * and {@code sluice_ingest_duration_seconds}. Label values come from {@link Outcome} and
  * {@link Scope} only, never from a request.
  */
-final class IngestMetrics {
+public final class IngestMetrics {
 
     /** Fixed histogram buckets: a dozen series, enough to read p50 and p99 from. */
     private static final Duration[] BUCKETS = {
@@ -29,7 +30,7 @@ final class IngestMetrics {
     private final Timer duration;
     private final Clock clock;
 
-    IngestMetrics(MeterRegistry registry, Clock clock) {
+    public IngestMetrics(MeterRegistry registry, Clock clock) {
         this.clock = clock;
         for (Outcome outcome : Outcome.values()) {
             requests.put(outcome, Counter.builder("sluice.ingest.requests")

@@ -8,6 +8,8 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.LastHttpContent;
 import org.sluice.core.Clock;
 import org.sluice.edge.config.RefusedBody;
+import org.sluice.edge.admission.PreReadLimits;
+import org.sluice.edge.admission.Scope;
 
 /**
  * Pipeline position: after {@link BodySizeHandler} (a body over its limit is refused before
@@ -49,7 +51,7 @@ import org.sluice.edge.config.RefusedBody;
  * <p>Event-loop confined: the held answer is a plain field. Requests reach this handler one
  * at a time ({@link InOrderGate}), so at most one answer is held per connection.
  */
-final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
+public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
 
     /** The biggest declared body a refusal may drop rather than close for: 64 KiB. */
     static final long SMALL_BODY = 64 * 1024;
@@ -64,7 +66,7 @@ final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
     private Exchange held;
     private FullHttpResponse heldAnswer;
 
-    PreReadAdmissionHandler(PreReadLimits limits, Clock clock, boolean shadow, RefusedBody refusedBody,
+    public PreReadAdmissionHandler(PreReadLimits limits, Clock clock, boolean shadow, RefusedBody refusedBody,
             IngestMetrics metrics) {
         this.limits = limits;
         this.clock = clock;

@@ -21,12 +21,12 @@ import org.sluice.core.Clock;
  * validation is off so that this handler can name the header. A well-formed request
  * becomes an {@link Exchange} for the handlers after it; body chunks pass through.
  */
-final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
+public final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
 
     private final Clock clock;
     private final IngestMetrics metrics;
 
-    RequestSyntaxHandler(Clock clock, IngestMetrics metrics) {
+    public RequestSyntaxHandler(Clock clock, IngestMetrics metrics) {
         this.clock = clock;
         this.metrics = metrics;
     }

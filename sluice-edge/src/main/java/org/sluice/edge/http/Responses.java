@@ -18,7 +18,7 @@ import java.nio.charset.StandardCharsets;
  * <p>Every 429 and 503 carries {@code Retry-After} in whole seconds, {@code ceil(ms/1000)}
  * and at least 1, and {@code retry_after_ms} in its body when the wait is known.
  */
-final class Responses {
+public final class Responses {
 
     static final HttpResponseStatus TOO_MANY_REQUESTS = HttpResponseStatus.TOO_MANY_REQUESTS;
     static final HttpResponseStatus HEADERS_TOO_LARGE = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
@@ -40,7 +40,7 @@ final class Responses {
 
     // ---------------------------------------------------------------- fixed
 
-    static FullHttpResponse notFound() {
+    public static FullHttpResponse notFound() {
         return of(HttpResponseStatus.NOT_FOUND, NOT_FOUND);
     }
 
@@ -63,7 +63,7 @@ final class Responses {
         return response;
     }
 
-    static FullHttpResponse overload() {
+    public static FullHttpResponse overload() {
         return retryable(HttpResponseStatus.SERVICE_UNAVAILABLE, OVERLOAD);
     }
 
@@ -83,7 +83,7 @@ final class Responses {
         return of(HttpResponseStatus.BAD_REQUEST, BAD_REQUEST);
     }
 
-    static FullHttpResponse requestTimeout() {
+    public static FullHttpResponse requestTimeout() {
         return of(HttpResponseStatus.REQUEST_TIMEOUT, REQUEST_TIMEOUT);
     }
 
@@ -148,7 +148,7 @@ final class Responses {
     }
 
     /** {@code ceil(ms / 1000)}, at least 1. */
-    static long retryAfterSeconds(long ms) {
+    public static long retryAfterSeconds(long ms) {
         return Math.max(1L, (ms + 999L) / 1000L);
     }
 

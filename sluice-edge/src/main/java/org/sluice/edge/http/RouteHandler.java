@@ -12,13 +12,13 @@ import java.util.function.Supplier;
  * unknown_source) and every other method or path (404 not_found); passes an ingest
  * request on with its source and tenant set.
  */
-final class RouteHandler extends ChannelInboundHandlerAdapter {
+public final class RouteHandler extends ChannelInboundHandlerAdapter {
 
     private final Router router;
     private final Supplier<String> notReadyReason;
     private final IngestMetrics metrics;
 
-    RouteHandler(Router router, Supplier<String> notReadyReason, IngestMetrics metrics) {
+    public RouteHandler(Router router, Supplier<String> notReadyReason, IngestMetrics metrics) {
         this.router = router;
         this.notReadyReason = notReadyReason;
         this.metrics = metrics;

@@ -8,19 +8,19 @@ import org.slf4j.Logger;
  * most once per interval, with the count of the ones suppressed since. Lock-free: one CAS
  * decides which thread logs.
  */
-final class Warnings {
+public final class Warnings {
 
     private final Logger log;
     private final long intervalNanos;
     private final AtomicLong nextAt = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong suppressed = new AtomicLong();
 
-    Warnings(Logger log, long intervalNanos) {
+    public Warnings(Logger log, long intervalNanos) {
         this.log = log;
         this.intervalNanos = intervalNanos;
     }
 
-    void warn(String message, Throwable cause) {
+    public void warn(String message, Throwable cause) {
         long now = System.nanoTime();
         long next = nextAt.get();
         if ((next != Long.MIN_VALUE && now - next < 0) || !nextAt.compareAndSet(next, now + intervalNanos)) {
