@@ -3,15 +3,7 @@ package org.sluice.edge.admission;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpVersion;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +25,6 @@ import org.sluice.fleet.FleetClient;
 import org.sluice.fleet.FleetKind;
 import org.sluice.fleet.FleetSettings;
 import org.sluice.fleet.FleetStats;
-import org.sluice.edge.http.Responses;
 
 /**
  * The edge's side of the fleet scope ({@code rate_limits.scope: fleet} and/or
@@ -127,7 +118,7 @@ public final class FleetGate implements AutoCloseable {
      * N, at least one hook of burst; the byte bucket's rate divided by N with the same burst
      * time), charged to this node's own tenant tables. Allocation-free. Null when admitted.
      */
-    public TenantGate.Refusal fallbackCharge(String tenant, long bytes) {
+    public Refusal fallbackCharge(String tenant, long bytes) {
         Limit limit = limits.effective(tenant).limit();
         if (limit == null) {
             return null;
@@ -138,13 +129,13 @@ public final class FleetGate implements AutoCloseable {
         long burst = Math.max(1L, limit.burst() / n);
         long wait = hookBuckets.tryCharge(tenant, interval, saturatingMul(interval, burst), now);
         if (wait != 0) {
-            return new TenantGate.Refusal(Scope.TENANT, wait);
+            return new Refusal(Scope.TENANT, wait);
         }
         if (bytes > 0 && limit.hasByteBucket()) {
             wait = byteBuckets.tryCharge(tenant, saturatingMul(limit.byteIncrementNanos(bytes), n),
                     limit.byteToleranceNanos(), now);
             if (wait != 0) {
-                return new TenantGate.Refusal(Scope.TENANT_BYTES, wait);
+                return new Refusal(Scope.TENANT_BYTES, wait);
             }
         }
         return null;
@@ -238,19 +229,6 @@ public final class FleetGate implements AutoCloseable {
         settle.put("queue_depth", s.settleQueueDepth());
         out.put("settle", settle);
         return out;
-    }
-
-    /** {@code 409 {"error":"dedupe_pending","retry_after_ms":N}} with {@code Retry-After} in whole seconds. */
-    public static FullHttpResponse dedupePending(long retryAfterMs) {
-        long ms = Math.max(1L, retryAfterMs);
-        byte[] json = ("{\"error\":\"dedupe_pending\",\"retry_after_ms\":" + ms + "}").getBytes(StandardCharsets.UTF_8);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONFLICT,
-                Unpooled.wrappedBuffer(json));
-        response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, json.length)
-                .set(HttpHeaderNames.RETRY_AFTER, Responses.retryAfterSeconds(ms));
-        return response;
     }
 
     @Override

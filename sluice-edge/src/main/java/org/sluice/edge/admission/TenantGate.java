@@ -7,10 +7,6 @@ package org.sluice.edge.admission;
  */
 public interface TenantGate {
 
-    /** A refusal: which layer, and how long to wait in nanoseconds. */
-    record Refusal(Scope scope, long waitNanos) {
-    }
-
     /** The biggest body {@code tenant} may send. */
     long bodyLimit(String tenant);
 
@@ -20,20 +16,17 @@ public interface TenantGate {
     /**
      * Counts one hook of {@code bytes} against the tenant's queue share.
      *
-     * @return a lease to give back with {@link #release}, {@link #NO_LEASE} when the tenant has
-     *     no queue limit, or a {@link Refusal} (scope {@link Scope#TENANT_OVERLOAD})
+     * @return a lease to give back with {@link #release} ({@link Lease#NONE} when the tenant
+     *     has no queue limit), or a {@link Refusal} (scope {@link Scope#TENANT_OVERLOAD})
      */
-    Object acquire(String tenant, long bytes);
+    ShareResult acquire(String tenant, long bytes);
 
-    /** Gives back what {@link #acquire} counted; safe with {@link #NO_LEASE}. */
-    void release(Object lease);
+    /** Gives back what {@link #acquire} counted; safe with {@link Lease#NONE}. */
+    void release(Lease lease);
 
     /**
      * The {@code RateLimit-Policy} and {@code RateLimit} field values for a tenant under a
      * limit, or null when it has none.
      */
     String[] rateLimitHeaders(String tenant);
-
-    /** What {@link #acquire} returns when nothing was counted and nothing refused. */
-    Object NO_LEASE = new Object();
 }

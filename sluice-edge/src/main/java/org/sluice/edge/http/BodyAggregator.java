@@ -139,7 +139,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
                 metrics.refused(Scope.SOURCE);
                 if (!shadow) {
                     bodies.release(received.length);
-                    Reply.send(ctx, exchange, Responses.rateLimited(Scope.SOURCE.label, wait), Outcome.RATE_LIMITED, metrics);
+                    Reply.send(ctx, exchange, Responses.refused(Scope.SOURCE, wait), Outcome.RATE_LIMITED, metrics);
                     return;
                 }
             }

@@ -17,6 +17,9 @@ import org.sluice.edge.verify.VerifyOutcome;
 import org.sluice.fleet.FleetAnswer;
 import org.sluice.edge.admission.FleetGate;
 import org.sluice.edge.admission.Scope;
+import org.sluice.edge.admission.Lease;
+import org.sluice.edge.admission.Refusal;
+import org.sluice.edge.admission.ShareResult;
 import org.sluice.edge.admission.TenantGate;
 
 /**
@@ -100,14 +103,13 @@ public final class HookStage {
             return done(withLimits(Responses.duplicate(dup.hookId()), tenant), Outcome.DUPLICATE);
         }
         if (answer instanceof FleetAnswer.Pending pending) {
-            return done(FleetGate.dedupePending(pending.retryAfterMs()), Outcome.DEDUPE_PENDING);
+            return done(Responses.dedupePending(pending.retryAfterMs()), Outcome.DEDUPE_PENDING);
         }
         if (answer instanceof FleetAnswer.RateLimited limited) {
-            Scope scope = limited.scope() == FleetAnswer.Scope.TENANT_BYTES ? Scope.TENANT_BYTES : Scope.TENANT;
-            metrics.refused(scope);
+            Refusal refusal = Refusal.of(limited);
+            metrics.refused(refusal.scope());
             if (!shadow) {
-                return done(withLimits(Responses.rateLimited(scope.label, limited.waitMs() * 1_000_000L), tenant),
-                        Outcome.RATE_LIMITED);
+                return done(withLimits(Responses.refused(refusal), tenant), Outcome.RATE_LIMITED);
             }
             return admit(exchange, headers, body, key, nowMillis, gate, null);
         }
@@ -131,7 +133,7 @@ public final class HookStage {
         // 7. the tenant's quota: hooks, then bytes (in the fleet when it answered; a fallback
         // charges this node's share of the limit)
         boolean fleetRates = gate != null && gate.ratesInFleet();
-        TenantGate.Refusal quota;
+        Refusal quota;
         if (!fleetRates) {
             quota = tenants.charge(tenant, body.length);
         } else if (claim != null && claim.fallback()) {
@@ -143,24 +145,21 @@ public final class HookStage {
             metrics.refused(quota.scope());
             if (!shadow) {
                 release(claim, tenant, source, key);
-                return done(withLimits(Responses.rateLimited(quota.scope().label, quota.waitNanos()), tenant),
-                        Outcome.RATE_LIMITED);
+                return done(withLimits(Responses.refused(quota), tenant), Outcome.RATE_LIMITED);
             }
         }
         // 8. the tenant's share of the node's queue
-        Object lease = tenants.acquire(tenant, body.length);
-        if (lease instanceof TenantGate.Refusal share) {
-            metrics.refused(Scope.TENANT_OVERLOAD);
+        ShareResult share = tenants.acquire(tenant, body.length);
+        if (share instanceof Refusal full) {
+            metrics.refused(full.scope());
             if (!shadow) {
                 release(claim, tenant, source, key);
-                return done(withLimits(Responses.tenantOverload(Responses.retryAfterMs(share.waitNanos())), tenant),
-                        Outcome.TENANT_OVERLOAD);
+                return done(withLimits(Responses.refused(full), tenant), Outcome.TENANT_OVERLOAD);
             }
-            lease = TenantGate.NO_LEASE;
         }
+        Lease held = share instanceof Lease lease ? lease : Lease.NONE;
         // 9. commit (the writer's own dedupe check runs here, after the fleet's)
         PendingHook pending = new PendingHook(tenant, source.id(), key, nowMillis, headerMap(headers), body);
-        Object held = lease;
         CompletableFuture<CommitResult> commit;
         try {
             commit = sink.submit(pending);

@@ -108,7 +108,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
         if (shadow) {
             return false;
         }
-        FullHttpResponse answer = Responses.rateLimited(scope.label, waitNanos);
+        FullHttpResponse answer = Responses.refused(scope, waitNanos);
         boolean small = exchange.bodyPending() && !exchange.chunked && exchange.declaredLength <= SMALL_BODY
                 && !exchange.request.headers().contains(HttpHeaderNames.EXPECT);
         if (small && refusedBody == RefusedBody.CLOSE_IF_INCOMPLETE) {

@@ -9,6 +9,8 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import org.sluice.edge.admission.Refusal;
+import org.sluice.edge.admission.Scope;
 
 /**
  * Every response the ingest listener sends. Fixed bodies are encoded once into unreleasable
@@ -97,8 +99,34 @@ public final class Responses {
 
     // ---------------------------------------------------------------- built per response
 
+    /**
+     * The answer to a refusal: {@code 429 tenant_overload} for the tenant's queue share,
+     * {@code 503 overload} for the node's queue, else {@code 429 rate_limited} with the scope.
+     */
+    static FullHttpResponse refused(Refusal refusal) {
+        return refused(refusal.scope(), refusal.waitNanos());
+    }
+
+    /** As {@link #refused(Refusal)}, for a refusal known by its parts (the event loops allocate no record). */
+    static FullHttpResponse refused(Scope scope, long waitNanos) {
+        return switch (scope) {
+            case TENANT_OVERLOAD -> tenantOverload(retryAfterMs(waitNanos));
+            case OVERLOAD -> overload();
+            case IP, NODE, SOURCE, TENANT, TENANT_BYTES -> rateLimited(scope.label, waitNanos);
+        };
+    }
+
+    /** {@code 409 {"error":"dedupe_pending","retry_after_ms":N}}: the fleet holds a claim on the key. */
+    static FullHttpResponse dedupePending(long retryAfterMs) {
+        long ms = Math.max(1L, retryAfterMs);
+        FullHttpResponse response = of(HttpResponseStatus.CONFLICT,
+                "{\"error\":\"dedupe_pending\",\"retry_after_ms\":" + ms + "}");
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds(ms));
+        return response;
+    }
+
     /** {@code 429 {"error":"rate_limited","scope":..,"retry_after_ms":N}}. */
-    static FullHttpResponse rateLimited(String scope, long waitNanos) {
+    private static FullHttpResponse rateLimited(String scope, long waitNanos) {
         long ms = retryAfterMs(waitNanos);
         FullHttpResponse response = of(TOO_MANY_REQUESTS,
                 "{\"error\":\"rate_limited\",\"scope\":\"" + scope + "\",\"retry_after_ms\":" + ms + "}");
@@ -107,7 +135,7 @@ public final class Responses {
     }
 
     /** {@code 429 {"error":"tenant_overload","retry_after_ms":N}}. */
-    static FullHttpResponse tenantOverload(long retryAfterMs) {
+    private static FullHttpResponse tenantOverload(long retryAfterMs) {
         long ms = Math.max(1L, retryAfterMs);
         FullHttpResponse response = of(TOO_MANY_REQUESTS, "{\"error\":\"tenant_overload\",\"retry_after_ms\":" + ms + "}");
         response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds(ms));
@@ -148,7 +176,7 @@ public final class Responses {
     }
 
     /** {@code ceil(ms / 1000)}, at least 1. */
-    public static long retryAfterSeconds(long ms) {
+    static long retryAfterSeconds(long ms) {
         return Math.max(1L, (ms + 999L) / 1000L);
     }
 

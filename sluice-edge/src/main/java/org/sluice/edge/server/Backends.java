@@ -25,7 +25,9 @@ import org.sluice.edge.intake.IntakeSettings;
 import org.sluice.edge.http.Warnings;
 import org.sluice.edge.http.HookSink;
 import org.sluice.edge.admission.FleetGate;
-import org.sluice.edge.admission.Scope;
+import org.sluice.edge.admission.Lease;
+import org.sluice.edge.admission.Refusal;
+import org.sluice.edge.admission.ShareResult;
 import org.sluice.edge.admission.TenantGate;
 import org.sluice.edge.admission.HostArena;
 import org.sluice.edge.admission.RateLimitFields;
@@ -239,30 +241,26 @@ final class Backends implements AutoCloseable {
         public Refusal charge(String tenant, long bytes) {
             TenantDecision decision = host == null ? limits.hit(tenant, bytes)
                     : host.hitTenant(tenant, bytes, limits.effective(tenant).limit());
-            if (decision.admitted()) {
-                return null;
-            }
-            return new Refusal(decision.scope() == TenantDecision.Scope.TENANT ? Scope.TENANT : Scope.TENANT_BYTES,
-                    decision.waitNanos());
+            return decision.admitted() ? null : Refusal.of(decision);
         }
 
         @Override
-        public Object acquire(String tenant, long bytes) {
+        public ShareResult acquire(String tenant, long bytes) {
             EffectiveLimit effective = limits.effective(tenant);
             if (effective.unlimited() || !effective.limit().hasQueueLimit()) {
-                return NO_LEASE;
+                return Lease.NONE;
             }
             QueueShares.Decision decision = shares.acquire(tenant, bytes, effective.limit());
             if (!decision.admitted()) {
-                return new Refusal(Scope.TENANT_OVERLOAD, decision.retryAfterMillis() * 1_000_000L);
+                return Refusal.of(decision);
             }
-            return decision.lease() == null ? NO_LEASE : decision.lease();
+            return decision.lease() == null ? Lease.NONE : new Lease(decision.lease());
         }
 
         @Override
-        public void release(Object lease) {
-            if (lease instanceof QueueShares.Lease held) {
-                shares.release(held);
+        public void release(Lease lease) {
+            if (lease.held() != null) {
+                shares.release(lease.held());
             }
         }
 
