@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
@@ -13,6 +14,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * This is a check: {@link BodyAggregator} holds the buffer when it allocates it, and answers
  * the same {@code 503} in the rare case another event loop took the room in between.
  */
+@ChannelHandler.Sharable
 public final class BodyRoomHandler extends ChannelInboundHandlerAdapter {
 
     private final InflightBodies bodies;

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.function.ToLongFunction;
@@ -13,6 +14,7 @@ import java.util.function.ToLongFunction;
  * payload_too_large} before the body is read (and the connection closes); an undeclared
  * one is counted by {@link BodyAggregator} as it arrives.
  */
+@ChannelHandler.Sharable
 public final class BodySizeHandler extends ChannelInboundHandlerAdapter {
 
     private final ToLongFunction<String> bodyLimitForTenant;

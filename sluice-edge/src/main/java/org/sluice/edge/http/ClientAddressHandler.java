@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.net.InetAddress;
@@ -15,6 +16,7 @@ import java.util.function.Predicate;
  * {@link ForwardedFor} finds in {@code X-Forwarded-For}; an unreadable entry at or right of
  * the client is {@code 400 {"error":"invalid_forwarded_for"}}.
  */
+@ChannelHandler.Sharable
 public final class ClientAddressHandler extends ChannelInboundHandlerAdapter {
 
     private static final String X_FORWARDED_FOR = "X-Forwarded-For";

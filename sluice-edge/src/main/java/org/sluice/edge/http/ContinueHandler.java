@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -17,6 +18,7 @@ import io.netty.handler.codec.http.HttpVersion;
  * run by now, so a client that waits for {@code 100 Continue} has been answered already if
  * it was going to be refused. Any other expectation is 417.
  */
+@ChannelHandler.Sharable
 public final class ContinueHandler extends ChannelInboundHandlerAdapter {
 
     private final IngestMetrics metrics;

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.concurrent.CompletableFuture;
@@ -17,6 +18,7 @@ import org.slf4j.LoggerFactory;
  * holds at most one hook in the server). Once the answer is written the hook's body bytes
  * are given back to {@link InflightBodies}.
  */
+@ChannelHandler.Sharable
 public final class HookHandler extends ChannelInboundHandlerAdapter {
 
     private static final Warnings FAILURES = new Warnings(LoggerFactory.getLogger(HookHandler.class),

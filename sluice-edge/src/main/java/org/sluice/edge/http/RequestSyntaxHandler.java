@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
@@ -21,6 +22,7 @@ import org.sluice.core.Clock;
  * validation is off so that this handler can name the header. A well-formed request
  * becomes an {@link Exchange} for the handlers after it; body chunks pass through.
  */
+@ChannelHandler.Sharable
 public final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
 
     private final Clock clock;

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.function.Supplier;
@@ -12,6 +13,7 @@ import java.util.function.Supplier;
  * unknown_source) and every other method or path (404 not_found); passes an ingest
  * request on with its source and tenant set.
  */
+@ChannelHandler.Sharable
 public final class RouteHandler extends ChannelInboundHandlerAdapter {
 
     private final Router router;

@@ -324,6 +324,10 @@ public final class EdgeServer implements AutoCloseable {
      *                              the received bytes charged to the source      -> ReceivedHook
      *   HookHandler                worker stage: 401, 200 duplicate, 429 tenant*, 503, 202
      * </pre>
+     * The handlers without state of their own ({@code @Sharable}) are built once and shared by
+     * every connection; {@code InOrderGate}, {@code ReadDeadlineHandler},
+     * {@code PreReadAdmissionHandler}, {@code BodyAggregator} and the per-address gate keep
+     * the connection's state in fields and are built per connection.
      * An answer given before its request's body was read replaces the codec with a
      * {@code LingeringClose}, which drains and closes the connection.
      */
@@ -331,14 +335,20 @@ public final class EdgeServer implements AutoCloseable {
 
         private final SslContext ssl;
         private final HttpDecoderConfig decoderConfig;
-        private final Router router;
         private final PreReadLimits preRead;
-        private final HookStage stage;
         private final Clock clock;
         private final IngestMetrics metrics;
         private final boolean shadow;
         private final InflightBodies bodies;
         private final ConnectionsPerAddress perAddress;
+        // the stateless handlers (@Sharable): one instance each, in every connection's pipeline
+        private final RequestSyntaxHandler syntax;
+        private final RouteHandler route;
+        private final ClientAddressHandler client;
+        private final BodySizeHandler bodySize;
+        private final BodyRoomHandler bodyRoom;
+        private final ContinueHandler proceed;
+        private final HookHandler hook;
 
         Pipeline(SluiceConfig config, Clock clock, LongSupplier epochMillis, IngestMetrics metrics) {
             this.clock = clock;
@@ -359,11 +369,11 @@ public final class EdgeServer implements AutoCloseable {
                         DedupeKeys.create(source.dedupe(), keyPath + ".dedupe")));
                 sourceBytes.put(source.id(), source.bytesPerSecond());
             }
-            this.router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);
+            Router router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);
             this.preRead = backends.host() != null
                     ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
                     : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
-            this.stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis,
+            HookStage stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis,
                     backends.fleet(), workers);
             this.bodies = new InflightBodies(config.http().maxInflightBodyBytes());
             Gauge.builder("sluice.http.inflight.body.bytes", bodies, InflightBodies::held)
@@ -374,6 +384,13 @@ public final class EdgeServer implements AutoCloseable {
                     .register(registry);
             this.perAddress = config.http().maxConnectionsPerIp() == 0 ? null
                     : new ConnectionsPerAddress(config.http().maxConnectionsPerIp(), refusedConnections);
+            this.syntax = new RequestSyntaxHandler(clock, metrics);
+            this.route = new RouteHandler(router, backends.sink()::notReadyReason, metrics);
+            this.client = new ClientAddressHandler(config.http().trustedProxies()::contains, metrics);
+            this.bodySize = new BodySizeHandler(backends.tenants()::bodyLimit, metrics);
+            this.bodyRoom = new BodyRoomHandler(bodies, metrics);
+            this.proceed = new ContinueHandler(metrics);
+            this.hook = new HookHandler(stage, workers, metrics, inFlight, bodies);
         }
 
         @Override
@@ -389,16 +406,16 @@ public final class EdgeServer implements AutoCloseable {
             }
             p.addLast("in-order", new InOrderGate());
             p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
-            p.addLast("syntax", new RequestSyntaxHandler(clock, metrics));
-            p.addLast("route", new RouteHandler(router, backends.sink()::notReadyReason, metrics));
-            p.addLast("client", new ClientAddressHandler(config.http().trustedProxies()::contains, metrics));
-            p.addLast("body-size", new BodySizeHandler(backends.tenants()::bodyLimit, metrics));
+            p.addLast("syntax", syntax);
+            p.addLast("route", route);
+            p.addLast("client", client);
+            p.addLast("body-size", bodySize);
             p.addLast("pre-read", new PreReadAdmissionHandler(preRead, clock, shadow,
                     config.http().refusedBody(), metrics));
-            p.addLast("body-room", new BodyRoomHandler(bodies, metrics));
-            p.addLast("continue", new ContinueHandler(metrics));
+            p.addLast("body-room", bodyRoom);
+            p.addLast("continue", proceed);
             p.addLast("body", new BodyAggregator(preRead, clock, shadow, bodies, metrics));
-            p.addLast("hook", new HookHandler(stage, workers, metrics, inFlight, bodies));
+            p.addLast("hook", hook);
         }
     }
 
