@@ -129,13 +129,13 @@ public final class FleetGate implements AutoCloseable {
         long burst = Math.max(1L, limit.burst() / n);
         long wait = hookBuckets.tryCharge(tenant, interval, saturatingMul(interval, burst), now);
         if (wait != 0) {
-            return new Refusal(Scope.TENANT, wait);
+            return new Refusal(RefusalScope.TENANT, wait);
         }
         if (bytes > 0 && limit.hasByteBucket()) {
             wait = byteBuckets.tryCharge(tenant, saturatingMul(limit.byteIncrementNanos(bytes), n),
                     limit.byteToleranceNanos(), now);
             if (wait != 0) {
-                return new Refusal(Scope.TENANT_BYTES, wait);
+                return new Refusal(RefusalScope.TENANT_BYTES, wait);
             }
         }
         return null;

@@ -9,22 +9,22 @@ import org.sluice.fleet.FleetAnswer;
  * A value, never an exception. Each limiter's own answer is turned into one here, and only
  * here; {@code http.Responses} turns it into the response.
  */
-public record Refusal(Scope scope, long waitNanos) implements ShareResult {
+public record Refusal(RefusalScope scope, long waitNanos) implements ShareResult {
 
     /** The tenant's quota refused ({@link TenantDecision#admitted()} false): its hook or byte bucket. */
     public static Refusal of(TenantDecision decision) {
-        return new Refusal(decision.scope() == TenantDecision.Scope.TENANT ? Scope.TENANT : Scope.TENANT_BYTES,
+        return new Refusal(decision.scope() == TenantDecision.Scope.TENANT ? RefusalScope.TENANT : RefusalScope.TENANT_BYTES,
                 decision.waitNanos());
     }
 
     /** The tenant's queue share refused ({@link QueueShares.Decision#admitted()} false). */
     public static Refusal of(QueueShares.Decision decision) {
-        return new Refusal(Scope.TENANT_OVERLOAD, decision.retryAfterMillis() * 1_000_000L);
+        return new Refusal(RefusalScope.TENANT_OVERLOAD, decision.retryAfterMillis() * 1_000_000L);
     }
 
     /** The fleet store refused the tenant's quota. */
     public static Refusal of(FleetAnswer.RateLimited limited) {
-        return new Refusal(limited.scope() == FleetAnswer.Scope.TENANT_BYTES ? Scope.TENANT_BYTES : Scope.TENANT,
+        return new Refusal(limited.scope() == FleetAnswer.Scope.TENANT_BYTES ? RefusalScope.TENANT_BYTES : RefusalScope.TENANT,
                 limited.waitMs() * 1_000_000L);
     }
 }

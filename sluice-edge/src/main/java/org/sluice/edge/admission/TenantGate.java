@@ -17,7 +17,7 @@ public interface TenantGate {
      * Counts one hook of {@code bytes} against the tenant's queue share.
      *
      * @return a lease to give back with {@link #release} ({@link Lease#NONE} when the tenant
-     *     has no queue limit), or a {@link Refusal} (scope {@link Scope#TENANT_OVERLOAD})
+     *     has no queue limit), or a {@link Refusal} (scope {@link RefusalScope#TENANT_OVERLOAD})
      */
     ShareResult acquire(String tenant, long bytes);
 

@@ -3,7 +3,7 @@
  * charged before the body is read ({@code PreReadLimits}: {@code NodeLimits} in one process,
  * {@code HostLimits} over the shared-memory {@code HostArena}), the tenant's side after
  * verification ({@code TenantGate}), the fleet scope ({@code FleetGate}) and the refusal
- * they return (a value, never an exception) with its {@code Scope}.
+ * they return (a value, never an exception) with its {@code RefusalScope}.
  *
  * <p>May use: {@code sluice-core}, {@code sluice-shm}, {@code sluice-fleet}, {@code config},
  * {@code store} (commit results only). Never {@code http} or {@code server}: nothing here

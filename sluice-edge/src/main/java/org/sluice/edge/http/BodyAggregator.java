@@ -9,7 +9,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import java.util.Arrays;
 import org.sluice.core.Clock;
 import org.sluice.edge.admission.PreReadLimits;
-import org.sluice.edge.admission.Scope;
+import org.sluice.edge.admission.RefusalScope;
 
 /**
  * Pipeline position: after {@link ContinueHandler}, before {@link HookHandler}; the sink of
@@ -108,7 +108,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
         }
         int capacity = initialCapacity(exchange.declaredLength, exchange.bodyLimit);
         if (!bodies.tryHold(capacity)) { // BodyRoomHandler saw room a moment ago; another loop took it since
-            Reply.send(ctx, exchange, Responses.overload(), Outcome.OVERLOAD, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.overload(), Outcome.OVERLOAD, metrics);
             return;
         }
         current = exchange;
@@ -136,10 +136,10 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
         if (received.length > 0 && !exchange.sourceBytesRefused) {
             long wait = limits.chargeSourceBytes(exchange.source.id(), received.length, clock.nanoTime());
             if (wait != 0) {
-                metrics.refused(Scope.SOURCE);
+                metrics.refused(RefusalScope.SOURCE);
                 if (!shadow) {
                     bodies.release(received.length);
-                    Reply.send(ctx, exchange, Responses.refused(Scope.SOURCE, wait), Outcome.RATE_LIMITED, metrics);
+                    ResponseWriter.send(ctx, exchange, Responses.refused(RefusalScope.SOURCE, wait), Outcome.RATE_LIMITED, metrics);
                     return;
                 }
             }
@@ -152,7 +152,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
         Exchange refused = current;
         bodies.release(body.length);
         reset();
-        Reply.send(ctx, refused, answer, outcome, metrics);
+        ResponseWriter.send(ctx, refused, answer, outcome, metrics);
     }
 
     /** The connection closed (the client went away, or the read timeout cut it) with a body half read. */

@@ -33,7 +33,7 @@ public final class BodySizeHandler extends ChannelInboundHandlerAdapter {
         }
         exchange.bodyLimit = bodyLimitForTenant.applyAsLong(exchange.tenant);
         if (exchange.declaredLength > exchange.bodyLimit) {
-            Reply.send(ctx, exchange, Responses.payloadTooLarge(exchange.bodyLimit), Outcome.PAYLOAD_TOO_LARGE, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.payloadTooLarge(exchange.bodyLimit), Outcome.PAYLOAD_TOO_LARGE, metrics);
             return;
         }
         ctx.fireChannelRead(exchange);

@@ -37,13 +37,13 @@ public final class ClientAddressHandler extends ChannelInboundHandlerAdapter {
         }
         SocketAddress remote = ctx.channel().remoteAddress();
         if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null) {
-            Reply.send(ctx, exchange, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
             return;
         }
         List<String> lines = exchange.request.headers().getAll(X_FORWARDED_FOR);
         ForwardedFor.Result result = ForwardedFor.resolve(inet.getAddress(), lines, trustedProxy);
         if (result.invalid()) {
-            Reply.send(ctx, exchange, Responses.invalidForwardedFor(), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.invalidForwardedFor(), Outcome.BAD_REQUEST, metrics);
             return;
         }
         exchange.client = result.client();

@@ -82,7 +82,7 @@ public final class ConnectionsPerAddress {
                 } else {
                     FullHttpResponse answer = Responses.overload();
                     answer.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-                    ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
+                    ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);
                     LingeringClose.start(ctx, ctx.writeAndFlush(answer));
                 }
             }

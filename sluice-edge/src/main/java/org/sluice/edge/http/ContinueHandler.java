@@ -36,7 +36,7 @@ public final class ContinueHandler extends ChannelInboundHandlerAdapter {
         String expect = exchange.request.headers().get(HttpHeaderNames.EXPECT);
         if (expect != null) {
             if (!HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim())) {
-                Reply.send(ctx, exchange, Responses.expectationFailed(), Outcome.BAD_REQUEST, metrics);
+                ResponseWriter.send(ctx, exchange, Responses.expectationFailed(), Outcome.BAD_REQUEST, metrics);
                 return;
             }
             if (exchange.bodyPending()) {

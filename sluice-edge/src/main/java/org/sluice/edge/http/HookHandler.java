@@ -45,22 +45,22 @@ public final class HookHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         inFlight.enter();
-        CompletableFuture<HookStage.Answer> answer;
+        CompletableFuture<HookStage.Response> answer;
         try {
             answer = CompletableFuture.supplyAsync(() -> stage.process(hook), workers).thenCompose(f -> f);
         } catch (RejectedExecutionException e) {
-            answer = CompletableFuture.completedFuture(new HookStage.Answer(Responses.overload(), Outcome.OVERLOAD));
+            answer = CompletableFuture.completedFuture(new HookStage.Response(Responses.overload(), Outcome.OVERLOAD));
         }
         answer.whenComplete((a, failure) -> ctx.executor().execute(() -> {
-            HookStage.Answer reply = a;
+            HookStage.Response reply = a;
             if (failure != null) { // a store read that threw (closed, I/O error) or a bug: never unanswered
                 FAILURES.warn("hook not processed, answered 503 store_unavailable: " + failure, failure);
-                reply = new HookStage.Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+                reply = new HookStage.Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             }
             if (inFlight.draining()) {
-                ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
+                ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);
             }
-            Reply.send(ctx, hook.exchange(), reply.response(), reply.outcome(), metrics);
+            ResponseWriter.send(ctx, hook.exchange(), reply.response(), reply.outcome(), metrics);
             bodies.release(hook.body().length);
             inFlight.exit();
         }));

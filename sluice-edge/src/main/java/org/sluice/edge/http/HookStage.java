@@ -16,7 +16,7 @@ import org.sluice.edge.verify.HeaderLookup;
 import org.sluice.edge.verify.VerifyOutcome;
 import org.sluice.fleet.FleetAnswer;
 import org.sluice.edge.admission.FleetGate;
-import org.sluice.edge.admission.Scope;
+import org.sluice.edge.admission.RefusalScope;
 import org.sluice.edge.admission.Lease;
 import org.sluice.edge.admission.Refusal;
 import org.sluice.edge.admission.ShareResult;
@@ -35,7 +35,7 @@ import org.sluice.edge.admission.TenantGate;
 public final class HookStage {
 
     /** A response and the outcome it is counted as. */
-    record Answer(FullHttpResponse response, Outcome outcome) {
+    record Response(FullHttpResponse response, Outcome outcome) {
     }
 
     private final TenantGate tenants;
@@ -63,7 +63,7 @@ public final class HookStage {
         this.epochMillis = epochMillis;
     }
 
-    CompletableFuture<Answer> process(ReceivedHook hook) {
+    CompletableFuture<Response> process(ReceivedHook hook) {
         Exchange exchange = hook.exchange();
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
@@ -96,7 +96,7 @@ public final class HookStage {
     }
 
     /** Steps 7 to 9 after the fleet's answer; runs on the worker pool, never on the store client's threads. */
-    private CompletableFuture<Answer> afterFleet(FleetGate gate, FleetAnswer answer, Exchange exchange,
+    private CompletableFuture<Response> afterFleet(FleetGate gate, FleetAnswer answer, Exchange exchange,
                                                  HttpHeaders headers, byte[] body, String key, long nowMillis) {
         String tenant = exchange.tenant;
         if (answer instanceof FleetAnswer.Duplicate dup) {
@@ -126,7 +126,7 @@ public final class HookStage {
      * Steps 7 to 9. {@code claim} is null when the fleet was not asked (or it refused in
      * shadow mode with {@code gate} set: then the quota was already counted there).
      */
-    private CompletableFuture<Answer> admit(Exchange exchange, HttpHeaders headers, byte[] body, String key,
+    private CompletableFuture<Response> admit(Exchange exchange, HttpHeaders headers, byte[] body, String key,
                                             long nowMillis, FleetGate gate, Claim claim) {
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
@@ -174,16 +174,16 @@ public final class HookStage {
                 claim.gate().settle(tenant, source.id(), key, claim.token(), failure == null ? result : null);
             }
             if (failure != null || result == null) {
-                return new Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+                return new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             }
             return switch (result.status()) {
-                case ACCEPTED -> new Answer(withLimits(Responses.accepted(result.id()), tenant), Outcome.ACCEPTED);
-                case DUPLICATE -> new Answer(withLimits(Responses.duplicate(result.id()), tenant), Outcome.DUPLICATE);
+                case ACCEPTED -> new Response(withLimits(Responses.accepted(result.id()), tenant), Outcome.ACCEPTED);
+                case DUPLICATE -> new Response(withLimits(Responses.duplicate(result.id()), tenant), Outcome.DUPLICATE);
                 case OVERLOAD -> {
-                    metrics.refused(Scope.OVERLOAD);
-                    yield new Answer(Responses.overload(), Outcome.OVERLOAD);
+                    metrics.refused(RefusalScope.OVERLOAD);
+                    yield new Response(Responses.overload(), Outcome.OVERLOAD);
                 }
-                case STORE_UNAVAILABLE -> new Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+                case STORE_UNAVAILABLE -> new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             };
         });
     }
@@ -202,8 +202,8 @@ public final class HookStage {
         return response;
     }
 
-    private static CompletableFuture<Answer> done(FullHttpResponse response, Outcome outcome) {
-        return CompletableFuture.completedFuture(new Answer(response, outcome));
+    private static CompletableFuture<Response> done(FullHttpResponse response, Outcome outcome) {
+        return CompletableFuture.completedFuture(new Response(response, outcome));
     }
 
     private static String joined(List<String> values) {

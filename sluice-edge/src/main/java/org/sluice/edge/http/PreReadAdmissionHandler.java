@@ -9,7 +9,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import org.sluice.core.Clock;
 import org.sluice.edge.config.RefusedBody;
 import org.sluice.edge.admission.PreReadLimits;
-import org.sluice.edge.admission.Scope;
+import org.sluice.edge.admission.RefusalScope;
 
 /**
  * Pipeline position: after {@link BodySizeHandler} (a body over its limit is refused before
@@ -86,13 +86,13 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
             return;
         }
         long now = clock.nanoTime();
-        if (refused(ctx, exchange, Scope.IP, limits.chargeAddress(exchange.client, now))
-                || refused(ctx, exchange, Scope.NODE, limits.chargeNode(now))) {
+        if (refused(ctx, exchange, RefusalScope.IP, limits.chargeAddress(exchange.client, now))
+                || refused(ctx, exchange, RefusalScope.NODE, limits.chargeNode(now))) {
             return;
         }
         if (exchange.declaredLength > 0) {
             long wait = limits.sourceBytesWait(exchange.source.id(), exchange.declaredLength, now);
-            if (refused(ctx, exchange, Scope.SOURCE, wait)) {
+            if (refused(ctx, exchange, RefusalScope.SOURCE, wait)) {
                 return;
             }
             exchange.sourceBytesRefused = wait != 0; // shadow mode: counted once, here
@@ -100,7 +100,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
         ctx.fireChannelRead(exchange);
     }
 
-    private boolean refused(ChannelHandlerContext ctx, Exchange exchange, Scope scope, long waitNanos) {
+    private boolean refused(ChannelHandlerContext ctx, Exchange exchange, RefusalScope scope, long waitNanos) {
         if (waitNanos == 0) {
             return false;
         }
@@ -117,7 +117,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
             return true;
         }
         exchange.dropBody = small && refusedBody == RefusedBody.DISCARD;
-        Reply.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
+        ResponseWriter.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
         return true;
     }
 
@@ -148,7 +148,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
         FullHttpResponse answer = heldAnswer;
         held = null;
         heldAnswer = null;
-        Reply.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
+        ResponseWriter.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
     }
 
     @Override

@@ -118,7 +118,7 @@ public final class ReadDeadlineHandler extends ChannelDuplexHandler {
             metrics.answered(Outcome.TIMEOUT, 0L);
             FullHttpResponse response = Responses.requestTimeout();
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
+            ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);
             ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
         } else {
             ctx.close();

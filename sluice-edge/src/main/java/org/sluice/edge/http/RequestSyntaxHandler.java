@@ -45,19 +45,19 @@ public final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
         if (result.isFailure()) {
             // The codec discards the rest of the connection after a failure: answer and close.
             boolean tooLarge = result.cause() instanceof TooLongHttpHeaderException;
-            Reply.send(ctx, null, tooLarge ? Responses.headersTooLarge() : Responses.badRequest(), Outcome.BAD_REQUEST,
+            ResponseWriter.send(ctx, null, tooLarge ? Responses.headersTooLarge() : Responses.badRequest(), Outcome.BAD_REQUEST,
                     metrics);
             return;
         }
         try {
             exchange = new Exchange(request, clock.nanoTime());
         } catch (NumberFormatException e) {
-            Reply.send(ctx, null, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.send(ctx, null, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
             return;
         }
         String bad = invalidHeader(request);
         if (bad != null) {
-            Reply.send(ctx, exchange, Responses.invalidHeader(bad), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.invalidHeader(bad), Outcome.BAD_REQUEST, metrics);
             return;
         }
         ctx.fireChannelRead(exchange);

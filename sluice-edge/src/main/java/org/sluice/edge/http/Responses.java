@@ -10,7 +10,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import org.sluice.edge.admission.Refusal;
-import org.sluice.edge.admission.Scope;
+import org.sluice.edge.admission.RefusalScope;
 
 /**
  * Every response the ingest listener sends. Fixed bodies are encoded once into unreleasable
@@ -108,7 +108,7 @@ public final class Responses {
     }
 
     /** As {@link #refused(Refusal)}, for a refusal known by its parts (the event loops allocate no record). */
-    static FullHttpResponse refused(Scope scope, long waitNanos) {
+    static FullHttpResponse refused(RefusalScope scope, long waitNanos) {
         return switch (scope) {
             case TENANT_OVERLOAD -> tenantOverload(retryAfterMs(waitNanos));
             case OVERLOAD -> overload();

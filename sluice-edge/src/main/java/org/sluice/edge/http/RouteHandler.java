@@ -34,10 +34,10 @@ public final class RouteHandler extends ChannelInboundHandlerAdapter {
         }
         Router.Route route = router.route(exchange.request.method().name(), exchange.request.uri());
         switch (route.kind()) {
-            case HEALTH -> Reply.send(ctx, exchange, Responses.healthy(), Outcome.PROBE, metrics);
-            case READY -> Reply.send(ctx, exchange, Responses.ready(notReadyReason.get()), Outcome.PROBE, metrics);
-            case UNKNOWN_SOURCE -> Reply.send(ctx, exchange, Responses.unknownSource(), Outcome.NOT_FOUND, metrics);
-            case NOT_FOUND -> Reply.send(ctx, exchange, Responses.notFound(), Outcome.NOT_FOUND, metrics);
+            case HEALTH -> ResponseWriter.send(ctx, exchange, Responses.healthy(), Outcome.PROBE, metrics);
+            case READY -> ResponseWriter.send(ctx, exchange, Responses.ready(notReadyReason.get()), Outcome.PROBE, metrics);
+            case UNKNOWN_SOURCE -> ResponseWriter.send(ctx, exchange, Responses.unknownSource(), Outcome.NOT_FOUND, metrics);
+            case NOT_FOUND -> ResponseWriter.send(ctx, exchange, Responses.notFound(), Outcome.NOT_FOUND, metrics);
             case INGEST -> {
                 exchange.source = route.source();
                 exchange.tenant = route.tenant();

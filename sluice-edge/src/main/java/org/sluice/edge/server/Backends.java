@@ -50,7 +50,7 @@ final class Backends implements AutoCloseable {
     private final QueueShares shares = new QueueShares();
     private final BucketTable hookBuckets = new BucketTable();
     private final BucketTable byteBuckets = new BucketTable();
-    private final Rows rows = new Rows();
+    private final TenantRows rows = new TenantRows();
     private final long instanceMaxBody;
     private final Clock clock;
     private final LongSupplier epochMillis;
@@ -158,7 +158,7 @@ final class Backends implements AutoCloseable {
     }
 
     /** Both tenant tables seen as one, for the limiter metrics and tests. */
-    Rows tenantTable() {
+    TenantRows tenantRows() {
         return rows;
     }
 
@@ -213,7 +213,7 @@ final class Backends implements AutoCloseable {
     }
 
     /** The tenant limiter's two tables, summed. */
-    final class Rows {
+    final class TenantRows {
         int size() {
             return hookBuckets.size() + byteBuckets.size();
         }

@@ -133,12 +133,12 @@ public final class EdgeServer implements AutoCloseable {
             this.ioLoops = Transport.group(cores, "sluice-io");
             this.adminLoop = Transport.group(1, "sluice-admin");
             this.adminWorkers = adminExecutor(config.admin());
-            Gauge.builder("sluice.limiter.rows", backends.tenantTable(), t -> t.size())
+            Gauge.builder("sluice.limiter.rows", backends.tenantRows(), t -> t.size())
                     .description("Rows in the tenant limiter table (swept when full)").register(registry);
             Gauge.builder("sluice.store.healthy", backends.store(), s -> s.isHealthy() ? 1 : 0)
                     .description("1 while the store's writes succeed, 0 from a failed write until one succeeds")
                     .register(registry);
-            FunctionCounter.builder("sluice.limiter.swept", backends.tenantTable(), t -> t.swept())
+            FunctionCounter.builder("sluice.limiter.swept", backends.tenantRows(), t -> t.swept())
                     .description("Limiter rows deleted by the sweeper").register(registry);
             if (backends.fleet() != null) {
                 backends.fleet().bindMetrics(registry);
@@ -207,7 +207,7 @@ public final class EdgeServer implements AutoCloseable {
         if (pipeline.preRead instanceof NodeLimits local) {
             tables.addAll(local.tables(clock.nanoTime()));
         }
-        tables.add(new AdmissionState.Table("tenant", backends.tenantTable().size(), backends.tenantTable().swept()));
+        tables.add(new AdmissionState.Table("tenant", backends.tenantRows().size(), backends.tenantRows().swept()));
         return tables;
     }
 
@@ -233,7 +233,7 @@ public final class EdgeServer implements AutoCloseable {
 
     /** Rows in the tenant limiter table now (for tests and the metrics). */
     public int limiterRows() {
-        return backends.tenantTable().size();
+        return backends.tenantRows().size();
     }
 
     /** The store, intake and tenant state (tests in this package reach the store through it). */

@@ -55,7 +55,7 @@ final class Sweeper implements AutoCloseable {
 
     void tick() {
         try {
-            backends.tenantTable().sweepNext(clock.nanoTime());
+            backends.tenantRows().sweepNext(clock.nanoTime());
             if (backends.store().isHealthy()) { // a failing store is the resume task's; sweeping it only adds warnings
                 backends.sweepDedupe(DEDUPE_PASS, epochMillis.getAsLong());
             }

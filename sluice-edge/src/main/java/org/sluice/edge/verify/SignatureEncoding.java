@@ -7,11 +7,11 @@ import java.util.Base64;
  * null for anything they cannot read, so callers turn it into a {@code malformed_signature}
  * value instead of catching exceptions on the request path.
  */
-final class Codec {
+final class SignatureEncoding {
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
-    private Codec() {
+    private SignatureEncoding() {
     }
 
     /** Hex (either case) of exactly {@code length} bytes, or null. */

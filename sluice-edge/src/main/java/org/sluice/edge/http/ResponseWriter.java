@@ -21,12 +21,12 @@ import io.netty.util.AttributeKey;
  *
  * <p>Called on the channel's event loop only.
  */
-final class Reply {
+final class ResponseWriter {
 
     /** Set while a request has an answer pending in the worker stage; see {@link HookHandler}. */
     static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf("sluice.closing");
 
-    private Reply() {
+    private ResponseWriter() {
     }
 
     static void send(ChannelHandlerContext ctx, Exchange exchange, FullHttpResponse response, Outcome outcome,

@@ -12,16 +12,16 @@ import java.util.concurrent.TimeUnit;
  * weak reference and cancels itself once the limiter has been collected, so
  * scheduling a sweep never keeps a limiter alive.
  */
-final class Sweeper {
+final class LimiterSweeper {
 
     private static final ScheduledThreadPoolExecutor EXECUTOR = newExecutor();
 
-    private Sweeper() {
+    private LimiterSweeper() {
     }
 
     private static ScheduledThreadPoolExecutor newExecutor() {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "sluice-sweeper");
+            Thread t = new Thread(r, "sluice-limiter-sweeper");
             t.setDaemon(true);
             return t;
         });
