@@ -11,6 +11,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import org.sluice.core.BucketTable;
 import org.sluice.core.Clock;
+import org.sluice.core.Gcra;
 import org.sluice.core.Limit;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.DedupeScope;
@@ -125,26 +126,20 @@ public final class FleetGate implements AutoCloseable {
         }
         long n = Math.max(1L, Math.round(1.0 / client.fallbackShare()));
         long now = clock.nanoTime();
-        long interval = saturatingMul(limit.intervalNanos(), n);
+        long interval = Gcra.increment(limit.intervalNanos(), n);
         long burst = Math.max(1L, limit.burst() / n);
-        long wait = hookBuckets.tryCharge(tenant, interval, saturatingMul(interval, burst), now);
+        long wait = hookBuckets.tryCharge(tenant, interval, Gcra.increment(interval, burst), now);
         if (wait != 0) {
             return new Refusal(RefusalScope.TENANT, wait);
         }
         if (bytes > 0 && limit.hasByteBucket()) {
-            wait = byteBuckets.tryCharge(tenant, saturatingMul(limit.byteIncrementNanos(bytes), n),
+            wait = byteBuckets.tryCharge(tenant, Gcra.increment(limit.byteIncrementNanos(bytes), n),
                     limit.byteToleranceNanos(), now);
             if (wait != 0) {
                 return new Refusal(RefusalScope.TENANT_BYTES, wait);
             }
         }
         return null;
-    }
-
-    private static long saturatingMul(long a, long b) {
-        long hi = Math.multiplyHigh(a, b);
-        long lo = a * b;
-        return (hi != 0 || lo < 0) ? Long.MAX_VALUE / 4 : Math.min(lo, Long.MAX_VALUE / 4);
     }
 
     /**

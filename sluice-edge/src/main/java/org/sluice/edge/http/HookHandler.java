@@ -8,6 +8,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
+import org.sluice.edge.log.Warnings;
 
 /**
  * Pipeline position: last, after {@link BodyAggregator}.

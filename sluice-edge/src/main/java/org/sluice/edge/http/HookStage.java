@@ -48,10 +48,6 @@ public final class HookStage {
     /** Where the stage continues after the fleet's answer (the worker pool). */
     private final Executor continuation;
 
-    HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis) {
-        this(tenants, sink, shadow, metrics, epochMillis, null, Runnable::run);
-    }
-
     public HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis,
               FleetGate fleet, Executor continuation) {
         this.fleet = fleet;

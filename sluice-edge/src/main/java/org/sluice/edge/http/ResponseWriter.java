@@ -23,7 +23,12 @@ import io.netty.util.AttributeKey;
  */
 final class ResponseWriter {
 
-    /** Set while a request has an answer pending in the worker stage; see {@link HookHandler}. */
+    /**
+     * Set on a connection that is to close after the response being written: by
+     * {@link #send} when it closes the connection, by {@link HookHandler} while the server
+     * drains, by {@link ReadDeadlineHandler} on a 408 and by {@link ConnectionsPerAddress} on
+     * a refused connection. Once set, every later response on the connection closes it too.
+     */
     static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf("sluice.closing");
 
     private ResponseWriter() {

@@ -13,7 +13,9 @@ import org.sluice.edge.admission.Refusal;
 import org.sluice.edge.admission.RefusalScope;
 
 /**
- * Every response the ingest listener sends. Fixed bodies are encoded once into unreleasable
+ * Every response body the ingest listener sends, and the admin listener's few fixed ones;
+ * the interim {@code 100 Continue} ({@link ContinueHandler}) has no body and is built there.
+ * Fixed bodies are encoded once into unreleasable
  * buffers and shared (each response gets its own duplicate, so writers never touch the
  * original's indexes); bodies that carry a number or an id are built per response.
  *
@@ -35,7 +37,6 @@ public final class Responses {
     private static final ByteBuf BAD_REQUEST = fixed("{\"error\":\"bad_request\"}");
     private static final ByteBuf REQUEST_TIMEOUT = fixed("{\"error\":\"request_timeout\"}");
     private static final ByteBuf EXPECTATION_FAILED = fixed("{\"error\":\"expectation_failed\"}");
-    private static final ByteBuf METHOD_NOT_ALLOWED = NOT_FOUND;
 
     private Responses() {
     }
@@ -91,10 +92,6 @@ public final class Responses {
 
     static FullHttpResponse expectationFailed() {
         return of(HttpResponseStatus.EXPECTATION_FAILED, EXPECTATION_FAILED);
-    }
-
-    static FullHttpResponse methodNotAllowed() {
-        return of(HttpResponseStatus.NOT_FOUND, METHOD_NOT_ALLOWED);
     }
 
     // ---------------------------------------------------------------- built per response

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
 import org.sluice.edge.admin.AdminHttpHandler;
 import org.sluice.edge.config.AdminConfig;
 import org.sluice.edge.http.Responses;
-import org.sluice.edge.http.Warnings;
+import org.sluice.edge.log.Warnings;
 
 /**
  * The admin listener ({@code admin.listen}, loopback by default): {@code GET /metrics} (the

@@ -22,7 +22,7 @@ import java.util.function.UnaryOperator;
 import org.sluice.edge.intake.BatchCommitter;
 import org.sluice.edge.intake.Intake;
 import org.sluice.edge.intake.IntakeSettings;
-import org.sluice.edge.http.Warnings;
+import org.sluice.edge.log.Warnings;
 import org.sluice.edge.http.HookSink;
 import org.sluice.edge.admission.FleetGate;
 import org.sluice.edge.admission.Lease;
@@ -52,7 +52,6 @@ final class Backends implements AutoCloseable {
     private final BucketTable byteBuckets = new BucketTable();
     private final TenantRows rows = new TenantRows();
     private final long instanceMaxBody;
-    private final Clock clock;
     private final LongSupplier epochMillis;
     private final TenantGate gate = new Gate();
     private final HookSink sink = new Sink();
@@ -63,7 +62,6 @@ final class Backends implements AutoCloseable {
 
     private Backends(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry,
                      UnaryOperator<BatchCommitter> commitWrapper) {
-        this.clock = clock;
         this.epochMillis = epochMillis;
         this.instanceMaxBody = config.http().maxBodyBytes();
         this.store = HookStore.open(config.node().dataDir().resolve("store"),

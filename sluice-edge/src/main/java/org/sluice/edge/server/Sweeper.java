@@ -7,7 +7,7 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
-import org.sluice.edge.http.Warnings;
+import org.sluice.edge.log.Warnings;
 
 /**
  * The background sweeps, on one scheduler thread of their own (never an event loop): every

@@ -1,10 +1,10 @@
-package org.sluice.edge.http;
+package org.sluice.edge.log;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 
 /**
- * A warning that repeats (a store failing every write, a flood of bad requests) is logged at
+ * The edge's one rate-limited logger. A warning that repeats (a store failing every write, a flood of bad requests) is logged at
  * most once per interval, with the count of the ones suppressed since. Lock-free: one CAS
  * decides which thread logs.
  */
