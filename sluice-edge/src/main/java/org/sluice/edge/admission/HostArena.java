@@ -72,7 +72,7 @@ public final class HostArena implements AutoCloseable {
     }
 
     /** Charges one hook of {@code bytes} to {@code tenant} under {@code limit} (null: unlimited), as {@code TenantLimits.hit} does. */
-    public TenantDecision hitTenant(String tenant, long bytes, Limit limit) {
+    TenantDecision hitTenant(String tenant, long bytes, Limit limit) {
         if (limit == null) {
             return TenantDecision.ADMITTED;
         }
@@ -96,7 +96,7 @@ public final class HostArena implements AutoCloseable {
      * hooks at once the shared bucket would admit, found by binary search over read-only
      * peeks.
      */
-    public double remainingHooks(String tenant, Limit limit) {
+    double remainingHooks(String tenant, Limit limit) {
         byte[] key = hookKey(tenant);
         long now = clock.nanoTime();
         long interval = limit.intervalNanos();

@@ -13,7 +13,7 @@ import org.sluice.core.Limit;
  * {@code w} is the time a whole burst takes to refill, and {@code t} the time until the
  * bucket is full again (0 when it is).
  */
-public final class RateLimitFields {
+final class RateLimitFields {
 
     static final String POLICY = "tenant";
 
@@ -21,7 +21,7 @@ public final class RateLimitFields {
     }
 
     /** {@code [RateLimit-Policy, RateLimit]}. */
-    public static String[] of(Limit limit, double remaining) {
+    static String[] of(Limit limit, double remaining) {
         long burst = limit.burst();
         long window = Math.max(1L, (long) Math.ceil(burst / limit.rate()));
         long left = (long) Math.floor(Math.max(0.0, Math.min(burst, remaining)));

@@ -12,13 +12,13 @@ import org.sluice.fleet.FleetAnswer;
 public record Refusal(RefusalScope scope, long waitNanos) implements ShareResult {
 
     /** The tenant's quota refused ({@link TenantDecision#admitted()} false): its hook or byte bucket. */
-    public static Refusal of(TenantDecision decision) {
+    static Refusal of(TenantDecision decision) {
         return new Refusal(decision.scope() == TenantDecision.Scope.TENANT ? RefusalScope.TENANT : RefusalScope.TENANT_BYTES,
                 decision.waitNanos());
     }
 
     /** The tenant's queue share refused ({@link QueueShares.Decision#admitted()} false). */
-    public static Refusal of(QueueShares.Decision decision) {
+    static Refusal of(QueueShares.Decision decision) {
         return new Refusal(RefusalScope.TENANT_OVERLOAD, decision.retryAfterMillis() * 1_000_000L);
     }
 

@@ -1,22 +1,15 @@
 package org.sluice.edge.server;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.BucketTable;
 import org.sluice.core.Clock;
-import org.sluice.core.EffectiveLimit;
-import org.sluice.core.Limit;
 import org.sluice.core.QueueShares;
-import org.sluice.core.TenantDecision;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
-import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.RocksOverrideStore;
 import java.util.function.UnaryOperator;
 import org.sluice.edge.intake.BatchCommitter;
@@ -25,17 +18,15 @@ import org.sluice.edge.intake.IntakeSettings;
 import org.sluice.edge.log.Warnings;
 import org.sluice.edge.http.HookSink;
 import org.sluice.edge.admission.FleetGate;
-import org.sluice.edge.admission.Lease;
-import org.sluice.edge.admission.Refusal;
-import org.sluice.edge.admission.ShareResult;
+import org.sluice.edge.admission.TenantAdmission;
 import org.sluice.edge.admission.TenantGate;
 import org.sluice.edge.admission.HostArena;
-import org.sluice.edge.admission.RateLimitFields;
 
 /**
  * The state behind the request path, opened at boot and closed last: the store and its
- * intake, the tenant limits and the queue shares. Adapts them to the two narrow interfaces
- * the HTTP layer uses ({@link TenantGate}, {@link HookSink}).
+ * intake, the tenant limits and the queue shares. What the request path sees of them are
+ * two narrow interfaces: {@link TenantGate} ({@link TenantAdmission}) and {@link HookSink}
+ * ({@link IntakeSink}).
  */
 final class Backends implements AutoCloseable {
 
@@ -53,8 +44,8 @@ final class Backends implements AutoCloseable {
     private final TenantRows rows = new TenantRows();
     private final long instanceMaxBody;
     private final LongSupplier epochMillis;
-    private final TenantGate gate = new Gate();
-    private final HookSink sink = new Sink();
+    private final TenantGate gate;
+    private final HookSink sink;
     private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
     private final Warnings resumeWarnings = new Warnings(LOG, java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
     /** Only the sweeper's resume task touches it. */
@@ -107,6 +98,8 @@ final class Backends implements AutoCloseable {
             throw e;
         }
         this.intake = opened;
+        this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody);
+        this.sink = new IntakeSink(store, intake, epochMillis);
     }
 
     static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
@@ -222,81 +215,6 @@ final class Backends implements AutoCloseable {
 
         void sweepNext(long now) {
             limits.sweepNext(now);
-        }
-    }
-
-    // ================================================================ adapters
-
-    private final class Gate implements TenantGate {
-
-        @Override
-        public long bodyLimit(String tenant) {
-            OptionalLong own = limits.bodyLimit(tenant);
-            return own.isPresent() ? Math.min(own.getAsLong(), instanceMaxBody) : instanceMaxBody;
-        }
-
-        @Override
-        public Refusal charge(String tenant, long bytes) {
-            TenantDecision decision = host == null ? limits.hit(tenant, bytes)
-                    : host.hitTenant(tenant, bytes, limits.effective(tenant).limit());
-            return decision.admitted() ? null : Refusal.of(decision);
-        }
-
-        @Override
-        public ShareResult acquire(String tenant, long bytes) {
-            EffectiveLimit effective = limits.effective(tenant);
-            if (effective.unlimited() || !effective.limit().hasQueueLimit()) {
-                return Lease.NONE;
-            }
-            QueueShares.Decision decision = shares.acquire(tenant, bytes, effective.limit());
-            if (!decision.admitted()) {
-                return Refusal.of(decision);
-            }
-            return decision.lease() == null ? Lease.NONE : new Lease(decision.lease());
-        }
-
-        @Override
-        public void release(Lease lease) {
-            if (lease.held() != null) {
-                shares.release(lease.held());
-            }
-        }
-
-        @Override
-        public String[] rateLimitHeaders(String tenant) {
-            EffectiveLimit effective = limits.effective(tenant);
-            if (effective.unlimited() || (fleet != null && fleet.ratesInFleet())) {
-                return null; // under scope fleet this node does not know what the fleet's bucket holds
-            }
-            return RateLimitFields.of(effective.limit(),
-                    host == null ? limits.remaining(tenant) : host.remainingHooks(tenant, effective.limit()));
-        }
-    }
-
-    private final class Sink implements HookSink {
-
-        @Override
-        public String findDuplicate(String tenant, String source, String dedupeKey) {
-            return store.findDuplicate(tenant, source, dedupeKey, epochMillis.getAsLong()).orElse(null);
-        }
-
-        @Override
-        public CompletableFuture<CommitResult> submit(PendingHook hook) {
-            return intake.submit(hook);
-        }
-
-        @Override
-        public String notReadyReason() {
-            if (!store.isOpen()) {
-                return "store_closed";
-            }
-            if (!store.isHealthy()) {
-                return "store_failing";
-            }
-            if (intake.partitionsDown() > 0) {
-                return "intake_partition_down";
-            }
-            return null;
         }
     }
 }
