@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.PendingHook;
@@ -26,7 +27,9 @@ import org.sluice.edge.admission.TenantGate;
  * Steps 5 to 9 of the contract, for one hook whose body has been read: verification, the
  * duplicate check, the tenant's quota, its queue share, then the commit. Runs on a worker
  * thread (never an event loop: verification of a big body and the store's duplicate lookup
- * take time); the commit completes on the intake's writer thread.
+ * take time). The intake's writer thread only completes the commit's future: what follows
+ * (the lease given back, the fleet claim settled, the RateLimit values, the response) runs
+ * back on the worker pool, so the writer goes on to its next batch at once.
  *
  * <p>The order is what makes the tenant's budget honest: a forged hook is refused before
  * any tenant charge, and a duplicate is answered before one. A queue-share lease is held
@@ -45,13 +48,19 @@ public final class HookStage {
     private final LongSupplier epochMillis;
     /** The fleet gate ({@code scope: fleet}), or null. */
     private final FleetGate fleet;
-    /** Where the stage continues after the fleet's answer (the worker pool). */
+    /** Where the stage continues after the fleet's answer and after the commit (the worker pool). */
     private final Executor continuation;
 
     public HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis,
               FleetGate fleet, Executor continuation) {
         this.fleet = fleet;
-        this.continuation = continuation;
+        this.continuation = task -> { // a pool shut down while the intake flushes: never leave a hook unanswered
+            try {
+                continuation.execute(task);
+            } catch (RejectedExecutionException e) {
+                task.run();
+            }
+        };
         this.tenants = tenants;
         this.sink = sink;
         this.shadow = shadow;
@@ -164,7 +173,7 @@ public final class HookStage {
             release(claim, tenant, source, key);
             return done(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
         }
-        return commit.handle((result, failure) -> {
+        return commit.handleAsync((result, failure) -> {
             tenants.release(held);
             if (claim != null) { // only enqueues: never on the 2xx's critical path
                 claim.gate().settle(tenant, source.id(), key, claim.token(), failure == null ? result : null);
@@ -181,7 +190,7 @@ public final class HookStage {
                 }
                 case STORE_UNAVAILABLE -> new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             };
-        });
+        }, continuation);
     }
 
     private static void release(Claim claim, String tenant, SourceRoute source, String key) {
