@@ -136,7 +136,7 @@ public final class RateLimiter {
             }
             RateLimiter limiter = new RateLimiter(this);
             if (!sweepInterval.isZero()) {
-                Sweeper.schedule(limiter, sweepInterval);
+                LimiterSweeper.schedule(limiter, sweepInterval);
             }
             return limiter;
         }

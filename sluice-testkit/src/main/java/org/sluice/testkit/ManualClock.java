@@ -33,8 +33,4 @@ public final class ManualClock implements Clock {
         nanos.addAndGet(by);
         return this;
     }
-
-    public void setNanos(long value) {
-        nanos.set(value);
-    }
 }

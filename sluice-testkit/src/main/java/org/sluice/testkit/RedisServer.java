@@ -213,25 +213,9 @@ public final class RedisServer implements AutoCloseable {
         return Collections.unmodifiableMap(calls);
     }
 
-    /** Total calls of every command except the fixture's own {@code info} and {@code config}. */
-    public long commandsServed() {
-        long total = 0;
-        for (Map.Entry<String, Long> e : commandStats().entrySet()) {
-            if (!e.getKey().equals("info") && !e.getKey().startsWith("config")) {
-                total += e.getValue();
-            }
-        }
-        return total;
-    }
-
     /** {@code CONFIG RESETSTAT}: command statistics back to zero. */
     public void resetStats() {
         call("CONFIG", "RESETSTAT");
-    }
-
-    /** {@code FLUSHALL}: every key gone (scripts stay). */
-    public void flushAll() {
-        call("FLUSHALL");
     }
 
     /** A clean shutdown (SIGTERM); waits for the process to exit. */

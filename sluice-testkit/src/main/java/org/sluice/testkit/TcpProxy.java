@@ -38,7 +38,6 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicLong up = new AtomicLong();
     private final AtomicLong down = new AtomicLong();
     private final AtomicLong swallowed = new AtomicLong();
-    private final AtomicLong accepted = new AtomicLong();
     private volatile long latencyMillis;
     private volatile boolean swallow;
     private volatile boolean closed;
@@ -94,11 +93,6 @@ public final class TcpProxy implements AutoCloseable {
         return swallowed.get();
     }
 
-    /** Client connections accepted so far. */
-    public long connectionsAccepted() {
-        return accepted.get();
-    }
-
     /** Closes every open connection (clients see a reset or end of stream). */
     public void dropConnections() {
         for (Socket s : open) {
@@ -115,7 +109,6 @@ public final class TcpProxy implements AutoCloseable {
             } catch (IOException e) {
                 return; // closed
             }
-            accepted.incrementAndGet();
             open.add(client);
             Socket server = new Socket();
             try {

@@ -26,6 +26,8 @@ public final class EdgeAdmin {
     }
 
     /**
+     * Builds the admin listener's handler over the server's parts.
+     *
      * @param tables the limiter tables' rows and sweep totals, read on each {@code GET /v1/admission}
      * @param arena  the host arena's statistics ({@code scope: host}), or null
      * @param resetHostBuckets empties a tenant's buckets in the host arena after its override
@@ -35,15 +37,6 @@ public final class EdgeAdmin {
      * @param resetFleetBuckets forgets a tenant's fleet buckets after its override changes, or null
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
-    public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, RocksOverrideStore overrides,
-                                           HookStore store, Intake intake,
-                                           Supplier<List<AdmissionState.Table>> tables,
-                                           Supplier<Map<String, Object>> arena, Consumer<String> resetHostBuckets,
-                                           Executor workers) {
-        return handler(config, limits, overrides, store, intake, tables, arena, resetHostBuckets, workers, null, null);
-    }
-
-    /** As above, with the fleet's admission state and bucket reset. */
     public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, RocksOverrideStore overrides,
                                            HookStore store, Intake intake,
                                            Supplier<List<AdmissionState.Table>> tables,

@@ -8,7 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import org.sluice.edge.config.ConfigException;
 import org.sluice.edge.config.ConfigLoader;
 import org.sluice.edge.config.SluiceConfig;
-import org.sluice.edge.http.EdgeServer;
+import org.sluice.edge.server.EdgeServer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -8,6 +8,8 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.Arrays;
 import org.sluice.core.Clock;
+import org.sluice.edge.admission.PreReadLimits;
+import org.sluice.edge.admission.RefusalScope;
 
 /**
  * Pipeline position: after {@link ContinueHandler}, before {@link HookHandler}; the sink of
@@ -32,10 +34,10 @@ import org.sluice.core.Clock;
  * was refused before it was read) are released unread. A complete body keeps its bytes held
  * until {@link HookHandler} has answered it; an incomplete one gives them back here.
  */
-final class BodyAggregator extends ChannelInboundHandlerAdapter {
+public final class BodyAggregator extends ChannelInboundHandlerAdapter {
 
     /** The largest first buffer of a body: 16 KiB. */
-    static final int INITIAL_CAPACITY = 16 * 1024;
+    public static final int INITIAL_CAPACITY = 16 * 1024;
 
     private final PreReadLimits limits;
     private final Clock clock;
@@ -47,7 +49,7 @@ final class BodyAggregator extends ChannelInboundHandlerAdapter {
     private byte[] body;
     private int length;
 
-    BodyAggregator(PreReadLimits limits, Clock clock, boolean shadow, InflightBodies bodies, IngestMetrics metrics) {
+    public BodyAggregator(PreReadLimits limits, Clock clock, boolean shadow, InflightBodies bodies, IngestMetrics metrics) {
         this.limits = limits;
         this.clock = clock;
         this.shadow = shadow;
@@ -106,7 +108,7 @@ final class BodyAggregator extends ChannelInboundHandlerAdapter {
         }
         int capacity = initialCapacity(exchange.declaredLength, exchange.bodyLimit);
         if (!bodies.tryHold(capacity)) { // BodyRoomHandler saw room a moment ago; another loop took it since
-            Reply.send(ctx, exchange, Responses.overload(), Outcome.OVERLOAD, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.overload(), Outcome.OVERLOAD, metrics);
             return;
         }
         current = exchange;
@@ -134,10 +136,10 @@ final class BodyAggregator extends ChannelInboundHandlerAdapter {
         if (received.length > 0 && !exchange.sourceBytesRefused) {
             long wait = limits.chargeSourceBytes(exchange.source.id(), received.length, clock.nanoTime());
             if (wait != 0) {
-                metrics.refused(Scope.SOURCE);
+                metrics.refused(RefusalScope.SOURCE);
                 if (!shadow) {
                     bodies.release(received.length);
-                    Reply.send(ctx, exchange, Responses.rateLimited(Scope.SOURCE.label, wait), Outcome.RATE_LIMITED, metrics);
+                    ResponseWriter.send(ctx, exchange, Responses.refused(RefusalScope.SOURCE, wait), Outcome.RATE_LIMITED, metrics);
                     return;
                 }
             }
@@ -150,7 +152,7 @@ final class BodyAggregator extends ChannelInboundHandlerAdapter {
         Exchange refused = current;
         bodies.release(body.length);
         reset();
-        Reply.send(ctx, refused, answer, outcome, metrics);
+        ResponseWriter.send(ctx, refused, answer, outcome, metrics);
     }
 
     /** The connection closed (the client went away, or the read timeout cut it) with a body half read. */

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
@@ -9,16 +10,17 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  *
  * <p>Concern: the node's memory for bodies ({@code http.max_inflight_body_bytes}). A request
  * with a body whose first buffer would not fit under the bound now is answered
- * {@code 503 overload} before its body is read (the connection closes, see {@link Reply}).
+ * {@code 503 overload} before its body is read (the connection closes, see {@link ResponseWriter}).
  * This is a check: {@link BodyAggregator} holds the buffer when it allocates it, and answers
  * the same {@code 503} in the rare case another event loop took the room in between.
  */
-final class BodyRoomHandler extends ChannelInboundHandlerAdapter {
+@ChannelHandler.Sharable
+public final class BodyRoomHandler extends ChannelInboundHandlerAdapter {
 
     private final InflightBodies bodies;
     private final IngestMetrics metrics;
 
-    BodyRoomHandler(InflightBodies bodies, IngestMetrics metrics) {
+    public BodyRoomHandler(InflightBodies bodies, IngestMetrics metrics) {
         this.bodies = bodies;
         this.metrics = metrics;
     }
@@ -27,7 +29,7 @@ final class BodyRoomHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Exchange exchange && exchange.bodyPending()
                 && !bodies.hasRoom(BodyAggregator.initialCapacity(exchange.declaredLength, exchange.bodyLimit))) {
-            Reply.send(ctx, exchange, Responses.overload(), Outcome.OVERLOAD, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.overload(), Outcome.OVERLOAD, metrics);
             return;
         }
         ctx.fireChannelRead(msg);

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.function.ToLongFunction;
@@ -13,12 +14,13 @@ import java.util.function.ToLongFunction;
  * payload_too_large} before the body is read (and the connection closes); an undeclared
  * one is counted by {@link BodyAggregator} as it arrives.
  */
-final class BodySizeHandler extends ChannelInboundHandlerAdapter {
+@ChannelHandler.Sharable
+public final class BodySizeHandler extends ChannelInboundHandlerAdapter {
 
     private final ToLongFunction<String> bodyLimitForTenant;
     private final IngestMetrics metrics;
 
-    BodySizeHandler(ToLongFunction<String> bodyLimitForTenant, IngestMetrics metrics) {
+    public BodySizeHandler(ToLongFunction<String> bodyLimitForTenant, IngestMetrics metrics) {
         this.bodyLimitForTenant = bodyLimitForTenant;
         this.metrics = metrics;
     }
@@ -31,7 +33,7 @@ final class BodySizeHandler extends ChannelInboundHandlerAdapter {
         }
         exchange.bodyLimit = bodyLimitForTenant.applyAsLong(exchange.tenant);
         if (exchange.declaredLength > exchange.bodyLimit) {
-            Reply.send(ctx, exchange, Responses.payloadTooLarge(exchange.bodyLimit), Outcome.PAYLOAD_TOO_LARGE, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.payloadTooLarge(exchange.bodyLimit), Outcome.PAYLOAD_TOO_LARGE, metrics);
             return;
         }
         ctx.fireChannelRead(exchange);

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.net.InetAddress;
@@ -15,14 +16,15 @@ import java.util.function.Predicate;
  * {@link ForwardedFor} finds in {@code X-Forwarded-For}; an unreadable entry at or right of
  * the client is {@code 400 {"error":"invalid_forwarded_for"}}.
  */
-final class ClientAddressHandler extends ChannelInboundHandlerAdapter {
+@ChannelHandler.Sharable
+public final class ClientAddressHandler extends ChannelInboundHandlerAdapter {
 
     private static final String X_FORWARDED_FOR = "X-Forwarded-For";
 
     private final Predicate<InetAddress> trustedProxy;
     private final IngestMetrics metrics;
 
-    ClientAddressHandler(Predicate<InetAddress> trustedProxy, IngestMetrics metrics) {
+    public ClientAddressHandler(Predicate<InetAddress> trustedProxy, IngestMetrics metrics) {
         this.trustedProxy = trustedProxy;
         this.metrics = metrics;
     }
@@ -35,13 +37,13 @@ final class ClientAddressHandler extends ChannelInboundHandlerAdapter {
         }
         SocketAddress remote = ctx.channel().remoteAddress();
         if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null) {
-            Reply.send(ctx, exchange, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
             return;
         }
         List<String> lines = exchange.request.headers().getAll(X_FORWARDED_FOR);
         ForwardedFor.Result result = ForwardedFor.resolve(inet.getAddress(), lines, trustedProxy);
         if (result.invalid()) {
-            Reply.send(ctx, exchange, Responses.invalidForwardedFor(), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.invalidForwardedFor(), Outcome.BAD_REQUEST, metrics);
             return;
         }
         exchange.client = result.client();

@@ -22,14 +22,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * connections. A connection is counted when it becomes active and uncounted when it closes;
  * a refused connection is never counted.
  */
-final class ConnectionsPerAddress {
+public final class ConnectionsPerAddress {
 
     private final int max;
     private final ConcurrentHashMap<InetAddress, Integer> open = new ConcurrentHashMap<>();
     private final Counter refused;
 
     /** @param refused counts refused connections ({@code sluice_http_connections_refused_total}) */
-    ConnectionsPerAddress(int max, Counter refused) {
+    public ConnectionsPerAddress(int max, Counter refused) {
         this.max = max;
         this.refused = refused;
     }
@@ -54,7 +54,7 @@ final class ConnectionsPerAddress {
     }
 
     /** A new handler for one connection. */
-    ChannelHandler handler() {
+    public ChannelHandler handler() {
         return new Gate();
     }
 
@@ -82,7 +82,7 @@ final class ConnectionsPerAddress {
                 } else {
                     FullHttpResponse answer = Responses.overload();
                     answer.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-                    ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
+                    ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);
                     LingeringClose.start(ctx, ctx.writeAndFlush(answer));
                 }
             }

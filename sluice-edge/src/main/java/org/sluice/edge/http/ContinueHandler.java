@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -17,11 +18,12 @@ import io.netty.handler.codec.http.HttpVersion;
  * run by now, so a client that waits for {@code 100 Continue} has been answered already if
  * it was going to be refused. Any other expectation is 417.
  */
-final class ContinueHandler extends ChannelInboundHandlerAdapter {
+@ChannelHandler.Sharable
+public final class ContinueHandler extends ChannelInboundHandlerAdapter {
 
     private final IngestMetrics metrics;
 
-    ContinueHandler(IngestMetrics metrics) {
+    public ContinueHandler(IngestMetrics metrics) {
         this.metrics = metrics;
     }
 
@@ -34,7 +36,7 @@ final class ContinueHandler extends ChannelInboundHandlerAdapter {
         String expect = exchange.request.headers().get(HttpHeaderNames.EXPECT);
         if (expect != null) {
             if (!HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim())) {
-                Reply.send(ctx, exchange, Responses.expectationFailed(), Outcome.BAD_REQUEST, metrics);
+                ResponseWriter.send(ctx, exchange, Responses.expectationFailed(), Outcome.BAD_REQUEST, metrics);
                 return;
             }
             if (exchange.bodyPending()) {

@@ -50,7 +50,9 @@ final class Exchange {
         long length = -1;
         String declared = request.headers().get(HttpHeaderNames.CONTENT_LENGTH);
         if (declared != null && !chunked) {
-            length = Long.parseLong(declared.trim()); // the decoder has already refused a malformed length
+            // the decoder refuses most malformed lengths; what it lets through (e.g. one past
+            // Long.MAX_VALUE) throws NumberFormatException, which RequestSyntaxHandler answers 400
+            length = Long.parseLong(declared.trim());
         }
         this.declaredLength = length;
         this.bodyRead = !chunked && length <= 0;

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.concurrent.CompletableFuture;
@@ -7,6 +8,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
+import org.sluice.edge.log.Warnings;
 
 /**
  * Pipeline position: last, after {@link BodyAggregator}.
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * holds at most one hook in the server). Once the answer is written the hook's body bytes
  * are given back to {@link InflightBodies}.
  */
-final class HookHandler extends ChannelInboundHandlerAdapter {
+@ChannelHandler.Sharable
+public final class HookHandler extends ChannelInboundHandlerAdapter {
 
     private static final Warnings FAILURES = new Warnings(LoggerFactory.getLogger(HookHandler.class),
             TimeUnit.SECONDS.toNanos(10));
@@ -28,7 +31,7 @@ final class HookHandler extends ChannelInboundHandlerAdapter {
     private final InFlight inFlight;
     private final InflightBodies bodies;
 
-    HookHandler(HookStage stage, Executor workers, IngestMetrics metrics, InFlight inFlight, InflightBodies bodies) {
+    public HookHandler(HookStage stage, Executor workers, IngestMetrics metrics, InFlight inFlight, InflightBodies bodies) {
         this.stage = stage;
         this.workers = workers;
         this.metrics = metrics;
@@ -43,22 +46,22 @@ final class HookHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         inFlight.enter();
-        CompletableFuture<HookStage.Answer> answer;
+        CompletableFuture<HookStage.Response> answer;
         try {
             answer = CompletableFuture.supplyAsync(() -> stage.process(hook), workers).thenCompose(f -> f);
         } catch (RejectedExecutionException e) {
-            answer = CompletableFuture.completedFuture(new HookStage.Answer(Responses.overload(), Outcome.OVERLOAD));
+            answer = CompletableFuture.completedFuture(new HookStage.Response(Responses.overload(), Outcome.OVERLOAD));
         }
         answer.whenComplete((a, failure) -> ctx.executor().execute(() -> {
-            HookStage.Answer reply = a;
+            HookStage.Response reply = a;
             if (failure != null) { // a store read that threw (closed, I/O error) or a bug: never unanswered
                 FAILURES.warn("hook not processed, answered 503 store_unavailable: " + failure, failure);
-                reply = new HookStage.Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+                reply = new HookStage.Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             }
             if (inFlight.draining()) {
-                ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
+                ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);
             }
-            Reply.send(ctx, hook.exchange(), reply.response(), reply.outcome(), metrics);
+            ResponseWriter.send(ctx, hook.exchange(), reply.response(), reply.outcome(), metrics);
             bodies.release(hook.body().length);
             inFlight.exit();
         }));

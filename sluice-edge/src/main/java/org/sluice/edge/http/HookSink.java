@@ -5,7 +5,7 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.PendingHook;
 
 /** Where admitted hooks go: the group-commit intake in front of the store. Thread-safe. */
-interface HookSink {
+public interface HookSink {
 
     /** The id of the committed hook with this (tenant, source, key) inside the dedupe window, or null. */
     String findDuplicate(String tenant, String source, String dedupeKey);

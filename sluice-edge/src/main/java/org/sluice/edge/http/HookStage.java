@@ -9,27 +9,36 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.verify.HeaderLookup;
 import org.sluice.edge.verify.VerifyOutcome;
 import org.sluice.fleet.FleetAnswer;
+import org.sluice.edge.admission.FleetGate;
+import org.sluice.edge.admission.RefusalScope;
+import org.sluice.edge.admission.Lease;
+import org.sluice.edge.admission.Refusal;
+import org.sluice.edge.admission.ShareResult;
+import org.sluice.edge.admission.TenantGate;
 
 /**
  * Steps 5 to 9 of the contract, for one hook whose body has been read: verification, the
  * duplicate check, the tenant's quota, its queue share, then the commit. Runs on a worker
  * thread (never an event loop: verification of a big body and the store's duplicate lookup
- * take time); the commit completes on the intake's writer thread.
+ * take time). The intake's writer thread only completes the commit's future: what follows
+ * (the lease given back, the fleet claim settled, the RateLimit values, the response) runs
+ * back on the worker pool, so the writer goes on to its next batch at once.
  *
  * <p>The order is what makes the tenant's budget honest: a forged hook is refused before
  * any tenant charge, and a duplicate is answered before one. A queue-share lease is held
  * from admission until the intake has answered, then given back.
  */
-final class HookStage {
+public final class HookStage {
 
     /** A response and the outcome it is counted as. */
-    record Answer(FullHttpResponse response, Outcome outcome) {
+    record Response(FullHttpResponse response, Outcome outcome) {
     }
 
     private final TenantGate tenants;
@@ -39,17 +48,19 @@ final class HookStage {
     private final LongSupplier epochMillis;
     /** The fleet gate ({@code scope: fleet}), or null. */
     private final FleetGate fleet;
-    /** Where the stage continues after the fleet's answer (the worker pool). */
+    /** Where the stage continues after the fleet's answer and after the commit (the worker pool). */
     private final Executor continuation;
 
-    HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis) {
-        this(tenants, sink, shadow, metrics, epochMillis, null, Runnable::run);
-    }
-
-    HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis,
+    public HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis,
               FleetGate fleet, Executor continuation) {
         this.fleet = fleet;
-        this.continuation = continuation;
+        this.continuation = task -> { // a pool shut down while the intake flushes: never leave a hook unanswered
+            try {
+                continuation.execute(task);
+            } catch (RejectedExecutionException e) {
+                task.run();
+            }
+        };
         this.tenants = tenants;
         this.sink = sink;
         this.shadow = shadow;
@@ -57,7 +68,7 @@ final class HookStage {
         this.epochMillis = epochMillis;
     }
 
-    CompletableFuture<Answer> process(ReceivedHook hook) {
+    CompletableFuture<Response> process(ReceivedHook hook) {
         Exchange exchange = hook.exchange();
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
@@ -90,21 +101,20 @@ final class HookStage {
     }
 
     /** Steps 7 to 9 after the fleet's answer; runs on the worker pool, never on the store client's threads. */
-    private CompletableFuture<Answer> afterFleet(FleetGate gate, FleetAnswer answer, Exchange exchange,
+    private CompletableFuture<Response> afterFleet(FleetGate gate, FleetAnswer answer, Exchange exchange,
                                                  HttpHeaders headers, byte[] body, String key, long nowMillis) {
         String tenant = exchange.tenant;
         if (answer instanceof FleetAnswer.Duplicate dup) {
             return done(withLimits(Responses.duplicate(dup.hookId()), tenant), Outcome.DUPLICATE);
         }
         if (answer instanceof FleetAnswer.Pending pending) {
-            return done(FleetGate.dedupePending(pending.retryAfterMs()), Outcome.DEDUPE_PENDING);
+            return done(Responses.dedupePending(pending.retryAfterMs()), Outcome.DEDUPE_PENDING);
         }
         if (answer instanceof FleetAnswer.RateLimited limited) {
-            Scope scope = limited.scope() == FleetAnswer.Scope.TENANT_BYTES ? Scope.TENANT_BYTES : Scope.TENANT;
-            metrics.refused(scope);
+            Refusal refusal = Refusal.of(limited);
+            metrics.refused(refusal.scope());
             if (!shadow) {
-                return done(withLimits(Responses.rateLimited(scope.label, limited.waitMs() * 1_000_000L), tenant),
-                        Outcome.RATE_LIMITED);
+                return done(withLimits(Responses.refused(refusal), tenant), Outcome.RATE_LIMITED);
             }
             return admit(exchange, headers, body, key, nowMillis, gate, null);
         }
@@ -121,14 +131,14 @@ final class HookStage {
      * Steps 7 to 9. {@code claim} is null when the fleet was not asked (or it refused in
      * shadow mode with {@code gate} set: then the quota was already counted there).
      */
-    private CompletableFuture<Answer> admit(Exchange exchange, HttpHeaders headers, byte[] body, String key,
+    private CompletableFuture<Response> admit(Exchange exchange, HttpHeaders headers, byte[] body, String key,
                                             long nowMillis, FleetGate gate, Claim claim) {
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
         // 7. the tenant's quota: hooks, then bytes (in the fleet when it answered; a fallback
         // charges this node's share of the limit)
         boolean fleetRates = gate != null && gate.ratesInFleet();
-        TenantGate.Refusal quota;
+        Refusal quota;
         if (!fleetRates) {
             quota = tenants.charge(tenant, body.length);
         } else if (claim != null && claim.fallback()) {
@@ -140,24 +150,21 @@ final class HookStage {
             metrics.refused(quota.scope());
             if (!shadow) {
                 release(claim, tenant, source, key);
-                return done(withLimits(Responses.rateLimited(quota.scope().label, quota.waitNanos()), tenant),
-                        Outcome.RATE_LIMITED);
+                return done(withLimits(Responses.refused(quota), tenant), Outcome.RATE_LIMITED);
             }
         }
         // 8. the tenant's share of the node's queue
-        Object lease = tenants.acquire(tenant, body.length);
-        if (lease instanceof TenantGate.Refusal share) {
-            metrics.refused(Scope.TENANT_OVERLOAD);
+        ShareResult share = tenants.acquire(tenant, body.length);
+        if (share instanceof Refusal full) {
+            metrics.refused(full.scope());
             if (!shadow) {
                 release(claim, tenant, source, key);
-                return done(withLimits(Responses.tenantOverload(Responses.retryAfterMs(share.waitNanos())), tenant),
-                        Outcome.TENANT_OVERLOAD);
+                return done(withLimits(Responses.refused(full), tenant), Outcome.TENANT_OVERLOAD);
             }
-            lease = TenantGate.NO_LEASE;
         }
+        Lease held = share instanceof Lease lease ? lease : Lease.NONE;
         // 9. commit (the writer's own dedupe check runs here, after the fleet's)
         PendingHook pending = new PendingHook(tenant, source.id(), key, nowMillis, headerMap(headers), body);
-        Object held = lease;
         CompletableFuture<CommitResult> commit;
         try {
             commit = sink.submit(pending);
@@ -166,24 +173,24 @@ final class HookStage {
             release(claim, tenant, source, key);
             return done(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
         }
-        return commit.handle((result, failure) -> {
+        return commit.handleAsync((result, failure) -> {
             tenants.release(held);
             if (claim != null) { // only enqueues: never on the 2xx's critical path
                 claim.gate().settle(tenant, source.id(), key, claim.token(), failure == null ? result : null);
             }
             if (failure != null || result == null) {
-                return new Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+                return new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             }
             return switch (result.status()) {
-                case ACCEPTED -> new Answer(withLimits(Responses.accepted(result.id()), tenant), Outcome.ACCEPTED);
-                case DUPLICATE -> new Answer(withLimits(Responses.duplicate(result.id()), tenant), Outcome.DUPLICATE);
+                case ACCEPTED -> new Response(withLimits(Responses.accepted(result.id()), tenant), Outcome.ACCEPTED);
+                case DUPLICATE -> new Response(withLimits(Responses.duplicate(result.id()), tenant), Outcome.DUPLICATE);
                 case OVERLOAD -> {
-                    metrics.refused(Scope.OVERLOAD);
-                    yield new Answer(Responses.overload(), Outcome.OVERLOAD);
+                    metrics.refused(RefusalScope.OVERLOAD);
+                    yield new Response(Responses.overload(), Outcome.OVERLOAD);
                 }
-                case STORE_UNAVAILABLE -> new Answer(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+                case STORE_UNAVAILABLE -> new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             };
-        });
+        }, continuation);
     }
 
     private static void release(Claim claim, String tenant, SourceRoute source, String key) {
@@ -200,8 +207,8 @@ final class HookStage {
         return response;
     }
 
-    private static CompletableFuture<Answer> done(FullHttpResponse response, Outcome outcome) {
-        return CompletableFuture.completedFuture(new Answer(response, outcome));
+    private static CompletableFuture<Response> done(FullHttpResponse response, Outcome outcome) {
+        return CompletableFuture.completedFuture(new Response(response, outcome));
     }
 
     private static String joined(List<String> values) {

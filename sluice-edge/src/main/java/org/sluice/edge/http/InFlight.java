@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Counts the hooks handed to the worker stage and not yet answered, so that a graceful stop
  * can wait them out. Once draining, every answer closes its connection.
  */
-final class InFlight {
+public final class InFlight {
 
     private final AtomicInteger count = new AtomicInteger();
     private volatile boolean draining;
@@ -23,7 +23,7 @@ final class InFlight {
         }
     }
 
-    int count() {
+    public int count() {
         return count.get();
     }
 
@@ -31,12 +31,12 @@ final class InFlight {
         return draining;
     }
 
-    void startDraining() {
+    public void startDraining() {
         draining = true;
     }
 
     /** Waits (on the stopping thread, never an event loop) until nothing is in flight. */
-    synchronized boolean awaitIdle(long timeoutMillis) {
+    public synchronized boolean awaitIdle(long timeoutMillis) {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (count.get() > 0) {
             long left = deadline - System.nanoTime();

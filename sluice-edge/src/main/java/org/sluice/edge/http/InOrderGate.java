@@ -26,7 +26,7 @@ import java.util.ArrayDeque;
  * <p>Event-loop confined: plain fields. Messages still queued when the channel closes are
  * released.
  */
-final class InOrderGate extends ChannelDuplexHandler {
+public final class InOrderGate extends ChannelDuplexHandler {
 
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     /** Between a request's last byte and its answer: later messages wait. */

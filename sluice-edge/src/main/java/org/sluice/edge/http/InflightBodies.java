@@ -16,12 +16,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * compare-and-swap that never passes the bound; {@link #release} only goes down. Whoever
  * held bytes releases exactly as many, once.
  */
-final class InflightBodies {
+public final class InflightBodies {
 
     private final long max;
     private final AtomicLong held = new AtomicLong();
 
-    InflightBodies(long max) {
+    public InflightBodies(long max) {
         this.max = max;
     }
 
@@ -51,7 +51,7 @@ final class InflightBodies {
         }
     }
 
-    long held() {
+    public long held() {
         return held.get();
     }
 

@@ -8,14 +8,15 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.sluice.core.Clock;
+import org.sluice.edge.admission.RefusalScope;
 
 /**
  * The request path's meters, created once at boot so the hot path only increments:
  * {@code sluice_ingest_requests_total{outcome}}, {@code sluice_admission_refusals_total{scope}}
  * and {@code sluice_ingest_duration_seconds}. Label values come from {@link Outcome} and
- * {@link Scope} only, never from a request.
+ * {@link RefusalScope} only, never from a request.
  */
-final class IngestMetrics {
+public final class IngestMetrics {
 
     /** Fixed histogram buckets: a dozen series, enough to read p50 and p99 from. */
     private static final Duration[] BUCKETS = {
@@ -25,11 +26,11 @@ final class IngestMetrics {
     };
 
     private final Map<Outcome, Counter> requests = new EnumMap<>(Outcome.class);
-    private final Map<Scope, Counter> refusals = new EnumMap<>(Scope.class);
+    private final Map<RefusalScope, Counter> refusals = new EnumMap<>(RefusalScope.class);
     private final Timer duration;
     private final Clock clock;
 
-    IngestMetrics(MeterRegistry registry, Clock clock) {
+    public IngestMetrics(MeterRegistry registry, Clock clock) {
         this.clock = clock;
         for (Outcome outcome : Outcome.values()) {
             requests.put(outcome, Counter.builder("sluice.ingest.requests")
@@ -37,7 +38,7 @@ final class IngestMetrics {
                     .tag("outcome", outcome.label)
                     .register(registry));
         }
-        for (Scope scope : Scope.values()) {
+        for (RefusalScope scope : RefusalScope.values()) {
             refusals.put(scope, Counter.builder("sluice.admission.refusals")
                     .description("Admission refusals by the layer that refused (counted in shadow mode too)")
                     .tag("scope", scope.label)
@@ -56,7 +57,7 @@ final class IngestMetrics {
         }
     }
 
-    void refused(Scope scope) {
+    void refused(RefusalScope scope) {
         refusals.get(scope).increment();
     }
 
@@ -64,7 +65,7 @@ final class IngestMetrics {
         return requests.get(outcome).count();
     }
 
-    double count(Scope scope) {
+    double count(RefusalScope scope) {
         return refusals.get(scope).count();
     }
 }

@@ -8,6 +8,8 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.LastHttpContent;
 import org.sluice.core.Clock;
 import org.sluice.edge.config.RefusedBody;
+import org.sluice.edge.admission.PreReadLimits;
+import org.sluice.edge.admission.RefusalScope;
 
 /**
  * Pipeline position: after {@link BodySizeHandler} (a body over its limit is refused before
@@ -49,7 +51,7 @@ import org.sluice.edge.config.RefusedBody;
  * <p>Event-loop confined: the held answer is a plain field. Requests reach this handler one
  * at a time ({@link InOrderGate}), so at most one answer is held per connection.
  */
-final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
+public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
 
     /** The biggest declared body a refusal may drop rather than close for: 64 KiB. */
     static final long SMALL_BODY = 64 * 1024;
@@ -64,7 +66,7 @@ final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
     private Exchange held;
     private FullHttpResponse heldAnswer;
 
-    PreReadAdmissionHandler(PreReadLimits limits, Clock clock, boolean shadow, RefusedBody refusedBody,
+    public PreReadAdmissionHandler(PreReadLimits limits, Clock clock, boolean shadow, RefusedBody refusedBody,
             IngestMetrics metrics) {
         this.limits = limits;
         this.clock = clock;
@@ -84,13 +86,13 @@ final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         long now = clock.nanoTime();
-        if (refused(ctx, exchange, Scope.IP, limits.chargeAddress(exchange.client, now))
-                || refused(ctx, exchange, Scope.NODE, limits.chargeNode(now))) {
+        if (refused(ctx, exchange, RefusalScope.IP, limits.chargeAddress(exchange.client, now))
+                || refused(ctx, exchange, RefusalScope.NODE, limits.chargeNode(now))) {
             return;
         }
         if (exchange.declaredLength > 0) {
             long wait = limits.sourceBytesWait(exchange.source.id(), exchange.declaredLength, now);
-            if (refused(ctx, exchange, Scope.SOURCE, wait)) {
+            if (refused(ctx, exchange, RefusalScope.SOURCE, wait)) {
                 return;
             }
             exchange.sourceBytesRefused = wait != 0; // shadow mode: counted once, here
@@ -98,7 +100,7 @@ final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(exchange);
     }
 
-    private boolean refused(ChannelHandlerContext ctx, Exchange exchange, Scope scope, long waitNanos) {
+    private boolean refused(ChannelHandlerContext ctx, Exchange exchange, RefusalScope scope, long waitNanos) {
         if (waitNanos == 0) {
             return false;
         }
@@ -106,7 +108,7 @@ final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
         if (shadow) {
             return false;
         }
-        FullHttpResponse answer = Responses.rateLimited(scope.label, waitNanos);
+        FullHttpResponse answer = Responses.refused(scope, waitNanos);
         boolean small = exchange.bodyPending() && !exchange.chunked && exchange.declaredLength <= SMALL_BODY
                 && !exchange.request.headers().contains(HttpHeaderNames.EXPECT);
         if (small && refusedBody == RefusedBody.CLOSE_IF_INCOMPLETE) {
@@ -115,7 +117,7 @@ final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
             return true;
         }
         exchange.dropBody = small && refusedBody == RefusedBody.DISCARD;
-        Reply.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
+        ResponseWriter.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
         return true;
     }
 
@@ -146,7 +148,7 @@ final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter {
         FullHttpResponse answer = heldAnswer;
         held = null;
         heldAnswer = null;
-        Reply.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
+        ResponseWriter.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
     }
 
     @Override

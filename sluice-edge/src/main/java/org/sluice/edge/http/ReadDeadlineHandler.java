@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Uses the event loop's own scheduler: the timer task runs on the channel's thread, so
  * no state here is shared.
  */
-final class ReadDeadlineHandler extends ChannelDuplexHandler {
+public final class ReadDeadlineHandler extends ChannelDuplexHandler {
 
     private final long timeoutMs;
     private final IngestMetrics metrics;
@@ -46,7 +46,7 @@ final class ReadDeadlineHandler extends ChannelDuplexHandler {
     /** The current request has its final answer (it may still be sending a body we drop). */
     private boolean answered;
 
-    ReadDeadlineHandler(long timeoutMs, IngestMetrics metrics) {
+    public ReadDeadlineHandler(long timeoutMs, IngestMetrics metrics) {
         this.timeoutMs = timeoutMs;
         this.metrics = metrics;
     }
@@ -118,7 +118,7 @@ final class ReadDeadlineHandler extends ChannelDuplexHandler {
             metrics.answered(Outcome.TIMEOUT, 0L);
             FullHttpResponse response = Responses.requestTimeout();
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.channel().attr(Reply.CLOSING).set(Boolean.TRUE);
+            ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);
             ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
         } else {
             ctx.close();

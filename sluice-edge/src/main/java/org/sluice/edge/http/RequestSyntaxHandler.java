@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
@@ -21,12 +22,13 @@ import org.sluice.core.Clock;
  * validation is off so that this handler can name the header. A well-formed request
  * becomes an {@link Exchange} for the handlers after it; body chunks pass through.
  */
-final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
+@ChannelHandler.Sharable
+public final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
 
     private final Clock clock;
     private final IngestMetrics metrics;
 
-    RequestSyntaxHandler(Clock clock, IngestMetrics metrics) {
+    public RequestSyntaxHandler(Clock clock, IngestMetrics metrics) {
         this.clock = clock;
         this.metrics = metrics;
     }
@@ -43,19 +45,19 @@ final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
         if (result.isFailure()) {
             // The codec discards the rest of the connection after a failure: answer and close.
             boolean tooLarge = result.cause() instanceof TooLongHttpHeaderException;
-            Reply.send(ctx, null, tooLarge ? Responses.headersTooLarge() : Responses.badRequest(), Outcome.BAD_REQUEST,
+            ResponseWriter.send(ctx, null, tooLarge ? Responses.headersTooLarge() : Responses.badRequest(), Outcome.BAD_REQUEST,
                     metrics);
             return;
         }
         try {
             exchange = new Exchange(request, clock.nanoTime());
         } catch (NumberFormatException e) {
-            Reply.send(ctx, null, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.send(ctx, null, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
             return;
         }
         String bad = invalidHeader(request);
         if (bad != null) {
-            Reply.send(ctx, exchange, Responses.invalidHeader(bad), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.invalidHeader(bad), Outcome.BAD_REQUEST, metrics);
             return;
         }
         ctx.fireChannelRead(exchange);

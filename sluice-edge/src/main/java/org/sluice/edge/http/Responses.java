@@ -9,16 +9,20 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import org.sluice.edge.admission.Refusal;
+import org.sluice.edge.admission.RefusalScope;
 
 /**
- * Every response the ingest listener sends. Fixed bodies are encoded once into unreleasable
+ * Every response body the ingest listener sends, and the admin listener's few fixed ones;
+ * the interim {@code 100 Continue} ({@link ContinueHandler}) has no body and is built there.
+ * Fixed bodies are encoded once into unreleasable
  * buffers and shared (each response gets its own duplicate, so writers never touch the
  * original's indexes); bodies that carry a number or an id are built per response.
  *
  * <p>Every 429 and 503 carries {@code Retry-After} in whole seconds, {@code ceil(ms/1000)}
  * and at least 1, and {@code retry_after_ms} in its body when the wait is known.
  */
-final class Responses {
+public final class Responses {
 
     static final HttpResponseStatus TOO_MANY_REQUESTS = HttpResponseStatus.TOO_MANY_REQUESTS;
     static final HttpResponseStatus HEADERS_TOO_LARGE = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
@@ -33,14 +37,13 @@ final class Responses {
     private static final ByteBuf BAD_REQUEST = fixed("{\"error\":\"bad_request\"}");
     private static final ByteBuf REQUEST_TIMEOUT = fixed("{\"error\":\"request_timeout\"}");
     private static final ByteBuf EXPECTATION_FAILED = fixed("{\"error\":\"expectation_failed\"}");
-    private static final ByteBuf METHOD_NOT_ALLOWED = NOT_FOUND;
 
     private Responses() {
     }
 
     // ---------------------------------------------------------------- fixed
 
-    static FullHttpResponse notFound() {
+    public static FullHttpResponse notFound() {
         return of(HttpResponseStatus.NOT_FOUND, NOT_FOUND);
     }
 
@@ -63,7 +66,7 @@ final class Responses {
         return response;
     }
 
-    static FullHttpResponse overload() {
+    public static FullHttpResponse overload() {
         return retryable(HttpResponseStatus.SERVICE_UNAVAILABLE, OVERLOAD);
     }
 
@@ -83,7 +86,7 @@ final class Responses {
         return of(HttpResponseStatus.BAD_REQUEST, BAD_REQUEST);
     }
 
-    static FullHttpResponse requestTimeout() {
+    public static FullHttpResponse requestTimeout() {
         return of(HttpResponseStatus.REQUEST_TIMEOUT, REQUEST_TIMEOUT);
     }
 
@@ -91,14 +94,36 @@ final class Responses {
         return of(HttpResponseStatus.EXPECTATION_FAILED, EXPECTATION_FAILED);
     }
 
-    static FullHttpResponse methodNotAllowed() {
-        return of(HttpResponseStatus.NOT_FOUND, METHOD_NOT_ALLOWED);
-    }
-
     // ---------------------------------------------------------------- built per response
 
+    /**
+     * The answer to a refusal: {@code 429 tenant_overload} for the tenant's queue share,
+     * {@code 503 overload} for the node's queue, else {@code 429 rate_limited} with the scope.
+     */
+    static FullHttpResponse refused(Refusal refusal) {
+        return refused(refusal.scope(), refusal.waitNanos());
+    }
+
+    /** As {@link #refused(Refusal)}, for a refusal known by its parts (the event loops allocate no record). */
+    static FullHttpResponse refused(RefusalScope scope, long waitNanos) {
+        return switch (scope) {
+            case TENANT_OVERLOAD -> tenantOverload(retryAfterMs(waitNanos));
+            case OVERLOAD -> overload();
+            case IP, NODE, SOURCE, TENANT, TENANT_BYTES -> rateLimited(scope.label, waitNanos);
+        };
+    }
+
+    /** {@code 409 {"error":"dedupe_pending","retry_after_ms":N}}: the fleet holds a claim on the key. */
+    static FullHttpResponse dedupePending(long retryAfterMs) {
+        long ms = Math.max(1L, retryAfterMs);
+        FullHttpResponse response = of(HttpResponseStatus.CONFLICT,
+                "{\"error\":\"dedupe_pending\",\"retry_after_ms\":" + ms + "}");
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds(ms));
+        return response;
+    }
+
     /** {@code 429 {"error":"rate_limited","scope":..,"retry_after_ms":N}}. */
-    static FullHttpResponse rateLimited(String scope, long waitNanos) {
+    private static FullHttpResponse rateLimited(String scope, long waitNanos) {
         long ms = retryAfterMs(waitNanos);
         FullHttpResponse response = of(TOO_MANY_REQUESTS,
                 "{\"error\":\"rate_limited\",\"scope\":\"" + scope + "\",\"retry_after_ms\":" + ms + "}");
@@ -107,7 +132,7 @@ final class Responses {
     }
 
     /** {@code 429 {"error":"tenant_overload","retry_after_ms":N}}. */
-    static FullHttpResponse tenantOverload(long retryAfterMs) {
+    private static FullHttpResponse tenantOverload(long retryAfterMs) {
         long ms = Math.max(1L, retryAfterMs);
         FullHttpResponse response = of(TOO_MANY_REQUESTS, "{\"error\":\"tenant_overload\",\"retry_after_ms\":" + ms + "}");
         response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds(ms));

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.function.Supplier;
@@ -12,13 +13,14 @@ import java.util.function.Supplier;
  * unknown_source) and every other method or path (404 not_found); passes an ingest
  * request on with its source and tenant set.
  */
-final class RouteHandler extends ChannelInboundHandlerAdapter {
+@ChannelHandler.Sharable
+public final class RouteHandler extends ChannelInboundHandlerAdapter {
 
     private final Router router;
     private final Supplier<String> notReadyReason;
     private final IngestMetrics metrics;
 
-    RouteHandler(Router router, Supplier<String> notReadyReason, IngestMetrics metrics) {
+    public RouteHandler(Router router, Supplier<String> notReadyReason, IngestMetrics metrics) {
         this.router = router;
         this.notReadyReason = notReadyReason;
         this.metrics = metrics;
@@ -32,10 +34,10 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
         }
         Router.Route route = router.route(exchange.request.method().name(), exchange.request.uri());
         switch (route.kind()) {
-            case HEALTH -> Reply.send(ctx, exchange, Responses.healthy(), Outcome.PROBE, metrics);
-            case READY -> Reply.send(ctx, exchange, Responses.ready(notReadyReason.get()), Outcome.PROBE, metrics);
-            case UNKNOWN_SOURCE -> Reply.send(ctx, exchange, Responses.unknownSource(), Outcome.NOT_FOUND, metrics);
-            case NOT_FOUND -> Reply.send(ctx, exchange, Responses.notFound(), Outcome.NOT_FOUND, metrics);
+            case HEALTH -> ResponseWriter.send(ctx, exchange, Responses.healthy(), Outcome.PROBE, metrics);
+            case READY -> ResponseWriter.send(ctx, exchange, Responses.ready(notReadyReason.get()), Outcome.PROBE, metrics);
+            case UNKNOWN_SOURCE -> ResponseWriter.send(ctx, exchange, Responses.unknownSource(), Outcome.NOT_FOUND, metrics);
+            case NOT_FOUND -> ResponseWriter.send(ctx, exchange, Responses.notFound(), Outcome.NOT_FOUND, metrics);
             case INGEST -> {
                 exchange.source = route.source();
                 exchange.tenant = route.tenant();

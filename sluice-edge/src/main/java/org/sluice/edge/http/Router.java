@@ -12,7 +12,7 @@ import org.sluice.edge.config.TenantId;
  * {@code {prefix}/{tenant}/{source}}, the tenant a {@link TenantId} (else 404 not_found): an owned source answers only its owner (any other
  * tenant gets 404 unknown_source), a shared source answers any tenant.
  */
-final class Router {
+public final class Router {
 
     /** The tenant a shared source's hooks belong to under {@code routing: path}. */
     static final String DEFAULT_TENANT = "default";
@@ -31,7 +31,7 @@ final class Router {
     private final Map<String, SourceRoute> sources;
 
     /** @param prefix the path prefix, e.g. {@code /hooks} (no trailing slash; "" for none) */
-    Router(String prefix, boolean tenantPath, Map<String, SourceRoute> sources) {
+    public Router(String prefix, boolean tenantPath, Map<String, SourceRoute> sources) {
         this.prefix = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
         this.tenantPath = tenantPath;
         this.sources = Map.copyOf(sources);

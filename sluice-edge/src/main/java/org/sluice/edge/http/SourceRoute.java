@@ -11,5 +11,5 @@ import org.sluice.edge.verify.Verifier;
  * @param verifier proves its hooks genuine
  * @param dedupe   finds a hook's dedupe key
  */
-record SourceRoute(String id, String tenant, Verifier verifier, DedupeKeyExtractor dedupe) {
+public record SourceRoute(String id, String tenant, Verifier verifier, DedupeKeyExtractor dedupe) {
 }

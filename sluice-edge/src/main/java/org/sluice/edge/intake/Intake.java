@@ -22,6 +22,7 @@ import org.sluice.core.Clock;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.log.Warnings;
 
 /**
  * The group-commit batcher in front of the {@link HookStore}.
@@ -87,7 +88,7 @@ public final class Intake implements AutoCloseable {
     private final List<Meter> meters = new ArrayList<>();
     private final DistributionSummary batchSize;
     private final Timer commitTime;
-    private final WarnLimiter failureWarnings = new WarnLimiter(LOG, TimeUnit.SECONDS.toNanos(10));
+    private final Warnings failureWarnings = new Warnings(LOG, TimeUnit.SECONDS.toNanos(10));
 
     private Intake(BatchCommitter committer, IntakeSettings settings, MeterRegistry registry, Clock clock) {
         this.committer = Objects.requireNonNull(committer, "committer");
@@ -295,7 +296,7 @@ public final class Intake implements AutoCloseable {
             expireOverdue();
             restartDownWriters(false);
         } catch (RuntimeException e) { // an exception would end the schedule: log it and tick again
-            failureWarnings.warn("intake deadline tick failed: {}", e.toString());
+            failureWarnings.warn("intake deadline tick failed: " + e, null);
         }
     }
 
@@ -335,7 +336,7 @@ public final class Intake implements AutoCloseable {
                 throw new IllegalStateException("committer answered " + results.size() + " results for " + hooks.size() + " hooks");
             }
         } catch (RuntimeException e) {
-            failureWarnings.warn("group commit of {} hooks failed; answering store_unavailable: {}", hooks.size(), e.toString());
+            failureWarnings.warn("group commit of " + hooks.size() + " hooks failed; answering store_unavailable: " + e, null);
             results = Collections.nCopies(hooks.size(), CommitResult.STORE_UNAVAILABLE);
         } // an Error goes on to writeLoop, which answers the batch and ends the writer
         commitTime.record(clock.nanoTime() - t0, TimeUnit.NANOSECONDS);

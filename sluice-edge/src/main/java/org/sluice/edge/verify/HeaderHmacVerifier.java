@@ -37,8 +37,8 @@ final class HeaderHmacVerifier implements Verifier {
         }
         String encoded = value.substring(prefix.length());
         byte[] presented = base64
-                ? Codec.base64(encoded, keys.macLength())
-                : Codec.hex(encoded, keys.macLength());
+                ? SignatureEncoding.base64(encoded, keys.macLength())
+                : SignatureEncoding.hex(encoded, keys.macLength());
         if (presented == null) {
             return MALFORMED_SIGNATURE;
         }

@@ -22,7 +22,7 @@ final class SecretKeys {
             return secret.getBytes(StandardCharsets.UTF_8);
         }
         String encoded = secret.startsWith(WHSEC_PREFIX) ? secret.substring(WHSEC_PREFIX.length()) : secret;
-        byte[] key = Codec.base64(encoded);
+        byte[] key = SignatureEncoding.base64(encoded);
         return key == null || key.length == 0 ? null : key;
     }
 }

@@ -16,23 +16,23 @@ public final class Signatures {
 
     /** {@code X-Hub-Signature-256} value: {@code sha256=<hex>}. */
     public static String github(String secret, byte[] body) {
-        return Verifiers.GITHUB_PREFIX + Codec.toHex(sha256(secret, body));
+        return Verifiers.GITHUB_PREFIX + SignatureEncoding.toHex(sha256(secret, body));
     }
 
     /** {@code Stripe-Signature} value: {@code t=<timestamp>,v1=<hex>}. */
     public static String stripe(String secret, byte[] body, long epochSeconds) {
         String t = Long.toString(epochSeconds);
-        return "t=" + t + ",v1=" + Codec.toHex(sha256(secret, ascii(t + "."), body));
+        return "t=" + t + ",v1=" + SignatureEncoding.toHex(sha256(secret, ascii(t + "."), body));
     }
 
     /** {@code X-Shopify-Hmac-SHA256} value: base64 of the body's HMAC-SHA256. */
     public static String shopify(String secret, byte[] body) {
-        return Codec.toBase64(sha256(secret, body));
+        return SignatureEncoding.toBase64(sha256(secret, body));
     }
 
     /** {@code X-Slack-Signature} value ({@code v0=<hex>}); send {@code X-Slack-Request-Timestamp: epochSeconds} with it. */
     public static String slack(String secret, byte[] body, long epochSeconds) {
-        return "v0=" + Codec.toHex(sha256(secret, ascii("v0:" + epochSeconds + ":"), body));
+        return "v0=" + SignatureEncoding.toHex(sha256(secret, ascii("v0:" + epochSeconds + ":"), body));
     }
 
     /**
@@ -47,7 +47,7 @@ public final class Signatures {
             throw new IllegalArgumentException("a standard_webhooks secret must be base64 after an optional \"whsec_\" prefix");
         }
         byte[] mac = HmacAlgorithm.SHA256.mac(key, (id + "." + epochSeconds + ".").getBytes(StandardCharsets.UTF_8), body);
-        return "v1," + Codec.toBase64(mac);
+        return "v1," + SignatureEncoding.toBase64(mac);
     }
 
     /**
@@ -63,8 +63,8 @@ public final class Signatures {
         }
         byte[] mac = a.mac(utf8(secret), body);
         String encoded = switch (encoding) {
-            case "hex" -> Codec.toHex(mac);
-            case "base64" -> Codec.toBase64(mac);
+            case "hex" -> SignatureEncoding.toHex(mac);
+            case "base64" -> SignatureEncoding.toBase64(mac);
             default -> throw new IllegalArgumentException("encoding must be one of hex, base64, got \"" + encoding + "\"");
         };
         return (prefix == null ? "" : prefix) + encoded;

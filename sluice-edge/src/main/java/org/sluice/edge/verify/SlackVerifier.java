@@ -36,13 +36,13 @@ final class SlackVerifier implements Verifier {
         if (!value.startsWith(VERSION + "=")) {
             return MALFORMED_SIGNATURE;
         }
-        byte[] presented = Codec.hex(value.substring(VERSION.length() + 1), keys.macLength());
+        byte[] presented = SignatureEncoding.hex(value.substring(VERSION.length() + 1), keys.macLength());
         String t = headers.get(TIMESTAMP);
-        long ts = Codec.epochSeconds(t);
+        long ts = SignatureEncoding.epochSeconds(t);
         if (presented == null || ts < 0) {
             return MALFORMED_SIGNATURE;
         }
-        if (!Codec.withinTolerance(ts, nowEpochSeconds, toleranceSeconds)) {
+        if (!SignatureEncoding.withinTolerance(ts, nowEpochSeconds, toleranceSeconds)) {
             return TIMESTAMP_OUT_OF_TOLERANCE;
         }
         byte[] preamble = (VERSION + ":" + t + ":").getBytes(StandardCharsets.US_ASCII);

@@ -62,7 +62,7 @@ final class StandardWebhooksVerifier implements Verifier {
         }
         String id = headers.get(ID);
         String t = headers.get(TIMESTAMP);
-        long ts = Codec.epochSeconds(t);
+        long ts = SignatureEncoding.epochSeconds(t);
         if (id == null || id.isEmpty() || ts < 0) {
             return MALFORMED_SIGNATURE;
         }
@@ -96,10 +96,10 @@ final class StandardWebhooksVerifier implements Verifier {
                 wellFormed |= sigEnd > comma + 1; // a version this edge does not check
                 continue;
             }
-            if (sigEnd - (comma + 1) > Codec.paddedBase64Length(keys.macLength())) {
+            if (sigEnd - (comma + 1) > SignatureEncoding.paddedBase64Length(keys.macLength())) {
                 continue; // too long to be a MAC of this length: not copied, not decoded
             }
-            byte[] sig = Codec.base64(value.substring(comma + 1, sigEnd), keys.macLength());
+            byte[] sig = SignatureEncoding.base64(value.substring(comma + 1, sigEnd), keys.macLength());
             if (sig != null) {
                 v1[count++] = sig;
                 wellFormed = true;
@@ -108,7 +108,7 @@ final class StandardWebhooksVerifier implements Verifier {
         if (!wellFormed) {
             return MALFORMED_SIGNATURE;
         }
-        if (!Codec.withinTolerance(ts, nowEpochSeconds, toleranceSeconds)) {
+        if (!SignatureEncoding.withinTolerance(ts, nowEpochSeconds, toleranceSeconds)) {
             return TIMESTAMP_OUT_OF_TOLERANCE;
         }
         if (count == 0) {

@@ -53,18 +53,18 @@ final class StripeVerifier implements Verifier {
                 if (count == MAX_V1) {
                     return MALFORMED_SIGNATURE;
                 }
-                byte[] sig = Codec.hex(val, keys.macLength());
+                byte[] sig = SignatureEncoding.hex(val, keys.macLength());
                 if (sig == null) {
                     return MALFORMED_SIGNATURE;
                 }
                 v1[count++] = sig;
             }
         }
-        long ts = Codec.epochSeconds(t);
+        long ts = SignatureEncoding.epochSeconds(t);
         if (ts < 0) {
             return MALFORMED_SIGNATURE;
         }
-        if (!Codec.withinTolerance(ts, nowEpochSeconds, toleranceSeconds)) {
+        if (!SignatureEncoding.withinTolerance(ts, nowEpochSeconds, toleranceSeconds)) {
             return TIMESTAMP_OUT_OF_TOLERANCE;
         }
         if (count == 0) {

@@ -256,7 +256,7 @@ class SchemeVerificationTest {
         // Stripe's HMAC key is the secret string itself, prefix included.
         byte[] mac = HmacAlgorithm.SHA256.mac("whsec_abc".getBytes(StandardCharsets.UTF_8),
                 (NOW + ".").getBytes(StandardCharsets.US_ASCII), BODY);
-        String header = "t=" + NOW + ",v1=" + Codec.toHex(mac);
+        String header = "t=" + NOW + ",v1=" + SignatureEncoding.toHex(mac);
         assertThat(verify(spec("stripe", List.of("whsec_abc")), Map.of("Stripe-Signature", header), BODY, NOW)).isEqualTo(OK);
     }
 

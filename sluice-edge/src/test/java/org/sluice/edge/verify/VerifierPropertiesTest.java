@@ -57,7 +57,7 @@ class VerifierPropertiesTest {
     void standardWebhooksSignedVerifies(@ForAll @Size(min = 1, max = 64) byte[] key,
                                         @ForAll @StringLength(min = 1, max = 30) String idTail,
                                         @ForAll @Size(max = 300) byte[] body) {
-        String secret = "whsec_" + Codec.toBase64(key);
+        String secret = "whsec_" + SignatureEncoding.toBase64(key);
         String id = "msg_" + Integer.toHexString(idTail.hashCode());
         VerifySpec spec = new VerifySpec("standard_webhooks", List.of(secret), 300, null, null, null, null);
         TestHeaders headers = TestHeaders.of(Signatures.headers(spec, secret, body, NOW, id));

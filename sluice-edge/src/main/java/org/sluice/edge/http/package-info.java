@@ -1,0 +1,14 @@
+/**
+ * The ingest listener's HTTP room: the Netty handlers of a connection's pipeline, in request
+ * order ({@code RequestSyntaxHandler} to {@code HookHandler}), the request's state
+ * ({@code Exchange}), the writing of its one response ({@code ResponseWriter}) and every response body
+ * ({@code Responses}), then the worker stage after the body ({@code HookStage}).
+ *
+ * <p>May use: {@code admission} (the limits a handler charges and the refusals they return),
+ * {@code config}, {@code verify}, {@code dedupe}, {@code store} (values only) and Netty. Never
+ * {@code server}: what the handlers need from the node's state comes in through narrow
+ * interfaces ({@code HookSink}, {@code admission.TenantGate}). Handlers and their
+ * constructors are public only so that {@code server} can assemble the pipeline; everything
+ * else stays package-private.
+ */
+package org.sluice.edge.http;

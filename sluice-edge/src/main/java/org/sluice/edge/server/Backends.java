@@ -1,0 +1,221 @@
+package org.sluice.edge.server;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sluice.core.BucketTable;
+import org.sluice.core.Clock;
+import org.sluice.core.QueueShares;
+import org.sluice.core.TenantLimits;
+import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.RocksOverrideStore;
+import java.util.function.UnaryOperator;
+import org.sluice.edge.intake.BatchCommitter;
+import org.sluice.edge.intake.Intake;
+import org.sluice.edge.intake.IntakeSettings;
+import org.sluice.edge.log.Warnings;
+import org.sluice.edge.http.HookSink;
+import org.sluice.edge.admission.FleetGate;
+import org.sluice.edge.admission.TenantAdmission;
+import org.sluice.edge.admission.TenantGate;
+import org.sluice.edge.admission.HostArena;
+
+/**
+ * The state behind the request path, opened at boot and closed last: the store and its
+ * intake, the tenant limits and the queue shares. What the request path sees of them are
+ * two narrow interfaces: {@link TenantGate} ({@link TenantAdmission}) and {@link HookSink}
+ * ({@link IntakeSink}).
+ */
+final class Backends implements AutoCloseable {
+
+    private final HookStore store;
+    private final Intake intake;
+    private final TenantLimits limits;
+    private final RocksOverrideStore overrides;
+    /** The host arena when {@code rate_limits.scope} is host (tenant buckets live there), else null. */
+    private final HostArena host;
+    /** The fleet client when {@code rate_limits.scope} or {@code dedupe.scope} is fleet, else null. */
+    private final FleetGate fleet;
+    private final QueueShares shares = new QueueShares();
+    private final BucketTable hookBuckets = new BucketTable();
+    private final BucketTable byteBuckets = new BucketTable();
+    private final TenantRows rows = new TenantRows();
+    private final long instanceMaxBody;
+    private final LongSupplier epochMillis;
+    private final TenantGate gate;
+    private final HookSink sink;
+    private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
+    private final Warnings resumeWarnings = new Warnings(LOG, java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
+    /** Only the sweeper's resume task touches it. */
+    private boolean storeFailing;
+
+    private Backends(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry,
+                     UnaryOperator<BatchCommitter> commitWrapper) {
+        this.epochMillis = epochMillis;
+        this.instanceMaxBody = config.http().maxBodyBytes();
+        this.store = HookStore.open(config.node().dataDir().resolve("store"),
+                HookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
+                        .withWallClock(epochMillis));
+        try { // overrides persist in the store; one that cannot be read fails the boot
+            this.overrides = new RocksOverrideStore(store, instanceMaxBody);
+            this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
+                    overrides, hookBuckets, byteBuckets, clock);
+        } catch (RuntimeException e) {
+            store.close();
+            throw new IllegalStateException("cannot load the rate-limit overrides from " + store.dir() + ": " + e.getMessage(), e);
+        }
+        try {
+            this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
+                    ? HostArena.open(config.rateLimits().hostArena(),
+                            config.rateLimits().hostArenaGroup().orElse(null), clock) : null;
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        try {
+            this.fleet = FleetGate.wanted(config) ? FleetGate.start(config, limits, hookBuckets, byteBuckets, clock) : null;
+        } catch (RuntimeException e) {
+            store.close();
+            if (host != null) {
+                host.close();
+            }
+            throw e;
+        }
+        Intake opened;
+        try {
+            var in = config.intake();
+            opened = Intake.start(commitWrapper.apply(store::commit), new IntakeSettings(in.partitions(), in.maxBatch(),
+                    in.maxDelayMs(), in.maxQueue(), in.maxQueueBytes(), in.commitDeadlineMs()), registry, Clock.system());
+        } catch (RuntimeException e) {
+            store.close();
+            if (host != null) {
+                host.close();
+            }
+            if (fleet != null) {
+                fleet.close();
+            }
+            throw e;
+        }
+        this.intake = opened;
+        this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody);
+        this.sink = new IntakeSink(store, intake, epochMillis);
+    }
+
+    static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
+        return open(config, clock, epochMillis, registry, UnaryOperator.identity());
+    }
+
+    /** As {@link #open(SluiceConfig, Clock, LongSupplier, MeterRegistry)}; tests wrap the intake's commit (a failure seam). */
+    static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry,
+                         UnaryOperator<BatchCommitter> commitWrapper) {
+        return new Backends(config, clock, epochMillis, registry, commitWrapper);
+    }
+
+    HookStore store() {
+        return store;
+    }
+
+    Intake intake() {
+        return intake;
+    }
+
+    /** The tenant limits (the admin API reads and changes their overrides). */
+    TenantLimits limits() {
+        return limits;
+    }
+
+    /** The host arena ({@code rate_limits.scope: host}), or null. */
+    HostArena host() {
+        return host;
+    }
+
+    /** The fleet gate ({@code scope: fleet}), or null. */
+    FleetGate fleet() {
+        return fleet;
+    }
+
+    /** The persisted overrides behind {@link #limits()}, with their audit trail. */
+    RocksOverrideStore overrides() {
+        return overrides;
+    }
+
+    TenantGate tenants() {
+        return gate;
+    }
+
+    HookSink sink() {
+        return sink;
+    }
+
+    /** Both tenant tables seen as one, for the limiter metrics and tests. */
+    TenantRows tenantRows() {
+        return rows;
+    }
+
+    void sweepDedupe(int max, long nowMillis) {
+        if (store.isOpen()) {
+            store.sweepDedupe(max, nowMillis);
+        }
+    }
+
+    /**
+     * Tries to bring a failing store back ({@link HookStore#tryResume()}); logs when it
+     * starts failing, when a try fails (at most once a minute) and when it is back.
+     */
+    void resumeStore() {
+        if (!store.isOpen() || store.isHealthy()) {
+            storeFailing = false;
+            return;
+        }
+        if (!storeFailing) {
+            storeFailing = true;
+            LOG.error("the store at {} cannot write; /readyz answers 503 store_failing; trying to resume it every {} ms",
+                    store.dir(), Sweeper.RESUME_MILLIS);
+        }
+        if (store.tryResume()) {
+            storeFailing = false;
+            LOG.warn("the store at {} writes again; /readyz is ready", store.dir());
+        } else {
+            resumeWarnings.warn("the store at " + store.dir() + " still cannot write; see docs/operations.md, "
+                    + "\"the store fails\"", null);
+        }
+    }
+
+    /** Stops the intake taking hooks and commits every hook it holds (idempotent). */
+    void flushIntake() {
+        intake.close();
+    }
+
+    /** Flushes the intake (every hook it holds is committed and answered), then closes the store. */
+    @Override
+    public void close() {
+        try {
+            intake.close();
+        } finally {
+            store.close();
+            if (host != null) {
+                host.close();
+            }
+            if (fleet != null) {
+                fleet.close(); // after the intake: its last commits' settles are queued and drained
+            }
+        }
+    }
+
+    /** The tenant limiter's two tables, summed. */
+    final class TenantRows {
+        int size() {
+            return hookBuckets.size() + byteBuckets.size();
+        }
+
+        long swept() {
+            return hookBuckets.swept() + byteBuckets.swept();
+        }
+
+        void sweepNext(long now) {
+            limits.sweepNext(now);
+        }
+    }
+}

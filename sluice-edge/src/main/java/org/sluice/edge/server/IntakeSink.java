@@ -1,0 +1,51 @@
+package org.sluice.edge.server;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+import org.sluice.edge.http.HookSink;
+import org.sluice.edge.intake.Intake;
+import org.sluice.edge.store.CommitResult;
+import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.PendingHook;
+
+/**
+ * The {@link HookSink} of a running node: duplicates are looked up in the store, hooks go to
+ * the intake, and readiness is the store's and the intake's.
+ */
+final class IntakeSink implements HookSink {
+
+    private final HookStore store;
+    private final Intake intake;
+    private final LongSupplier epochMillis;
+
+    IntakeSink(HookStore store, Intake intake, LongSupplier epochMillis) {
+        this.store = store;
+        this.intake = intake;
+        this.epochMillis = epochMillis;
+    }
+
+
+    @Override
+    public String findDuplicate(String tenant, String source, String dedupeKey) {
+        return store.findDuplicate(tenant, source, dedupeKey, epochMillis.getAsLong()).orElse(null);
+    }
+
+    @Override
+    public CompletableFuture<CommitResult> submit(PendingHook hook) {
+        return intake.submit(hook);
+    }
+
+    @Override
+    public String notReadyReason() {
+        if (!store.isOpen()) {
+            return "store_closed";
+        }
+        if (!store.isHealthy()) {
+            return "store_failing";
+        }
+        if (intake.partitionsDown() > 0) {
+            return "intake_partition_down";
+        }
+        return null;
+    }
+}
