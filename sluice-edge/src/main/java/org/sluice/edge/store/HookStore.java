@@ -76,8 +76,14 @@ import org.rocksdb.WriteOptions;
  */
 public final class HookStore implements AutoCloseable {
 
-    /** Store format written to and checked against {@code meta/format}. */
-    static final long FORMAT = 1;
+    /**
+     * Store format written to and checked against {@code meta/format}: 2 since the delivery
+     * ledger. A format-1 store (no delivery column families) is upgraded at open: the
+     * missing families are created empty and the format set to 2, so an older Sluice,
+     * which would accept hooks without scheduling their deliveries, refuses it afterwards.
+     */
+    static final long FORMAT = 2;
+    private static final long FORMAT_BEFORE_DELIVERY = 1;
 
     static final String CF_HOOKS = "hooks";
     static final String CF_HOOK_IDS = "hook_ids";
@@ -87,7 +93,9 @@ public final class HookStore implements AutoCloseable {
     static final String CF_AUDIT = "audit";
     static final String CF_META = "meta";
     private static final List<String> FAMILIES = List.of(
-            CF_HOOKS, CF_HOOK_IDS, CF_DEDUPE, CF_DEDUPE_EXPIRY, CF_OVERRIDES, CF_AUDIT, CF_META);
+            CF_HOOKS, CF_HOOK_IDS, CF_DEDUPE, CF_DEDUPE_EXPIRY, CF_OVERRIDES, CF_AUDIT, CF_META,
+            DeliveryLedger.CF_DELIVERIES, DeliveryLedger.CF_DUE, DeliveryLedger.CF_BY_DESTINATION,
+            DeliveryLedger.CF_DESTINATIONS);
 
     /**
      * How the store is run.
@@ -152,6 +160,7 @@ public final class HookStore implements AutoCloseable {
     private final WriteOptions syncWrite;
     private final WriteOptions lazyWrite;
     private final UuidV7 ids = new UuidV7();
+    private final DeliveryLedger ledger = new DeliveryLedger(this);
     private static final UUID NO_ID = new UUID(0, 0);
 
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -180,6 +189,7 @@ public final class HookStore implements AutoCloseable {
         this.lazyWrite = new WriteOptions();
         checkFormat();
         recoverSequence();
+        ledger.rebuildCounts(db, family(DeliveryLedger.CF_BY_DESTINATION));
     }
 
     private void attach(RocksDB db, List<ColumnFamilyHandle> handles) {
@@ -268,8 +278,8 @@ public final class HookStore implements AutoCloseable {
     private void checkFormat() throws RocksDBException {
         byte[] key = Codec.utf8("format");
         byte[] stored = db.get(meta, key);
-        if (stored == null) {
-            db.put(meta, syncWrite, key, Codec.u64(FORMAT));
+        if (stored == null || (stored.length == 8 && Codec.u64(stored) == FORMAT_BEFORE_DELIVERY)) {
+            db.put(meta, syncWrite, key, Codec.u64(FORMAT)); // new, or upgraded: the delivery families were created empty
         } else if (stored.length != 8 || Codec.u64(stored) != FORMAT) {
             throw new HookStoreException("the store at " + dir + " has format " + Arrays.toString(stored)
                     + ", this version reads format " + FORMAT);
@@ -389,6 +399,7 @@ public final class HookStore implements AutoCloseable {
             try {
                 attach(RocksDB.open(dbOptions, dir.toString(), descriptors(cfOptions), reopened), reopened);
                 recoverSequence();
+                ledger.rebuildCounts(db, family(DeliveryLedger.CF_BY_DESTINATION));
                 reopenFailure = null;
             } catch (RocksDBException e) {
                 reopened.forEach(ColumnFamilyHandle::close);
@@ -478,6 +489,7 @@ public final class HookStore implements AutoCloseable {
                 long now = options.wallClockMillis().getAsLong();
                 long expiry = dedupeExpiry(now, options.dedupeTtlMillis());
                 Map<ByteKey, String> firstInBatch = new HashMap<>();
+                List<String> scheduled = new ArrayList<>();
                 try (WriteBatch wb = new WriteBatch()) {
                     for (int i = 0; i < n; i++) {
                         byte[] dk = dedupeKeys[i];
@@ -494,6 +506,8 @@ public final class HookStore implements AutoCloseable {
                             }
                         }
                         UUID id = ids.next(now);
+                        ledger.schedule(wb, nextSeq, id, batch.get(i).destinations(), now);
+                        scheduled.addAll(batch.get(i).destinations());
                         byte[] seq = Codec.u64(nextSeq++);
                         byte[] idBytes = Codec.uuid(id);
                         Codec.setHookId(records[i], id);
@@ -509,6 +523,7 @@ public final class HookStore implements AutoCloseable {
                     if (wb.count() > 0) {
                         db.write(syncWrite, wb);
                         healthy = true;
+                        ledger.scheduled(scheduled);
                     }
                 }
             } catch (RocksDBException e) {
@@ -734,6 +749,64 @@ public final class HookStore implements AutoCloseable {
 
     long wallClockMillis() {
         return options.wallClockMillis().getAsLong();
+    }
+
+    // ================================================================ delivery ledger (see DeliveryLedger)
+
+    /** The delivery state of the hooks in this store. */
+    public DeliveryLedger deliveries() {
+        return ledger;
+    }
+
+    /** A column family by name; caller holds the lifecycle lock (either side) or is opening. */
+    ColumnFamilyHandle family(String name) {
+        int i = FAMILIES.indexOf(name);
+        if (i < 0) {
+            throw new IllegalArgumentException("no column family " + name);
+        }
+        return handles.get(i + 1);
+    }
+
+    /**
+     * Runs a ledger write with the store open but WITHOUT the commit lock (delivery work
+     * must not block ingest); the ledger serialises its own writes. {@code sync} picks the
+     * fsynced or the plain write options; only a synced success makes the store healthy.
+     */
+    <T> T ledgerWrite(boolean sync, RocksWork<T> body) {
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            if (failWrites) {
+                healthy = false;
+                throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
+            }
+            T result;
+            try {
+                result = body.run(db, sync ? syncWrite : lazyWrite);
+            } catch (RocksDBException e) {
+                healthy = false;
+                throw e;
+            }
+            if (sync) {
+                healthy = true;
+            }
+            return result;
+        } catch (RocksDBException e) {
+            throw new HookStoreException("write to the store at " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /**
+     * The store's approximate size in bytes ({@code sluice_store_bytes}, for
+     * {@code store.max_bytes}): SST files of every column family (including files a
+     * compaction has made obsolete but not yet deleted) plus the memtables. The write-ahead
+     * log is not counted. RocksDB properties: cheap, no I/O.
+     */
+    public long approximateBytes() {
+        return underReadLock((rocks, unused) -> rocks.getAggregatedLongProperty("rocksdb.total-sst-files-size")
+                + rocks.getAggregatedLongProperty("rocksdb.size-all-mem-tables"));
     }
 
     @FunctionalInterface
