@@ -51,6 +51,11 @@ import org.rocksdb.WriteOptions;
  * ingest. The lock costs no throughput worth having: RocksDB groups concurrent syncing
  * writers behind one fsync leader anyway, so two partitions' writes would queue either way.
  *
+ * <p>The same batch holds one pending delivery row per destination the hook names
+ * ({@link PendingHook#destinations()}), so a 202 means its deliveries are as durable as the
+ * hook; everything after that is the {@link DeliveryLedger}'s ({@link #deliveries()}),
+ * which shares this database and lifecycle but never takes the commit lock.
+ *
  * <p>The dedupe check runs under the same lock, so a key cannot be committed twice even by
  * concurrent callers; {@link #sweepDedupe} takes the lock for its deletes so it never
  * removes an entry a commit has just renewed.
@@ -458,7 +463,8 @@ public final class HookStore implements AutoCloseable {
 
     /**
      * Commits a batch: ONE atomic write with fsync holding every new hook, its id-index
-     * entry and its dedupe entries. Returns one result per hook, in order: ACCEPTED with
+     * entry, its dedupe entries and a pending delivery row per destination it names (a
+     * duplicate schedules nothing). Returns one result per hook, in order: ACCEPTED with
      * the new id, or DUPLICATE with the id of the hook already committed within the
      * dedupe TTL (or of the first copy of the key earlier in this batch).
      *
@@ -523,7 +529,7 @@ public final class HookStore implements AutoCloseable {
                     if (wb.count() > 0) {
                         db.write(syncWrite, wb);
                         healthy = true;
-                        ledger.scheduled(scheduled);
+                        ledger.scheduled(scheduled); // a dispatcher may finish one first: the counter dips for a moment, never drifts
                     }
                 }
             } catch (RocksDBException e) {
