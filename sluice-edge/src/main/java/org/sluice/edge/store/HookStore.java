@@ -287,7 +287,7 @@ public final class HookStore implements AutoCloseable {
             db.put(meta, syncWrite, key, Codec.u64(FORMAT)); // new, or upgraded: the delivery families were created empty
         } else if (stored.length != 8 || Codec.u64(stored) != FORMAT) {
             throw new HookStoreException("the store at " + dir + " has format " + Arrays.toString(stored)
-                    + ", this version reads format " + FORMAT);
+                    + ", this version reads formats " + FORMAT_BEFORE_DELIVERY + " (upgraded at open) and " + FORMAT);
         }
     }
 

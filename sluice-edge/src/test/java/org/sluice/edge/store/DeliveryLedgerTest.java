@@ -444,6 +444,20 @@ class DeliveryLedgerTest {
     }
 
     @Test
+    void aStoreOfALaterFormatIsRefusedNamingTheDirAndTheFormats() {
+        Path later = dir.resolve("later");
+        try (HookStore other = HookStore.open(later)) {
+            other.underWriteLock((db, sync) -> {
+                db.put(other.family(HookStore.CF_META), sync, "format".getBytes(StandardCharsets.UTF_8), Codec.u64(3));
+                return null;
+            });
+        }
+
+        assertThatThrownBy(() -> HookStore.open(later)).isInstanceOf(HookStoreException.class)
+                .hasMessageContaining(later.toString()).hasMessageContaining("reads formats 1 (upgraded at open) and 2");
+    }
+
+    @Test
     void formatOneStoreWithoutDeliveryFamiliesOpensAndIsUpgraded() throws Exception {
         store.close();
         Path old = dir.resolve("old");
