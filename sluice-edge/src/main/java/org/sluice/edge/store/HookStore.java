@@ -52,6 +52,11 @@ import org.rocksdb.WriteOptions;
  * ingest. The lock costs no throughput worth having: RocksDB groups concurrent syncing
  * writers behind one fsync leader anyway, so two partitions' writes would queue either way.
  *
+ * <p>The same batch holds one pending delivery row per destination the hook names
+ * ({@link PendingHook#destinations()}), so a 202 means its deliveries are as durable as the
+ * hook; everything after that is the {@link DeliveryLedger}'s ({@link #deliveries()}),
+ * which shares this database and lifecycle but never takes the commit lock.
+ *
  * <p>The dedupe check runs under the same lock, so a key cannot be committed twice even by
  * concurrent callers; {@link #sweepDedupe} takes the lock for its deletes so it never
  * removes an entry a commit has just renewed.
@@ -81,8 +86,14 @@ import org.rocksdb.WriteOptions;
  */
 public final class HookStore implements AutoCloseable {
 
-    /** Store format written to and checked against {@code meta/format}. */
-    static final long FORMAT = 1;
+    /**
+     * Store format written to and checked against {@code meta/format}: 2 since the delivery
+     * ledger. A format-1 store (no delivery column families) is upgraded at open: the
+     * missing families are created empty and the format set to 2, so an older Sluice,
+     * which would accept hooks without scheduling their deliveries, refuses it afterwards.
+     */
+    static final long FORMAT = 2;
+    private static final long FORMAT_BEFORE_DELIVERY = 1;
 
     static final String CF_HOOKS = "hooks";
     static final String CF_HOOK_IDS = "hook_ids";
@@ -92,7 +103,9 @@ public final class HookStore implements AutoCloseable {
     static final String CF_AUDIT = "audit";
     static final String CF_META = "meta";
     private static final List<String> FAMILIES = List.of(
-            CF_HOOKS, CF_HOOK_IDS, CF_DEDUPE, CF_DEDUPE_EXPIRY, CF_OVERRIDES, CF_AUDIT, CF_META);
+            CF_HOOKS, CF_HOOK_IDS, CF_DEDUPE, CF_DEDUPE_EXPIRY, CF_OVERRIDES, CF_AUDIT, CF_META,
+            DeliveryLedger.CF_DELIVERIES, DeliveryLedger.CF_DUE, DeliveryLedger.CF_BY_DESTINATION,
+            DeliveryLedger.CF_DESTINATIONS);
 
     /**
      * How the store is run.
@@ -166,6 +179,7 @@ public final class HookStore implements AutoCloseable {
     private final WriteOptions syncWrite;
     private final WriteOptions lazyWrite;
     private final UuidV7 ids = new UuidV7();
+    private final DeliveryLedger ledger = new DeliveryLedger(this);
     private static final UUID NO_ID = new UUID(0, 0);
 
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -200,6 +214,7 @@ public final class HookStore implements AutoCloseable {
             attach(db, handles);
             checkFormat();
             recoverSequence();
+            ledger.rebuildCounts(db, family(DeliveryLedger.CF_BY_DESTINATION));
         } finally {
             lifecycle.writeLock().unlock();
         }
@@ -293,11 +308,11 @@ public final class HookStore implements AutoCloseable {
     private void checkFormat() throws RocksDBException {
         byte[] key = Codec.utf8("format");
         byte[] stored = db.get(meta, key);
-        if (stored == null) {
-            db.put(meta, syncWrite, key, Codec.u64(FORMAT));
+        if (stored == null || (stored.length == 8 && Codec.u64(stored) == FORMAT_BEFORE_DELIVERY)) {
+            db.put(meta, syncWrite, key, Codec.u64(FORMAT)); // new, or upgraded: the delivery families were created empty
         } else if (stored.length != 8 || Codec.u64(stored) != FORMAT) {
             throw new HookStoreException("the store at " + dir + " has format " + Arrays.toString(stored)
-                    + ", this version reads format " + FORMAT);
+                    + ", this version reads formats " + FORMAT_BEFORE_DELIVERY + " (upgraded at open) and " + FORMAT);
         }
     }
 
@@ -423,6 +438,7 @@ public final class HookStore implements AutoCloseable {
             try {
                 attach(RocksDB.open(dbOptions, dir.toString(), descriptors(cfOptions), reopened), reopened);
                 recoverSequence();
+                ledger.rebuildCounts(db, family(DeliveryLedger.CF_BY_DESTINATION));
                 reopenFailure = null;
             } catch (RocksDBException e) {
                 reopened.forEach(ColumnFamilyHandle::close);
@@ -481,7 +497,8 @@ public final class HookStore implements AutoCloseable {
 
     /**
      * Commits a batch: ONE atomic write with fsync holding every new hook, its id-index
-     * entry and its dedupe entries. Returns one result per hook, in order: ACCEPTED with
+     * entry, its dedupe entries and a pending delivery row per destination it names (a
+     * duplicate schedules nothing). Returns one result per hook, in order: ACCEPTED with
      * the new id, or DUPLICATE with the id of the hook already committed within the
      * dedupe TTL (or of the first copy of the key earlier in this batch).
      *
@@ -512,6 +529,7 @@ public final class HookStore implements AutoCloseable {
                 long now = options.wallClockMillis().getAsLong();
                 long expiry = dedupeExpiry(now, options.dedupeTtlMillis());
                 Map<ByteKey, String> firstInBatch = new HashMap<>();
+                List<String> scheduled = new ArrayList<>();
                 try (WriteBatch wb = new WriteBatch()) {
                     for (int i = 0; i < n; i++) {
                         byte[] dk = dedupeKeys[i];
@@ -528,6 +546,8 @@ public final class HookStore implements AutoCloseable {
                             }
                         }
                         UUID id = ids.next(now);
+                        ledger.schedule(wb, nextSeq, id, batch.get(i).destinations(), now);
+                        scheduled.addAll(batch.get(i).destinations());
                         byte[] seq = Codec.u64(nextSeq++);
                         byte[] idBytes = Codec.uuid(id);
                         Codec.setHookId(records[i], id);
@@ -543,6 +563,7 @@ public final class HookStore implements AutoCloseable {
                     if (wb.count() > 0) {
                         db.write(syncWrite, wb);
                         healthy = true;
+                        ledger.scheduled(scheduled); // a dispatcher may finish one first: the counter dips for a moment, never drifts
                     }
                 }
             } catch (RocksDBException e) {
@@ -780,6 +801,65 @@ public final class HookStore implements AutoCloseable {
     @GuardedBy("lifecycle")
     private Rocks rocks() {
         return new Rocks(db, overridesFamily, auditFamily, meta);
+    }
+
+    // ================================================================ delivery ledger (see DeliveryLedger)
+
+    /** The delivery state of the hooks in this store. */
+    public DeliveryLedger deliveries() {
+        return ledger;
+    }
+
+    /** A column family by name; caller holds the lifecycle lock (either side) or is opening. */
+    @GuardedBy("lifecycle")
+    ColumnFamilyHandle family(String name) {
+        int i = FAMILIES.indexOf(name);
+        if (i < 0) {
+            throw new IllegalArgumentException("no column family " + name);
+        }
+        return handles.get(i + 1);
+    }
+
+    /**
+     * Runs a ledger write with the store open but WITHOUT the commit lock (delivery work
+     * must not block ingest); the ledger serialises its own writes. {@code sync} picks the
+     * fsynced or the plain write options; only a synced success makes the store healthy.
+     */
+    <T> T ledgerWrite(boolean sync, RocksWork<T> body) {
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            if (failWrites) {
+                healthy = false;
+                throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
+            }
+            T result;
+            try {
+                result = body.run(rocks(), sync ? syncWrite : lazyWrite);
+            } catch (RocksDBException e) {
+                healthy = false;
+                throw e;
+            }
+            if (sync) {
+                healthy = true;
+            }
+            return result;
+        } catch (RocksDBException e) {
+            throw new HookStoreException("write to the store at " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /**
+     * The store's approximate size in bytes ({@code sluice_store_bytes}, for
+     * {@code store.max_bytes}): SST files of every column family (including files a
+     * compaction has made obsolete but not yet deleted) plus the memtables. The write-ahead
+     * log is not counted. RocksDB properties: cheap, no I/O.
+     */
+    public long approximateBytes() {
+        return underReadLock((rocks, unused) -> rocks.db().getAggregatedLongProperty("rocksdb.total-sst-files-size")
+                + rocks.db().getAggregatedLongProperty("rocksdb.size-all-mem-tables"));
     }
 
     @FunctionalInterface

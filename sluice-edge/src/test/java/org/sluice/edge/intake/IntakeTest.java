@@ -78,6 +78,20 @@ class IntakeTest {
     }
 
     @Test
+    void aHookSubmittedWithDestinationsIsAcceptedWithItsDeliveriesScheduledAndItsCopyWithNone() throws Exception {
+        intake = Intake.start(store, IntakeSettings.defaults(), new SimpleMeterRegistry());
+        CompletableFuture<CommitResult> first = intake.submit(Hooks.hook("k1").withDestinations(List.of("a", "b")));
+        CommitResult accepted = await(first);
+        CommitResult copy = await(intake.submit(Hooks.hook("k1").withDestinations(List.of("a", "b"))));
+
+        assertThat(accepted.status()).isEqualTo(Status.ACCEPTED);
+        assertThat(copy.status()).isEqualTo(Status.DUPLICATE);
+        assertThat(store.deliveries().deliveries(accepted.id())).extracting(r -> r.destination() + " " + r.state().code())
+                .containsExactly("a pending", "b pending");
+        assertThat(store.deliveries().counts("a", System.currentTimeMillis()).pending()).isEqualTo(1);
+    }
+
+    @Test
     void copiesOfOneKeyQueuedTogetherCollapseIntoOneStoredHook() throws Exception {
         gate = new GatedCommitter(store);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -1,0 +1,727 @@
+package org.sluice.edge.store;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+
+/**
+ * The durable state of every delivery: one row per (hook, destination), in the
+ * {@link HookStore}'s database. Obtained from {@link HookStore#deliveries()}.
+ *
+ * <h2>States and indexes</h2>
+ * <pre>
+ *             commit (fsynced, with the hook)          redeliver (fsynced)
+ *                        │                          ┌─────────────────────┐
+ *                        ▼                          ▼                     │
+ *   recordAttempt ──▶ PENDING ──markDelivered──▶ DELIVERED               │
+ *   (attempts+1,        │                                                 │
+ *    new due time)      └────markDead(reason)──▶ DEAD ────────────────────┘
+ * </pre>
+ * Invariants, kept by writing a row and its index entries in ONE write batch:
+ * <ul>
+ *   <li>a PENDING row has exactly one {@code delivery_due} entry, at its
+ *       {@code next_attempt_at}, and one PENDING {@code delivery_by_destination} entry;</li>
+ *   <li>a DEAD row has one DEAD {@code delivery_by_destination} entry and no due entry;</li>
+ *   <li>a DELIVERED row has no index entry;</li>
+ *   <li>every row's hook is in {@code hooks} (retention deletes a hook with its rows).</li>
+ * </ul>
+ *
+ * <h2>Durability</h2>
+ * Pending rows are written by {@link HookStore#commit} in the fsynced batch that accepts
+ * the hook, so a 202 means they survive any crash. Attempts, delivered and dead marks are
+ * written without fsync (a lost mark only re-sends the attempt after a crash: at least
+ * once); a redelivery and a pause change are fsynced (operator actions that are answered).
+ * RocksDB recovers its write-ahead log as a prefix, so every mark written before the last
+ * fsynced write (any later commit) survives even a power loss; a SIGKILL loses no
+ * completed write at all.
+ *
+ * <h2>Versions of a row</h2>
+ * Each transition names the row it was decided on ({@link DeliveryRow} as read from
+ * {@link #due}): it applies only while the stored row is still PENDING with the same
+ * {@code attempts} and {@code scheduled_at}, else it changes nothing and returns false.
+ * So an attempt that started before an operator's redelivery cannot mark the fresh
+ * delivery, and a row handled twice is counted once.
+ *
+ * <h2>Threads and locks</h2>
+ * Reads ({@link #due}, {@link #deliveries}, {@link #deadLetters}, {@link #counts}) take only
+ * the store's lifecycle read lock. Transitions, redelivery and retention take the
+ * lifecycle read lock and then {@code lock}, which serialises the read-modify-write of
+ * rows; neither is the commit lock, so delivery work never blocks ingest. A commit writes
+ * only rows of new sequence numbers, which no transition can be looking at. The work under
+ * {@code lock} is a few point reads and one unsynced write (a retention pass: at most its
+ * {@code maxHooks} hooks' rows), never network I/O. Counters are atomics updated after
+ * each successful write, rebuilt from {@code delivery_by_destination} at open and after a
+ * reopen (a scan of the pending and dead entries, proportional to their number).
+ *
+ * <p>Thread-safe.
+ */
+public final class DeliveryLedger {
+
+    static final String CF_DELIVERIES = "deliveries";
+    static final String CF_DUE = "delivery_due";
+    static final String CF_BY_DESTINATION = "delivery_by_destination";
+    static final String CF_DESTINATIONS = "destinations";
+
+    private static final byte[] EMPTY = new byte[0];
+
+    private final HookStore store;
+    /** Serialises transitions, redeliveries and retention (read-modify-write of rows). */
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<String, Counter> counts = new ConcurrentHashMap<>();
+    /** The hook id (16 bytes) the next retention pass starts after; null: from the oldest. Guarded by lock. */
+    private byte[] retentionCursor;
+
+    private static final class Counter {
+        final AtomicLong pending = new AtomicLong();
+        final AtomicLong dead = new AtomicLong();
+    }
+
+    DeliveryLedger(HookStore store) {
+        this.store = store;
+    }
+
+    // ================================================================ scheduling (called by HookStore.commit)
+
+    /** Adds a new hook's pending rows to the commit's batch; the caller holds the commit lock. */
+    void schedule(WriteBatch wb, long seq, UUID id, List<String> destinations, long nowMillis) throws RocksDBException {
+        if (destinations.isEmpty()) {
+            return;
+        }
+        ColumnFamilyHandle rows = store.family(CF_DELIVERIES);
+        ColumnFamilyHandle due = store.family(CF_DUE);
+        ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
+        byte[] idBytes = Codec.uuid(id);
+        for (String d : destinations) {
+            DeliveryRow row = fresh(id, d, nowMillis);
+            wb.put(rows, DeliveryCodec.rowKey(seq, d), DeliveryCodec.row(id, row));
+            wb.put(due, DeliveryCodec.dueKey(d, nowMillis, seq), EMPTY);
+            wb.put(byDest, DeliveryCodec.indexKey(DeliveryState.PENDING, d, seq), idBytes);
+        }
+    }
+
+    /** After the commit's write succeeded: counts its pending rows. */
+    void scheduled(List<String> destinations) {
+        for (String d : destinations) {
+            counter(d).pending.incrementAndGet();
+        }
+    }
+
+    /** Recounts pending and dead rows per destination; at open and after a reopen (no concurrent writer). */
+    void rebuildCounts(RocksDB db, ColumnFamilyHandle byDest) {
+        counts.clear();
+        try (RocksIterator it = db.newIterator(byDest)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                byte[] k = it.key();
+                Counter c = counter(DeliveryCodec.indexKeyDestination(k));
+                (DeliveryCodec.indexKeyState(k) == DeliveryState.PENDING ? c.pending : c.dead).incrementAndGet();
+            }
+        }
+    }
+
+    private static DeliveryRow fresh(UUID id, String destination, long now) {
+        return new DeliveryRow(id.toString(), destination, DeliveryState.PENDING, 0, now, now, now,
+                null, null, null, null, null);
+    }
+
+    // ================================================================ reading
+
+    /**
+     * Up to {@code limit} pending deliveries to {@code destination} due at or before
+     * {@code nowMillis}, earliest due first (then commit order). Reads only due entries.
+     */
+    public List<DeliveryRow> due(String destination, long nowMillis, int limit) {
+        checkLimit(limit);
+        PendingHook.checkDestination(destination);
+        return store.underReadLock((rocks, unused) -> {
+            RocksDB db = rocks.db();
+            ColumnFamilyHandle rows = store.family(CF_DELIVERIES);
+            byte[] prefix = DeliveryCodec.destinationPrefix(destination);
+            List<Long> seqs = new ArrayList<>();
+            try (RocksIterator it = db.newIterator(store.family(CF_DUE))) {
+                for (it.seek(prefix); it.isValid() && seqs.size() < limit; it.next()) {
+                    byte[] k = it.key();
+                    if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 16
+                            || DeliveryCodec.dueKeyMillis(k) > nowMillis) {
+                        break;
+                    }
+                    seqs.add(DeliveryCodec.dueKeySeq(k));
+                }
+                it.status();
+            }
+            List<DeliveryRow> out = new ArrayList<>(seqs.size());
+            for (long seq : seqs) {
+                byte[] v = db.get(rows, DeliveryCodec.rowKey(seq, destination));
+                if (v != null) { // a transition may have finished it since the index was read
+                    DeliveryRow r = DeliveryCodec.row(destination, v);
+                    if (r.state() == DeliveryState.PENDING) {
+                        out.add(r);
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /** Every delivery row of the hook, by destination name; empty when the hook is unknown or has none. */
+    public List<DeliveryRow> deliveries(String hookId) {
+        UUID uuid = parseId(hookId);
+        if (uuid == null) {
+            return List.of();
+        }
+        return store.underReadLock((rocks, unused) -> {
+            RocksDB db = rocks.db();
+            Long seq = seqOf(db, uuid);
+            return seq == null ? List.<DeliveryRow>of() : rowsOf(db, seq);
+        });
+    }
+
+    /**
+     * Dead letters in hook commit order, after the hook {@code afterId} (from the first when
+     * null), to {@code destination} (every destination when null). A page holds {@code limit}
+     * rows, except that it never ends inside one hook: it then holds that hook's other dead
+     * rows too, so paging with {@link DeadLetterPage#next()} returns each dead letter once.
+     *
+     * @throws IllegalArgumentException when {@code limit < 1} or no stored hook has id {@code afterId}
+     */
+    public DeadLetterPage deadLetters(String destination, String afterId, int limit) {
+        checkLimit(limit);
+        if (destination != null) {
+            PendingHook.checkDestination(destination);
+        }
+        return store.underReadLock((rocks, unused) -> {
+            RocksDB db = rocks.db();
+            long fromSeq = 0;
+            if (afterId != null) {
+                UUID uuid = parseId(afterId);
+                Long seq = uuid == null ? null : seqOf(db, uuid);
+                if (seq == null) {
+                    throw new IllegalArgumentException("after: no stored hook has id " + afterId);
+                }
+                fromSeq = seq;
+            }
+            Collection<String> names = destination != null ? List.of(destination) : new TreeSet<>(counts.keySet());
+            // per destination, up to limit + 1 entries after fromSeq; merged in (seq, destination) order
+            record Entry(long seq, String destination) {
+            }
+            List<Entry> entries = new ArrayList<>();
+            ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
+            for (String d : names) {
+                byte[] prefix = DeliveryCodec.indexPrefix(DeliveryState.DEAD, d);
+                int taken = 0;
+                try (RocksIterator it = db.newIterator(byDest)) {
+                    for (it.seek(DeliveryCodec.indexKey(DeliveryState.DEAD, d, fromSeq + 1)); it.isValid() && taken <= limit; it.next()) {
+                        byte[] k = it.key();
+                        if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 8) {
+                            break;
+                        }
+                        entries.add(new Entry(DeliveryCodec.indexKeySeq(k), d));
+                        taken++;
+                    }
+                    it.status();
+                }
+            }
+            entries.sort(Comparator.comparingLong(Entry::seq).thenComparing(Entry::destination));
+            int end = Math.min(limit, entries.size());
+            while (end > 0 && end < entries.size() && entries.get(end).seq() == entries.get(end - 1).seq()) {
+                end++; // never split a hook
+            }
+            ColumnFamilyHandle rows = store.family(CF_DELIVERIES);
+            List<DeliveryRow> page = new ArrayList<>(end);
+            for (Entry e : entries.subList(0, end)) {
+                byte[] v = db.get(rows, DeliveryCodec.rowKey(e.seq(), e.destination()));
+                if (v != null) {
+                    page.add(DeliveryCodec.row(e.destination(), v));
+                }
+            }
+            String next = end < entries.size() && !page.isEmpty() ? page.get(page.size() - 1).hookId() : null;
+            return new DeadLetterPage(page, next);
+        });
+    }
+
+    /**
+     * Pending and dead rows of {@code destination} (in-memory counters), and the age at
+     * {@code nowMillis} of the oldest hook with a pending delivery to it (one index seek).
+     */
+    public DestinationCounts counts(String destination, long nowMillis) {
+        PendingHook.checkDestination(destination);
+        Counter c = counts.get(destination);
+        if (c == null) {
+            return new DestinationCounts(0, 0, 0);
+        }
+        long pending = c.pending.get();
+        long dead = c.dead.get();
+        long oldest = store.underReadLock((rocks, unused) -> {
+            RocksDB db = rocks.db();
+            byte[] prefix = DeliveryCodec.indexPrefix(DeliveryState.PENDING, destination);
+            try (RocksIterator it = db.newIterator(store.family(CF_BY_DESTINATION))) {
+                it.seek(prefix);
+                if (it.isValid() && DeliveryCodec.startsWith(it.key(), prefix) && it.key().length == prefix.length + 8) {
+                    long committed = UuidV7.millisOf(Codec.uuid(ByteBuffer.wrap(it.value())));
+                    return Math.max(0, nowMillis - committed);
+                }
+                it.status();
+                return 0L;
+            }
+        });
+        return new DestinationCounts(pending, dead, oldest);
+    }
+
+    /** Names of the destinations that have pending or dead rows (or had them since open). */
+    public Set<String> destinations() {
+        return Set.copyOf(counts.keySet());
+    }
+
+    // ================================================================ transitions (the dispatcher)
+
+    /**
+     * Moves a pending delivery's due time to {@code untilMillis} without counting an attempt:
+     * the dispatcher claims a row before sending, so that an attempt lost in a crash (or in
+     * a stuck send) comes due again on its own. Not fsynced.
+     *
+     * @return false when the row changed since {@code seen} was read (nothing written)
+     */
+    public boolean claim(DeliveryRow seen, long untilMillis) {
+        return transition(seen, false, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.PENDING,
+                cur.attempts(), untilMillis, cur.scheduledAtMillis(), cur.updatedAtMillis(), cur.lastStatus(),
+                cur.lastError(), null, null, null));
+    }
+
+    /**
+     * Records a failed attempt that will be retried: attempts + 1, its answer, and the next
+     * due time. Not fsynced: lost in a crash, the attempt is simply made again.
+     *
+     * @param status the HTTP status answered, or null when there was no answer
+     * @param error  what went wrong without an answer (for example {@code timeout}), or null
+     * @return false when the row changed since {@code seen} was read (nothing written)
+     */
+    public boolean recordAttempt(DeliveryRow seen, Integer status, String error, long nextAttemptAtMillis, long nowMillis) {
+        return transition(seen, false, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.PENDING,
+                cur.attempts() + 1, nextAttemptAtMillis, cur.scheduledAtMillis(), nowMillis, status, error,
+                null, null, null));
+    }
+
+    /**
+     * Marks the delivery delivered by an attempt answered {@code status}. Not fsynced: lost
+     * in a crash, the hook is sent once more (same {@code webhook-id}).
+     *
+     * @return false when the row changed since {@code seen} was read (nothing written)
+     */
+    public boolean markDelivered(DeliveryRow seen, int status, long nowMillis) {
+        return transition(seen, false, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.DELIVERED,
+                cur.attempts() + 1, cur.nextAttemptAtMillis(), cur.scheduledAtMillis(), nowMillis, status, null,
+                nowMillis, null, null));
+    }
+
+    /**
+     * Gives up on the delivery: dead with {@code reason} ({@code permanent_status},
+     * {@code max_attempts} or {@code max_age}, as {@code DeadReason.code()}). When
+     * {@code attempted}, the attempt that decided it is counted with its status or error;
+     * a delivery found expired when it came due is marked dead without one. Not fsynced.
+     *
+     * @return false when the row changed since {@code seen} was read (nothing written)
+     */
+    public boolean markDead(DeliveryRow seen, String reason, boolean attempted, Integer status, String error, long nowMillis) {
+        DeliveryCodec.deadReasonByte(reason); // fails on an unknown reason before anything is written
+        return transition(seen, false, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.DEAD,
+                cur.attempts() + (attempted ? 1 : 0), cur.nextAttemptAtMillis(), cur.scheduledAtMillis(), nowMillis,
+                attempted ? status : cur.lastStatus(), attempted ? error : cur.lastError(), null, reason, nowMillis));
+    }
+
+    private interface Change {
+        DeliveryRow apply(DeliveryRow current);
+    }
+
+    private boolean transition(DeliveryRow seen, boolean sync, Change change) {
+        Objects.requireNonNull(seen, "seen");
+        UUID uuid = parseId(seen.hookId());
+        if (uuid == null) {
+            return false;
+        }
+        return store.ledgerWrite(sync, (rocks, writeOptions) -> {
+            RocksDB db = rocks.db();
+            lock.lock();
+            try {
+                Long seq = seqOf(db, uuid);
+                if (seq == null) {
+                    return false;
+                }
+                String d = seen.destination();
+                byte[] v = db.get(store.family(CF_DELIVERIES), DeliveryCodec.rowKey(seq, d));
+                if (v == null) {
+                    return false;
+                }
+                DeliveryRow cur = DeliveryCodec.row(d, v);
+                if (cur.state() != DeliveryState.PENDING || cur.attempts() != seen.attempts()
+                        || cur.scheduledAtMillis() != seen.scheduledAtMillis()) {
+                    return false;
+                }
+                DeliveryRow next = change.apply(cur);
+                try (WriteBatch wb = new WriteBatch()) {
+                    replace(wb, uuid, seq, cur, next);
+                    db.write(writeOptions, wb);
+                }
+                counted(cur, next);
+                return true;
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    /** Puts {@code next} in place of {@code cur} (null: no row yet), with its index entries. */
+    private void replace(WriteBatch wb, UUID id, long seq, DeliveryRow cur, DeliveryRow next) throws RocksDBException {
+        String d = next.destination();
+        ColumnFamilyHandle due = store.family(CF_DUE);
+        ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
+        if (cur != null && cur.state() == DeliveryState.PENDING) {
+            wb.delete(due, DeliveryCodec.dueKey(d, cur.nextAttemptAtMillis(), seq));
+        }
+        if (cur != null && cur.state() != next.state() && cur.state() != DeliveryState.DELIVERED) {
+            wb.delete(byDest, DeliveryCodec.indexKey(cur.state(), d, seq));
+        }
+        if (next.state() == DeliveryState.PENDING) {
+            wb.put(due, DeliveryCodec.dueKey(d, next.nextAttemptAtMillis(), seq), EMPTY);
+        }
+        if (next.state() != DeliveryState.DELIVERED && (cur == null || cur.state() != next.state())) {
+            wb.put(byDest, DeliveryCodec.indexKey(next.state(), d, seq), Codec.uuid(id));
+        }
+        wb.put(store.family(CF_DELIVERIES), DeliveryCodec.rowKey(seq, d), DeliveryCodec.row(id, next));
+    }
+
+    /** Moves the counters from {@code cur}'s state (null: none) to {@code next}'s (null: deleted). */
+    private void counted(DeliveryRow cur, DeliveryRow next) {
+        String d = (next != null ? next : cur).destination();
+        Counter c = counter(d);
+        if (cur != null) {
+            if (cur.state() == DeliveryState.PENDING) {
+                c.pending.decrementAndGet();
+            } else if (cur.state() == DeliveryState.DEAD) {
+                c.dead.decrementAndGet();
+            }
+        }
+        if (next != null) {
+            if (next.state() == DeliveryState.PENDING) {
+                c.pending.incrementAndGet();
+            } else if (next.state() == DeliveryState.DEAD) {
+                c.dead.incrementAndGet();
+            }
+        }
+    }
+
+    // ================================================================ operator actions
+
+    /**
+     * Schedules a fresh delivery of the hook to each of {@code destinations} (every
+     * destination it has a row for when null): pending, attempts from 1, due at
+     * {@code nowMillis}, whatever the row's state was (a pending row starts over).
+     * Fsynced: when this returns, the redelivery survives a crash.
+     *
+     * @return the new rows, or empty when no stored hook has this id
+     */
+    public Optional<List<DeliveryRow>> redeliver(String hookId, Collection<String> destinations, long nowMillis) {
+        UUID uuid = parseId(hookId);
+        if (uuid == null) {
+            return Optional.empty();
+        }
+        List<String> named = destinations == null ? null : PendingHook.checkDestinations(List.copyOf(destinations));
+        return store.ledgerWrite(true, (rocks, writeOptions) -> {
+            RocksDB db = rocks.db();
+            lock.lock();
+            try {
+                Long seq = seqOf(db, uuid);
+                if (seq == null) {
+                    return Optional.<List<DeliveryRow>>empty();
+                }
+                Map<String, DeliveryRow> existing = new LinkedHashMap<>();
+                for (DeliveryRow r : rowsOf(db, seq)) {
+                    existing.put(r.destination(), r);
+                }
+                List<String> targets = named != null ? named : List.copyOf(existing.keySet());
+                List<DeliveryRow> fresh = new ArrayList<>(targets.size());
+                try (WriteBatch wb = new WriteBatch()) {
+                    for (String d : targets) {
+                        DeliveryRow next = fresh(uuid, d, nowMillis);
+                        replace(wb, uuid, seq, existing.get(d), next);
+                        fresh.add(next);
+                    }
+                    if (wb.count() > 0) {
+                        db.write(writeOptions, wb);
+                    }
+                }
+                for (DeliveryRow next : fresh) {
+                    counted(existing.get(next.destination()), next);
+                }
+                return Optional.of(List.copyOf(fresh));
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    /** Pauses or resumes a destination; fsynced, so the state survives a restart. */
+    public void setPaused(String destination, boolean paused, long nowMillis) {
+        PendingHook.checkDestination(destination);
+        store.ledgerWrite(true, (rocks, writeOptions) -> {
+            RocksDB db = rocks.db();
+            db.put(store.family(CF_DESTINATIONS), writeOptions, Codec.utf8(destination),
+                    DeliveryCodec.destination(paused, nowMillis));
+            return null;
+        });
+    }
+
+    /** The destinations stored as paused. */
+    public Set<String> pausedDestinations() {
+        return store.underReadLock((rocks, unused) -> {
+            RocksDB db = rocks.db();
+            Set<String> paused = new TreeSet<>();
+            try (RocksIterator it = db.newIterator(store.family(CF_DESTINATIONS))) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    if (DeliveryCodec.destinationPaused(it.value())) {
+                        paused.add(new String(it.key(), java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                }
+                it.status();
+            }
+            return Set.copyOf(paused);
+        });
+    }
+
+    // ================================================================ retention
+
+    /**
+     * One bounded retention pass over at most {@code maxHooks} hooks, oldest first,
+     * continuing where the previous pass stopped. A hook's age is its commit time (from its
+     * UUIDv7 id). For each hook:
+     * <ul>
+     *   <li>a DEAD row dead for at least {@code deadMaxAgeMillis} is deleted;</li>
+     *   <li>the hook (record, id entry and DELIVERED rows) is deleted once it is at least
+     *       {@code hooksMaxAgeMillis} old and it has no PENDING row and no DEAD row left;
+     *       a hook with a pending delivery is never deleted, and a dead letter keeps its
+     *       hook (so that it can be redelivered) until the dead letter itself expires.</li>
+     * </ul>
+     * The newest hook is never deleted (the commit sequence resumes after it at open). The
+     * pass stops early at the first hook too young for either rule; the next pass then
+     * starts from the oldest again. Not fsynced: a pass lost in a crash is redone.
+     */
+    public RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks) {
+        checkLimit(maxHooks);
+        if (hooksMaxAgeMillis < 0 || deadMaxAgeMillis < 0) {
+            throw new IllegalArgumentException("retention ages must be at least 0, got " + hooksMaxAgeMillis + " and " + deadMaxAgeMillis);
+        }
+        long hooksCutoff = nowMillis - hooksMaxAgeMillis;
+        long deadCutoff = nowMillis - deadMaxAgeMillis;
+        long youngest = Math.max(hooksCutoff, deadCutoff); // a hook committed after this has nothing to delete
+        return store.ledgerWrite(false, (rocks, writeOptions) -> {
+            RocksDB db = rocks.db();
+            lock.lock();
+            try {
+                ColumnFamilyHandle hooks = store.family(HookStore.CF_HOOKS);
+                ColumnFamilyHandle hookIds = store.family(HookStore.CF_HOOK_IDS);
+                ColumnFamilyHandle rows = store.family(CF_DELIVERIES);
+                ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
+                long lastSeq;
+                try (RocksIterator it = db.newIterator(hooks)) {
+                    it.seekToLast();
+                    lastSeq = it.isValid() ? Codec.u64(it.key()) : -1;
+                }
+                int examined = 0;
+                int hooksDeleted = 0;
+                int deadDeleted = 0;
+                boolean more = false;
+                byte[] last = null;
+                List<DeliveryRow> deadGone = new ArrayList<>();
+                try (WriteBatch wb = new WriteBatch(); RocksIterator it = db.newIterator(hookIds)) {
+                    if (retentionCursor == null) {
+                        it.seekToFirst();
+                    } else {
+                        it.seek(retentionCursor);
+                        if (it.isValid() && java.util.Arrays.equals(it.key(), retentionCursor)) {
+                            it.next();
+                        }
+                    }
+                    for (; it.isValid(); it.next()) {
+                        if (examined == maxHooks) {
+                            more = true;
+                            break;
+                        }
+                        byte[] idBytes = it.key();
+                        UUID id = Codec.uuid(ByteBuffer.wrap(idBytes));
+                        long committed = UuidV7.millisOf(id);
+                        if (committed > youngest) {
+                            break;
+                        }
+                        examined++;
+                        last = idBytes;
+                        long seq = Codec.u64(it.value());
+                        boolean keep = false;
+                        List<byte[]> delivered = new ArrayList<>();
+                        for (DeliveryRow r : rowsOf(db, seq)) {
+                            byte[] rowKey = DeliveryCodec.rowKey(seq, r.destination());
+                            switch (r.state()) {
+                                case PENDING -> keep = true;
+                                case DELIVERED -> delivered.add(rowKey);
+                                case DEAD -> {
+                                    if (r.deadAtMillis() != null && r.deadAtMillis() <= deadCutoff) {
+                                        wb.delete(rows, rowKey);
+                                        wb.delete(byDest, DeliveryCodec.indexKey(DeliveryState.DEAD, r.destination(), seq));
+                                        deadGone.add(r);
+                                        deadDeleted++;
+                                    } else {
+                                        keep = true;
+                                    }
+                                }
+                            }
+                        }
+                        if (!keep && committed <= hooksCutoff && seq != lastSeq) {
+                            for (byte[] k : delivered) {
+                                wb.delete(rows, k);
+                            }
+                            wb.delete(hooks, Codec.u64(seq));
+                            wb.delete(hookIds, idBytes);
+                            hooksDeleted++;
+                        }
+                    }
+                    it.status();
+                    if (wb.count() > 0) {
+                        db.write(writeOptions, wb);
+                    }
+                }
+                for (DeliveryRow r : deadGone) {
+                    counted(r, null);
+                }
+                retentionCursor = more ? last : null;
+                return new RetentionResult(examined, hooksDeleted, deadDeleted, more);
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    // ================================================================ checks (tests)
+
+    /**
+     * Every broken invariant of the class comment, as text (empty when none), and whether
+     * the counters match the rows. A full scan: for tests and offline checks only.
+     */
+    List<String> verify() {
+        return store.underReadLock((rocks, unused) -> {
+            RocksDB db = rocks.db();
+            List<String> problems = new ArrayList<>();
+            ColumnFamilyHandle rows = store.family(CF_DELIVERIES);
+            ColumnFamilyHandle due = store.family(CF_DUE);
+            ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
+            ColumnFamilyHandle hooks = store.family(HookStore.CF_HOOKS);
+            Map<String, long[]> scanned = new LinkedHashMap<>();
+            try (RocksIterator it = db.newIterator(rows)) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    long seq = DeliveryCodec.rowKeySeq(it.key());
+                    String d = DeliveryCodec.rowKeyDestination(it.key());
+                    DeliveryRow r = DeliveryCodec.row(d, it.value());
+                    String where = "row " + r.hookId() + "/" + d + " (" + r.state().code() + ")";
+                    if (db.get(hooks, Codec.u64(seq)) == null) {
+                        problems.add(where + ": its hook is missing");
+                    }
+                    boolean hasDue = db.get(due, DeliveryCodec.dueKey(d, r.nextAttemptAtMillis(), seq)) != null;
+                    boolean hasPending = db.get(byDest, DeliveryCodec.indexKey(DeliveryState.PENDING, d, seq)) != null;
+                    boolean hasDead = db.get(byDest, DeliveryCodec.indexKey(DeliveryState.DEAD, d, seq)) != null;
+                    boolean pending = r.state() == DeliveryState.PENDING;
+                    boolean dead = r.state() == DeliveryState.DEAD;
+                    if (hasDue != pending || hasPending != pending || hasDead != dead) {
+                        problems.add(where + ": due entry " + hasDue + ", pending entry " + hasPending + ", dead entry " + hasDead);
+                    }
+                    long[] c = scanned.computeIfAbsent(d, k -> new long[2]);
+                    c[0] += pending ? 1 : 0;
+                    c[1] += dead ? 1 : 0;
+                }
+                it.status();
+            }
+            long dueEntries = 0;
+            try (RocksIterator it = db.newIterator(due)) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    dueEntries++;
+                }
+            }
+            long pendingRows = scanned.values().stream().mapToLong(c -> c[0]).sum();
+            if (dueEntries != pendingRows) {
+                problems.add(dueEntries + " due entries for " + pendingRows + " pending rows");
+            }
+            long indexEntries = 0;
+            try (RocksIterator it = db.newIterator(byDest)) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    indexEntries++;
+                }
+            }
+            long deadRows = scanned.values().stream().mapToLong(c -> c[1]).sum();
+            if (indexEntries != pendingRows + deadRows) {
+                problems.add(indexEntries + " destination index entries for " + (pendingRows + deadRows) + " pending and dead rows");
+            }
+            for (Map.Entry<String, long[]> e : scanned.entrySet()) {
+                Counter c = counts.get(e.getKey());
+                long p = c == null ? 0 : c.pending.get();
+                long dd = c == null ? 0 : c.dead.get();
+                if (p != e.getValue()[0] || dd != e.getValue()[1]) {
+                    problems.add("counters of " + e.getKey() + " say " + p + " pending, " + dd + " dead; rows say "
+                            + e.getValue()[0] + ", " + e.getValue()[1]);
+                }
+            }
+            return problems;
+        });
+    }
+
+    // ================================================================ helpers
+
+    private Counter counter(String destination) {
+        return counts.computeIfAbsent(destination, k -> new Counter());
+    }
+
+    private Long seqOf(RocksDB db, UUID id) throws RocksDBException {
+        byte[] seq = db.get(store.family(HookStore.CF_HOOK_IDS), Codec.uuid(id));
+        return seq == null ? null : Codec.u64(seq);
+    }
+
+    private List<DeliveryRow> rowsOf(RocksDB db, long seq) throws RocksDBException {
+        List<DeliveryRow> out = new ArrayList<>();
+        byte[] prefix = Codec.u64(seq);
+        try (RocksIterator it = db.newIterator(store.family(CF_DELIVERIES))) {
+            for (it.seek(prefix); it.isValid() && DeliveryCodec.startsWith(it.key(), prefix); it.next()) {
+                out.add(DeliveryCodec.row(DeliveryCodec.rowKeyDestination(it.key()), it.value()));
+            }
+            it.status();
+        }
+        return out;
+    }
+
+    private static void checkLimit(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+    }
+
+    private static UUID parseId(String id) {
+        if (id == null || id.length() != 36) {
+            return null;
+        }
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

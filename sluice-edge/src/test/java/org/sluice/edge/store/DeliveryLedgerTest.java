@@ -1,0 +1,574 @@
+package org.sluice.edge.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
+import org.sluice.edge.delivery.DeadReason;
+import org.sluice.edge.store.CommitResult.Status;
+
+/** The delivery ledger on a real RocksDB in a temp dir, with a manual wall clock. */
+class DeliveryLedgerTest {
+
+    private static final long T0 = 1_800_000_000_000L;
+
+    @TempDir
+    Path dir;
+    private final AtomicLong wall = new AtomicLong(T0);
+    private HookStore store;
+    private DeliveryLedger ledger;
+
+    @BeforeEach
+    void open() {
+        reopen();
+    }
+
+    @AfterEach
+    void close() {
+        assertThat(ledger.verify()).isEmpty();
+        store.close();
+    }
+
+    private void reopen() {
+        if (store != null) {
+            store.close();
+        }
+        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall::get));
+        ledger = store.deliveries();
+    }
+
+    private String commit(String key, String... destinations) {
+        CommitResult r = store.commit(List.of(Hooks.hook(key).withDestinations(List.of(destinations)))).get(0);
+        assertThat(r.status()).isEqualTo(Status.ACCEPTED);
+        return r.id();
+    }
+
+    private DeliveryRow only(String destination, long now) {
+        List<DeliveryRow> due = ledger.due(destination, now, 10);
+        assertThat(due).hasSize(1);
+        return due.get(0);
+    }
+
+    // ---------------------------------------------------------------- commit
+
+    @Test
+    void acceptedHookGetsOnePendingRowPerDestinationDueAtCommitTime() {
+        String id = commit("k1", "a", "b");
+
+        assertThat(ledger.deliveries(id)).extracting(DeliveryRow::destination, DeliveryRow::state, DeliveryRow::attempts,
+                        DeliveryRow::nextAttemptAtMillis, DeliveryRow::scheduledAtMillis)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("a", DeliveryState.PENDING, 0, T0, T0),
+                        org.assertj.core.groups.Tuple.tuple("b", DeliveryState.PENDING, 0, T0, T0));
+        assertThat(ledger.due("a", T0, 10)).extracting(DeliveryRow::hookId).containsExactly(id);
+        assertThat(ledger.due("a", T0 - 1, 10)).isEmpty();
+        assertThat(ledger.counts("a", T0 + 5000)).isEqualTo(new DestinationCounts(1, 0, 5000));
+        assertThat(only("a", T0).nextAttemptNumber()).isEqualTo(1);
+    }
+
+    @Test
+    void duplicateSchedulesNothingAndHookWithoutDestinationsHasNoRows() {
+        String id = commit("k1", "a");
+        List<CommitResult> again = store.commit(List.of(Hooks.hook("k1").withDestinations(List.of("a", "b")),
+                Hooks.hook("k2"), Hooks.hook("k2").withDestinations(List.of("b"))));
+
+        assertThat(again).extracting(CommitResult::status).containsExactly(Status.DUPLICATE, Status.ACCEPTED, Status.DUPLICATE);
+        assertThat(again.get(0).id()).isEqualTo(id);
+        assertThat(ledger.deliveries(again.get(1).id())).isEmpty();
+        assertThat(ledger.due("b", Long.MAX_VALUE, 10)).isEmpty();
+        assertThat(ledger.counts("a", T0).pending()).isEqualTo(1);
+        assertThat(ledger.counts("b", T0)).isEqualTo(new DestinationCounts(0, 0, 0));
+    }
+
+    @Test
+    void destinationNamesAreCheckedWhenTheHookIsBuilt() {
+        assertThatThrownBy(() -> Hooks.hook("k").withDestinations(List.of("a", "a")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("named twice");
+        assertThatThrownBy(() -> Hooks.hook("k").withDestinations(List.of("")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 to 255 bytes");
+    }
+
+    @Test
+    void failedCommitSchedulesNothing() {
+        store.failWrites(true);
+        assertThatThrownBy(() -> store.commit(List.of(Hooks.hook("k1").withDestinations(List.of("a")))))
+                .isInstanceOf(HookStoreException.class);
+        store.failWrites(false);
+        assertThat(ledger.counts("a", T0).pending()).isZero();
+        assertThat(ledger.due("a", Long.MAX_VALUE, 10)).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- due order and transitions
+
+    @Test
+    void dueListsOneDestinationEarliestDueFirstThenCommitOrderAndStopsAtNow() {
+        String h1 = commit("k1", "a", "b");
+        wall.addAndGet(10);
+        String h2 = commit("k2", "a");
+        wall.addAndGet(10);
+        String h3 = commit("k3", "a");
+
+        assertThat(ledger.recordAttempt(only("b", T0), 503, null, T0 + 1000, T0)).isTrue();
+        DeliveryRow first = ledger.due("a", T0, 10).get(0);
+        assertThat(ledger.recordAttempt(first, null, "timeout", T0 + 15, T0 + 1)).isTrue(); // h1 now due after h2
+
+        assertThat(ledger.due("a", T0 + 20, 10)).extracting(DeliveryRow::hookId).containsExactly(h2, h1, h3);
+        assertThat(ledger.due("a", T0 + 12, 10)).extracting(DeliveryRow::hookId).containsExactly(h2);
+        assertThat(ledger.due("a", T0 + 20, 2)).extracting(DeliveryRow::hookId).containsExactly(h2, h1);
+        assertThat(ledger.due("b", T0 + 999, 10)).isEmpty();
+        DeliveryRow retried = ledger.due("b", T0 + 1000, 10).get(0);
+        assertThat(retried.attempts()).isEqualTo(1);
+        assertThat(retried.lastStatus()).isEqualTo(503);
+        assertThat(retried.lastError()).isNull();
+        DeliveryRow timedOut = ledger.deliveries(h1).get(0);
+        assertThat(timedOut.lastStatus()).isNull();
+        assertThat(timedOut.lastError()).isEqualTo("timeout");
+        assertThat(timedOut.updatedAtMillis()).isEqualTo(T0 + 1);
+    }
+
+    @Test
+    void markDeliveredFinishesTheRowAndRemovesItFromDue() {
+        String id = commit("k1", "a");
+        DeliveryRow row = only("a", T0);
+
+        assertThat(ledger.markDelivered(row, 204, T0 + 7)).isTrue();
+
+        DeliveryRow done = ledger.deliveries(id).get(0);
+        assertThat(done.state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(done.attempts()).isEqualTo(1);
+        assertThat(done.lastStatus()).isEqualTo(204);
+        assertThat(done.deliveredAtMillis()).isEqualTo(T0 + 7);
+        assertThat(ledger.due("a", Long.MAX_VALUE, 10)).isEmpty();
+        assertThat(ledger.counts("a", T0 + 7)).isEqualTo(new DestinationCounts(0, 0, 0));
+    }
+
+    @Test
+    void aTransitionOnAStaleRowChangesNothing() {
+        String id = commit("k1", "a");
+        DeliveryRow seen = only("a", T0);
+        assertThat(ledger.markDelivered(seen, 200, T0 + 1)).isTrue();
+
+        assertThat(ledger.markDelivered(seen, 200, T0 + 2)).as("marked twice").isFalse();
+        assertThat(ledger.recordAttempt(seen, 500, null, T0 + 9, T0 + 2)).isFalse();
+        assertThat(ledger.markDead(seen, "max_attempts", true, 500, null, T0 + 2)).isFalse();
+        assertThat(ledger.deliveries(id).get(0).deliveredAtMillis()).isEqualTo(T0 + 1);
+
+        // an attempt that began before a redelivery cannot mark the fresh delivery
+        DeliveryRow fresh = ledger.redeliver(id, null, T0 + 3).orElseThrow().get(0);
+        assertThat(ledger.markDelivered(seen, 200, T0 + 4)).isFalse();
+        assertThat(ledger.deliveries(id).get(0)).isEqualTo(fresh);
+        assertThat(ledger.markDelivered(new DeliveryRow(id, "zz", DeliveryState.PENDING, 0, 0, 0, 0,
+                null, null, null, null, null), 200, T0)).as("no such destination").isFalse();
+    }
+
+    @Test
+    void claimMovesTheDueTimeWithoutCountingAnAttempt() {
+        commit("k1", "a");
+        DeliveryRow seen = only("a", T0);
+
+        assertThat(ledger.claim(seen, T0 + 30_000)).isTrue();
+
+        assertThat(ledger.due("a", T0 + 29_999, 10)).isEmpty();
+        DeliveryRow claimed = only("a", T0 + 30_000);
+        assertThat(claimed.attempts()).isZero();
+        assertThat(ledger.markDelivered(seen, 200, T0 + 5)).as("the claim does not make the row stale").isTrue();
+    }
+
+    @Test
+    void markDeadKeepsTheReasonAndListsTheDeadLetter() {
+        String id = commit("k1", "a", "b");
+
+        assertThat(ledger.markDead(only("a", T0), DeadReason.PERMANENT_STATUS.code(), true, 410, null, T0 + 3)).isTrue();
+        assertThat(ledger.markDead(only("b", T0), DeadReason.MAX_AGE.code(), false, null, null, T0 + 4)).isTrue();
+
+        List<DeliveryRow> rows = ledger.deliveries(id);
+        assertThat(rows).extracting(DeliveryRow::state).containsOnly(DeliveryState.DEAD);
+        assertThat(rows).extracting(DeliveryRow::deadReason).containsExactly("permanent_status", "max_age");
+        assertThat(rows).extracting(DeliveryRow::deadAtMillis).containsExactly(T0 + 3, T0 + 4);
+        assertThat(rows).extracting(DeliveryRow::attempts).containsExactly(1, 0);
+        assertThat(rows.get(0).lastStatus()).isEqualTo(410);
+        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(0, 1, 0));
+        assertThat(ledger.deadLetters("a", null, 10).rows()).extracting(DeliveryRow::hookId).containsExactly(id);
+        assertThat(ledger.due("a", Long.MAX_VALUE, 10)).isEmpty();
+    }
+
+    @Test
+    void everyDeadReasonOfTheDeliveryPackageCanBeStoredAndOthersCannot() {
+        String id = commit("k1", "a", "b", "c");
+        DeadReason[] reasons = DeadReason.values();
+        for (int i = 0; i < reasons.length; i++) {
+            String d = List.of("a", "b", "c").get(i);
+            assertThat(ledger.markDead(only(d, T0), reasons[i].code(), true, 500, null, T0)).isTrue();
+        }
+        assertThat(ledger.deliveries(id)).extracting(DeliveryRow::deadReason)
+                .containsExactlyElementsOf(Arrays.stream(reasons).map(DeadReason::code).toList());
+        commit("k2", "a");
+        assertThatThrownBy(() -> ledger.markDead(only("a", T0), "bored", true, 500, null, T0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bored");
+        assertThat(ledger.counts("a", T0).pending()).isEqualTo(1);
+    }
+
+    // ---------------------------------------------------------------- redelivery
+
+    @Test
+    void redeliverStartsAFreshDeliveryWhateverTheStateWas() {
+        String id = commit("k1", "a", "b", "c");
+        ledger.markDelivered(only("a", T0), 200, T0 + 1);
+        ledger.markDead(only("b", T0), "max_attempts", true, 500, null, T0 + 2);
+        ledger.recordAttempt(only("c", T0), 500, null, T0 + 60_000, T0 + 3);
+        wall.set(T0 + 10);
+
+        List<DeliveryRow> fresh = ledger.redeliver(id, null, T0 + 10).orElseThrow();
+
+        assertThat(fresh).extracting(DeliveryRow::destination).containsExactly("a", "b", "c");
+        for (DeliveryRow r : ledger.deliveries(id)) {
+            assertThat(r.state()).isEqualTo(DeliveryState.PENDING);
+            assertThat(r.attempts()).isZero();
+            assertThat(r.nextAttemptNumber()).isEqualTo(1);
+            assertThat(r.nextAttemptAtMillis()).isEqualTo(T0 + 10);
+            assertThat(r.lastStatus()).isNull();
+            assertThat(r.deadReason()).isNull();
+        }
+        for (String d : List.of("a", "b", "c")) {
+            assertThat(ledger.due(d, T0 + 10, 10)).hasSize(1);
+            assertThat(ledger.counts(d, T0 + 10)).isEqualTo(new DestinationCounts(1, 0, 10));
+        }
+        assertThat(ledger.deadLetters(null, null, 10).rows()).isEmpty();
+    }
+
+    @Test
+    void redeliverToANamedDestinationAddsARowAndUnknownHookIsEmpty() {
+        String id = commit("k1", "a");
+        ledger.markDelivered(only("a", T0), 200, T0);
+
+        assertThat(ledger.redeliver(id, List.of("b"), T0 + 1).orElseThrow()).extracting(DeliveryRow::destination).containsExactly("b");
+        assertThat(ledger.deliveries(id)).extracting(DeliveryRow::destination, DeliveryRow::state)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("a", DeliveryState.DELIVERED),
+                        org.assertj.core.groups.Tuple.tuple("b", DeliveryState.PENDING));
+        assertThat(ledger.redeliver("0190aaaa-0000-7000-8000-000000000000", null, T0)).isEmpty();
+        assertThat(ledger.redeliver("nope", null, T0)).isEmpty();
+    }
+
+    @Test
+    void redeliverSurvivesAReopen() {
+        String id = commit("k1", "a");
+        ledger.markDead(only("a", T0), "max_age", false, null, null, T0);
+        ledger.redeliver(id, null, T0 + 5);
+
+        reopen();
+
+        assertThat(ledger.deliveries(id).get(0).state()).isEqualTo(DeliveryState.PENDING);
+        assertThat(ledger.counts("a", T0 + 5)).isEqualTo(new DestinationCounts(1, 0, 5));
+    }
+
+    // ---------------------------------------------------------------- dead letters
+
+    @Test
+    void deadLettersPageInCommitOrderPerDestinationAndAcrossDestinationsWithoutSplittingAHook() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            String id = commit("k" + i, "a", "b");
+            ids.add(id);
+            ledger.markDead(only("a", T0), "max_attempts", true, 500, null, T0);
+            if (i % 2 == 0) {
+                ledger.markDead(only("b", T0), "max_attempts", true, 500, null, T0);
+            } else {
+                ledger.markDelivered(only("b", T0), 200, T0);
+            }
+        }
+
+        DeadLetterPage a1 = ledger.deadLetters("a", null, 2);
+        assertThat(a1.rows()).extracting(DeliveryRow::hookId).containsExactly(ids.get(0), ids.get(1));
+        DeadLetterPage a2 = ledger.deadLetters("a", a1.next(), 2);
+        assertThat(a2.rows()).extracting(DeliveryRow::hookId).containsExactly(ids.get(2), ids.get(3));
+        DeadLetterPage a3 = ledger.deadLetters("a", a2.next(), 2);
+        assertThat(a3.rows()).extracting(DeliveryRow::hookId).containsExactly(ids.get(4));
+        assertThat(a3.next()).isNull();
+        assertThat(ledger.deadLetters("b", null, 10).rows()).extracting(DeliveryRow::hookId)
+                .containsExactly(ids.get(0), ids.get(2), ids.get(4));
+
+        // every destination: 8 dead letters; pages of 2 would end inside hooks 2 and 4, so those pages hold 3
+        List<String> seen = new ArrayList<>();
+        String after = null;
+        List<Integer> sizes = new ArrayList<>();
+        do {
+            DeadLetterPage p = ledger.deadLetters(null, after, 2);
+            p.rows().forEach(r -> seen.add(ids.indexOf(r.hookId()) + r.destination()));
+            sizes.add(p.rows().size());
+            after = p.next();
+        } while (after != null);
+        assertThat(seen).containsExactly("0a", "0b", "1a", "2a", "2b", "3a", "4a", "4b");
+        assertThat(sizes).containsExactly(2, 3, 3);
+        assertThatThrownBy(() -> ledger.deadLetters("a", "0190aaaa-0000-7000-8000-000000000000", 2))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no stored hook");
+    }
+
+    // ---------------------------------------------------------------- counts, pause, reopen
+
+    @Test
+    void countsAreRebuiltFromTheStoreAtOpen() {
+        commit("k1", "a");
+        wall.addAndGet(100);
+        commit("k2", "a", "b");
+        ledger.markDead(ledger.due("b", Long.MAX_VALUE, 1).get(0), "max_age", false, null, null, T0);
+        ledger.markDelivered(ledger.due("a", Long.MAX_VALUE, 1).get(0), 200, T0);
+
+        reopen();
+
+        assertThat(ledger.counts("a", T0 + 1000)).isEqualTo(new DestinationCounts(1, 0, 900));
+        assertThat(ledger.counts("b", T0 + 1000)).isEqualTo(new DestinationCounts(0, 1, 0));
+        assertThat(ledger.destinations()).containsExactlyInAnyOrder("a", "b");
+    }
+
+    @Test
+    void pausedStateSurvivesARestart() {
+        ledger.setPaused("a", true, T0);
+        ledger.setPaused("b", true, T0);
+        ledger.setPaused("b", false, T0 + 1);
+
+        reopen();
+
+        assertThat(ledger.pausedDestinations()).containsExactly("a");
+    }
+
+    @Test
+    void failingStoreRefusesLedgerWrites() {
+        commit("k1", "a");
+        DeliveryRow row = only("a", T0);
+        store.failWrites(true);
+        assertThatThrownBy(() -> ledger.markDelivered(row, 200, T0)).isInstanceOf(HookStoreException.class);
+        assertThat(store.isHealthy()).isFalse();
+        store.failWrites(false);
+        assertThat(ledger.due("a", T0, 10)).containsExactly(row);
+    }
+
+    // ---------------------------------------------------------------- retention
+
+    @Test
+    void retentionDeletesOldFinishedHooksAndNeverOneWithAPendingDelivery() {
+        String none = commit("k0");
+        String delivered = commit("k1", "a");
+        ledger.markDelivered(only("a", T0), 200, T0);
+        String pending = commit("k2", "a");
+        String dead = commit("k3", "a");
+        ledger.markDead(ledger.due("a", T0, 2).get(1), "max_attempts", true, 500, null, T0);
+        String mixed = commit("k4", "a", "b");
+        ledger.markDelivered(ledger.due("a", T0, 2).get(1), 200, T0);
+        ledger.markDead(only("b", T0), "permanent_status", true, 410, null, T0);
+        wall.set(T0 + 2000);
+        String newest = commit("k5", "a");
+
+        // hooks kept 1 s, dead letters 5 s: at T0 + 2 s only the finished hooks without a dead letter go
+        RetentionResult first = ledger.retentionPass(T0 + 2000, 1000, 5000, 100);
+
+        assertThat(first).isEqualTo(new RetentionResult(5, 2, 0, false));
+        assertThat(store.get(none)).isEmpty();
+        assertThat(store.get(delivered)).isEmpty();
+        assertThat(ledger.deliveries(delivered)).isEmpty();
+        assertThat(List.of(pending, dead, mixed, newest)).allSatisfy(id -> assertThat(store.get(id)).isPresent());
+        assertThat(store.findDuplicate("acme", "gh", "k1", T0 + 2000)).as("dedupe entries expire on their own")
+                .contains(delivered);
+
+        // at T0 + 6 s the dead letters expire too, and with them their hooks; pending ones stay
+        RetentionResult second = ledger.retentionPass(T0 + 6000, 1000, 5000, 100);
+
+        assertThat(second).isEqualTo(new RetentionResult(4, 2, 2, false));
+        assertThat(second.deleted()).isEqualTo(4);
+        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id).containsExactly(pending, newest);
+        assertThat(ledger.counts("a", T0 + 6000)).isEqualTo(new DestinationCounts(2, 0, 6000));
+        assertThat(ledger.counts("b", T0 + 6000)).isEqualTo(new DestinationCounts(0, 0, 0));
+        assertThat(ledger.deadLetters(null, null, 10).rows()).isEmpty();
+        assertThat(ledger.retentionPass(T0 + 6000, 1000, 5000, 100)).isEqualTo(new RetentionResult(2, 0, 0, false));
+    }
+
+    @Test
+    void deadLetterOlderThanItsRetentionGoesWhileItsHookIsStillYoung() {
+        String id = commit("k1", "a", "b");
+        ledger.markDead(only("a", T0), "max_age", false, null, null, T0);
+
+        RetentionResult r = ledger.retentionPass(T0 + 10, 60_000, 10, 100);
+
+        assertThat(r).isEqualTo(new RetentionResult(1, 0, 1, false));
+        assertThat(ledger.deliveries(id)).extracting(DeliveryRow::destination).containsExactly("b");
+        assertThat(store.get(id)).isPresent();
+        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(0, 0, 0));
+    }
+
+    @Test
+    void retentionWorkIsBoundedPerPassAndContinuesWhereItStopped() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(commit("k" + i));
+        }
+        long later = T0 + 10_000;
+
+        assertThat(ledger.retentionPass(later, 0, 0, 2)).isEqualTo(new RetentionResult(2, 2, 0, true));
+        assertThat(ledger.retentionPass(later, 0, 0, 2)).isEqualTo(new RetentionResult(2, 2, 0, true));
+        // the newest hook is never deleted: the commit sequence resumes after it at open
+        assertThat(ledger.retentionPass(later, 0, 0, 2)).isEqualTo(new RetentionResult(1, 0, 0, false));
+        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id).containsExactly(ids.get(4));
+
+        reopen();
+        wall.set(later);
+        String next = commit("k9");
+        assertThat(next).isGreaterThan(ids.get(4));
+        assertThat(store.after(ids.get(4), 10).hooks()).extracting(StoredHook::id).containsExactly(next);
+    }
+
+    @Test
+    void retentionRacingDispatchersAndRedeliveriesNeverLosesAPendingDelivery() throws Exception {
+        int hooks = 300;
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < hooks; i += 10) {
+            List<PendingHook> batch = new ArrayList<>();
+            for (int j = i; j < i + 10; j++) {
+                batch.add(Hooks.hook("k" + j).withDestinations(List.of("a")));
+            }
+            store.commit(batch).forEach(r -> ids.add(r.id()));
+        }
+        long now = T0 + 1_000_000;
+        java.util.concurrent.atomic.AtomicInteger delivered = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger redelivered = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean redeliveriesDone = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        Runnable dispatcher = () -> {
+            await(go);
+            while (true) {
+                boolean done = redeliveriesDone.get(); // read before due: an empty read after it means drained
+                List<DeliveryRow> due = ledger.due("a", now, 8);
+                if (due.isEmpty() && done) {
+                    return;
+                }
+                for (DeliveryRow r : due) {
+                    if (r.attempts() == 0 && r.hookId().hashCode() % 3 == 0) {
+                        ledger.recordAttempt(r, 503, null, now, now);
+                    } else if (ledger.markDelivered(r, 200, now)) {
+                        delivered.incrementAndGet();
+                    }
+                }
+            }
+        };
+        Runnable redeliverer = () -> {
+            await(go);
+            java.util.Random random = new java.util.Random(42);
+            for (int i = 0; i < 400; i++) {
+                String id = ids.get(random.nextInt(hooks));
+                List<DeliveryRow> rows = ledger.deliveries(id);
+                // only this thread makes a row pending again, so a row seen delivered stays delivered (or is deleted)
+                if (rows.size() == 1 && rows.get(0).state() == DeliveryState.DELIVERED
+                        && ledger.redeliver(id, null, now).isPresent()) {
+                    redelivered.incrementAndGet();
+                }
+            }
+            redeliveriesDone.set(true);
+        };
+        java.util.concurrent.atomic.AtomicInteger deletedHooks = new java.util.concurrent.atomic.AtomicInteger();
+        Runnable retention = () -> {
+            await(go);
+            while (!redeliveriesDone.get() || ledger.counts("a", now).pending() > 0) {
+                deletedHooks.addAndGet(ledger.retentionPass(now, 0, 0, 16).hooksDeleted());
+            }
+        };
+        List<Thread> threads = List.of(new Thread(dispatcher), new Thread(dispatcher), new Thread(redeliverer), new Thread(retention));
+        threads.forEach(Thread::start);
+        go.countDown();
+        for (Thread t : threads) {
+            t.join(60_000);
+            assertThat(t.isAlive()).isFalse();
+        }
+
+        assertThat(redelivered.get()).as("some redeliveries raced retention").isPositive();
+        assertThat(delivered.get()).as("every pending row, from a commit or a redelivery, was delivered exactly once")
+                .isEqualTo(hooks + redelivered.get());
+        RetentionResult last;
+        do {
+            last = ledger.retentionPass(now, 0, 0, 1000);
+            deletedHooks.addAndGet(last.hooksDeleted());
+        } while (last.more());
+        assertThat(deletedHooks.get()).isEqualTo(hooks - 1); // all but the newest
+        assertThat(ledger.counts("a", now)).isEqualTo(new DestinationCounts(0, 0, 0));
+    }
+
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---------------------------------------------------------------- size and format
+
+    @Test
+    void approximateBytesGrowsWithTheData() {
+        long empty = store.approximateBytes();
+        byte[] body = new byte[64 * 1024];
+        Arrays.fill(body, (byte) 'x');
+        for (int i = 0; i < 16; i++) {
+            store.commit(List.of(new PendingHook("acme", "gh", "k" + i, T0, null, body, List.of("a"))));
+        }
+
+        assertThat(empty).isGreaterThanOrEqualTo(0);
+        assertThat(store.approximateBytes()).isGreaterThanOrEqualTo(empty + 16L * body.length);
+    }
+
+    @Test
+    @SuppressWarnings("GuardedBy") // family() runs inside the body that underWriteLock/underReadLock run under the lock
+    void aStoreOfALaterFormatIsRefusedNamingTheDirAndTheFormats() {
+        Path later = dir.resolve("later");
+        try (HookStore other = HookStore.open(later)) {
+            other.underWriteLock((rocks, sync) -> {
+                rocks.db().put(other.family(HookStore.CF_META), sync, "format".getBytes(StandardCharsets.UTF_8), Codec.u64(3));
+                return null;
+            });
+        }
+
+        assertThatThrownBy(() -> HookStore.open(later)).isInstanceOf(HookStoreException.class)
+                .hasMessageContaining(later.toString()).hasMessageContaining("reads formats 1 (upgraded at open) and 2");
+    }
+
+    @Test
+    @SuppressWarnings("GuardedBy") // family() runs inside the body that underWriteLock/underReadLock run under the lock
+    void formatOneStoreWithoutDeliveryFamiliesOpensAndIsUpgraded() throws Exception {
+        store.close();
+        Path old = dir.resolve("old");
+        java.nio.file.Files.createDirectories(old);
+        List<String> oldFamilies = List.of("hooks", "hook_ids", "dedupe", "dedupe_expiry", "overrides", "audit", "meta");
+        try (DBOptions o = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+             ColumnFamilyOptions cf = new ColumnFamilyOptions()) {
+            List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+            descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cf));
+            oldFamilies.forEach(n -> descriptors.add(new ColumnFamilyDescriptor(n.getBytes(StandardCharsets.UTF_8), cf)));
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            try (RocksDB db = RocksDB.open(o, old.toString(), descriptors, handles)) {
+                db.put(handles.get(7), "format".getBytes(StandardCharsets.UTF_8), Codec.u64(1));
+                handles.forEach(ColumnFamilyHandle::close);
+            }
+        }
+
+        store = HookStore.open(old, HookStore.Options.defaults().withWallClock(wall::get));
+        ledger = store.deliveries();
+        String id = commit("k1", "a");
+        assertThat(ledger.deliveries(id)).hasSize(1);
+        store.close();
+        store = HookStore.open(old, HookStore.Options.defaults().withWallClock(wall::get));
+        ledger = store.deliveries();
+        assertThat(ledger.counts("a", T0).pending()).isEqualTo(1);
+        long format = store.<Long>underReadLock((rocks, unused) -> Codec.u64(rocks.db().get(store.family(HookStore.CF_META),
+                "format".getBytes(StandardCharsets.UTF_8))));
+        assertThat(format).isEqualTo(2L);
+    }
+}
