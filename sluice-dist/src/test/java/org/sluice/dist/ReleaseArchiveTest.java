@@ -94,8 +94,11 @@ class ReleaseArchiveTest {
 
     @Test
     void theLauncherRunsThroughASymbolicLinkFromAnyDirectory() throws Exception {
-        Path links = Files.createDirectories(work.resolve("usr/local/bin"));
-        Path link = Files.createSymbolicLink(links.resolve("sluice"), home.resolve("bin/sluice"));
+        // a relative link to a link, as /usr/local/bin/sluice -> ../../../opt/sluice/bin/sluice would be;
+        // both in the unpacked tree, so that removing the temporary directories follows no link out
+        Path links = Files.createDirectories(unpacked.resolve("usr/local/bin"));
+        Files.createSymbolicLink(links.resolve("sluice-abs"), home.resolve("bin/sluice"));
+        Path link = Files.createSymbolicLink(links.resolve("sluice"), Paths.get("sluice-abs"));
         Path elsewhere = Files.createDirectories(work.resolve("elsewhere"));
         Result version = run(elsewhere, Map.of(), link.toString(), "version");
         assertThat(version.code).as("stderr: %s", version.stderr).isZero();
