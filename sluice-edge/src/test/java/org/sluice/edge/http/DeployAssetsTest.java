@@ -280,6 +280,24 @@ class DeployAssetsTest {
         assertThat(out).contains("SUCCESS");
     }
 
+    @Test
+    void theDashboardQueriesParseAsPromQL() throws Exception {
+        // promtool parses recording rules' expressions; the dashboard's variables get sample values
+        StringBuilder rules = new StringBuilder("groups:\n  - name: dashboard\n    rules:\n");
+        int n = 0;
+        for (JsonNode panel : panels(dashboard())) {
+            for (JsonNode target : panel.path("targets")) {
+                String expr = target.path("expr").asText()
+                        .replace("$__rate_interval", "1m").replace("$instance", ".*");
+                rules.append("      - record: dashboard:expr").append(n++).append("\n        expr: ")
+                        .append(new ObjectMapper().writeValueAsString(expr)).append('\n');
+            }
+        }
+        Path file = dir.resolve("dashboard-exprs.yml");
+        Files.writeString(file, rules, StandardCharsets.UTF_8);
+        assertThat(promtool("check", "rules", file.toString())).contains("SUCCESS: " + n + " rules found");
+    }
+
     /** Runs promtool (from PATH) and returns its output, failing on a non-zero exit; skips loudly without it. */
     private static String promtool(String... args) throws Exception {
         Path promtool = onPath("promtool");
