@@ -178,6 +178,10 @@ class DeployAssetsTest {
             assertThat(edge.post("/hooks/open", Map.of("X-Event-Id", "3"), "{}").status()).isEqualTo(429);
             InetSocketAddress admin = new InetSocketAddress("127.0.0.1", edge.server.adminAddress().getPort());
             assertThat(Http.get(admin, "/v1/rate-limits").status()).isEqualTo(401);
+            // jvm_gc_pause_seconds_* appear with the first collection, which a fresh test JVM may
+            // not have had yet (a server under traffic has one within seconds): ask for one
+            System.gc();
+            TestEdge.await(() -> MetricsTest.scrape(edge).contains("jvm_gc_pause_seconds_count"));
             scraped = MetricsTest.scrape(edge);
         }
         Map<String, Set<String>> exported = exported(scraped);
