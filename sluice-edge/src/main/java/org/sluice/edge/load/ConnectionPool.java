@@ -32,6 +32,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLException;
 
@@ -63,6 +64,7 @@ final class ConnectionPool implements AutoCloseable {
     private final String hostHeader;
     private final AtomicInteger pendingCount = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicBoolean closing = new AtomicBoolean();
 
     // owned by the event loop
     private final ArrayDeque<Channel> idle = new ArrayDeque<>();
@@ -150,9 +152,12 @@ final class ConnectionPool implements AutoCloseable {
         return pendingCount.get() == 0 && inFlight.get() == 0;
     }
 
-    /** Drops what is still queued (counted as not sent) and closes every connection. */
+    /** Drops what is still queued (counted as not sent) and closes every connection; once. */
     @Override
     public void close() {
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
         try {
             loop.submit(() -> {
                 open = false;
