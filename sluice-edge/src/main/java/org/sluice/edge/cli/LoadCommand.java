@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import org.sluice.edge.load.HtmlReport;
@@ -117,6 +118,12 @@ public final class LoadCommand implements Callable<Integer> {
         if (terminal) {
             err.println();
         }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> latency = (Map<String, Object>) result.summary().get("latency_ms");
+        err.println("sluice: latency from the intended send time (ms): p50 " + latency.get("p50") + "  p90 "
+                + latency.get("p90") + "  p99 " + latency.get("p99") + "  p99.9 " + latency.get("p999") + "  max "
+                + latency.get("max") + "; achieved " + result.summary().get("achieved_rate") + "/s of "
+                + result.summary().get("offered_rate") + "/s offered");
         err.flush();
         if (report != null) {
             try {

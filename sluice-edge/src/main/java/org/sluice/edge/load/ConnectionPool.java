@@ -196,8 +196,8 @@ final class ConnectionPool implements AutoCloseable {
                 continue;
             }
             HookFactory.Hook hook = pending.poll();
-            pendingCount.decrementAndGet();
             send(ch, hook);
+            pendingCount.decrementAndGet(); // after send counted it in flight: idleNow() never sees it in neither
         }
     }
 
