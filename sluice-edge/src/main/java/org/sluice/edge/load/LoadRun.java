@@ -59,7 +59,12 @@ public final class LoadRun {
         long total = (long) planned;
         LoadStats stats = new LoadStats();
         HookFactory factory = new HookFactory(options);
-        factory.sign(new HookFactory.Event("probe", "/", new byte[0]), 0, false); // a bad secret fails here, not mid-run
+        try {
+            factory.sign(new HookFactory.Event("probe", "/", new byte[0]), 0, false); // a bad secret fails here, not mid-run
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--secret must be base64 after an optional \"whsec_\" prefix for --scheme "
+                    + options.scheme() + ", got a " + options.secret().length() + "-character value (redacted)");
+        }
         int maxPending = (int) Math.min(Integer.MAX_VALUE - 1, Math.max(options.connections(), options.rate() * 10));
         try (ConnectionPool pool = new ConnectionPool(options, stats, factory, maxPending)) {
             if (pool.connect(10_000) == 0) {

@@ -83,6 +83,16 @@ class LoadCommandTest {
     }
 
     @Test
+    void aStandardWebhooksSecretThatIsNotBase64IsAUsageErrorWithTheSecretRedacted() {
+        int code = run("load", "--url", "http://127.0.0.1:1/hooks", "--source", "demo", "--scheme", "standard_webhooks",
+                "--secret", "whsec_not*base64", "--rate", "10", "--duration", "1s");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString())
+                .contains("--secret must be base64 after an optional \"whsec_\" prefix for --scheme standard_webhooks, got a 16-character value (redacted)")
+                .doesNotContain("not*base64");
+    }
+
+    @Test
     void nothingListeningIsExitOne() {
         int code = run("load", "--url", "http://127.0.0.1:1/hooks", "--source", "demo", "--scheme", "github",
                 "--secret", "s", "--rate", "10", "--duration", "1s", "--connections", "1");
