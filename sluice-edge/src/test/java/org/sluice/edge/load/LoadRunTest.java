@@ -112,6 +112,25 @@ class LoadRunTest {
         }
     }
 
+    /**
+     * A server that takes connections and never answers: the one connection carries one
+     * request, which ends as an error when the run closes it; every other due request waited
+     * in the queue and is counted not sent. Nothing is lost from the accounting.
+     */
+    @Test
+    void aServerThatNeverAnswersLeavesOneErrorPerConnectionAndTheRestNotSent() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            LoadOptions o = new LoadOptions(java.net.URI.create("http://127.0.0.1:" + silent.getLocalPort() + "/hooks"),
+                    "demo", "hmac", "s3cret", 20, 1_000_000_000L, 1, 100, 0, 0, 0, 3);
+            Map<String, Object> s = LoadRun.run(o, l -> { }).summary();
+            assertThat(s.get("offered")).isEqualTo(20L);
+            assertThat(s.get("sent")).isEqualTo(1L);
+            assertThat(s.get("errors")).isEqualTo(1L);
+            assertThat(s.get("not_sent")).isEqualTo(19L);
+            assertThat(statusSum(s)).isZero();
+        }
+    }
+
     @Test
     void intendedSendTimesAreExactAndEvenlySpaced() {
         assertThat(LoadRun.intended(0, 3)).isZero();
