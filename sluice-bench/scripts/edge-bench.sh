@@ -13,13 +13,17 @@
 #     against the same server: AcceptLoad (64 blocking Java threads, HdrHistogram) and
 #     wrk -t2 -c64 with post-signed-1k.lua (the same request, a lighter client on the
 #     same two cores).
-# Usage (from anywhere): sluice-bench/scripts/edge-bench.sh [seconds] [all|flood|accept]
+#  3. (only when asked: `open`) the same accepting server (max_batch 256) under an open-loop
+#     load from `sluice load`: a fixed arrival rate (OPEN_RATE, default 2000 per second),
+#     latency from each request's intended send time, a report and a JSON summary in
+#     OPEN_OUT (default ./open-loop). See docs/load.md.
+# Usage (from anywhere): sluice-bench/scripts/edge-bench.sh [seconds] [all|flood|accept|open]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 fixtures="$root/sluice-bench/scripts/fixtures"
 secs="${1:-10}"
 only="${2:-all}"
-case "$only" in all|flood|accept) ;; *) echo "unknown section $only (all, flood or accept)" >&2; exit 2 ;; esac
+case "$only" in all|flood|accept|open) ;; *) echo "unknown section $only (all, flood, accept or open)" >&2; exit 2 ;; esac
 cd "$root"
 
 if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
@@ -68,7 +72,7 @@ echo "load before: $(uptime)"
 echo "cores: $(nproc), ephemeral ports: $(tr '\t' - < /proc/sys/net/ipv4/ip_local_port_range)"
 
 # ---- 1. refusing a flood -------------------------------------------------------------
-if [ "$only" != accept ]; then
+if [ "$only" = all ] || [ "$only" = flood ]; then
 time_wait() { # sockets in TIME_WAIT now: a server that closes first leaves one per connection
   # for 60 s, and each holds one of the client's ephemeral ports to that server address
   echo $(( $(ss -tan state time-wait | wc -l) - 1 ))
@@ -109,7 +113,7 @@ done
 fi
 
 # ---- 2. accepting signed hooks ---------------------------------------------------------
-if [ "$only" != flood ]; then
+if [ "$only" = all ] || [ "$only" = accept ]; then
 for batch in 256 1; do
   start_sluice "accept-$batch" "$(cat <<YAML
 node: {id: bench-accept, data_dir: "$work/accept-$batch-data"}
@@ -127,5 +131,24 @@ YAML
   echo "  latency $(awk '/^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {print "p50=" p50 " p99=" p99}' "$work/accept-$batch.wrk")"
   stop_sluice
 done
+fi
+# ---- 3. open loop: sluice load at a fixed rate ------------------------------------------
+if [ "$only" = open ]; then
+  out="${OPEN_OUT:-$PWD/open-loop}"
+  mkdir -p "$out"
+  start_sluice open "$(cat <<YAML
+node: {id: bench-open, data_dir: "$work/open-data"}
+admin: {listen: "127.0.0.1:0"}
+http: {listen: "127.0.0.1:18081"}
+intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
+sources:
+  bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}, dedupe: {header: X-Event-Id}}
+YAML
+)"
+  java -Xmx512m -jar "$sluice_jar" load --url http://127.0.0.1:18081/hooks --source bench --scheme hmac \
+    --secret bench-secret --rate "${OPEN_RATE:-2000}" --duration "${secs}s" --connections 64 --body-bytes 1024 \
+    --report "$out/report.html" --json > "$out/summary.json"
+  echo "open loop at ${OPEN_RATE:-2000}/s: $out/summary.json, $out/report.html"
+  stop_sluice
 fi
 echo "load after: $(uptime)"

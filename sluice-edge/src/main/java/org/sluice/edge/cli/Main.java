@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Webhook ingest edge built around admission control.",
         subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class,
-                LimitsCommand.class, TailCommand.class})
+                LimitsCommand.class, TailCommand.class, LoadCommand.class})
 public final class Main implements Callable<Integer> {
 
     @Spec
