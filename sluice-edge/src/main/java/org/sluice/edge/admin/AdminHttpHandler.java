@@ -119,7 +119,8 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
             if (!allowed) {
                 boolean keepAlive = HttpUtil.isKeepAlive(request);
                 request.release();
-                respond(ctx, AdminResponse.json(401, UNAUTHORIZED), keepAlive);
+                respond(ctx, AdminResponse.json(401, UNAUTHORIZED).withHeader("WWW-Authenticate", AdminApi.CHALLENGE),
+                        keepAlive);
                 return;
             }
         }
