@@ -56,6 +56,8 @@ public final class AdminApi {
     public static final String DEFAULT_ACTOR = "admin";
     /** Header naming who makes a change, for the audit trail. */
     public static final String ACTOR_HEADER = "X-Sluice-Actor";
+    /** The {@code WWW-Authenticate} challenge of every 401. */
+    static final String CHALLENGE = "Bearer realm=\"sluice-admin\"";
     /** Longest accepted {@code X-Sluice-Actor}. */
     public static final int MAX_ACTOR_LENGTH = 128;
 
@@ -118,7 +120,7 @@ public final class AdminApi {
         }
         if (!authorized(request)) {
             return AdminResponse.json(401, AdminJson.error("unauthorized"))
-                    .withHeader("WWW-Authenticate", "Bearer realm=\"sluice-admin\"");
+                    .withHeader("WWW-Authenticate", CHALLENGE);
         }
         try {
             return route(request);

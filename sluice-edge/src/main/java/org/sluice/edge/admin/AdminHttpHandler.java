@@ -32,6 +32,8 @@ import java.util.concurrent.RejectedExecutionException;
  *       for an fsync; the event loop never blocks); the answer is written back from there.
  *       When the executor's queue is full: {@code 503 {"error":"overload"}} (while it
  *       shuts down: {@code shutting_down}), and the connection closes;</li>
+ *   <li>{@code /docs}, {@code /docs/...} and {@code /openapi/...}: the API reference and the
+ *       OpenAPI descriptions, answered here from memory without the token ({@link AdminStatic});</li>
  *   <li>{@code GET /metrics} without the token when {@code admin.metrics_require_token} is
  *       true: {@code 401 {"error":"unauthorized"}} here;</li>
  *   <li>anything else is passed on untouched.</li>
@@ -46,6 +48,7 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
     private final AdminApi api;
     private final Executor workers;
     private final boolean metricsRequireToken;
+    private final AdminStatic statics = AdminStatic.shared();
 
     public AdminHttpHandler(AdminApi api, Executor workers, boolean metricsRequireToken) {
         super(false);
@@ -98,6 +101,13 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
             }
             return;
         }
+        if (AdminStatic.owns(path)) {
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            String method = request.method().name();
+            request.release();
+            respond(ctx, statics.answer(method, path), keepAlive);
+            return;
+        }
         if (metricsRequireToken && path.equals("/metrics")) {
             boolean allowed;
             try {
@@ -109,7 +119,8 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
             if (!allowed) {
                 boolean keepAlive = HttpUtil.isKeepAlive(request);
                 request.release();
-                respond(ctx, AdminResponse.json(401, UNAUTHORIZED), keepAlive);
+                respond(ctx, AdminResponse.json(401, UNAUTHORIZED).withHeader("WWW-Authenticate", AdminApi.CHALLENGE),
+                        keepAlive);
                 return;
             }
         }

@@ -12,7 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.config.ConfigLoader;
-import org.sluice.edge.http.EdgeServer;
+import org.sluice.edge.server.EdgeServer;
 import org.sluice.testkit.ManualClock;
 import picocli.CommandLine;
 

@@ -4,7 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
 import org.sluice.edge.config.ConfigLoader;
-import org.sluice.edge.http.EdgeServer;
+import org.sluice.edge.server.EdgeServer;
 import org.sluice.testkit.ManualClock;
 
 /**

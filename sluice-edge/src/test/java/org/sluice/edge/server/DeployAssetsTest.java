@@ -1,4 +1,4 @@
-package org.sluice.edge.http;
+package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
