@@ -8,12 +8,14 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.sluice.core.Clock;
+import org.sluice.edge.stats.StatsRing;
 
 /**
  * The request path's meters, created once at boot so the hot path only increments:
  * {@code sluice_ingest_requests_total{outcome}}, {@code sluice_admission_refusals_total{scope}}
  * and {@code sluice_ingest_duration_seconds}. Label values come from {@link Outcome} and
- * {@link Scope} only, never from a request.
+ * {@link Scope} only, never from a request. The same events feed the per-second
+ * {@link StatsRing} behind {@code GET /v1/stats/timeseries}.
  */
 final class IngestMetrics {
 
@@ -28,9 +30,19 @@ final class IngestMetrics {
     private final Map<Scope, Counter> refusals = new EnumMap<>(Scope.class);
     private final Timer duration;
     private final Clock clock;
+    private final StatsRing ring;
+    private final StatsRing.Series[] ringByOutcome = new StatsRing.Series[Outcome.values().length];
+    private final StatsRing.Series[] ringByScope = new StatsRing.Series[Scope.values().length];
 
-    IngestMetrics(MeterRegistry registry, Clock clock) {
+    IngestMetrics(MeterRegistry registry, Clock clock, StatsRing ring) {
         this.clock = clock;
+        this.ring = ring;
+        ringByOutcome[Outcome.ACCEPTED.ordinal()] = StatsRing.Series.ACCEPTED;
+        ringByOutcome[Outcome.DUPLICATE.ordinal()] = StatsRing.Series.DUPLICATE;
+        ringByOutcome[Outcome.VERIFICATION_FAILED.ordinal()] = StatsRing.Series.VERIFICATION_FAILED;
+        for (Scope scope : Scope.values()) {
+            ringByScope[scope.ordinal()] = StatsRing.Series.valueOf("REFUSED_" + scope.name());
+        }
         for (Outcome outcome : Outcome.values()) {
             requests.put(outcome, Counter.builder("sluice.ingest.requests")
                     .description("Ingest requests answered, by outcome")
@@ -51,6 +63,10 @@ final class IngestMetrics {
 
     void answered(Outcome outcome, long startNanos) {
         requests.get(outcome).increment();
+        StatsRing.Series series = ringByOutcome[outcome.ordinal()];
+        if (series != null) {
+            ring.add(series);
+        }
         if (startNanos != 0L && outcome != Outcome.PROBE) {
             duration.record(Math.max(0L, clock.nanoTime() - startNanos), TimeUnit.NANOSECONDS);
         }
@@ -58,6 +74,7 @@ final class IngestMetrics {
 
     void refused(Scope scope) {
         refusals.get(scope).increment();
+        ring.add(ringByScope[scope.ordinal()]);
     }
 
     double count(Outcome outcome) {
