@@ -32,6 +32,8 @@ import java.util.concurrent.RejectedExecutionException;
  *       for an fsync; the event loop never blocks); the answer is written back from there.
  *       When the executor's queue is full: {@code 503 {"error":"overload"}} (while it
  *       shuts down: {@code shutting_down}), and the connection closes;</li>
+ *   <li>{@code /console} and below: the web console's static files, from memory, without
+ *       the token ({@link ConsoleAssets});</li>
  *   <li>{@code GET /metrics} without the token when {@code admin.metrics_require_token} is
  *       true: {@code 401 {"error":"unauthorized"}} here;</li>
  *   <li>anything else is passed on untouched.</li>
@@ -96,6 +98,13 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
                 boolean stopping = workers instanceof ExecutorService pool && pool.isShutdown();
                 respond(ctx, AdminResponse.json(503, AdminJson.error(stopping ? "shutting_down" : "overload")), false);
             }
+            return;
+        }
+        if (ConsoleAssets.owns(path)) {
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            String method = request.method().name();
+            request.release();
+            respond(ctx, ConsoleAssets.answer(method, path), keepAlive);
             return;
         }
         if (metricsRequireToken && path.equals("/metrics")) {
