@@ -37,6 +37,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -99,6 +101,7 @@ class ConsoleBrowserTest {
                 "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--window-size=1280,900",
                 "--user-data-dir=" + Files.createTempDirectory(dir, "chromium-profile"));
+        options.setCapability("goog:loggingPrefs", Map.of("browser", "ALL"));
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
         browser = new ChromeDriver(service, options);
@@ -168,6 +171,24 @@ class ConsoleBrowserTest {
     }
 
     // ------------------------------------------------------------------ cases
+
+    @Test
+    @Order(0)
+    void theConsoleIsServedWithoutTheTokenWithItsSecurityHeaders() throws Exception {
+        HttpResponse<String> page = CLIENT.send(HttpRequest.newBuilder(URI.create(admin + "/console")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("<title>Sluice console</title>");
+        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValueSatisfying(csp -> assertThat(csp)
+                .startsWith("default-src 'self'; script-src 'self'; style-src 'self';")
+                .contains("frame-ancestors 'none'"));
+        assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+        assertThat(page.headers().firstValue("Referrer-Policy")).hasValue("no-referrer");
+        HttpResponse<String> chart = CLIENT.send(HttpRequest.newBuilder(
+                URI.create(admin + "/console/uplot/uPlot.iife.min.js")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(chart.statusCode()).isEqualTo(200);
+        assertThat(chart.body()).contains("uPlot");
+    }
 
     @Test
     @Order(1)
@@ -283,5 +304,10 @@ class ConsoleBrowserTest {
         }
         assertThat(accepted).isEqualTo(7);
         screenshot("overview");
+
+        // Nothing on any page was blocked by the Content-Security-Policy.
+        List<String> violations = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .map(LogEntry::getMessage).filter(m -> m.contains("Content Security Policy")).toList();
+        assertThat(violations).isEmpty();
     }
 }
