@@ -13,7 +13,9 @@ import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
 import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
+import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.config.TenantId;
+import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.AuditRecord;
 
 /**
@@ -38,7 +40,8 @@ import org.sluice.edge.store.AuditRecord;
  * <h2>Routes</h2>
  * {@code GET /v1/rate-limits}, {@code GET|PUT|DELETE /v1/tenants/{tenant}/rate-limit},
  * {@code GET /v1/audit}, {@code GET /v1/hooks}, {@code GET /v1/hooks/{id}},
- * {@code GET /v1/admission}. Shapes and statuses: {@code docs/admin-api.md}.
+ * {@code GET /v1/admission}, and for the console {@code GET /v1/stats/timeseries},
+ * {@code GET /v1/sources}, {@code GET /v1/status}. Shapes and statuses: {@code docs/admin-api.md}.
  *
  * <p>Thread-safe: it holds no mutable state of its own. Override changes are serialised
  * by {@link TenantLimits}, which writes the store (with fsync) before memory and leaves
@@ -76,6 +79,7 @@ public final class AdminApi {
     private final Supplier<AdmissionState> admission;
     private final long instanceMaxBodyBytes;
     private final Consumer<String> onOverrideChanged;
+    private final ConsoleData console;
 
     private AdminApi(Builder b) {
         this.token = Objects.requireNonNull(b.token, "token");
@@ -85,6 +89,7 @@ public final class AdminApi {
         this.admission = Objects.requireNonNull(b.admission, "admission");
         this.instanceMaxBodyBytes = b.instanceMaxBodyBytes;
         this.onOverrideChanged = b.onOverrideChanged;
+        this.console = new ConsoleData(b.stats, b.sources, b.status);
     }
 
     public static Builder builder() {
@@ -142,6 +147,15 @@ public final class AdminApi {
         }
         if (path.equals("/v1/admission")) {
             return method.equals("GET") ? json(200, AdminJson.admission(admission.get())) : notAllowed("GET");
+        }
+        if (path.equals("/v1/stats/timeseries")) {
+            return method.equals("GET") ? timeseries(request) : notAllowed("GET");
+        }
+        if (path.equals("/v1/sources")) {
+            return method.equals("GET") ? console.sources() : notAllowed("GET");
+        }
+        if (path.equals("/v1/status")) {
+            return method.equals("GET") ? console.status() : notAllowed("GET");
         }
         if (path.equals(HOOKS)) {
             return method.equals("GET") ? hookPage(request) : notAllowed("GET");
@@ -243,6 +257,16 @@ public final class AdminApi {
         return json(200, AdminJson.audit(records));
     }
 
+    // ------------------------------------------------------------------ console
+
+    private AdminResponse timeseries(AdminRequest request) {
+        Map<String, String> query = query(request.query());
+        if (query == null) {
+            return AdminResponse.json(400, AdminJson.error("invalid_query", "the query string is not valid percent-encoding"));
+        }
+        return console.timeseries(query.get("seconds"));
+    }
+
     // ------------------------------------------------------------------ hooks
 
     private AdminResponse hookPage(AdminRequest request) {
@@ -338,8 +362,34 @@ public final class AdminApi {
         private Supplier<AdmissionState> admission;
         private long instanceMaxBodyBytes = Long.MAX_VALUE;
         private Consumer<String> onOverrideChanged = tenant -> { };
+        private StatsRing stats = new StatsRing(System::currentTimeMillis);
+        private List<SourceConfig> sources = List.of();
+        private Supplier<ConsoleData.Status> status = () -> new ConsoleData.Status(null, -1);
 
         private Builder() {
+        }
+
+        /** The per-second outcome counters behind {@code GET /v1/stats/timeseries} (default: an empty ring). */
+        public Builder stats(StatsRing stats) {
+            this.stats = Objects.requireNonNull(stats, "stats");
+            return this;
+        }
+
+        /** The configured sources listed by {@code GET /v1/sources} (default: none). */
+        public Builder sources(List<SourceConfig> sources) {
+            this.sources = List.copyOf(sources);
+            return this;
+        }
+
+        /**
+         * {@code GET /v1/status}: the reason {@code /readyz} would give (null while ready) and
+         * the store's bytes on disk (-1 when unknown). Called on the admin executor per request.
+         */
+        public Builder status(Supplier<String> notReadyReason, java.util.function.LongSupplier storeBytes) {
+            Objects.requireNonNull(notReadyReason, "notReadyReason");
+            Objects.requireNonNull(storeBytes, "storeBytes");
+            this.status = () -> new ConsoleData.Status(notReadyReason.get(), storeBytes.getAsLong());
+            return this;
         }
 
         public Builder token(AdminToken token) {

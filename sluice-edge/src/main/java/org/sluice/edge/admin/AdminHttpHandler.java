@@ -34,6 +34,8 @@ import java.util.concurrent.RejectedExecutionException;
  *       shuts down: {@code shutting_down}), and the connection closes;</li>
  *   <li>{@code /docs}, {@code /docs/...} and {@code /openapi/...}: the API reference and the
  *       OpenAPI descriptions, answered here from memory without the token ({@link AdminStatic});</li>
+ *   <li>{@code /console} and below: the web console's static files, from memory, without
+ *       the token ({@link ConsoleAssets});</li>
  *   <li>{@code GET /metrics} without the token when {@code admin.metrics_require_token} is
  *       true: {@code 401 {"error":"unauthorized"}} here;</li>
  *   <li>anything else is passed on untouched.</li>
@@ -101,11 +103,12 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
             }
             return;
         }
-        if (AdminStatic.owns(path)) {
+        if (AdminStatic.owns(path) || ConsoleAssets.owns(path)) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             String method = request.method().name();
             request.release();
-            respond(ctx, statics.answer(method, path), keepAlive);
+            respond(ctx, ConsoleAssets.owns(path) ? ConsoleAssets.answer(method, path) : statics.answer(method, path),
+                    keepAlive);
             return;
         }
         if (metricsRequireToken && path.equals("/metrics")) {

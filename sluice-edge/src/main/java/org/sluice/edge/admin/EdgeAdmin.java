@@ -1,15 +1,21 @@
 package org.sluice.edge.admin;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.intake.Intake;
+import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.RocksOverrideStore;
 
@@ -35,6 +41,8 @@ public final class EdgeAdmin {
      * @param workers where {@link AdminApi#handle} runs (never the admin event loop)
      * @param fleet  the {@code fleet} slot of {@code GET /v1/admission} ({@code scope: fleet}), or null
      * @param resetFleetBuckets forgets a tenant's fleet buckets after its override changes, or null
+     * @param stats  the per-second outcome counters, or null for an empty ring
+     * @param notReadyReason the reason {@code /readyz} gives (null while ready), or null when unknown
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
     public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, RocksOverrideStore overrides,
@@ -42,7 +50,8 @@ public final class EdgeAdmin {
                                            Supplier<List<AdmissionState.Table>> tables,
                                            Supplier<Map<String, Object>> arena, Consumer<String> resetHostBuckets,
                                            Executor workers, Supplier<Map<String, Object>> fleet,
-                                           Consumer<String> resetFleetBuckets) {
+                                           Consumer<String> resetFleetBuckets, StatsRing stats,
+                                           Supplier<String> notReadyReason) {
         Consumer<String> host = resetHostBuckets == null ? tenant -> { } : resetHostBuckets;
         Consumer<String> onChange = resetFleetBuckets == null ? host : host.andThen(resetFleetBuckets);
         AdminToken token = AdminToken.resolve(config.admin(), config.node().dataDir());
@@ -59,7 +68,25 @@ public final class EdgeAdmin {
                         arena == null ? null : arena.get(), fleet == null ? null : fleet.get()))
                 .onOverrideChanged(onChange)
                 .instanceMaxBodyBytes(config.http().maxBodyBytes())
+                .stats(stats == null ? new StatsRing(System::currentTimeMillis) : stats)
+                .sources(List.copyOf(config.sources().values()))
+                .status(notReadyReason == null ? () -> null : notReadyReason, () -> bytesUnder(store.dir()))
                 .build();
         return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken());
+    }
+
+    /** The bytes of the regular files under {@code dir}; -1 when it cannot be walked. */
+    private static long bytesUnder(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.mapToLong(f -> {
+                try {
+                    return Files.isRegularFile(f) ? Files.size(f) : 0L;
+                } catch (IOException gone) {
+                    return 0L;   // a file RocksDB deleted while we walked
+                }
+            }).sum();
+        } catch (IOException | UncheckedIOException e) {
+            return -1L;
+        }
     }
 }

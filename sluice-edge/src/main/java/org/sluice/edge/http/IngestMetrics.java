@@ -9,12 +9,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.sluice.core.Clock;
 import org.sluice.edge.admission.RefusalScope;
+import org.sluice.edge.stats.StatsRing;
 
 /**
  * The request path's meters, created once at boot so the hot path only increments:
  * {@code sluice_ingest_requests_total{outcome}}, {@code sluice_admission_refusals_total{scope}}
  * and {@code sluice_ingest_duration_seconds}. Label values come from {@link Outcome} and
- * {@link RefusalScope} only, never from a request.
+ * {@link RefusalScope} only, never from a request. The same events feed the per-second
+ * {@link StatsRing} behind {@code GET /v1/stats/timeseries}.
  */
 public final class IngestMetrics {
 
@@ -29,9 +31,19 @@ public final class IngestMetrics {
     private final Map<RefusalScope, Counter> refusals = new EnumMap<>(RefusalScope.class);
     private final Timer duration;
     private final Clock clock;
+    private final StatsRing ring;
+    private final StatsRing.Series[] ringByOutcome = new StatsRing.Series[Outcome.values().length];
+    private final StatsRing.Series[] ringByScope = new StatsRing.Series[RefusalScope.values().length];
 
-    public IngestMetrics(MeterRegistry registry, Clock clock) {
+    public IngestMetrics(MeterRegistry registry, Clock clock, StatsRing ring) {
         this.clock = clock;
+        this.ring = ring;
+        ringByOutcome[Outcome.ACCEPTED.ordinal()] = StatsRing.Series.ACCEPTED;
+        ringByOutcome[Outcome.DUPLICATE.ordinal()] = StatsRing.Series.DUPLICATE;
+        ringByOutcome[Outcome.VERIFICATION_FAILED.ordinal()] = StatsRing.Series.VERIFICATION_FAILED;
+        for (RefusalScope scope : RefusalScope.values()) {
+            ringByScope[scope.ordinal()] = StatsRing.Series.valueOf("REFUSED_" + scope.name());
+        }
         for (Outcome outcome : Outcome.values()) {
             requests.put(outcome, Counter.builder("sluice.ingest.requests")
                     .description("Ingest requests answered, by outcome")
@@ -52,6 +64,10 @@ public final class IngestMetrics {
 
     void answered(Outcome outcome, long startNanos) {
         requests.get(outcome).increment();
+        StatsRing.Series series = ringByOutcome[outcome.ordinal()];
+        if (series != null) {
+            ring.add(series);
+        }
         if (startNanos != 0L && outcome != Outcome.PROBE) {
             duration.record(Math.max(0L, clock.nanoTime() - startNanos), TimeUnit.NANOSECONDS);
         }
@@ -59,6 +75,7 @@ public final class IngestMetrics {
 
     void refused(RefusalScope scope) {
         refusals.get(scope).increment();
+        ring.add(ringByScope[scope.ordinal()]);
     }
 
     double count(Outcome outcome) {

@@ -48,6 +48,7 @@ import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.config.TlsConfig;
 import org.sluice.edge.dedupe.DedupeKeys;
 import org.sluice.edge.intake.BatchCommitter;
+import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.http.InFlight;
 import org.sluice.edge.http.HookStage;
@@ -105,6 +106,7 @@ public final class EdgeServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final Sweeper sweeper;
     private final InFlight inFlight = new InFlight();
+    private final StatsRing stats;
     private Channel listener;
     private AdminServer admin;
     private boolean closed;
@@ -119,7 +121,8 @@ public final class EdgeServer implements AutoCloseable {
         new JvmThreadMetrics().bindTo(registry);
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
-        IngestMetrics metrics = new IngestMetrics(registry, clock);
+        this.stats = new StatsRing(epochMillis);
+        IngestMetrics metrics = new IngestMetrics(registry, clock, stats);
 
         this.backends = Backends.open(config, clock, epochMillis, registry, commitWrapper);
         try {
@@ -159,7 +162,8 @@ public final class EdgeServer implements AutoCloseable {
                             backends.host() == null ? null : backends.host()::stats,
                             backends.host() == null ? null : backends.host()::resetTenant, adminWorkers,
                             backends.fleet() == null ? null : backends.fleet()::admissionState,
-                            backends.fleet() == null ? null : backends.fleet()::resetTenant));
+                            backends.fleet() == null ? null : backends.fleet()::resetTenant,
+                            stats, backends.sink()::notReadyReason));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
         } catch (Exception | Error e) {
             closeQuietly();

@@ -73,7 +73,7 @@ class HookStageTest {
                 }
             };
             HookStage stage = new HookStage(tenants, sink, false,
-                    new IngestMetrics(new SimpleMeterRegistry(), new ManualClock(0)), () -> 0L, null, workers);
+                    new IngestMetrics(new SimpleMeterRegistry(), new ManualClock(0), new org.sluice.edge.stats.StatsRing(() -> 0L)), () -> 0L, null, workers);
             Exchange exchange = new Exchange(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/hooks/a"), 0L);
             exchange.source = new SourceRoute("a", null, (headers, body, now) -> VerifyOutcome.OK, (headers, body) -> null);
             exchange.tenant = "default";

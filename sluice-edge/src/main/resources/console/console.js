@@ -1,0 +1,359 @@
+// The Sluice web console. Static, no network fetch but this node's /v1 admin routes.
+// Every piece of data is put in the page with textContent, never as markup.
+(function () {
+  'use strict';
+
+  var TOKEN_KEY = 'sluice.adminToken';
+  var PAGES = ['overview', 'tenants', 'sources', 'hooks', 'audit'];
+  var SERIES = [
+    ['accepted', '#067647'], ['duplicate', '#1f6feb'], ['verification_failed', '#b42318'],
+    ['refused_ip', '#f79009'], ['refused_node', '#9e77ed'], ['refused_source', '#0e9384'],
+    ['refused_tenant', '#dd2590'], ['refused_tenant_bytes', '#7a5af8'],
+    ['refused_tenant_overload', '#e04f16'], ['refused_overload', '#344054']
+  ];
+  var HOOK_PAGE = 1000;
+  var HOOK_PAGES_MAX = 20;
+  var HOOKS_SHOWN = 100;
+
+  var token = sessionStorage.getItem(TOKEN_KEY);
+  var chart = null;
+  var refreshTimer = null;
+  var current = null;
+  var hookBody = null;
+  var hookHex = false;
+
+  function $(id) { return document.getElementById(id); }
+
+  function el(tag, text, className) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    if (className) { node.className = className; }
+    return node;
+  }
+
+  function row(cells) {
+    var tr = document.createElement('tr');
+    cells.forEach(function (c) { tr.appendChild(c instanceof Node ? wrapCell(c) : el('td', c)); });
+    return tr;
+  }
+
+  function wrapCell(node) {
+    if (node.tagName === 'TD') { return node; }
+    var td = document.createElement('td');
+    td.appendChild(node);
+    return td;
+  }
+
+  function fill(tbody, rows) {
+    tbody.replaceChildren.apply(tbody, rows);
+  }
+
+  // ------------------------------------------------------------ token and calls
+
+  function Unauthorized() {}
+
+  function api(path, options) {
+    options = options || {};
+    var headers = { 'Authorization': 'Bearer ' + token };
+    if (options.actor) { headers['X-Sluice-Actor'] = options.actor; }
+    if (options.body !== undefined) { headers['Content-Type'] = 'application/json'; }
+    return fetch(path, {
+      method: options.method || 'GET', headers: headers, cache: 'no-store', credentials: 'omit',
+      body: options.body === undefined ? undefined : JSON.stringify(options.body)
+    }).then(function (response) {
+      if (response.status === 401) {
+        signOut('The admin token was refused (401 unauthorized). Paste the current token.');
+        throw new Unauthorized();
+      }
+      return response.text().then(function (text) {
+        var json = null;
+        try { json = text ? JSON.parse(text) : null; } catch (e) { json = null; }
+        return { status: response.status, json: json };
+      });
+    });
+  }
+
+  function failed(error) {
+    if (error instanceof Unauthorized) { return; }
+    $('app-error').textContent = 'Request failed: ' + (error && error.message ? error.message : error);
+  }
+
+  function signOut(message) {
+    token = null;
+    sessionStorage.removeItem(TOKEN_KEY);
+    stopRefresh();
+    $('app').hidden = true;
+    $('nav').hidden = true;
+    $('login').hidden = false;
+    $('login-error').textContent = message || '';
+  }
+
+  function useToken() {
+    var candidate = $('token').value.trim();
+    if (!candidate) {
+      $('login-error').textContent = 'Paste the admin token first.';
+      return;
+    }
+    token = candidate;
+    api('/v1/status').then(function (r) {
+      if (r.status !== 200) {
+        signOut('The server answered ' + r.status + ' to the token check.');
+        return;
+      }
+      sessionStorage.setItem(TOKEN_KEY, token);
+      $('token').value = '';
+      $('login-error').textContent = '';
+      start();
+    }).catch(function (e) {
+      if (!(e instanceof Unauthorized)) { $('login-error').textContent = 'Cannot reach the admin listener: ' + e; }
+    });
+  }
+
+  function start() {
+    $('login').hidden = true;
+    $('nav').hidden = false;
+    $('app').hidden = false;
+    route();
+  }
+
+  // ------------------------------------------------------------ pages
+
+  function route() {
+    if (!token) { return; }
+    var page = (location.hash || '#overview').substring(1);
+    if (PAGES.indexOf(page) < 0) { page = 'overview'; }
+    current = page;
+    stopRefresh();
+    $('app-error').textContent = '';
+    PAGES.forEach(function (p) { $('page-' + p).hidden = p !== page; });
+    document.querySelectorAll('nav a').forEach(function (a) {
+      a.classList.toggle('active', a.getAttribute('data-page') === page);
+    });
+    ({ overview: overview, tenants: tenants, sources: sources, hooks: hooks, audit: audit })[page]();
+  }
+
+  function stopRefresh() {
+    if (refreshTimer) { clearInterval(refreshTimer); refreshTimer = null; }
+  }
+
+  function bytes(n) {
+    if (n === null || n === undefined) { return 'unknown'; }
+    var units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    var i = 0;
+    while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+    return (i === 0 ? n : n.toFixed(1)) + ' ' + units[i];
+  }
+
+  // Overview: status cards and the per-second chart, refreshed every 2 s while shown.
+  function overview() {
+    refreshOverview();
+    refreshTimer = setInterval(refreshOverview, 2000);
+  }
+
+  function refreshOverview() {
+    api('/v1/status').then(function (r) {
+      var s = r.json || {};
+      var ready = $('ov-ready');
+      ready.textContent = s.ready ? 'ready' : 'not ready: ' + s.not_ready_reason;
+      ready.className = 'value ' + (s.ready ? 'ok' : 'bad');
+      $('ov-store').textContent = bytes(s.store_bytes);
+    }).catch(failed);
+    api('/v1/admission').then(function (r) {
+      var a = r.json || {};
+      var fleet = $('ov-fleet');
+      if (!a.fleet) {
+        fleet.textContent = 'no fleet (scope ' + a.scope + ')';
+        fleet.className = 'value';
+      } else {
+        var degraded = a.fleet.degraded || [];
+        fleet.textContent = degraded.length ? degraded.join(', ') : 'no';
+        fleet.className = 'value ' + (degraded.length ? 'bad' : 'ok');
+      }
+      if (a.queue) { $('ov-queue').textContent = a.queue.hooks + ' hooks, ' + bytes(a.queue.bytes); }
+    }).catch(failed);
+    api('/v1/stats/timeseries?seconds=900').then(function (r) { if (r.status === 200) { draw(r.json); } })
+      .catch(failed);
+  }
+
+  function draw(ts) {
+    var n = ts.series.accepted.length;
+    var xs = new Array(n);
+    for (var i = 0; i < n; i++) { xs[i] = ts.end - n + 1 + i; }
+    var data = [xs];
+    var points = 0;
+    var accepted = 0;
+    SERIES.forEach(function (s) {
+      var values = ts.series[s[0]] || new Array(n).fill(0);
+      values.forEach(function (v) { if (v > 0) { points++; } });
+      data.push(values);
+    });
+    ts.series.accepted.forEach(function (v) { accepted += v; });
+    var box = $('overview-chart');
+    box.setAttribute('data-points', String(points));
+    $('ov-accepted').textContent = String(accepted);
+    if (typeof uPlot === 'undefined') {
+      $('app-error').textContent = 'The chart library did not load.';
+      return;
+    }
+    if (chart) {
+      chart.setData(data);
+      return;
+    }
+    var series = [{}].concat(SERIES.map(function (s) {
+      return { label: s[0], stroke: s[1], width: 1.5, points: { show: false } };
+    }));
+    chart = new uPlot({
+      width: Math.max(400, box.clientWidth - 20), height: 300, series: series,
+      axes: [{}, { label: 'per second' }], scales: { x: { time: true } }
+    }, data, box);
+  }
+
+  function limitText(limit) {
+    if (!limit) { return ['-', '-', 'unlimited']; }
+    var other = Object.keys(limit).filter(function (k) { return k !== 'rate' && k !== 'burst'; })
+      .map(function (k) { return k + '=' + limit[k]; }).join(', ');
+    return [limit.rate, limit.burst, other];
+  }
+
+  function auditRows(records) {
+    return records.map(function (a) {
+      return row([a.time, a.actor, a.action, a.tenant,
+        el('td', a.before ? JSON.stringify(a.before) : '-', 'mono'),
+        el('td', a.after ? JSON.stringify(a.after) : '-', 'mono')]);
+    });
+  }
+
+  function tenants() {
+    api('/v1/rate-limits').then(function (r) {
+      var l = r.json;
+      $('tenants-default').textContent = l['default'] ? JSON.stringify(l['default']) : 'none (unlimited)';
+      fill($('tenants-table').tBodies[0], l.tenants.map(function (t) {
+        var parts = limitText(t.limit);
+        var tr = row([t.tenant, parts[0], parts[1], parts[2], t.source]);
+        tr.className = 'clickable';
+        tr.addEventListener('click', function () {
+          $('ov-tenant').value = t.tenant;
+          if (t.limit) { $('ov-rate').value = t.limit.rate; $('ov-burst').value = t.limit.burst; }
+        });
+        return tr;
+      }));
+    }).catch(failed);
+    api('/v1/audit?limit=10').then(function (r) {
+      fill($('tenants-audit').tBodies[0], auditRows(r.json.audit));
+    }).catch(failed);
+  }
+
+  function changeOverride(method) {
+    var tenant = $('ov-tenant').value.trim();
+    var result = $('ov-result');
+    if (!tenant) { result.textContent = 'Name a tenant.'; result.className = 'error'; return; }
+    var options = { method: method, actor: $('ov-actor').value.trim() || undefined };
+    if (method === 'PUT') {
+      options.body = { rate: Number($('ov-rate').value), burst: Number($('ov-burst').value) };
+    }
+    api('/v1/tenants/' + encodeURIComponent(tenant) + '/rate-limit', options).then(function (r) {
+      var ok = r.status === 200 || r.status === 204;
+      result.className = ok ? 'ok' : 'error';
+      result.textContent = ok
+        ? (method === 'PUT' ? 'Override set for ' : 'Override deleted for ') + tenant + '.'
+        : 'Refused (' + r.status + '): ' + (r.json ? (r.json.message || r.json.error) : '');
+      tenants();
+    }).catch(failed);
+  }
+
+  function sources() {
+    api('/v1/sources').then(function (r) {
+      fill($('sources-table').tBodies[0], r.json.sources.map(function (s) {
+        return row([s.id, s.tenant === null ? 'shared' : s.tenant, s.scheme, s.secrets, s.dedupe,
+          s.bytes_per_second]);
+      }));
+    }).catch(failed);
+  }
+
+  // Hooks: the store pages in commit order; read forward and show the newest first.
+  function hooks() {
+    $('hook-detail').hidden = true;
+    var kept = [];
+    var pages = 0;
+    function next(after) {
+      var path = '/v1/hooks?limit=' + HOOK_PAGE + (after ? '&after=' + encodeURIComponent(after) : '');
+      return api(path).then(function (r) {
+        kept = kept.concat(r.json.hooks).slice(-HOOKS_SHOWN);
+        pages++;
+        if (r.json.next && pages < HOOK_PAGES_MAX) { return next(r.json.next); }
+        $('hooks-note').textContent = r.json.next
+          ? 'Showing the newest ' + kept.length + ' of the first ' + (pages * HOOK_PAGE) + ' stored hooks.'
+          : 'The newest ' + kept.length + ' stored hooks, newest first. Click one to open it.';
+        return null;
+      });
+    }
+    next(null).then(function () {
+      fill($('hooks-table').tBodies[0], kept.reverse().map(function (h) {
+        var tr = row([h.received_at, h.tenant, h.source, el('td', h.id, 'mono'),
+          String(atob(h.body_base64).length)]);
+        tr.className = 'clickable';
+        tr.addEventListener('click', function () { openHook(h.id); });
+        return tr;
+      }));
+    }).catch(failed);
+  }
+
+  function openHook(id) {
+    api('/v1/hooks/' + encodeURIComponent(id)).then(function (r) {
+      if (r.status !== 200) { $('app-error').textContent = 'Hook ' + id + ': ' + r.status; return; }
+      var h = r.json;
+      $('hook-id').textContent = h.id;
+      $('hook-tenant').textContent = h.tenant;
+      $('hook-source').textContent = h.source;
+      $('hook-received').textContent = h.received_at;
+      fill($('hook-headers').tBodies[0], Object.keys(h.headers).map(function (name) {
+        return row([name, el('td', h.headers[name], 'mono')]);
+      }));
+      var raw = atob(h.body_base64);
+      hookBody = new Uint8Array(raw.length);
+      for (var i = 0; i < raw.length; i++) { hookBody[i] = raw.charCodeAt(i); }
+      hookHex = false;
+      showBody();
+      $('hook-detail').hidden = false;
+    }).catch(failed);
+  }
+
+  function showBody() {
+    var out = $('hook-body');
+    $('hook-toggle').textContent = hookHex ? 'Show as text' : 'Show as hex';
+    if (!hookHex) {
+      out.textContent = new TextDecoder('utf-8', { fatal: false }).decode(hookBody);
+      return;
+    }
+    var lines = [];
+    for (var off = 0; off < hookBody.length; off += 16) {
+      var hex = [];
+      var text = '';
+      for (var j = off; j < Math.min(off + 16, hookBody.length); j++) {
+        hex.push((hookBody[j] < 16 ? '0' : '') + hookBody[j].toString(16));
+        text += hookBody[j] >= 0x20 && hookBody[j] < 0x7f ? String.fromCharCode(hookBody[j]) : '.';
+      }
+      lines.push(('0000000' + off.toString(16)).slice(-8) + '  ' + hex.join(' ').padEnd(47) + '  ' + text);
+    }
+    out.textContent = lines.join('\n');
+  }
+
+  function audit() {
+    api('/v1/audit?limit=100').then(function (r) {
+      fill($('audit-table').tBodies[0], auditRows(r.json.audit));
+    }).catch(failed);
+  }
+
+  // ------------------------------------------------------------ wiring
+
+  document.addEventListener('DOMContentLoaded', function () {
+    $('token-save').addEventListener('click', useToken);
+    $('token').addEventListener('keydown', function (e) { if (e.key === 'Enter') { useToken(); } });
+    $('sign-out').addEventListener('click', function () { signOut(''); });
+    $('ov-set').addEventListener('click', function () { changeOverride('PUT'); });
+    $('ov-delete').addEventListener('click', function () { changeOverride('DELETE'); });
+    $('hook-toggle').addEventListener('click', function () { hookHex = !hookHex; showBody(); });
+    window.addEventListener('hashchange', route);
+    if (token) { start(); }
+  });
+}());
