@@ -1,0 +1,9 @@
+/**
+ * Configuration: reading YAML with environment substitution, binding it to immutable
+ * records, and checking every key. A bad value is a {@code ConfigException} naming the key
+ * path and the value. Owns the one {@code TenantId} rule.
+ *
+ * <p>May use: {@code sluice-core} (limits), {@code verify} and {@code dedupe} (to check a
+ * source's scheme and dedupe key at load time). No I/O beyond reading the file.
+ */
+package org.sluice.edge.config;
