@@ -10,7 +10,6 @@ import org.sluice.core.AddressTable;
 import org.sluice.core.BucketTable;
 import org.sluice.core.Gcra;
 import org.sluice.core.Limit;
-import org.sluice.edge.admin.AdmissionState;
 
 /**
  * {@link PreReadLimits} in this node's memory: a fixed-memory {@link AddressTable} for
@@ -83,12 +82,16 @@ public final class NodeLimits implements PreReadLimits {
      * rows are the address groups in debt now, found by a scan) and {@code node} (the node
      * bucket and the sources' byte buckets).
      */
-    public List<AdmissionState.Table> tables(long now) {
-        List<AdmissionState.Table> tables = new ArrayList<>(2);
+    public List<TableReading> tables(long now) {
+        List<TableReading> tables = new ArrayList<>(2);
         if (addresses != null) {
-            tables.add(new AdmissionState.Table("per_ip", addresses.occupied(now), 0));
+            tables.add(new TableReading("per_ip", addresses.occupied(now), 0));
         }
-        tables.add(new AdmissionState.Table("node", buckets.size(), buckets.swept()));
+        tables.add(new TableReading("node", buckets.size(), buckets.swept()));
         return tables;
+    }
+
+    /** One limiter table's reading: its name, the rows it holds now, the rows its sweeps have deleted. */
+    public record TableReading(String name, long rows, long swept) {
     }
 }

@@ -209,7 +209,9 @@ public final class EdgeServer implements AutoCloseable {
     private List<AdmissionState.Table> admissionTables(Pipeline pipeline, Clock clock) {
         List<AdmissionState.Table> tables = new java.util.ArrayList<>();
         if (pipeline.preRead instanceof NodeLimits local) {
-            tables.addAll(local.tables(clock.nanoTime()));
+            for (NodeLimits.TableReading t : local.tables(clock.nanoTime())) {
+                tables.add(new AdmissionState.Table(t.name(), t.rows(), t.swept()));
+            }
         }
         tables.add(new AdmissionState.Table("tenant", backends.tenantRows().size(), backends.tenantRows().swept()));
         return tables;
