@@ -2,7 +2,6 @@ package org.sluice.edge.delivery;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.sluice.edge.config.ConfigException;
 
 /**
  * The {@code breaker} block of one destination: open after {@code failures} failed attempts
@@ -30,7 +29,7 @@ public record BreakerSettings(int failures, long openMs, long maxOpenMs) {
      * The settings of the destination configured at {@code destinationPath} (e.g.
      * {@code destinations.app}).
      *
-     * @throws ConfigException listing every bad value, each message naming its key path and value
+     * @throws SettingsException listing every bad value, each message naming its key path and value
      */
     public static BreakerSettings of(String destinationPath, long failures, long openMs, long maxOpenMs) {
         String at = destinationPath + ".breaker.";
@@ -47,7 +46,7 @@ public record BreakerSettings(int failures, long openMs, long maxOpenMs) {
             problems.add(at + "max_open_ms must be at least " + at + "open_ms (" + openMs + "), got " + maxOpenMs);
         }
         if (!problems.isEmpty()) {
-            throw new ConfigException(problems);
+            throw new SettingsException(problems);
         }
         return new BreakerSettings((int) failures, openMs, maxOpenMs);
     }

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.sluice.edge.config.ConfigException;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -62,7 +61,7 @@ public final class OutboundHeaders {
      * @param headers        the configured {@code headers}, name to value, in file order
      * @param signer         the destination's signer, or null when it does not sign
      * @param version        Sluice's version, for {@code user-agent}
-     * @throws ConfigException listing every bad name or value, each naming its key path
+     * @throws SettingsException listing every bad name or value, each naming its key path
      */
     public static OutboundHeaders of(String destinationPath, List<String> forwardHeaders, Map<String, String> headers,
                                      WebhookSigner signer, String version) {
@@ -97,7 +96,7 @@ public final class OutboundHeaders {
             }
         }
         if (!problems.isEmpty()) {
-            throw new ConfigException(problems);
+            throw new SettingsException(problems);
         }
         return new OutboundHeaders(List.copyOf(forward), configured, signer, version);
     }

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.random.RandomGenerator;
-import org.sluice.edge.config.ConfigException;
 
 /**
  * The retry schedule of one destination and the verdict on each attempt. Pure: no clock,
@@ -67,7 +66,7 @@ public final class RetryPolicy {
      * {@code destinations.app}), whose keys are {@code retry.initial_ms}, {@code retry.max_ms},
      * {@code retry.max_attempts}, {@code retry.max_age_seconds} and {@code permanent_statuses}.
      *
-     * @throws ConfigException listing every bad value, each message naming its key path and value
+     * @throws SettingsException listing every bad value, each message naming its key path and value
      */
     public static RetryPolicy of(String destinationPath, long initialMs, long maxMs, long maxAttempts,
                                  long maxAgeSeconds, List<Integer> permanentStatuses) {
@@ -100,7 +99,7 @@ public final class RetryPolicy {
             }
         }
         if (!problems.isEmpty()) {
-            throw new ConfigException(problems);
+            throw new SettingsException(problems);
         }
         return new RetryPolicy(initialMs, maxMs, (int) maxAttempts, maxAgeSeconds, permanentStatuses);
     }

@@ -5,7 +5,6 @@ import java.security.GeneralSecurityException;
 import java.util.Base64;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import org.sluice.edge.config.ConfigException;
 
 /**
  * Signs outbound requests the Standard Webhooks way: the value of {@code webhook-signature}
@@ -33,15 +32,15 @@ public final class WebhookSigner {
     /**
      * The signer for {@code secret}, read from the config key at {@code path}.
      *
-     * @throws ConfigException when the secret is not {@code whsec_} followed by standard
+     * @throws SettingsException when the secret is not {@code whsec_} followed by standard
      *     base64 (padding optional) of at least one byte
      */
     public static WebhookSigner fromSecret(String path, String secret) {
         if (secret == null) {
-            throw new ConfigException(path + " must be a string " + SECRET_PREFIX + "<base64 key>, got nothing");
+            throw new SettingsException(path + " must be a string " + SECRET_PREFIX + "<base64 key>, got nothing");
         }
         if (!secret.startsWith(SECRET_PREFIX)) {
-            throw new ConfigException(path + " must be " + SECRET_PREFIX + " followed by the base64 of the key, got "
+            throw new SettingsException(path + " must be " + SECRET_PREFIX + " followed by the base64 of the key, got "
                     + shape(secret) + " that does not start with " + SECRET_PREFIX + REDACTED);
         }
         String encoded = secret.substring(SECRET_PREFIX.length());
@@ -49,11 +48,11 @@ public final class WebhookSigner {
         try {
             key = Base64.getDecoder().decode(encoded);
         } catch (IllegalArgumentException notBase64) {
-            throw new ConfigException(path + " must be " + SECRET_PREFIX + " followed by the base64 of the key, got "
+            throw new SettingsException(path + " must be " + SECRET_PREFIX + " followed by the base64 of the key, got "
                     + shape(secret) + " whose key part is not base64" + REDACTED);
         }
         if (key.length == 0) {
-            throw new ConfigException(path + " must be " + SECRET_PREFIX
+            throw new SettingsException(path + " must be " + SECRET_PREFIX
                     + " followed by the base64 of a key of at least one byte, got an empty key" + REDACTED);
         }
         return new WebhookSigner(key);

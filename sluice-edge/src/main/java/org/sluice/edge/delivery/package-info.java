@@ -10,8 +10,9 @@
  * ({@link org.sluice.edge.delivery.DestinationBreaker}).
  *
  * <p>May use {@code sluice-core} (clock, limiters) and {@code org.sluice.edge.store} (the
- * delivery rows), plus {@link org.sluice.edge.config.ConfigException} as the one type for
- * bad configuration. Nothing here knows about the ingest HTTP server, intake or the admin
+ * delivery rows). Bad settings throw {@link org.sluice.edge.delivery.SettingsException}, which
+ * the config loader (which may use this package, not the other way round) reports as its own
+ * errors. Nothing here knows about the ingest HTTP server, intake or the admin
  * API; they may call in, not the other way round.
  *
  * <p>Status: these are building blocks, not yet wired into the server (see

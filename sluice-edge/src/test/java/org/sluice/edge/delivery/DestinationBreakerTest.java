@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.sluice.edge.config.ConfigException;
 import org.sluice.edge.delivery.DestinationBreaker.Pass;
 import org.sluice.edge.delivery.DestinationBreaker.State;
 import org.sluice.testkit.ManualClock;
@@ -186,12 +185,12 @@ class DestinationBreakerTest {
     @Test
     void badSettingsAreAllReportedWithTheirKeyPaths() {
         assertThatThrownBy(() -> BreakerSettings.of("destinations.app", 0, 0, -1))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.errors()).containsExactly(
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.errors()).containsExactly(
                         "destinations.app.breaker.failures must be an integer from 1 to 2147483647, got 0",
                         "destinations.app.breaker.open_ms must be an integer of at least 1, got 0",
                         "destinations.app.breaker.max_open_ms must be an integer of at least 1, got -1"));
         assertThatThrownBy(() -> BreakerSettings.of("destinations.app", 5, 30_000, 10_000))
-                .isInstanceOf(ConfigException.class)
+                .isInstanceOf(SettingsException.class)
                 .hasMessage("destinations.app.breaker.max_open_ms must be at least destinations.app.breaker.open_ms (30000), got 10000");
         assertThat(BreakerSettings.of("destinations.app", 3, 100, 100)).isEqualTo(new BreakerSettings(3, 100, 100));
     }

@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.sluice.edge.config.ConfigException;
 import org.sluice.edge.store.StoredHook;
 
 class OutboundHeadersTest {
@@ -85,7 +84,7 @@ class OutboundHeadersTest {
         configured.put("x-token", "abc\r\nsecret");
         configured.put("bad name", "v");
         assertThatThrownBy(() -> OutboundHeaders.of(APP, List.of("Host", "sluice-attempt", "x:y"), configured, null, "dev"))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.errors()).containsExactly(
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.errors()).containsExactly(
                         "destinations.app.forward_headers[0] must not name a header that Sluice sets itself or that"
                                 + " frames the request, got \"Host\"",
                         "destinations.app.forward_headers[1] must not name a header that Sluice sets itself or that"

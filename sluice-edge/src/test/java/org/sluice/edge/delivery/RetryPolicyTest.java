@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.sluice.edge.config.ConfigException;
 import org.sluice.edge.delivery.AttemptResult.Failure;
 import org.sluice.edge.delivery.RetryPolicy.Verdict;
 
@@ -181,7 +180,7 @@ class RetryPolicyTest {
     @Test
     void badValuesAreAllReportedWithTheirKeyPaths() {
         assertThatThrownBy(() -> RetryPolicy.of(APP, 0, -5, 0, 0, Arrays.asList(404, 200, null, 600)))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.errors()).containsExactly(
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.errors()).containsExactly(
                         "destinations.app.retry.initial_ms must be an integer of at least 1, got 0",
                         "destinations.app.retry.max_ms must be an integer of at least 1, got -5",
                         "destinations.app.retry.max_attempts must be an integer from 1 to 2147483647, got 0",
@@ -194,12 +193,12 @@ class RetryPolicyTest {
     @Test
     void maxMsBelowInitialMsIsAConfigError() {
         assertThatThrownBy(() -> RetryPolicy.of(APP, 5_000, 1_000, 20, 60, List.of()))
-                .isInstanceOf(ConfigException.class)
+                .isInstanceOf(SettingsException.class)
                 .hasMessage("destinations.app.retry.max_ms must be at least destinations.app.retry.initial_ms (5000), got 1000");
         assertThatThrownBy(() -> RetryPolicy.of(APP, 1, 1, 3_000_000_000L, Long.MAX_VALUE, List.of()))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.errors()).hasSize(2));
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.errors()).hasSize(2));
         assertThatThrownBy(() -> RetryPolicy.of(APP, 1, 1, 1, 1, null))
-                .isInstanceOf(ConfigException.class)
+                .isInstanceOf(SettingsException.class)
                 .hasMessage("destinations.app.permanent_statuses must be a list of statuses, got nothing");
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
-import org.sluice.edge.config.ConfigException;
 
 class WebhookSignerTest {
 
@@ -84,7 +83,7 @@ class WebhookSignerTest {
     void aSecretWithoutThePrefixIsAConfigErrorThatNamesThePathButNotTheSecret() {
         String raw = "c2x1aWNlLWRlbGl2ZXJ5LXRlc3Qta2V5LTAxMjM0NTY=";
         assertThatThrownBy(() -> WebhookSigner.fromSecret(PATH, raw))
-                .isInstanceOf(ConfigException.class)
+                .isInstanceOf(SettingsException.class)
                 .hasMessage(PATH + " must be whsec_ followed by the base64 of the key, got a 44-character value"
                         + " that does not start with whsec_ (redacted: secrets are never printed)")
                 .message().doesNotContain(raw);
@@ -93,7 +92,7 @@ class WebhookSignerTest {
     @Test
     void aSecretThatIsNotBase64IsAConfigError() {
         assertThatThrownBy(() -> WebhookSigner.fromSecret(PATH, "whsec_not base64!"))
-                .isInstanceOf(ConfigException.class)
+                .isInstanceOf(SettingsException.class)
                 .hasMessage(PATH + " must be whsec_ followed by the base64 of the key, got a 17-character value"
                         + " whose key part is not base64 (redacted: secrets are never printed)");
     }
@@ -101,10 +100,10 @@ class WebhookSignerTest {
     @Test
     void anEmptyKeyAndAMissingSecretAreConfigErrors() {
         assertThatThrownBy(() -> WebhookSigner.fromSecret(PATH, "whsec_"))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith(PATH + " must be whsec_")
+                .isInstanceOf(SettingsException.class).hasMessageStartingWith(PATH + " must be whsec_")
                 .hasMessageContaining("got an empty key");
         assertThatThrownBy(() -> WebhookSigner.fromSecret(PATH, null))
-                .isInstanceOf(ConfigException.class).hasMessage(PATH + " must be a string whsec_<base64 key>, got nothing");
+                .isInstanceOf(SettingsException.class).hasMessage(PATH + " must be a string whsec_<base64 key>, got nothing");
     }
 
     @Test

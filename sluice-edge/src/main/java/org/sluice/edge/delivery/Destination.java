@@ -1,0 +1,69 @@
+package org.sluice.edge.delivery;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+import org.sluice.core.Limit;
+
+/**
+ * {@code destinations.<name>:} one place accepted hooks are handed on to, validated.
+ *
+ * @param name        the key under {@code destinations}, 1-64 of {@code A-Z a-z 0-9 _ -}
+ * @param type        {@code http} (brokers come later)
+ * @param url         where attempts are POSTed; {@code http} or {@code https}
+ * @param timeoutMs   the whole attempt, connect included
+ * @param maxInFlight attempts to this destination at once
+ * @param rate        attempts per second (with burst); empty: unpaced
+ * @param signer      the Standard Webhooks signer; empty: attempts are not signed
+ * @param headers     what every attempt carries (forwarded, configured and Sluice's own)
+ * @param ordering    {@code none} or {@code fifo}
+ * @param retry       when to try again and when to give up
+ * @param breaker     when to stop trying for a while
+ * @param caFile      PEM certificates trusted for {@code https} instead of the JDK's; empty: the JDK's
+ */
+public record Destination(
+        String name,
+        String type,
+        URI url,
+        long timeoutMs,
+        int maxInFlight,
+        Optional<Limit> rate,
+        Optional<WebhookSigner> signer,
+        OutboundHeaders headers,
+        Ordering ordering,
+        RetryPolicy retry,
+        BreakerSettings breaker,
+        Optional<Path> caFile) {
+
+    public static final String TYPE_HTTP = "http";
+    public static final long DEFAULT_TIMEOUT_MS = 15_000;
+    public static final int DEFAULT_MAX_IN_FLIGHT = 32;
+
+    public Destination {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(rate, "rate");
+        Objects.requireNonNull(signer, "signer");
+        Objects.requireNonNull(headers, "headers");
+        Objects.requireNonNull(ordering, "ordering");
+        Objects.requireNonNull(retry, "retry");
+        Objects.requireNonNull(breaker, "breaker");
+        Objects.requireNonNull(caFile, "caFile");
+        if (timeoutMs < 1) {
+            throw new IllegalArgumentException("timeoutMs must be at least 1, got " + timeoutMs);
+        }
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1, got " + maxInFlight);
+        }
+    }
+
+    /** Never prints the signing secret or configured header values. */
+    @Override
+    public String toString() {
+        return "Destination[" + name + ", " + type + " " + url + ", timeout_ms=" + timeoutMs
+                + ", max_in_flight=" + maxInFlight + ", rate=" + rate.map(Limit::toString).orElse("unpaced")
+                + ", signed=" + signer.isPresent() + ", ordering=" + ordering.configName() + "]";
+    }
+}
