@@ -45,7 +45,7 @@ class AddressTableTest {
     @Test
     void exactlyBurstThenOnePerInterval() {
         AddressTable table = fixedTable();
-        HandClock clock = new HandClock(7 * SECOND);
+        TestClock clock = new TestClock(7 * SECOND);
         InetAddress a = ip("192.0.2.1");
         assertThat(admitted(table, a, 100, clock.nanoTime())).isEqualTo(5);
         assertThat(table.tryCharge(a, LIMIT, clock.nanoTime())).isEqualTo(SECOND);

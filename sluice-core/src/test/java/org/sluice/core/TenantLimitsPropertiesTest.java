@@ -74,7 +74,7 @@ class TenantLimitsPropertiesTest {
                                         @ForAll @IntRange(min = 1, max = 20_000) int burstBytes,
                                         @ForAll("arrivals") List<Arrival> arrivals) {
         Limit limit = Limit.of(rate, burst).withBytesPerSecond(bytesPerSecond).withBurstBytes(burstBytes);
-        HandClock clock = new HandClock(-5_000_000_000L);
+        TestClock clock = new TestClock(-5_000_000_000L);
         TenantLimits limits = new TenantLimits(limit, Map.of(), new InMemoryOverrideStore(), clock);
         Reference reference = new Reference(limit);
         for (Arrival a : arrivals) {

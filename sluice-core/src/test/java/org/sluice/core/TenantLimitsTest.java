@@ -12,7 +12,7 @@ class TenantLimitsTest {
     private static final long MS = 1_000_000L;
     private static final long SECOND = 1_000_000_000L;
 
-    private final HandClock clock = new HandClock(123 * SECOND);
+    private final TestClock clock = new TestClock(123 * SECOND);
 
     private static int admitted(TenantLimits limits, String tenant, long bytes, int attempts) {
         int n = 0;

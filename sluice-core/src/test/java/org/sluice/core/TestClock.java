@@ -15,6 +15,10 @@ final class TestClock implements Clock {
         nanos = new AtomicLong(startNanos);
     }
 
+    TestClock() {
+        this(0L);
+    }
+
     @Override
     public long nanoTime() {
         return nanos.get();
@@ -26,5 +30,9 @@ final class TestClock implements Clock {
         }
         nanos.addAndGet(by);
         return this;
+    }
+
+    TestClock advanceMillis(long by) {
+        return advanceNanos(by * 1_000_000L);
     }
 }

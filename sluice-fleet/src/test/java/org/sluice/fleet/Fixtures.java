@@ -44,17 +44,6 @@ final class Fixtures {
 
     /** Waits for a condition that background work (a reconnect, a drain, a TTL) makes true. */
     static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        org.sluice.testkit.Eventually.until(what, condition);
     }
 }

@@ -59,14 +59,7 @@ final class TestEdge implements AutoCloseable {
 
     /** Waits (bounded: 30 s, then fails) until {@code condition} holds. Not a timing assertion. */
     static void await(java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("condition not reached within 30 s");
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
+        org.sluice.testkit.Eventually.until("a condition of the test", condition);
     }
 
     Backends backends() {

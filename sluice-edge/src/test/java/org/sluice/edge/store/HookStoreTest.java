@@ -279,37 +279,19 @@ class HookStoreTest {
         int threads = 4;
         int keys = 300;
         java.util.concurrent.ConcurrentHashMap<String, java.util.Set<String>> acceptedIdsByKey = new java.util.concurrent.ConcurrentHashMap<>();
-        java.util.concurrent.ConcurrentLinkedQueue<Throwable> errors = new java.util.concurrent.ConcurrentLinkedQueue<>();
-        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int offset = t;
-            Thread w = new Thread(() -> {
-                try {
-                    start.await();
-                    for (int i = 0; i < keys; i += 3) {
-                        List<PendingHook> batch = new ArrayList<>();
-                        for (int j = 0; j < 3; j++) {
-                            batch.add(Hooks.hook("k" + ((i + j + offset) % keys)));
-                        }
-                        List<CommitResult> results = store.commit(batch);
-                        for (int j = 0; j < 3; j++) {
-                            acceptedIdsByKey.computeIfAbsent(batch.get(j).dedupeKey(), k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
-                                    .add(results.get(j).id());
-                        }
-                    }
-                } catch (Throwable e) {
-                    errors.add(e);
+        org.sluice.testkit.Together.run(threads, offset -> {
+            for (int i = 0; i < keys; i += 3) {
+                List<PendingHook> batch = new ArrayList<>();
+                for (int j = 0; j < 3; j++) {
+                    batch.add(Hooks.hook("k" + ((i + j + offset) % keys)));
                 }
-            });
-            workers.add(w);
-            w.start();
-        }
-        start.countDown();
-        for (Thread w : workers) {
-            w.join();
-        }
-        assertThat(errors).isEmpty();
+                List<CommitResult> results = store.commit(batch);
+                for (int j = 0; j < 3; j++) {
+                    acceptedIdsByKey.computeIfAbsent(batch.get(j).dedupeKey(), k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+                            .add(results.get(j).id());
+                }
+            }
+        });
         List<StoredHook> all = store.after(null, 10_000).hooks();
         assertThat(all).hasSize(keys);
         assertThat(all).extracting(StoredHook::dedupeKey).doesNotHaveDuplicates();
