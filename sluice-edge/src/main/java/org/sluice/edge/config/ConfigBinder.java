@@ -10,8 +10,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
+import org.sluice.edge.delivery.Destination;
 
 /**
  * Walks the converted tree section by section into a {@link SluiceConfig}, recording
@@ -20,7 +22,8 @@ import org.sluice.core.Limit;
  */
 final class ConfigBinder {
 
-    static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet");
+    static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet",
+            "destinations", "retention", "store");
     static final List<String> NODE = List.of("id", "data_dir");
     static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "read_timeout_ms",
             "idle_timeout_ms", "max_connections", "workers", "tls");
@@ -37,6 +40,9 @@ final class ConfigBinder {
     static final List<String> DEDUPE = List.of("ttl_seconds", "scope");
     static final List<String> FLEET = List.of("redis", "timeout_ms", "breaker_failure_rate", "breaker_min_calls",
             "breaker_window_ms", "breaker_open_ms", "pending_ttl_ms", "settle_interval_ms", "settle_queue_max", "fallback");
+
+    static final List<String> RETENTION = List.of("hooks_seconds", "dead_seconds");
+    static final List<String> STORE = List.of("max_bytes");
 
     static final long MAX_BODY_CEILING = 1L << 30; // bodies are held in memory whole
     static final long MAX_INFLIGHT_CEILING = 1L << 40;
@@ -61,13 +67,31 @@ final class ConfigBinder {
         RateLimitsConfig rateLimits = rateLimits(root.section("rate_limits", RATE_LIMITS), node, http);
         IntakeConfig intake = intake(root.section("intake", INTAKE));
         DedupeConfig dedupe = dedupe(root.section("dedupe", DEDUPE));
-        Map<String, SourceConfig> sources = SourceReader.read(root, rateLimits.sourceBytesPerSecond());
+        Map<String, Destination> destinations = DestinationReader.read(root, http.maxBodyBytes());
+        Map<String, SourceConfig> sources = SourceReader.read(root, rateLimits.sourceBytesPerSecond(),
+                destinations.keySet(),
+                root.raw("destinations") instanceof Map<?, ?> named ? names(named) : Set.of());
         FleetConfig fleet = fleet(root.section("fleet", FLEET));
+        RetentionConfig retention = retention(root.section("retention", RETENTION));
+        StoreConfig store = new StoreConfig(root.section("store", STORE).integer("max_bytes", 0L, 0L, Long.MAX_VALUE));
         crossChecks(admin, http, rateLimits, tree);
         if (!problems.isEmpty()) {
             return null;
         }
-        return new SluiceConfig(node, admin, http, rateLimits, intake, dedupe, sources, fleet);
+        return new SluiceConfig(node, admin, http, rateLimits, intake, dedupe, sources, fleet, destinations,
+                retention, store);
+    }
+
+    private static Set<String> names(Map<?, ?> m) {
+        Set<String> out = new java.util.HashSet<>();
+        m.keySet().forEach(k -> out.add(String.valueOf(k)));
+        return out;
+    }
+
+    private static RetentionConfig retention(Section s) {
+        return new RetentionConfig(
+                s.integer("hooks_seconds", RetentionConfig.DEFAULT_HOOKS_SECONDS, 1L, RetentionConfig.MAX_SECONDS),
+                s.integer("dead_seconds", RetentionConfig.DEFAULT_DEAD_SECONDS, 1L, RetentionConfig.MAX_SECONDS));
     }
 
     // ------------------------------------------------------------------ node, admin

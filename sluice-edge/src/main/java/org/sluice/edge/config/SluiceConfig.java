@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.sluice.edge.delivery.Destination;
 
 /**
  * A whole, validated Sluice configuration. Immutable; built by {@link ConfigLoader}, which
@@ -14,7 +15,8 @@ import java.util.Objects;
  * {@code node().dataDir()}, {@code rate_limits.default} is {@code rateLimits().defaultLimit()}.
  * See {@code docs/configuration.md} for every key, its default and its meaning.
  *
- * @param sources by source id, in file order
+ * @param sources      by source id, in file order
+ * @param destinations by destination name, in file order
  */
 public record SluiceConfig(
         NodeConfig node,
@@ -24,7 +26,10 @@ public record SluiceConfig(
         IntakeConfig intake,
         DedupeConfig dedupe,
         Map<String, SourceConfig> sources,
-        FleetConfig fleet) {
+        FleetConfig fleet,
+        Map<String, Destination> destinations,
+        RetentionConfig retention,
+        StoreConfig store) {
 
     public SluiceConfig {
         Objects.requireNonNull(node, "node");
@@ -34,7 +39,10 @@ public record SluiceConfig(
         Objects.requireNonNull(intake, "intake");
         Objects.requireNonNull(dedupe, "dedupe");
         Objects.requireNonNull(fleet, "fleet");
+        Objects.requireNonNull(retention, "retention");
+        Objects.requireNonNull(store, "store");
         sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
+        destinations = Collections.unmodifiableMap(new LinkedHashMap<>(destinations));
     }
 
     /** Every key at its default, no sources: what an empty YAML file gives. */
@@ -42,7 +50,7 @@ public record SluiceConfig(
         NodeConfig node = NodeConfig.defaults();
         return new SluiceConfig(node, AdminConfig.defaults(), HttpConfig.defaults(),
                 RateLimitsConfig.defaults(node.id()), IntakeConfig.defaults(), DedupeConfig.defaults(),
-                Map.of(), FleetConfig.defaults());
+                Map.of(), FleetConfig.defaults(), Map.of(), RetentionConfig.defaults(), StoreConfig.defaults());
     }
 
     /** One line for the boot log: the settings an operator checks first. No secrets. */
@@ -63,7 +71,10 @@ public record SluiceConfig(
                 .append(" tenants=").append(rateLimits.tenants().size())
                 .append(" sources=").append(sources.size())
                 .append(" partitions=").append(intake.partitions())
-                .append(" dedupe=").append(dedupe.scope().configName()).append('/').append(dedupe.ttlSeconds()).append('s');
+                .append(" dedupe=").append(dedupe.scope().configName()).append('/').append(dedupe.ttlSeconds()).append('s')
+                .append(" destinations=").append(destinations.size())
+                .append(" retention=").append(retention.hooksSeconds()).append("s/").append(retention.deadSeconds()).append('s')
+                .append(" store_max_bytes=").append(store.bounded() ? Long.toString(store.maxBytes()) : "off");
         return s.toString();
     }
 

@@ -1,5 +1,6 @@
 package org.sluice.edge.config;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.sluice.edge.dedupe.DedupeSpec;
@@ -19,13 +20,16 @@ import org.sluice.edge.verify.VerifySpec;
  * @param bytesPerSecond the body-bytes ceiling in force for this source:
  *                       {@code sources.<id>.bytes_per_second} when set, else
  *                       {@code rate_limits.sources.default.bytes_per_second}
+ * @param deliverTo      {@code sources.<id>.deliver_to}: the destinations each accepted hook
+ *                       is handed on to, in file order, each named once; empty: stored only
  */
 public record SourceConfig(
         String id,
         Optional<String> tenant,
         VerifySpec verify,
         DedupeSpec dedupe,
-        long bytesPerSecond) {
+        long bytesPerSecond,
+        List<String> deliverTo) {
 
     /** The tenant that owns the hooks of a shared source under {@code path} routing. */
     public static final String SHARED_TENANT = "default";
@@ -35,6 +39,12 @@ public record SourceConfig(
         Objects.requireNonNull(tenant, "tenant");
         Objects.requireNonNull(verify, "verify");
         Objects.requireNonNull(dedupe, "dedupe");
+        deliverTo = List.copyOf(deliverTo);
+    }
+
+    /** A source that delivers nowhere (its hooks are stored only). */
+    public SourceConfig(String id, Optional<String> tenant, VerifySpec verify, DedupeSpec dedupe, long bytesPerSecond) {
+        this(id, tenant, verify, dedupe, bytesPerSecond, List.of());
     }
 
     /** True when no tenant owns this source. */
@@ -47,6 +57,6 @@ public record SourceConfig(
     public String toString() {
         return "SourceConfig[id=" + id + ", tenant=" + tenant.orElse("<shared>")
                 + ", verify=" + verify.scheme() + " (" + verify.secrets().size() + " secrets)"
-                + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + "]";
+                + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + ", deliverTo=" + deliverTo + "]";
     }
 }

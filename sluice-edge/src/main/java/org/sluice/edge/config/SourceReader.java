@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.sluice.edge.dedupe.DedupeSpec;
 import org.sluice.edge.verify.Verifiers;
@@ -17,7 +18,7 @@ final class SourceReader {
     static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     static final String ID_RULE = "1 to 64 characters from A-Z a-z 0-9 _ -";
 
-    static final List<String> SOURCE_KEYS = List.of("tenant", "verify", "dedupe", "bytes_per_second");
+    static final List<String> SOURCE_KEYS = List.of("tenant", "verify", "dedupe", "bytes_per_second", "deliver_to");
     static final List<String> VERIFY_KEYS = List.of("scheme", "secrets", "tolerance_seconds",
             "header", "prefix", "algorithm", "encoding");
     static final List<String> SCHEMES = Verifiers.SCHEMES;
@@ -35,7 +36,13 @@ final class SourceReader {
     private SourceReader() {
     }
 
-    static Map<String, SourceConfig> read(Section root, long defaultBytesPerSecond) {
+    /**
+     * @param destinations      the names of the valid destinations
+     * @param namedDestinations every name written under {@code destinations} (valid or not), so
+     *                          that a bad destination is reported once, not again per source
+     */
+    static Map<String, SourceConfig> read(Section root, long defaultBytesPerSecond, Set<String> destinations,
+                                          Set<String> namedDestinations) {
         Map<String, SourceConfig> out = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : root.entries("sources").entrySet()) {
             String id = e.getKey();
@@ -68,8 +75,41 @@ final class SourceReader {
             }
             DedupeSpec dedupe = dedupe(s, s.raw("dedupe"));
             long bytes = s.integer("bytes_per_second", defaultBytesPerSecond, 1L, Long.MAX_VALUE);
+            List<String> deliverTo = deliverTo(s, destinations, namedDestinations);
             if (root.problems().size() == before && verify != null && dedupe != null) {
-                out.put(id, new SourceConfig(id, tenant, verify, dedupe, bytes));
+                out.put(id, new SourceConfig(id, tenant, verify, dedupe, bytes, deliverTo));
+            }
+        }
+        return out;
+    }
+
+    private static List<String> deliverTo(Section s, Set<String> destinations, Set<String> named) {
+        if (!s.has("deliver_to")) {
+            return List.of();
+        }
+        String path = s.pathOf("deliver_to");
+        List<?> raw = s.list("deliver_to");
+        if (raw == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < raw.size(); i++) {
+            Object item = raw.get(i);
+            String at = Paths.index(path, i);
+            String name = Values.string(item);
+            if (name == null) {
+                s.problem(at + " must be a destination name, got " + Values.render(item));
+            } else if (out.contains(name)) {
+                s.problem(at + " names destination " + Values.quote(name) + " twice");
+            } else if (!destinations.contains(name)) {
+                if (!named.contains(name)) {
+                    s.problem(at + " names no configured destination: got " + Values.render(item)
+                            + (destinations.isEmpty() ? " (no destinations are configured)"
+                                    : ", configured: " + String.join(", ", destinations)));
+                }
+                // a destination that is named but invalid has its own message already
+            } else {
+                out.add(name);
             }
         }
         return out;

@@ -64,7 +64,7 @@ public final class RetryPolicy {
     /**
      * The policy of the destination configured at {@code destinationPath} (e.g.
      * {@code destinations.app}), whose keys are {@code retry.initial_ms}, {@code retry.max_ms},
-     * {@code retry.max_attempts}, {@code retry.max_age_seconds} and {@code permanent_statuses}.
+     * {@code retry.max_attempts}, {@code retry.max_age_seconds} and {@code retry.permanent_statuses}.
      *
      * @throws SettingsException listing every bad value, each message naming its key path and value
      */
@@ -88,12 +88,12 @@ public final class RetryPolicy {
             problems.add(retry + "max_age_seconds must be an integer from 1 to " + maxAgeLimit + ", got " + maxAgeSeconds);
         }
         if (permanentStatuses == null) {
-            problems.add(destinationPath + ".permanent_statuses must be a list of statuses, got nothing");
+            problems.add(retry + "permanent_statuses must be a list of statuses, got nothing");
         } else {
             for (int i = 0; i < permanentStatuses.size(); i++) {
                 Integer s = permanentStatuses.get(i);
                 if (s == null || s < LOWEST_PERMANENT || s > HIGHEST_PERMANENT) {
-                    problems.add(destinationPath + ".permanent_statuses[" + i + "] must be a status from "
+                    problems.add(retry + "permanent_statuses[" + i + "] must be a status from "
                             + LOWEST_PERMANENT + " to " + HIGHEST_PERMANENT + " (2xx is delivered), got " + s);
                 }
             }

@@ -61,6 +61,12 @@ class ConfigDocsTest {
         check(doc, "dedupe", ConfigBinder.DEDUPE, missing);
         check(doc, "fleet", ConfigBinder.FLEET, missing);
         check(doc, "sources.<id>", SourceReader.SOURCE_KEYS, missing);
+        check(doc, "destinations.<name>", DestinationReader.KEYS, missing);
+        check(doc, "destinations.<name>.retry", DestinationReader.RETRY, missing);
+        check(doc, "destinations.<name>.breaker", DestinationReader.BREAKER, missing);
+        check(doc, "destinations.<name>.signing", DestinationReader.SIGNING, missing);
+        check(doc, "retention", ConfigBinder.RETENTION, missing);
+        check(doc, "store", ConfigBinder.STORE, missing);
         for (String k : SourceReader.VERIFY_KEYS) {
             if (!doc.contains("| `" + k + "` |")) {
                 missing.add("verify." + k);

@@ -185,9 +185,9 @@ class RetryPolicyTest {
                         "destinations.app.retry.max_ms must be an integer of at least 1, got -5",
                         "destinations.app.retry.max_attempts must be an integer from 1 to 2147483647, got 0",
                         "destinations.app.retry.max_age_seconds must be an integer from 1 to 9223372036854775, got 0",
-                        "destinations.app.permanent_statuses[1] must be a status from 300 to 599 (2xx is delivered), got 200",
-                        "destinations.app.permanent_statuses[2] must be a status from 300 to 599 (2xx is delivered), got null",
-                        "destinations.app.permanent_statuses[3] must be a status from 300 to 599 (2xx is delivered), got 600"));
+                        "destinations.app.retry.permanent_statuses[1] must be a status from 300 to 599 (2xx is delivered), got 200",
+                        "destinations.app.retry.permanent_statuses[2] must be a status from 300 to 599 (2xx is delivered), got null",
+                        "destinations.app.retry.permanent_statuses[3] must be a status from 300 to 599 (2xx is delivered), got 600"));
     }
 
     @Test
@@ -199,6 +199,6 @@ class RetryPolicyTest {
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.errors()).hasSize(2));
         assertThatThrownBy(() -> RetryPolicy.of(APP, 1, 1, 1, 1, null))
                 .isInstanceOf(SettingsException.class)
-                .hasMessage("destinations.app.permanent_statuses must be a list of statuses, got nothing");
+                .hasMessage("destinations.app.retry.permanent_statuses must be a list of statuses, got nothing");
     }
 }
