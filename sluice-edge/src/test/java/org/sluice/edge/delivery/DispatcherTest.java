@@ -443,6 +443,29 @@ class DispatcherTest {
         }
     }
 
+    @Test
+    void fifoOrderIsRebuiltFromTheLedgerAfterARestart() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.plan(Answer.status(500));
+        Spec s = new Spec("app", r.uri("/h"));
+        s.ordering = Ordering.FIFO;
+        Dispatcher first = dispatcher(s);
+        String a1 = commit("acme", "gh", "a1", "app");
+        assertThat(pumpAndSettle(first)).isEqualTo(1); // a1 fails, due again within a second
+        first.close();
+        String a2 = commit("acme", "gh", "a2", "app");
+
+        Dispatcher again = dispatcher(s); // knows nothing but the ledger
+        assertThat(drain(again)).as("a2 waits behind a1").isZero();
+        assertThat(row(a2, "app").attempts()).isZero();
+        advanceMillis(1_000);
+        drain(again);
+        assertThat(bodiesInOrder(r, "a")).containsExactly("a1", "a1", "a2");
+        assertThat(row(a1, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(row(a2, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+    }
+
     private static List<String> bodiesInOrder(HookReceiver r, String prefix) {
         return r.received().stream().map(Received::bodyText).filter(b -> b.startsWith(prefix)).toList();
     }

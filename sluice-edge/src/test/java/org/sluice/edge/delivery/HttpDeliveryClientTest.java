@@ -130,6 +130,15 @@ class HttpDeliveryClientTest {
     }
 
     @Test
+    void oversizedAnswerHeadersAreUnreadableNotBuffered() throws Exception {
+        plainReceiver(30_000);
+        receiver.plan(Answer.status(200).withHeader("X-Big", "v".repeat(64 * 1024)));
+        HttpDeliveryClient.Outcome o = send("d");
+        assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.PROTOCOL));
+        assertThat(o.error()).isEqualTo("unreadable answer");
+    }
+
+    @Test
     void refusedConnectIsAConnectFailure() throws Exception {
         plainReceiver(30_000);
         receiver.stop();
