@@ -105,4 +105,13 @@ class ArchitectureTest {
                     "java..", "javax..", "org.rocksdb..", "org.slf4j..", "com.fasterxml.jackson..",
                     "com.google.errorprone.annotations..")
             .as("org.sluice.edge.store should depend only on sluice-core, RocksDB, Jackson, SLF4J and the JDK");
+
+    /** Delivery sits on the store: the server, intake and admin call into it, never the other way. */
+    @ArchTest
+    static final ArchRule deliveryUsesOnlyCoreAndStore = noClasses()
+            .that().resideInAPackage("org.sluice.edge.delivery..")
+            .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.http..", "org.sluice.edge.admin..",
+                    "org.sluice.edge.server..", "org.sluice.edge.cli..", "org.sluice.edge.intake..",
+                    "org.sluice.edge.config..", "org.sluice.edge.admission..")
+            .as("org.sluice.edge.delivery should use sluice-core and org.sluice.edge.store only of Sluice");
 }

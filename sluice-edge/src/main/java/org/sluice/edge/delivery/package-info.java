@@ -15,7 +15,7 @@
  * errors. Nothing here knows about the ingest HTTP server, intake or the admin
  * API; they may call in, not the other way round.
  *
- * <p>Status: these are building blocks, not yet wired into the server (see
+ * <p>The {@link org.sluice.edge.delivery.Dispatcher} runs it: the server starts one when destinations are configured (see
  * {@code docs/delivery.md}).
  */
 package org.sluice.edge.delivery;

@@ -9,6 +9,7 @@ import org.sluice.core.Clock;
 import org.sluice.core.QueueShares;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.delivery.Dispatcher;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.RocksOverrideStore;
 import java.util.function.UnaryOperator;
@@ -46,6 +47,8 @@ final class Backends implements AutoCloseable {
     private final LongSupplier epochMillis;
     private final TenantGate gate;
     private final HookSink sink;
+    /** Delivers to {@code destinations}; null when none is configured. Closed before the store. */
+    private final Dispatcher dispatcher;
     private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
     private final Warnings resumeWarnings = new Warnings(LOG, java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
     /** Only the sweeper's resume task touches it. */
@@ -99,6 +102,25 @@ final class Backends implements AutoCloseable {
             throw e;
         }
         this.intake = opened;
+        Dispatcher delivering = null;
+        if (!config.destinations().isEmpty()) {
+            try {
+                delivering = new Dispatcher(java.util.List.copyOf(config.destinations().values()), store, clock, epochMillis,
+                        registry, new java.util.SplittableRandom());
+                delivering.start();
+            } catch (RuntimeException e) {
+                intake.close();
+                store.close();
+                if (host != null) {
+                    host.close();
+                }
+                if (fleet != null) {
+                    fleet.close();
+                }
+                throw e;
+            }
+        }
+        this.dispatcher = delivering;
         this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody);
         this.sink = new IntakeSink(store, intake, epochMillis);
     }
@@ -149,6 +171,11 @@ final class Backends implements AutoCloseable {
         return sink;
     }
 
+    /** The delivery dispatcher (its live figures, {@code wake()}, {@code pausedChanged}), or null without destinations. */
+    Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
     /** Both tenant tables seen as one, for the limiter metrics and tests. */
     TenantRows tenantRows() {
         return rows;
@@ -194,6 +221,9 @@ final class Backends implements AutoCloseable {
         try {
             intake.close();
         } finally {
+            if (dispatcher != null) {
+                dispatcher.close(); // waits a bounded time for attempts out; the rest stays pending
+            }
             store.close();
             if (host != null) {
                 host.close();

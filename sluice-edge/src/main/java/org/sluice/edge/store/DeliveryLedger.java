@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -281,6 +282,58 @@ public final class DeliveryLedger {
             }
         });
         return new DestinationCounts(pending, dead, oldest);
+    }
+
+    /**
+     * When the earliest pending delivery to {@code destination} that is due strictly after
+     * {@code afterMillis} comes due (epoch ms), or empty when none is. One seek on the due
+     * index; the dispatcher sleeps until then.
+     */
+    public OptionalLong nextDueAfter(String destination, long afterMillis) {
+        PendingHook.checkDestination(destination);
+        return store.underReadLock((rocks, unused) -> {
+            byte[] prefix = DeliveryCodec.destinationPrefix(destination);
+            long from = afterMillis == Long.MAX_VALUE ? afterMillis : afterMillis + 1;
+            try (RocksIterator it = rocks.db().newIterator(store.family(CF_DUE))) {
+                it.seek(DeliveryCodec.dueKey(destination, from, 0));
+                if (it.isValid() && DeliveryCodec.startsWith(it.key(), prefix) && it.key().length == prefix.length + 16) {
+                    return OptionalLong.of(DeliveryCodec.dueKeyMillis(it.key()));
+                }
+                it.status();
+                return OptionalLong.empty();
+            }
+        });
+    }
+
+    /** A pending delivery as the pending index lists it: the hook's commit sequence number and id. */
+    public record PendingRef(long seq, String hookId) {
+    }
+
+    /**
+     * Up to {@code limit} pending deliveries to {@code destination} in hook commit order,
+     * after the hook of sequence number {@code afterSeq} (0: from the first). Reads only the
+     * pending index (no row, no hook); a {@code fifo} dispatcher follows new commits with it.
+     */
+    public List<PendingRef> pendingInOrder(String destination, long afterSeq, int limit) {
+        checkLimit(limit);
+        PendingHook.checkDestination(destination);
+        return store.underReadLock((rocks, unused) -> {
+            byte[] prefix = DeliveryCodec.indexPrefix(DeliveryState.PENDING, destination);
+            List<PendingRef> out = new ArrayList<>();
+            try (RocksIterator it = rocks.db().newIterator(store.family(CF_BY_DESTINATION))) {
+                long from = afterSeq == Long.MAX_VALUE ? afterSeq : afterSeq + 1;
+                for (it.seek(DeliveryCodec.indexKey(DeliveryState.PENDING, destination, from));
+                        it.isValid() && out.size() < limit; it.next()) {
+                    byte[] k = it.key();
+                    if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 8) {
+                        break;
+                    }
+                    out.add(new PendingRef(DeliveryCodec.indexKeySeq(k), Codec.uuid(ByteBuffer.wrap(it.value())).toString()));
+                }
+                it.status();
+            }
+            return out;
+        });
     }
 
     /** Names of the destinations that have pending or dead rows (or had them since open). */

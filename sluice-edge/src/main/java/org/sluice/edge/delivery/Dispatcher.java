@@ -1,0 +1,570 @@
+package org.sluice.edge.delivery;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sluice.core.Clock;
+import org.sluice.core.RateLimiter;
+import org.sluice.edge.store.DeliveryLedger;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DestinationCounts;
+import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.StoredHook;
+
+/**
+ * Hands pending deliveries on to their destinations: reads due rows from the
+ * {@link DeliveryLedger}, sends each as one attempt through the {@link HttpDeliveryClient},
+ * and records what came back.
+ *
+ * <h2>One pass ({@link #pump()})</h2>
+ * For each destination, at the clock's current time:
+ * <ol>
+ *   <li>skip it while paused ({@link DeliveryLedger#pausedDestinations()}, re-read every
+ *       pass) or while {@code max_in_flight} attempts are out;</li>
+ *   <li>read due rows ({@link DeliveryLedger#due}; for {@code fifo}, the heads of each
+ *       (tenant, source), see {@link FifoHeads}), skipping rows whose attempt is out;</li>
+ *   <li>a row whose hook is {@code max_age_seconds} old is dead ({@code max_age}) without
+ *       an attempt;</li>
+ *   <li>ask the breaker ({@link DestinationBreaker#tryPass()}) and then the pacing limiter
+ *       (a {@code sluice-core} {@link RateLimiter} over the destination's {@code rate});
+ *       either one saying wait ends the destination's pass, spending no attempt;</li>
+ *   <li>{@link DeliveryLedger#claim} the row until {@code now + timeout_ms + }{@value #CLAIM_SLACK_MS}
+ *       ms, so that an attempt lost with the process comes due again by itself, then send.</li>
+ * </ol>
+ * The answer is judged by {@link RetryPolicy#decide} and recorded with
+ * {@code recordAttempt}, {@code markDelivered} or {@code markDead}; the breaker hears
+ * {@code succeeded} or {@code failed}.
+ *
+ * <h2>Threads</h2>
+ * <ul>
+ *   <li>the driver ({@code sluice-delivery-dispatcher}, started by {@link #start()}): runs a
+ *       pass, then parks until the earliest time something can start (next due row,
+ *       breaker's open time, limiter's wait; at most {@value #MAX_PARK_MS} ms) or until
+ *       {@link #wake()}; tests call {@link #pump()} themselves on a manual clock instead;</li>
+ *   <li>the client's event loops ({@code sluice-delivery-io-N}): socket work only;</li>
+ *   <li>the answer executor ({@code sluice-delivery-N}, 2 threads): ledger writes,
+ *       breaker, counters, then {@link #wake()}.</li>
+ * </ul>
+ * No lock is held across a network call; the ledger's own lock is held only inside its
+ * calls, and the store's commit lock is never taken. Passes are serialised by
+ * {@code pumpLock}. Every time used for scheduling comes from the injected {@link Clock}
+ * (monotonic: breaker, limiter, latency) and the injected wall clock (epoch ms: due
+ * times, ages, {@code webhook-timestamp}), so a test drives a day of retries on a manual
+ * clock. Only the attempt's own I/O timeout runs on real time (the event loop's timer).
+ */
+public final class Dispatcher implements DeliveryStatus, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+    /** A claimed row comes due again this long after its attempt's timeout, if its answer was never recorded. */
+    static final long CLAIM_SLACK_MS = 30_000;
+    /** The driver looks again at least this often (paused destinations, a store that failed). */
+    static final long MAX_PARK_MS = 1_000;
+    /** Extra due rows read per pass beyond the free slots (rows whose attempt is out are skipped). */
+    private static final int READ_AHEAD = 16;
+    private static final Duration DEFAULT_CLOSE_GRACE = Duration.ofSeconds(5);
+
+    private static final Duration[] LATENCY_BUCKETS = {
+        Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
+        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
+        Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(60)
+    };
+    private static final Duration[] LAG_BUCKETS = {
+        Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(500),
+        Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMinutes(5),
+        Duration.ofMinutes(30), Duration.ofHours(2), Duration.ofHours(12), Duration.ofDays(3)
+    };
+
+    private final HookStore store;
+    private final DeliveryLedger ledger;
+    private final Clock clock;
+    private final LongSupplier wallMillis;
+    private final RandomGenerator random;
+    private final Object randomLock = new Object();
+    private final Map<String, Lane> lanes = new LinkedHashMap<>();
+    private final HttpDeliveryClient client;
+    private final ExecutorService answers;
+    private final long closeGraceNanos;
+
+    private final Object pumpLock = new Object();
+    /** Nanoseconds from the end of the last pass until something can start; written under pumpLock. */
+    private volatile long nextWaitNanos;
+    private final AtomicBoolean woken = new AtomicBoolean();
+    private volatile boolean stopping;
+    /** Held (read) while an answer is recorded; close takes it (write) to stop recording. */
+    private final ReentrantReadWriteLock recording = new ReentrantReadWriteLock();
+    private boolean closed; // guarded by recording's write lock (read under its read lock)
+    private final Object idle = new Object();
+    private int outstanding; // guarded by idle: attempts started and not yet fully handled
+    private Thread driver;
+
+    /**
+     * A dispatcher for {@code destinations} over {@code store}'s ledger. Nothing is sent
+     * until {@link #start()} (or a test's {@link #pump()}).
+     *
+     * @param clock      monotonic time: breaker, pacing, latency
+     * @param wallMillis epoch milliseconds, the store's wall clock: due times and ages
+     * @param registry   where the {@code sluice_delivery_*} meters go
+     * @param random     the jitter of retry waits
+     */
+    public Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
+                      MeterRegistry registry, RandomGenerator random) {
+        this(destinations, store, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE);
+    }
+
+    Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
+               MeterRegistry registry, RandomGenerator random, Duration closeGrace) {
+        this.store = store;
+        this.ledger = store.deliveries();
+        this.clock = clock;
+        this.wallMillis = wallMillis;
+        this.random = random;
+        this.closeGraceNanos = closeGrace.toNanos();
+        InstantSource wall = () -> Instant.ofEpochMilli(wallMillis.getAsLong());
+        this.client = new HttpDeliveryClient(Math.min(2, Math.max(1, destinations.size())), wall);
+        try {
+            for (Destination d : destinations) {
+                if (!Destination.TYPE_HTTP.equals(d.type())) {
+                    throw new IllegalArgumentException("destinations." + d.name() + ".type: only http is delivered, got " + d.type());
+                }
+                if (lanes.put(d.name(), new Lane(d, registry)) != null) {
+                    throw new IllegalArgumentException("destination " + d.name() + " is configured twice");
+                }
+                client.register(d);
+            }
+        } catch (RuntimeException e) {
+            client.close();
+            throw e;
+        }
+        AtomicInteger threads = new AtomicInteger();
+        this.answers = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "sluice-delivery-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    // ================================================================ lifecycle
+
+    /** Starts the driver thread. */
+    public synchronized void start() {
+        if (driver != null || stopping) {
+            return;
+        }
+        driver = new Thread(this::drive, "sluice-delivery-dispatcher");
+        driver.setDaemon(true);
+        driver.start();
+    }
+
+    /**
+     * Something may have become due (a commit with destinations, a redelivery, a resume):
+     * the driver runs a pass soon. Cheap and non-blocking; callable from any thread,
+     * event loops included.
+     */
+    public void wake() {
+        woken.set(true);
+        Thread d = driver;
+        if (d != null) {
+            LockSupport.unpark(d);
+        }
+    }
+
+    /** The admin paused or resumed {@code destination} (passes re-read the paused set; this only wakes the driver). */
+    public void pausedChanged(String destination) {
+        wake();
+    }
+
+    /**
+     * Stops the driver, waits up to the close grace (5 s) for attempts in flight, then
+     * stops recording answers and closes the connections. Anything not recorded stays
+     * pending in the ledger (claimed rows come due again after their claim), so after a
+     * restart it is attempted again. Call before the store closes.
+     */
+    @Override
+    public void close() {
+        Thread d;
+        synchronized (this) {
+            stopping = true;
+            d = driver;
+        }
+        if (d != null) {
+            LockSupport.unpark(d);
+            try {
+                d.join(TimeUnit.NANOSECONDS.toMillis(closeGraceNanos) + 1_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (pumpLock) { // no pass is running or will start attempts after this
+            awaitIdle(Duration.ofNanos(closeGraceNanos));
+        }
+        recording.writeLock().lock();
+        try {
+            closed = true;
+        } finally {
+            recording.writeLock().unlock();
+        }
+        client.close();
+        answers.shutdown();
+        try {
+            answers.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Waits until no attempt is out (each answered and recorded), at most {@code timeout}
+     * of real time. Returns true when idle.
+     */
+    boolean awaitIdle(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (idle) {
+            while (outstanding > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(idle, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private void drive() {
+        while (!stopping) {
+            long wait;
+            try {
+                pump();
+                wait = nextWaitNanos;
+            } catch (RuntimeException e) {
+                LOG.warn("a delivery pass failed; trying again in {} ms: {}", MAX_PARK_MS, e.toString());
+                wait = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
+            }
+            if (!woken.getAndSet(false) && wait > 0 && !stopping) {
+                LockSupport.parkNanos(this, Math.min(wait, TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS)));
+                woken.set(false);
+            }
+        }
+    }
+
+    // ================================================================ one pass
+
+    /**
+     * Runs one pass over every destination at the clock's current time and returns how
+     * many attempts it started. The driver calls it in a loop; tests call it on a manual
+     * clock.
+     */
+    public int pump() {
+        synchronized (pumpLock) {
+            if (stopping) {
+                return 0;
+            }
+            long nowMs = wallMillis.getAsLong();
+            Set<String> paused = ledger.pausedDestinations();
+            int started = 0;
+            long wait = Long.MAX_VALUE;
+            for (Lane lane : lanes.values()) {
+                if (stopping) {
+                    break;
+                }
+                try {
+                    started += lane.pass(nowMs, paused.contains(lane.name));
+                    wait = Math.min(wait, lane.waitNanos);
+                } catch (RuntimeException e) {
+                    LOG.warn("delivery pass for destination {} failed: {}", lane.name, e.toString());
+                    wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS));
+                }
+            }
+            nextWaitNanos = wait;
+            return started;
+        }
+    }
+
+    // ================================================================ status
+
+    @Override
+    public Optional<DestinationLive> live(String destination) {
+        Lane lane = lanes.get(destination);
+        if (lane == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new DestinationLive(lane.inFlight.get(), lane.breakerHolding(), lane.delivered.get(),
+                lane.failed.get()));
+    }
+
+    /** The configured destinations, in configuration order. */
+    public List<Destination> destinations() {
+        List<Destination> out = new ArrayList<>();
+        lanes.values().forEach(l -> out.add(l.destination));
+        return out;
+    }
+
+    private Decision decide(RetryPolicy policy, int attempt, AttemptResult result, long ageMillis) {
+        synchronized (randomLock) { // the generator need not be thread-safe
+            return policy.decide(attempt, result, ageMillis, random);
+        }
+    }
+
+    // ================================================================ one destination
+
+    /** The state of one destination: its breaker, pacing, attempts out, counters and meters. */
+    private final class Lane {
+        final Destination destination;
+        final String name;
+        final DestinationBreaker breaker;
+        final RateLimiter limiter;
+        final FifoHeads fifo;
+        final AtomicInteger inFlight = new AtomicInteger();
+        /** Hooks whose attempt to this destination is out: never read twice. */
+        final Set<String> out = ConcurrentHashMap.newKeySet();
+        final AtomicLong delivered = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
+        final Counter attemptsDelivered;
+        final Counter attemptsRetry;
+        final Counter attemptsDead;
+        final Timer latency;
+        final Timer lag;
+        /** Written by pass (under pumpLock). */
+        long waitNanos;
+
+        Lane(Destination d, MeterRegistry registry) {
+            this.destination = d;
+            this.name = d.name();
+            this.breaker = new DestinationBreaker(d.breaker(), clock);
+            this.limiter = d.rate().map(l -> RateLimiter.builder().limit(l).clock(clock).sweepInterval(Duration.ZERO).build())
+                    .orElse(null);
+            this.fifo = d.ordering() == Ordering.FIFO ? new FifoHeads(ledger, store, name) : null;
+            this.attemptsDelivered = attempts(registry, "delivered");
+            this.attemptsRetry = attempts(registry, "retry");
+            this.attemptsDead = attempts(registry, "dead");
+            this.latency = Timer.builder("sluice.delivery.latency")
+                    .description("Round trip of one delivery attempt, connect included")
+                    .tag("destination", name).serviceLevelObjectives(LATENCY_BUCKETS).register(registry);
+            this.lag = Timer.builder("sluice.delivery.lag")
+                    .description("From a hook's receipt to its delivery")
+                    .tag("destination", name).serviceLevelObjectives(LAG_BUCKETS).register(registry);
+            Gauge.builder("sluice.delivery.pending", this, l -> l.counts().map(c -> (double) c.pending()).orElse(Double.NaN))
+                    .description("Deliveries to the destination not yet delivered nor dead")
+                    .tag("destination", name).strongReference(true).register(registry);
+            Gauge.builder("sluice.delivery.oldest.pending", this,
+                            l -> l.counts().map(c -> c.oldestPendingAgeMillis() / 1000.0).orElse(Double.NaN))
+                    .description("Age of the oldest hook with a pending delivery to the destination")
+                    .baseUnit("seconds").tag("destination", name).strongReference(true).register(registry);
+            Gauge.builder("sluice.delivery.breaker.open", this, l -> l.breakerHolding() ? 1 : 0)
+                    .description("1 while the destination's breaker holds attempts back")
+                    .tag("destination", name).strongReference(true).register(registry);
+        }
+
+        private Counter attempts(MeterRegistry registry, String outcome) {
+            return Counter.builder("sluice.delivery.attempts")
+                    .description("Delivery attempts, by what became of the delivery")
+                    .tag("destination", name).tag("outcome", outcome).register(registry);
+        }
+
+        Optional<DestinationCounts> counts() {
+            try {
+                return store.isOpen() ? Optional.of(ledger.counts(name, wallMillis.getAsLong())) : Optional.empty();
+            } catch (RuntimeException e) {
+                return Optional.empty();
+            }
+        }
+
+        boolean breakerHolding() {
+            return breaker.state() != DestinationBreaker.State.CLOSED;
+        }
+
+        /** One pass; sets {@link #waitNanos}. Under pumpLock. */
+        int pass(long nowMs, boolean paused) {
+            if (paused) {
+                waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
+                return 0;
+            }
+            int free = destination.maxInFlight() - inFlight.get();
+            if (free <= 0) {
+                waitNanos = Long.MAX_VALUE; // an answer wakes the driver
+                return 0;
+            }
+            List<DeliveryRow> rows;
+            int limit = free + READ_AHEAD;
+            long nextDue;
+            if (fifo != null) {
+                FifoHeads.Due due = fifo.due(nowMs, limit);
+                rows = due.rows();
+                nextDue = due.nextDueMillis();
+            } else {
+                rows = ledger.due(name, nowMs, limit);
+                nextDue = -1;
+            }
+            int started = 0;
+            int finished = 0;
+            for (DeliveryRow row : rows) {
+                if (started >= free || stopping) {
+                    break;
+                }
+                if (out.contains(row.hookId())) {
+                    continue;
+                }
+                Optional<StoredHook> found = store.get(row.hookId());
+                if (found.isEmpty()) {
+                    continue; // a pending row's hook is never deleted; nothing to send if it were
+                }
+                StoredHook hook = found.get();
+                if (destination.retry().expired(nowMs - hook.receivedAtMillis())) {
+                    if (ledger.markDead(row, DeadReason.MAX_AGE.code(), false, null, null, nowMs)) {
+                        finished++;
+                        if (fifo != null) {
+                            fifo.finished(row.hookId());
+                        }
+                    }
+                    continue;
+                }
+                DestinationBreaker.Pass pass = breaker.tryPass();
+                if (pass == DestinationBreaker.Pass.WAIT) {
+                    waitNanos = breaker.waitNanos();
+                    return started;
+                }
+                if (limiter != null) {
+                    long w = limiter.tryAcquire(name);
+                    if (w > 0) {
+                        breaker.abandoned(pass);
+                        waitNanos = w;
+                        return started;
+                    }
+                }
+                if (!ledger.claim(row, nowMs + destination.timeoutMs() + CLAIM_SLACK_MS)) {
+                    breaker.abandoned(pass);
+                    continue;
+                }
+                send(row, hook, pass, nowMs);
+                started++;
+                if (pass == DestinationBreaker.Pass.PROBE) {
+                    waitNanos = Long.MAX_VALUE; // the probe's answer decides, and wakes the driver
+                    return started;
+                }
+            }
+            if (started >= free) {
+                waitNanos = Long.MAX_VALUE;
+            } else if ((started > 0 || finished > 0) && rows.size() >= limit) {
+                waitNanos = 0; // more may be due now
+            } else {
+                long next = fifo != null ? nextDue : ledger.nextDueAfter(name, nowMs).orElse(-1);
+                waitNanos = next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs));
+            }
+            return started;
+        }
+
+        private void send(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long nowMs) {
+            int attempt = row.nextAttemptNumber();
+            out.add(row.hookId());
+            inFlight.incrementAndGet();
+            synchronized (idle) {
+                outstanding++;
+            }
+            long startNanos = clock.nanoTime();
+            List<Map.Entry<String, String>> headers;
+            try {
+                headers = destination.headers().forAttempt(hook, attempt, Math.floorDiv(nowMs, 1000));
+            } catch (RuntimeException e) {
+                answered(row, hook, pass, startNanos,
+                        new HttpDeliveryClient.Outcome(AttemptResult.failed(AttemptResult.Failure.PROTOCOL), "cannot build the request"));
+                return;
+            }
+            client.send(name, headers, hook.body())
+                    .thenAcceptAsync(o -> answered(row, hook, pass, startNanos, o), answers)
+                    .exceptionally(e -> { // the executor refused (closing): the row stays claimed, due again later
+                        release(row);
+                        return null;
+                    });
+        }
+
+        /** On the answer executor: judges the answer and records it. */
+        private void answered(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long startNanos,
+                              HttpDeliveryClient.Outcome outcome) {
+            recording.readLock().lock();
+            try {
+                if (closed) {
+                    return; // the store may be closing; the row stays claimed and comes due again
+                }
+                long nowMs = wallMillis.getAsLong();
+                latency.record(Math.max(0, clock.nanoTime() - startNanos), TimeUnit.NANOSECONDS);
+                AttemptResult result = outcome.result();
+                Integer status = result instanceof AttemptResult.Answered a ? a.status() : null;
+                String error = outcome.error();
+                int attempt = row.nextAttemptNumber();
+                Decision decision = decide(destination.retry(), attempt, result, nowMs - hook.receivedAtMillis());
+                if (decision instanceof Decision.Delivered) {
+                    breaker.succeeded(pass);
+                    if (ledger.markDelivered(row, status, nowMs)) {
+                        delivered.incrementAndGet();
+                        attemptsDelivered.increment();
+                        lag.record(Math.max(0, nowMs - hook.receivedAtMillis()), TimeUnit.MILLISECONDS);
+                        if (fifo != null) {
+                            fifo.finished(row.hookId());
+                        }
+                    }
+                } else if (decision instanceof Decision.Retry r) {
+                    breaker.failed(pass);
+                    failed.incrementAndGet();
+                    if (ledger.recordAttempt(row, status, error, nowMs + r.delayMillis(), nowMs)) {
+                        attemptsRetry.increment();
+                    }
+                } else if (decision instanceof Decision.Dead dead) {
+                    breaker.failed(pass);
+                    failed.incrementAndGet();
+                    if (ledger.markDead(row, dead.reason().code(), true, status, error, nowMs)) {
+                        attemptsDead.increment();
+                        if (fifo != null) {
+                            fifo.finished(row.hookId());
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("recording the answer of hook {} from destination {} failed (the delivery stays pending): {}",
+                        row.hookId(), name, e.toString());
+            } finally {
+                recording.readLock().unlock();
+                release(row);
+            }
+        }
+
+        private void release(DeliveryRow row) {
+            out.remove(row.hookId());
+            inFlight.decrementAndGet();
+            synchronized (idle) {
+                outstanding--;
+                idle.notifyAll();
+            }
+            wake();
+        }
+    }
+}

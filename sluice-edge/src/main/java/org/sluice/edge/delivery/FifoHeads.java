@@ -1,0 +1,164 @@
+package org.sluice.edge.delivery;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import org.sluice.edge.store.DeliveryLedger;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.StoredHook;
+
+/**
+ * The order of a {@code fifo} destination: per (tenant, source), the hooks with a pending
+ * delivery to it, in commit order. Only the first of each (its head) may be attempted; a
+ * failing head holds back the later hooks of its (tenant, source) and nothing else.
+ *
+ * <h2>How it is kept</h2>
+ * In memory, rebuilt from the ledger: {@link #refresh()} follows the destination's pending
+ * index ({@link DeliveryLedger#pendingInOrder}, commit order) from a cursor, reading each
+ * new hook once for its tenant and source. At start the cursor is 0, so the first pass
+ * rebuilds everything pending (after a restart too). A hook leaves when the dispatcher
+ * marks its delivery delivered or dead ({@link #finished}). Hook ids are UUIDv7s handed
+ * out in commit order by the store, so their string order is commit order.
+ *
+ * <p>A redelivery makes an old hook pending again behind the cursor. The ledger's pending
+ * counter then exceeds what is tracked, and the next refresh rescans the index from the
+ * start (known hooks cost no read). Until that refresh, a redelivered hook that is older
+ * than a head is not yet ordered before it.
+ *
+ * <p>Memory: one entry per pending delivery to the destination. Thread-safe: the pass
+ * (under the dispatcher's pump lock) and the answer threads ({@link #finished}) share the
+ * maps under this object's monitor, held for map updates only (store reads happen outside).
+ */
+final class FifoHeads {
+
+    /** Due heads, earliest due first, and when the next head comes due after now (-1: none). */
+    record Due(List<DeliveryRow> rows, long nextDueMillis) {
+    }
+
+    private static final int PAGE = 1024;
+    private static final int MAX_PAGES_PER_REFRESH = 16;
+
+    private final DeliveryLedger ledger;
+    private final HookStore store;
+    private final String destination;
+
+    // guarded by this
+    private final Map<String, TreeSet<String>> byOrigin = new HashMap<>();
+    private final Map<String, String> originOf = new HashMap<>();
+    private long cursor; // only the pass moves it
+
+    FifoHeads(DeliveryLedger ledger, HookStore store, String destination) {
+        this.ledger = ledger;
+        this.store = store;
+        this.destination = destination;
+    }
+
+    /** The heads due at {@code nowMillis}, at most {@code limit}. */
+    Due due(long nowMillis, int limit) {
+        refresh();
+        List<String> heads;
+        synchronized (this) {
+            heads = new ArrayList<>(byOrigin.size());
+            for (TreeSet<String> ids : byOrigin.values()) {
+                heads.add(ids.first());
+            }
+        }
+        List<DeliveryRow> due = new ArrayList<>();
+        long next = -1;
+        for (String id : heads) {
+            Optional<DeliveryRow> row = rowOf(id);
+            if (row.isEmpty()) {
+                finished(id); // no longer pending (should not happen: only the dispatcher finishes rows)
+                continue;
+            }
+            long at = row.get().nextAttemptAtMillis();
+            if (at <= nowMillis) {
+                due.add(row.get());
+            } else if (next < 0 || at < next) {
+                next = at;
+            }
+        }
+        due.sort(Comparator.comparingLong(DeliveryRow::nextAttemptAtMillis).thenComparing(DeliveryRow::hookId));
+        if (due.size() > limit) {
+            due = new ArrayList<>(due.subList(0, limit));
+        }
+        return new Due(due, next);
+    }
+
+    /** The delivery of {@code hookId} is delivered or dead: the next hook of its (tenant, source) becomes the head. */
+    synchronized void finished(String hookId) {
+        String origin = originOf.remove(hookId);
+        if (origin != null) {
+            TreeSet<String> ids = byOrigin.get(origin);
+            ids.remove(hookId);
+            if (ids.isEmpty()) {
+                byOrigin.remove(origin);
+            }
+        }
+    }
+
+    /** Hooks tracked; for tests. */
+    synchronized int size() {
+        return originOf.size();
+    }
+
+    /** Takes in pending deliveries committed (or redelivered) since the last refresh. */
+    void refresh() {
+        long pendingBefore = ledger.counts(destination, 0).pending();
+        scanFrom(cursor);
+        boolean missing;
+        synchronized (this) {
+            missing = pendingBefore > originOf.size();
+        }
+        if (missing) {
+            scanFrom(0); // a redelivered row behind the cursor
+        }
+    }
+
+    private void scanFrom(long fromSeq) {
+        long at = fromSeq;
+        for (int page = 0; page < MAX_PAGES_PER_REFRESH; page++) {
+            List<DeliveryLedger.PendingRef> refs = ledger.pendingInOrder(destination, at, PAGE);
+            for (DeliveryLedger.PendingRef ref : refs) {
+                boolean known;
+                synchronized (this) {
+                    known = originOf.containsKey(ref.hookId());
+                }
+                if (!known) {
+                    Optional<StoredHook> hook = store.get(ref.hookId());
+                    hook.ifPresent(h -> track(ref.hookId(), h.tenant() + '\n' + h.source()));
+                }
+                at = ref.seq();
+            }
+            if (at > cursor) {
+                cursor = at;
+            }
+            if (refs.size() < PAGE) {
+                return;
+            }
+        }
+    }
+
+    private synchronized void track(String hookId, String origin) {
+        if (originOf.putIfAbsent(hookId, origin) == null) {
+            byOrigin.computeIfAbsent(origin, o -> new TreeSet<>()).add(hookId);
+        }
+    }
+
+    private Optional<DeliveryRow> rowOf(String hookId) {
+        for (Iterator<DeliveryRow> it = ledger.deliveries(hookId).iterator(); it.hasNext(); ) {
+            DeliveryRow r = it.next();
+            if (r.destination().equals(destination)) {
+                return r.state() == DeliveryState.PENDING ? Optional.of(r) : Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,445 @@
+package org.sluice.edge.delivery;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.channels.ClosedChannelException;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * The outbound HTTP/1.1 client of the dispatcher, on Netty: non-blocking, one pool of
+ * keep-alive connections per destination.
+ *
+ * <h2>One attempt</h2>
+ * {@link #send} takes an idle pooled connection to the destination (or opens one), writes
+ * {@code POST <path>} with {@code host}, {@code content-length}, the given headers in
+ * order and the body byte for byte, and completes its future with the answer's status and
+ * {@code Retry-After}, or with a failure: {@code connect} (refused, unreachable, DNS, TLS
+ * handshake), {@code reset} (closed before a full answer), {@code timeout} (no full answer
+ * within the destination's {@code timeout_ms}, counted from before the connect), or
+ * {@code protocol} (an unreadable answer). Redirects are answers, never followed.
+ *
+ * <h2>Bounded reading</h2>
+ * The status line and headers are bounded by the codec (8 KiB lines, 16 KiB of headers).
+ * Of the answer's body at most {@value #MAX_BODY_BYTES} bytes are read: past that the
+ * attempt completes with the status already read and the connection is closed rather
+ * than drained, so a destination cannot make Sluice buffer (or keep reading) unbounded
+ * data. Body bytes are released as they arrive, never aggregated.
+ *
+ * <h2>Connections</h2>
+ * A connection goes back to its destination's pool after a complete answer that allows
+ * keep-alive; otherwise, and after any failure or timeout, it is closed. The dispatcher
+ * never has more than {@code max_in_flight} attempts out to a destination, so a pool
+ * holds at most that many connections.
+ *
+ * <h2>Threads</h2>
+ * One small event loop group ({@code sluice-delivery-io-N}) does all socket work; futures
+ * complete on it, so callers must hand the completion to their own executor (the
+ * dispatcher does) and never block in it. Nothing here takes a lock.
+ */
+final class HttpDeliveryClient implements AutoCloseable {
+
+    /** Most answer body bytes read per attempt before the connection is closed instead. */
+    static final int MAX_BODY_BYTES = 64 * 1024;
+    private static final int MAX_INITIAL_LINE = 8 * 1024;
+    private static final int MAX_HEADER_BYTES = 16 * 1024;
+
+    /** What one attempt came to, with a short text for {@code last_error} when there was no answer. */
+    record Outcome(AttemptResult result, String error) {
+    }
+
+    private final EventLoopGroup group;
+    private final InstantSource wall;
+    private final Map<String, Pool> pools = new ConcurrentHashMap<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * @param threads event loop threads, 1 or 2 are plenty
+     * @param wall    the wall clock, for reading {@code Retry-After} dates
+     */
+    HttpDeliveryClient(int threads, InstantSource wall) {
+        this.group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("sluice-delivery-io", true),
+                NioIoHandler.newFactory());
+        this.wall = wall;
+    }
+
+    /** Prepares the pool of {@code destination} (its TLS context is built here, so a bad {@code ca_file} fails early). */
+    void register(Destination destination) {
+        pools.computeIfAbsent(destination.name(), n -> new Pool(destination, sslContext(destination)));
+    }
+
+    /** Sends one attempt; the future completes on an event loop, never exceptionally. */
+    CompletableFuture<Outcome> send(String destination, List<Map.Entry<String, String>> headers, byte[] body) {
+        Pool pool = pools.get(destination);
+        if (pool == null) {
+            throw new IllegalArgumentException("no destination " + destination + " is registered");
+        }
+        Exchange exchange = new Exchange(pool, headers, body);
+        if (closed.get()) {
+            exchange.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
+            return exchange.future;
+        }
+        exchange.timer = group.next().schedule(exchange::timedOut, pool.destination.timeoutMs(), TimeUnit.MILLISECONDS);
+        Channel idle = pool.takeIdle();
+        if (idle != null) {
+            exchange.start(idle);
+        } else {
+            connect(pool, exchange);
+        }
+        return exchange.future;
+    }
+
+    /** Closes every connection and stops the event loops (waits a bounded time for them). */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    // ------------------------------------------------------------------ connecting
+
+    private void connect(Pool pool, Exchange exchange) {
+        Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, pool.destination.timeoutMs()))
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        if (pool.ssl != null) {
+                            SslHandler tls = pool.ssl.newHandler(ch.alloc(), pool.host, pool.port);
+                            SSLParameters params = tls.engine().getSSLParameters();
+                            params.setEndpointIdentificationAlgorithm("HTTPS"); // hostname verification
+                            tls.engine().setSSLParameters(params);
+                            ch.pipeline().addLast("tls", tls);
+                        }
+                        ch.pipeline().addLast("codec", new HttpClientCodec(MAX_INITIAL_LINE, MAX_HEADER_BYTES, 8192));
+                        ch.pipeline().addLast("answer", new AnswerHandler());
+                    }
+                });
+        ChannelFuture cf = b.connect(pool.host, pool.port);
+        exchange.connecting = cf;
+        cf.addListener(f -> {
+            if (!f.isSuccess()) {
+                exchange.complete(failure(AttemptResult.Failure.CONNECT, connectError(f.cause())), null);
+                return;
+            }
+            Channel ch = cf.channel();
+            if (pool.ssl == null) {
+                exchange.start(ch);
+                return;
+            }
+            ch.pipeline().get(SslHandler.class).handshakeFuture().addListener(h -> {
+                if (h.isSuccess()) {
+                    exchange.start(ch);
+                } else {
+                    ch.close();
+                    exchange.complete(failure(AttemptResult.Failure.CONNECT, "tls handshake failed: " + brief(h.cause())), null);
+                }
+            });
+        });
+    }
+
+    private static SslContext sslContext(Destination d) {
+        if (!"https".equalsIgnoreCase(d.url().getScheme())) {
+            return null;
+        }
+        try {
+            SslContextBuilder b = SslContextBuilder.forClient();
+            if (d.caFile().isPresent()) {
+                b.trustManager(d.caFile().get().toFile());
+            }
+            return b.build();
+        } catch (SSLException | IllegalArgumentException e) {
+            throw new IllegalStateException("destinations." + d.name() + ".ca_file: cannot build a TLS context from "
+                    + d.caFile().map(Object::toString).orElse("the JDK trust store") + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static FullHttpRequest request(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
+        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, pool.target,
+                Unpooled.wrappedBuffer(body));
+        req.headers().set(HttpHeaderNames.HOST, pool.hostHeader);
+        for (Map.Entry<String, String> h : headers) {
+            req.headers().add(h.getKey(), h.getValue());
+        }
+        req.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        return req;
+    }
+
+    // ------------------------------------------------------------------ one exchange
+
+    /**
+     * One attempt: completes exactly once (answer, failure or timeout), then either returns
+     * its connection to the pool or closes it. Every field is touched on event loops only;
+     * {@code done} makes the first completion win.
+     */
+    private final class Exchange {
+        final Pool pool;
+        final List<Map.Entry<String, String>> headers;
+        final byte[] body;
+        final CompletableFuture<Outcome> future = new CompletableFuture<>();
+        final AtomicBoolean done = new AtomicBoolean();
+        volatile ScheduledFuture<?> timer;
+        volatile ChannelFuture connecting;
+        volatile Channel channel;
+        // read on the channel's event loop
+        int status;
+        long retryAfterMillis = RetryAfter.NONE;
+        boolean keepAlive;
+        long bodyBytes;
+
+        Exchange(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
+            this.pool = pool;
+            this.headers = headers;
+            this.body = body;
+        }
+
+        void start(Channel ch) {
+            channel = ch;
+            if (done.get()) { // timed out while connecting
+                ch.close();
+                return;
+            }
+            AnswerHandler handler = ch.pipeline().get(AnswerHandler.class);
+            handler.exchange = this;
+            ch.writeAndFlush(request(pool, headers, body)).addListener(w -> {
+                if (!w.isSuccess()) {
+                    complete(failure(AttemptResult.Failure.RESET, "write failed: " + brief(w.cause())), null);
+                    ch.close();
+                }
+            });
+        }
+
+        void timedOut() {
+            if (complete(failure(AttemptResult.Failure.TIMEOUT, "timeout after " + pool.destination.timeoutMs() + " ms"), null)) {
+                ChannelFuture c = connecting;
+                if (c != null) {
+                    c.cancel(false);
+                }
+                Channel ch = channel;
+                if (ch != null) {
+                    ch.close();
+                } else if (c != null && c.isSuccess()) {
+                    c.channel().close();
+                }
+            }
+        }
+
+        /** Completes the attempt once; {@code reuse} is the connection to pool again, or null. */
+        boolean complete(Outcome outcome, Channel reuse) {
+            if (!done.compareAndSet(false, true)) {
+                return false;
+            }
+            ScheduledFuture<?> t = timer;
+            if (t != null) {
+                t.cancel(false);
+            }
+            if (reuse != null) {
+                pool.giveBack(reuse);
+            }
+            future.complete(outcome);
+            return true;
+        }
+    }
+
+    /** Last in the pipeline: reads the answer of the connection's current exchange. One per connection. */
+    private final class AnswerHandler extends ChannelInboundHandlerAdapter {
+        volatile Exchange exchange;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            try {
+                Exchange ex = exchange;
+                if (ex == null || ex.done.get()) {
+                    ctx.close(); // an answer nobody asked for: the connection is not trusted again
+                    return;
+                }
+                if (msg instanceof HttpResponse r) {
+                    if (r.decoderResult().isFailure()) {
+                        ex.complete(failure(AttemptResult.Failure.PROTOCOL, "unreadable answer"), null);
+                        ctx.close();
+                        return;
+                    }
+                    ex.status = r.status().code();
+                    ex.keepAlive = HttpUtil.isKeepAlive(r);
+                    String ra = r.headers().get(HttpHeaderNames.RETRY_AFTER);
+                    if (ra != null) {
+                        ex.retryAfterMillis = RetryAfter.parseMillis(ra, wall);
+                    }
+                }
+                if (msg instanceof HttpContent c) {
+                    if (c.decoderResult().isFailure()) {
+                        ex.complete(failure(AttemptResult.Failure.PROTOCOL, "unreadable answer"), null);
+                        ctx.close();
+                        return;
+                    }
+                    ex.bodyBytes += c.content().readableBytes();
+                    if (ex.status != 0 && ex.bodyBytes > MAX_BODY_BYTES) {
+                        exchange = null;
+                        ex.complete(answered(ex), null); // the status is known; the rest is not read
+                        ctx.close();
+                        return;
+                    }
+                    if (c instanceof LastHttpContent) {
+                        exchange = null;
+                        if (ex.status >= 100 && ex.status < 200) {
+                            ex.complete(answered(ex), null);
+                            ctx.close();
+                        } else {
+                            ex.complete(answered(ex), ex.keepAlive ? ctx.channel() : null);
+                            if (!ex.keepAlive) {
+                                ctx.close();
+                            }
+                        }
+                    }
+                }
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            Exchange ex = exchange;
+            exchange = null;
+            if (ex != null) {
+                ex.complete(failure(AttemptResult.Failure.RESET, "connection closed before a full answer"), null);
+            }
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Exchange ex = exchange;
+            exchange = null;
+            if (ex != null) {
+                ex.complete(failure(cause instanceof IOException ? AttemptResult.Failure.RESET : AttemptResult.Failure.PROTOCOL,
+                        cause instanceof IOException ? "connection reset" : "unreadable answer: " + brief(cause)), null);
+            }
+            ctx.close();
+        }
+    }
+
+    private static Outcome answered(Exchange ex) {
+        return new Outcome(AttemptResult.answered(ex.status, ex.retryAfterMillis), null);
+    }
+
+    private static Outcome failure(AttemptResult.Failure kind, String error) {
+        return new Outcome(AttemptResult.failed(kind), error);
+    }
+
+    private static String connectError(Throwable cause) {
+        if (cause instanceof ConnectException && String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT).contains("refused")) {
+            return "connect refused";
+        }
+        if (cause instanceof UnknownHostException) {
+            return "unknown host";
+        }
+        if (cause instanceof io.netty.channel.ConnectTimeoutException) {
+            return "connect timeout";
+        }
+        if (cause instanceof ClosedChannelException) {
+            return "connect aborted";
+        }
+        return "connect failed: " + brief(cause);
+    }
+
+    /** A short, bounded description of an error (no stack, no unbounded message). */
+    private static String brief(Throwable t) {
+        if (t == null) {
+            return "unknown";
+        }
+        String m = t.getMessage();
+        String s = t.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+        return s.length() > 120 ? s.substring(0, 120) : s;
+    }
+
+    // ------------------------------------------------------------------ the pool of one destination
+
+    /** Idle keep-alive connections of one destination, most recently used first. */
+    private static final class Pool {
+        final Destination destination;
+        final SslContext ssl;
+        final String host;
+        final int port;
+        final String hostHeader;
+        final String target;
+        final ConcurrentLinkedDeque<Channel> idle = new ConcurrentLinkedDeque<>();
+
+        Pool(Destination destination, SslContext ssl) {
+            this.destination = destination;
+            this.ssl = ssl;
+            URI u = destination.url();
+            boolean https = "https".equalsIgnoreCase(u.getScheme());
+            this.host = u.getHost();
+            int defaultPort = https ? 443 : 80;
+            this.port = u.getPort() == -1 ? defaultPort : u.getPort();
+            this.hostHeader = u.getPort() == -1 || u.getPort() == defaultPort ? u.getHost() : u.getHost() + ":" + u.getPort();
+            String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
+            this.target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
+        }
+
+        Channel takeIdle() {
+            for (Channel ch = idle.pollFirst(); ch != null; ch = idle.pollFirst()) {
+                if (ch.isActive()) {
+                    return ch;
+                }
+            }
+            return null;
+        }
+
+        void giveBack(Channel ch) {
+            if (!ch.isActive()) {
+                return;
+            }
+            idle.addFirst(ch);
+            while (idle.size() > destination.maxInFlight()) {
+                Channel extra = idle.pollLast();
+                if (extra != null) {
+                    extra.close();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,555 @@
+package org.sluice.edge.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sluice.core.Clock;
+import org.sluice.core.Limit;
+import org.sluice.edge.store.CommitResult;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.PendingHook;
+import org.sluice.testkit.HookReceiver;
+import org.sluice.testkit.HookReceiver.Answer;
+import org.sluice.testkit.HookReceiver.Received;
+import org.sluice.testkit.ManualClock;
+
+/**
+ * The dispatcher end to end: a real RocksDB store in a temp dir, real {@link HookReceiver}
+ * sockets, and (where time matters) a manual clock that the test advances before each
+ * {@link Dispatcher#pump()}; nothing sleeps to make time pass.
+ */
+class DispatcherTest {
+
+    private static final long T0 = 1_800_000_000_000L;
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+    @TempDir
+    Path dir;
+    private final ManualClock clock = new ManualClock();
+    private LongSupplier wall = () -> T0 + clock.nanoTime() / 1_000_000;
+    private HookStore store;
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- fixtures
+
+    /** The settings of one test destination; defaults as configured, unpaced, unsigned. */
+    private static final class Spec {
+        final String name;
+        final URI url;
+        int maxInFlight = 8;
+        long timeoutMs = 60_000;
+        Limit rate;
+        Ordering ordering = Ordering.NONE;
+        RetryPolicy retry = RetryPolicy.defaults();
+        BreakerSettings breaker = BreakerSettings.defaults();
+        boolean signed;
+
+        Spec(String name, URI url) {
+            this.name = name;
+            this.url = url;
+        }
+
+        Destination build() {
+            WebhookSigner signer = signed ? WebhookSigner.fromSecret("destinations." + name + ".signing.secret", SECRET) : null;
+            return new Destination(name, Destination.TYPE_HTTP, url, timeoutMs, maxInFlight, Optional.ofNullable(rate),
+                    Optional.ofNullable(signer),
+                    OutboundHeaders.of("destinations." + name, List.of("content-type"), Map.of(), signer, "0.1.0-test"),
+                    ordering, retry, breaker, Optional.empty());
+        }
+    }
+
+    private HookReceiver receiver(Clock c) {
+        HookReceiver r = HookReceiver.start(c);
+        closing.add(r);
+        return r;
+    }
+
+    private HookStore openStore() {
+        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall));
+        return store;
+    }
+
+    private Dispatcher dispatcher(Clock c, MeterRegistry registry, RandomGenerator random, Duration grace, Spec... specs) {
+        List<Destination> ds = new ArrayList<>();
+        for (Spec s : specs) {
+            ds.add(s.build());
+        }
+        Dispatcher d = new Dispatcher(ds, store, c, wall, registry, random, grace);
+        closing.add(d);
+        return d;
+    }
+
+    private Dispatcher dispatcher(Spec... specs) {
+        return dispatcher(clock, new SimpleMeterRegistry(), new SplittableRandom(7), Duration.ofSeconds(5), specs);
+    }
+
+    private static PendingHook hook(String tenant, String source, String body, long receivedAt, String... destinations) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", "application/json");
+        return new PendingHook(tenant, source, null, receivedAt, headers, body.getBytes(StandardCharsets.UTF_8),
+                List.of(destinations));
+    }
+
+    private String commit(String tenant, String source, String body, String... destinations) {
+        CommitResult r = store.commit(List.of(hook(tenant, source, body, wall.getAsLong(), destinations))).get(0);
+        assertThat(r.status()).isEqualTo(CommitResult.Status.ACCEPTED);
+        return r.id();
+    }
+
+    /** One pass, then waits until every attempt it started is answered and recorded. */
+    private static int pumpAndSettle(Dispatcher d) {
+        int started = d.pump();
+        assertThat(d.awaitIdle(WAIT)).as("attempts answered within " + WAIT).isTrue();
+        return started;
+    }
+
+    /** Passes until one starts nothing; returns attempts started. */
+    private static int drain(Dispatcher d) {
+        int total = 0;
+        for (int started = pumpAndSettle(d); started > 0; started = pumpAndSettle(d)) {
+            total += started;
+        }
+        return total;
+    }
+
+    private DeliveryRow row(String id, String destination) {
+        return store.deliveries().deliveries(id).stream().filter(r -> r.destination().equals(destination)).findFirst()
+                .orElseThrow();
+    }
+
+    private void advanceMillis(long ms) {
+        clock.advance(Duration.ofMillis(ms));
+    }
+
+    // ---------------------------------------------------------------- fan-out
+
+    @Test
+    void tenThousandHooksOverFourSourcesReachBothDestinationsExactlyOnceSignedAndByteIdentical() throws Exception {
+        wall = System::currentTimeMillis;
+        openStore();
+        HookReceiver a = receiver(Clock.system());
+        HookReceiver b = receiver(Clock.system());
+        Spec sa = new Spec("a", a.uri("/hooks"));
+        sa.signed = true;
+        sa.maxInFlight = 16;
+        Spec sb = new Spec("b", b.uri("/in?x=1"));
+        sb.signed = true;
+        sb.maxInFlight = 8;
+        Dispatcher d = dispatcher(Clock.system(), new SimpleMeterRegistry(), new SplittableRandom(1), Duration.ofSeconds(5), sa, sb);
+        d.start();
+
+        int total = 10_000;
+        Map<String, byte[]> bodies = new HashMap<>();
+        List<PendingHook> batch = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+            String source = "src-" + (i % 4);
+            batch.add(hook("acme", source, "{\"n\":" + i + ",\"s\":\"" + source + "\",\"u\":\"\u00fc\"}",
+                    System.currentTimeMillis(), "a", "b"));
+            if (batch.size() == 500) {
+                commitAll(batch, bodies);
+                d.wake();
+            }
+        }
+        commitAll(batch, bodies);
+        d.wake();
+
+        List<Received> gotA = a.awaitRequests(total, Duration.ofMinutes(10));
+        List<Received> gotB = b.awaitRequests(total, Duration.ofMinutes(10));
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while ((store.deliveries().counts("a", 0).pending() > 0 || store.deliveries().counts("b", 0).pending() > 0)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20); // the last answers are being recorded
+        }
+
+        StandardWebhooksCheck check = new StandardWebhooksCheck(SECRET, 3600);
+        long nowSeconds = System.currentTimeMillis() / 1000;
+        for (HookReceiver r : List.of(a, b)) {
+            List<Received> got = r == a ? gotA : gotB;
+            assertThat(r.requestCount()).as("requests, none repeated").isEqualTo(total);
+            Set<String> ids = new HashSet<>();
+            for (Received req : got) {
+                String id = req.header("webhook-id");
+                assertThat(ids.add(id)).as("delivered once: " + id).isTrue();
+                assertThat(req.body()).as("body of " + id).isEqualTo(bodies.get(id));
+                assertThat(req.header("sluice-attempt")).isEqualTo("1");
+                assertThat(req.header("content-type")).isEqualTo("application/json");
+                assertThat(check.genuine(id, req.header("webhook-timestamp"), req.header("webhook-signature"), req.body(),
+                        nowSeconds)).as("signature of " + id).isTrue();
+            }
+            assertThat(ids).isEqualTo(bodies.keySet());
+        }
+        assertThat(gotB.get(0).path()).isEqualTo("/in?x=1");
+        for (String id : bodies.keySet()) {
+            assertThat(store.deliveries().deliveries(id)).extracting(DeliveryRow::state)
+                    .containsExactly(DeliveryState.DELIVERED, DeliveryState.DELIVERED);
+        }
+        assertThat(d.live("a").orElseThrow().deliveredTotal()).isEqualTo(total);
+        assertThat(d.live("b").orElseThrow().deliveredTotal()).isEqualTo(total);
+        assertThat(a.maxInFlight()).isLessThanOrEqualTo(16);
+        assertThat(b.maxInFlight()).isLessThanOrEqualTo(8);
+    }
+
+    private void commitAll(List<PendingHook> batch, Map<String, byte[]> bodies) {
+        List<CommitResult> results = store.commit(batch);
+        for (int i = 0; i < batch.size(); i++) {
+            assertThat(results.get(i).status()).isEqualTo(CommitResult.Status.ACCEPTED);
+            bodies.put(results.get(i).id(), batch.get(i).body());
+        }
+        batch.clear();
+    }
+
+    // ---------------------------------------------------------------- retry schedule
+
+    @Test
+    void threeTimes503ThenDeliveredAtAttemptFourEachWaitWithinItsJitterWindow() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.plan(Answer.status(503), Answer.status(503), Answer.status(503));
+        Spec s = new Spec("app", r.uri("/h"));
+        s.retry = RetryPolicy.of("destinations.app", 1000, 60_000, 20, 259_200, RetryPolicy.DEFAULT_PERMANENT_STATUSES);
+        Dispatcher d = dispatcher(s);
+        String id = commit("acme", "gh", "{}", "app");
+
+        assertThat(pumpAndSettle(d)).isEqualTo(1);
+        for (int n = 1; n <= 3; n++) {
+            long attemptAt = wall.getAsLong();
+            DeliveryRow after = row(id, "app");
+            assertThat(after.attempts()).isEqualTo(n);
+            assertThat(after.lastStatus()).isEqualTo(503);
+            long high = s.retry.backoff(n);
+            long low = high - high / 2;
+            assertThat(after.nextAttemptAtMillis() - attemptAt).as("wait after attempt " + n).isBetween(low, high);
+
+            advanceMillis(low - 1);
+            assertThat(pumpAndSettle(d)).as("no attempt before the window of attempt " + (n + 1)).isZero();
+            assertThat(r.requestCount()).isEqualTo(n);
+            advanceMillis(high - (low - 1));
+            assertThat(pumpAndSettle(d)).as("attempt " + (n + 1) + " by the end of its window").isEqualTo(1);
+        }
+        DeliveryRow done = row(id, "app");
+        assertThat(done.state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(done.attempts()).isEqualTo(4);
+        assertThat(r.received()).extracting(q -> q.header("sluice-attempt")).containsExactly("1", "2", "3", "4");
+        assertThat(r.received()).extracting(q -> q.header("webhook-id")).containsOnly(id);
+        assertThat(d.live("app").orElseThrow()).isEqualTo(new DestinationLive(0, false, 1, 3));
+    }
+
+    @Test
+    void retryAfterSevenSecondsOn429HoldsTheNextAttemptUntilThen() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.plan(Answer.status(429).withHeader("Retry-After", "7"));
+        Dispatcher d = dispatcher(new Spec("app", r.uri("/h")));
+        String id = commit("acme", "gh", "{}", "app");
+
+        assertThat(pumpAndSettle(d)).isEqualTo(1);
+        assertThat(row(id, "app").nextAttemptAtMillis()).isEqualTo(wall.getAsLong() + 7000);
+        advanceMillis(6999);
+        assertThat(pumpAndSettle(d)).isZero();
+        assertThat(r.requestCount()).isEqualTo(1);
+        advanceMillis(1);
+        assertThat(pumpAndSettle(d)).isEqualTo(1);
+        assertThat(row(id, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+    }
+
+    @Test
+    void status410IsDeadAtOnceAndListedAsADeadLetter() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.plan(Answer.status(410));
+        Dispatcher d = dispatcher(new Spec("app", r.uri("/h")));
+        String id = commit("acme", "gh", "{}", "app");
+
+        assertThat(pumpAndSettle(d)).isEqualTo(1);
+        DeliveryRow dead = row(id, "app");
+        assertThat(dead.state()).isEqualTo(DeliveryState.DEAD);
+        assertThat(dead.deadReason()).isEqualTo(DeadReason.PERMANENT_STATUS.code());
+        assertThat(dead.attempts()).isEqualTo(1);
+        assertThat(dead.lastStatus()).isEqualTo(410);
+        assertThat(store.deliveries().deadLetters("app", null, 10).rows()).extracting(DeliveryRow::hookId)
+                .containsExactly(id);
+        advanceMillis(3_600_000);
+        assertThat(pumpAndSettle(d)).isZero();
+        assertThat(r.requestCount()).isEqualTo(1);
+    }
+
+    @Test
+    void hookOlderThanMaxAgeIsDeadWithoutAnAttempt() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        Spec s = new Spec("app", r.uri("/h"));
+        s.retry = RetryPolicy.of("destinations.app", 1000, 60_000, 20, 60, RetryPolicy.DEFAULT_PERMANENT_STATUSES);
+        Dispatcher d = dispatcher(s);
+        CommitResult c = store.commit(List.of(hook("acme", "gh", "{}", wall.getAsLong() - 60_000, "app"))).get(0);
+
+        assertThat(pumpAndSettle(d)).isZero();
+        DeliveryRow dead = row(c.id(), "app");
+        assertThat(dead.state()).isEqualTo(DeliveryState.DEAD);
+        assertThat(dead.deadReason()).isEqualTo(DeadReason.MAX_AGE.code());
+        assertThat(dead.attempts()).isZero();
+        assertThat(r.requestCount()).isZero();
+    }
+
+    // ---------------------------------------------------------------- concurrency and pacing
+
+    @Test
+    void maxInFlightIsNeverExceeded() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.defaultAnswer(Answer.status(200).withDelay(Duration.ofMillis(50)));
+        Spec s = new Spec("app", r.uri("/h"));
+        s.maxInFlight = 3;
+        Dispatcher d = dispatcher(s);
+        for (int i = 0; i < 30; i++) {
+            commit("acme", "gh", "{\"i\":" + i + "}", "app");
+        }
+
+        assertThat(d.pump()).isEqualTo(3);
+        assertThat(d.pump()).as("no free slot while three are out").isZero();
+        assertThat(d.awaitIdle(WAIT)).isTrue();
+        assertThat(drain(d)).isEqualTo(27);
+        assertThat(r.requestCount()).isEqualTo(30);
+        assertThat(r.maxInFlight()).isBetween(1, 3);
+        assertThat(store.deliveries().counts("app", wall.getAsLong()).pending()).isZero();
+    }
+
+    @Test
+    void paceHoldsDeliveredToBurstPlusRateTimesElapsed() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        Spec s = new Spec("app", r.uri("/h"));
+        s.rate = Limit.of(10, 5);
+        s.maxInFlight = 100;
+        Dispatcher d = dispatcher(s);
+        for (int i = 0; i < 100; i++) {
+            commit("acme", "gh", "{\"i\":" + i + "}", "app");
+        }
+
+        long startMs = wall.getAsLong();
+        for (int step = 0; step <= 30; step++) {
+            drain(d);
+            double elapsed = (wall.getAsLong() - startMs) / 1000.0;
+            assertThat((double) r.requestCount()).as("after %.1f s", elapsed).isLessThanOrEqualTo(5 + 10 * elapsed);
+            advanceMillis(100);
+        }
+        assertThat(r.requestCount()).as("paced, not stopped").isGreaterThan(5).isLessThan(100);
+    }
+
+    // ---------------------------------------------------------------- breaker
+
+    @Test
+    void breakerOpensAfterFailuresStopsSpendingAttemptsThenOneProbeThenFlow() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.stop();
+        Spec s = new Spec("app", r.uri("/h"));
+        s.maxInFlight = 4;
+        s.breaker = BreakerSettings.of("destinations.app", 3, 10_000, 60_000);
+        Dispatcher d = dispatcher(s);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            ids.add(commit("acme", "gh", "{\"i\":" + i + "}", "app"));
+        }
+
+        assertThat(pumpAndSettle(d)).isEqualTo(4);
+        assertThat(attemptsSpent(ids)).isEqualTo(4);
+        assertThat(d.live("app").orElseThrow().breakerOpen()).isTrue();
+        assertThat(row(ids.get(0), "app").lastError()).isEqualTo("connect refused");
+
+        advanceMillis(5_000); // every failed row is due again, the breaker is still open
+        assertThat(pumpAndSettle(d)).isZero();
+        assertThat(attemptsSpent(ids)).as("no attempt spent while open").isEqualTo(4);
+
+        r.restart();
+        advanceMillis(5_000);
+        assertThat(pumpAndSettle(d)).as("one probe").isEqualTo(1);
+        assertThat(r.requestCount()).isEqualTo(1);
+        assertThat(d.live("app").orElseThrow().breakerOpen()).isFalse();
+        drain(d);
+        assertThat(r.requestCount()).isEqualTo(8);
+        for (String id : ids) {
+            assertThat(row(id, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        }
+        assertThat(attemptsSpent(ids)).isEqualTo(4 + 8);
+    }
+
+    private int attemptsSpent(List<String> ids) {
+        return ids.stream().mapToInt(id -> row(id, "app").attempts()).sum();
+    }
+
+    // ---------------------------------------------------------------- fifo
+
+    @Test
+    void fifoFailingHookHoldsBackLaterHooksOfItsSourceNotOthers() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.plan(Answer.status(500));
+        Spec s = new Spec("app", r.uri("/h"));
+        s.ordering = Ordering.FIFO;
+        Dispatcher d = dispatcher(s);
+        String a1 = commit("acme", "gh", "a1", "app");
+        assertThat(pumpAndSettle(d)).isEqualTo(1); // a1 fails
+        String a2 = commit("acme", "gh", "a2", "app");
+        String b1 = commit("acme", "stripe", "b1", "app");
+        String a3 = commit("acme", "gh", "a3", "app");
+        String b2 = commit("acme", "stripe", "b2", "app");
+        String c1 = commit("other", "gh", "c1", "app");
+
+        drain(d);
+        assertThat(r.received()).extracting(Received::bodyText).containsExactlyInAnyOrder("a1", "b1", "b2", "c1");
+        assertThat(bodiesInOrder(r, "b")).containsExactly("b1", "b2");
+        assertThat(row(a2, "app").attempts()).isZero();
+        assertThat(row(a3, "app").attempts()).isZero();
+
+        advanceMillis(1_000); // a1's retry is due
+        drain(d);
+        assertThat(bodiesInOrder(r, "a")).containsExactly("a1", "a1", "a2", "a3");
+        for (String id : List.of(a1, a2, a3, b1, b2, c1)) {
+            assertThat(row(id, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        }
+    }
+
+    @Test
+    void fifoOrderIsRebuiltFromTheLedgerAfterARestart() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.plan(Answer.status(500));
+        Spec s = new Spec("app", r.uri("/h"));
+        s.ordering = Ordering.FIFO;
+        Dispatcher first = dispatcher(s);
+        String a1 = commit("acme", "gh", "a1", "app");
+        assertThat(pumpAndSettle(first)).isEqualTo(1); // a1 fails, due again within a second
+        first.close();
+        String a2 = commit("acme", "gh", "a2", "app");
+
+        Dispatcher again = dispatcher(s); // knows nothing but the ledger
+        assertThat(drain(again)).as("a2 waits behind a1").isZero();
+        assertThat(row(a2, "app").attempts()).isZero();
+        advanceMillis(1_000);
+        drain(again);
+        assertThat(bodiesInOrder(r, "a")).containsExactly("a1", "a1", "a2");
+        assertThat(row(a1, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(row(a2, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+    }
+
+    private static List<String> bodiesInOrder(HookReceiver r, String prefix) {
+        return r.received().stream().map(Received::bodyText).filter(b -> b.startsWith(prefix)).toList();
+    }
+
+    // ---------------------------------------------------------------- pause, close
+
+    @Test
+    void pausedDestinationSendsNothingAndSpendsNoAttemptUntilResumed() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        Dispatcher d = dispatcher(new Spec("app", r.uri("/h")), new Spec("other", r.uri("/o")));
+        store.deliveries().setPaused("app", true, wall.getAsLong());
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ids.add(commit("acme", "gh", "{\"i\":" + i + "}", "app"));
+        }
+        String other = commit("acme", "gh", "{}", "other");
+
+        assertThat(drain(d)).as("only the other destination").isEqualTo(1);
+        advanceMillis(60_000);
+        assertThat(drain(d)).isZero();
+        assertThat(r.received()).extracting(Received::path).containsExactly("/o");
+        assertThat(attemptsSpent(ids)).isZero();
+        assertThat(row(other, "other").state()).isEqualTo(DeliveryState.DELIVERED);
+
+        store.deliveries().setPaused("app", false, wall.getAsLong());
+        d.pausedChanged("app");
+        assertThat(drain(d)).isEqualTo(3);
+        for (String id : ids) {
+            assertThat(row(id, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        }
+    }
+
+    @Test
+    void closeWithAttemptsInFlightLeavesTheirRowsPendingAndTheyComeDueAgain() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.defaultAnswer(Answer.hang());
+        Spec s = new Spec("app", r.uri("/h"));
+        s.timeoutMs = 15_000;
+        Dispatcher d = dispatcher(clock, new SimpleMeterRegistry(), new SplittableRandom(3), Duration.ofMillis(200), s);
+        String h1 = commit("acme", "gh", "1", "app");
+        String h2 = commit("acme", "gh", "2", "app");
+
+        assertThat(d.pump()).isEqualTo(2);
+        r.awaitInFlight(2, WAIT);
+        d.close();
+        for (String id : List.of(h1, h2)) {
+            DeliveryRow left = row(id, "app");
+            assertThat(left.state()).isEqualTo(DeliveryState.PENDING);
+            assertThat(left.attempts()).isZero();
+        }
+
+        r.defaultAnswer(Answer.status(200));
+        Dispatcher again = dispatcher(s); // as after a restart
+        assertThat(pumpAndSettle(again)).as("claimed rows are not due before their claim ends").isZero();
+        advanceMillis(s.timeoutMs + Dispatcher.CLAIM_SLACK_MS);
+        assertThat(pumpAndSettle(again)).isEqualTo(2);
+        assertThat(row(h1, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(row(h2, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+    }
+
+    // ---------------------------------------------------------------- meters
+
+    @Test
+    void metersCarryTheContractNamesLabelledByDestination() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.plan(Answer.status(500));
+        PrometheusMeterRegistry prom = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Dispatcher d = dispatcher(clock, prom, new SplittableRandom(5), Duration.ofSeconds(5), new Spec("app", r.uri("/h")));
+        commit("acme", "gh", "{}", "app");
+        commit("acme", "gh", "{}", "app");
+        pumpAndSettle(d);
+
+        String text = prom.scrape();
+        assertThat(text)
+                .contains("sluice_delivery_attempts_total{destination=\"app\",outcome=\"delivered\"} 1.0")
+                .contains("sluice_delivery_attempts_total{destination=\"app\",outcome=\"retry\"} 1.0")
+                .contains("sluice_delivery_attempts_total{destination=\"app\",outcome=\"dead\"} 0.0")
+                .contains("sluice_delivery_latency_seconds_count{destination=\"app\"} 2")
+                .contains("sluice_delivery_lag_seconds_count{destination=\"app\"} 1")
+                .contains("sluice_delivery_pending{destination=\"app\"} 1.0")
+                .contains("sluice_delivery_oldest_pending_seconds{destination=\"app\"}")
+                .contains("sluice_delivery_breaker_open{destination=\"app\"} 0.0");
+    }
+}

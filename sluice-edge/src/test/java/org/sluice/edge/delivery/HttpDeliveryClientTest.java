@@ -1,0 +1,230 @@
+package org.sluice.edge.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.time.Clock;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sluice.testkit.HookReceiver;
+import org.sluice.testkit.HookReceiver.Answer;
+import org.sluice.testkit.HookReceiver.Received;
+
+/** The outbound client against real sockets: what it sends, how it reads hostile or odd answers, TLS. */
+class HttpDeliveryClientTest {
+
+    private static final byte[] BODY = "{\"a\":\"\u00e9\"}\n".getBytes(StandardCharsets.UTF_8);
+    private static final List<Map.Entry<String, String>> HEADERS = List.of(Map.entry("webhook-id", "id-1"),
+            Map.entry("sluice-attempt", "1"), Map.entry("x-custom", "v"));
+
+    @TempDir
+    Path dir;
+    private final HttpDeliveryClient client = new HttpDeliveryClient(1, Clock.systemUTC());
+    private HookReceiver receiver;
+
+    @AfterEach
+    void close() {
+        client.close();
+        if (receiver != null) {
+            receiver.close();
+        }
+    }
+
+    private static Destination destination(String name, URI url, long timeoutMs, Path caFile) {
+        return new Destination(name, Destination.TYPE_HTTP, url, timeoutMs, 4, Optional.empty(), Optional.empty(),
+                OutboundHeaders.of("destinations." + name, List.of(), Map.of(), null, "t"), Ordering.NONE,
+                RetryPolicy.defaults(), BreakerSettings.defaults(), Optional.ofNullable(caFile));
+    }
+
+    private HttpDeliveryClient.Outcome send(String name) throws Exception {
+        return client.send(name, HEADERS, BODY).get(60, TimeUnit.SECONDS);
+    }
+
+    private void plainReceiver(long timeoutMs) {
+        receiver = HookReceiver.start();
+        client.register(destination("d", receiver.uri("/p/q?x=1"), timeoutMs, null));
+    }
+
+    @Test
+    void postsTheBodyByteForByteWithExactlyHostLengthAndTheGivenHeaders() throws Exception {
+        plainReceiver(30_000);
+        assertThat(send("d").result()).isEqualTo(AttemptResult.answered(200));
+        Received got = receiver.received().get(0);
+        assertThat(got.method()).isEqualTo("POST");
+        assertThat(got.path()).isEqualTo("/p/q?x=1");
+        assertThat(got.body()).isEqualTo(BODY);
+        assertThat(got.headers().keySet()).containsExactlyInAnyOrder("host", "webhook-id", "sluice-attempt", "x-custom",
+                "content-length");
+        assertThat(got.header("host")).isEqualTo("127.0.0.1:" + receiver.port());
+        assertThat(got.header("content-length")).isEqualTo(Integer.toString(BODY.length));
+    }
+
+    @Test
+    void keepAliveConnectionIsReused() throws Exception {
+        plainReceiver(30_000);
+        for (int i = 0; i < 5; i++) {
+            assertThat(send("d").result()).isEqualTo(AttemptResult.answered(200));
+        }
+        assertThat(receiver.connectionsAccepted()).isEqualTo(1);
+    }
+
+    @Test
+    void answerBodyBeyond64KiBIsNotReadAndItsConnectionIsClosed() throws Exception {
+        plainReceiver(30_000);
+        receiver.plan(Answer.status(200).withBody(new byte[8 * 1024 * 1024]));
+        assertThat(send("d").result()).isEqualTo(AttemptResult.answered(200));
+        assertThat(send("d").result()).isEqualTo(AttemptResult.answered(200));
+        assertThat(receiver.connectionsAccepted()).as("the first connection was dropped, not drained").isEqualTo(2);
+    }
+
+    @Test
+    void redirectIsAnAnswerAndNotFollowed() throws Exception {
+        plainReceiver(30_000);
+        receiver.plan(Answer.status(302).withHeader("Location", "/elsewhere"));
+        assertThat(send("d").result()).isEqualTo(AttemptResult.answered(302));
+        assertThat(receiver.requestCount()).isEqualTo(1);
+    }
+
+    @Test
+    void retryAfterIsRead() throws Exception {
+        plainReceiver(30_000);
+        receiver.plan(Answer.status(503).withHeader("Retry-After", "120"));
+        assertThat(send("d").result()).isEqualTo(AttemptResult.answered(503, 120_000));
+    }
+
+    @Test
+    void hangIsATimeoutNamedWithItsLength() throws Exception {
+        plainReceiver(300);
+        receiver.plan(Answer.hang());
+        HttpDeliveryClient.Outcome o = send("d");
+        assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.TIMEOUT));
+        assertThat(o.error()).isEqualTo("timeout after 300 ms");
+        assertThat(send("d").result()).as("a fresh connection after the timeout").isEqualTo(AttemptResult.answered(200));
+    }
+
+    @Test
+    void resetIsAFailure() throws Exception {
+        plainReceiver(30_000);
+        receiver.plan(Answer.reset());
+        HttpDeliveryClient.Outcome o = send("d");
+        assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.RESET));
+        assertThat(o.error()).isIn("connection reset", "connection closed before a full answer");
+    }
+
+    @Test
+    void oversizedAnswerHeadersAreUnreadableNotBuffered() throws Exception {
+        plainReceiver(30_000);
+        receiver.plan(Answer.status(200).withHeader("X-Big", "v".repeat(64 * 1024)));
+        HttpDeliveryClient.Outcome o = send("d");
+        assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.PROTOCOL));
+        assertThat(o.error()).isEqualTo("unreadable answer");
+    }
+
+    @Test
+    void refusedConnectIsAConnectFailure() throws Exception {
+        plainReceiver(30_000);
+        receiver.stop();
+        HttpDeliveryClient.Outcome o = send("d");
+        assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
+        assertThat(o.error()).isEqualTo("connect refused");
+    }
+
+    // ---------------------------------------------------------------- TLS
+
+    @Test
+    void httpsTrustsTheCaFileAndVerifiesTheHostName() throws Exception {
+        Path good = keyPair("good", "SAN=ip:127.0.0.1");
+        Path wrongName = keyPair("wrong", "SAN=dns:other.test");
+        HttpsServer server = https(good, "good");
+        HttpsServer other = https(wrongName, "wrong");
+        try {
+            client.register(destination("tls", url(server), 30_000, pem(good, "good")));
+            client.register(destination("jdk", url(server), 30_000, null));
+            client.register(destination("name", url(other), 30_000, pem(wrongName, "wrong")));
+
+            assertThat(send("tls").result()).isEqualTo(AttemptResult.answered(204));
+            HttpDeliveryClient.Outcome untrusted = send("jdk");
+            assertThat(untrusted.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
+            assertThat(untrusted.error()).startsWith("tls handshake failed");
+            HttpDeliveryClient.Outcome misnamed = send("name");
+            assertThat(misnamed.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
+            assertThat(misnamed.error()).startsWith("tls handshake failed");
+        } finally {
+            server.stop(0);
+            other.stop(0);
+        }
+    }
+
+    private static URI url(HttpsServer s) {
+        return URI.create("https://127.0.0.1:" + s.getAddress().getPort() + "/in");
+    }
+
+    /** A PKCS12 keystore holding a self-signed key pair made by the JDK's keytool. */
+    private Path keyPair(String alias, String san) throws Exception {
+        Path ks = dir.resolve(alias + ".p12");
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", alias, "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=" + alias,
+                "-ext", san, "-validity", "2", "-storetype", "PKCS12", "-keystore", ks.toString(),
+                "-storepass", "changeit", "-keypass", "changeit").redirectErrorStream(true).start();
+        keytool.getInputStream().readAllBytes();
+        assertThat(keytool.waitFor()).isZero();
+        return ks;
+    }
+
+    private Path pem(Path keystore, String alias) throws Exception {
+        KeyStore ks = load(keystore);
+        String b64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(ks.getCertificate(alias).getEncoded());
+        return Files.writeString(dir.resolve(alias + ".pem"), "-----BEGIN CERTIFICATE-----\n" + b64 + "\n-----END CERTIFICATE-----\n");
+    }
+
+    private static KeyStore load(Path keystore) throws Exception {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(keystore)) {
+            ks.load(in, "changeit".toCharArray());
+        }
+        return ks;
+    }
+
+    private static HttpsServer https(Path keystore, String alias) throws Exception {
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(load(keystore), "changeit".toCharArray());
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(kmf.getKeyManagers(), null, null);
+        HttpsServer s = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        s.setHttpsConfigurator(new HttpsConfigurator(ssl));
+        s.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        s.start();
+        return s;
+    }
+
+    @Test
+    void unusableCaFileFailsWhenTheDestinationIsRegistered() throws Exception {
+        Path notPem = Files.writeString(dir.resolve("bad.pem"), "not a certificate");
+        assertThatThrownBy(() -> client.register(destination("bad", URI.create("https://127.0.0.1:1/"), 1000, notPem)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("destinations.bad.ca_file: cannot build a TLS context from ");
+    }
+}
