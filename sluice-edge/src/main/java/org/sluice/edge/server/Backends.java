@@ -46,6 +46,7 @@ final class Backends implements AutoCloseable {
     private final LongSupplier epochMillis;
     private final TenantGate gate;
     private final HookSink sink;
+    private final StoreSize size;
     private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
     private final Warnings resumeWarnings = new Warnings(LOG, java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
     /** Only the sweeper's resume task touches it. */
@@ -100,7 +101,8 @@ final class Backends implements AutoCloseable {
         }
         this.intake = opened;
         this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody);
-        this.sink = new IntakeSink(store, intake, epochMillis);
+        this.size = new StoreSize(store, config.store().maxBytes());
+        this.sink = new IntakeSink(store, intake, epochMillis, size);
     }
 
     static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
@@ -147,6 +149,11 @@ final class Backends implements AutoCloseable {
 
     HookSink sink() {
         return sink;
+    }
+
+    /** The store's cached size against {@code store.max_bytes}. */
+    StoreSize storeSize() {
+        return size;
     }
 
     /** Both tenant tables seen as one, for the limiter metrics and tests. */
