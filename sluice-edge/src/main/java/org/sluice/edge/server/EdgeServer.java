@@ -119,7 +119,7 @@ public final class EdgeServer implements AutoCloseable {
     private boolean closed;
 
     private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis,
-                       UnaryOperator<BatchCommitter> commitWrapper) throws Exception {
+                       UnaryOperator<BatchCommitter> commitWrapper, DeliveryWakeup wakeup) throws Exception {
         this.config = config;
         int cores = Runtime.getRuntime().availableProcessors();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -154,7 +154,7 @@ public final class EdgeServer implements AutoCloseable {
                 backends.fleet().bindMetrics(registry);
             }
 
-            this.deliveryWakeup = DeliveryWakeup.NONE;
+            this.deliveryWakeup = wakeup;
             Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics);
             ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(Transport.serverChannel())
                     .childHandler(pipeline);
@@ -450,6 +450,7 @@ public final class EdgeServer implements AutoCloseable {
         private Clock clock = Clock.system();
         private LongSupplier epochMillis = System::currentTimeMillis;
         private UnaryOperator<BatchCommitter> commitWrapper = UnaryOperator.identity();
+        private DeliveryWakeup deliveryWakeup = DeliveryWakeup.NONE;
 
         private Builder(SluiceConfig config) {
             this.config = config;
@@ -473,10 +474,16 @@ public final class EdgeServer implements AutoCloseable {
             return this;
         }
 
+        /** TEST SEAM (package-private): told after each commit that scheduled deliveries. */
+        Builder deliveryWakeup(DeliveryWakeup wakeup) {
+            this.deliveryWakeup = java.util.Objects.requireNonNull(wakeup, "wakeup");
+            return this;
+        }
+
         /** Opens the store, binds both listeners and starts serving. */
         public EdgeServer start() {
             try {
-                return new EdgeServer(config, clock, epochMillis, commitWrapper);
+                return new EdgeServer(config, clock, epochMillis, commitWrapper, deliveryWakeup);
             } catch (RuntimeException e) {
                 throw e;
             } catch (InterruptedException e) {
