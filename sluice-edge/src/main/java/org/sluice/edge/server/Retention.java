@@ -20,13 +20,17 @@ import org.sluice.edge.store.RetentionResult;
  * sweeps or the store's resume).
  *
  * <p>Every {@value #TICK_MILLIS} ms: bounded passes of
- * {@link org.sluice.edge.store.DeliveryLedger#retentionPass} ({@value #PASS_HOOKS} hooks each,
- * continuing at once while a pass stopped at its bound, at most {@value #MAX_PASSES} per tick),
+ * {@link org.sluice.edge.store.DeliveryLedger#retentionPass} ({@value #PASS_HOOKS} hooks each),
  * with the ages of {@code retention.hooks_seconds} and {@code retention.dead_seconds} against
- * the injected wall clock; then the store's size is read again ({@link StoreSize}). While the
- * store is at {@code store.max_bytes} and rows were deleted since the last reclaim, the space
- * is reclaimed ({@link HookStore#reclaim()}) and the size read once more, so ingest resumes as
- * soon as the figure is under the bound. A failing store is left to the sweeper's resume task.
+ * the injected wall clock. A pass that stopped at its bound is followed at once by another
+ * while passes delete something (at most {@value #MAX_PASSES} per tick), or for at least
+ * {@value #MIN_PASSES} passes when they delete nothing, so a long stretch of hooks that must
+ * stay (pending deliveries, dead letters) is walked past at 10 000 hooks a second without
+ * spinning on it. Then the store's size is read again ({@link StoreSize}). While the store
+ * is at {@code store.max_bytes} and rows were deleted since the last reclaim, the space is
+ * reclaimed ({@link HookStore#reclaim()}: a flush and a compaction, so at most once every
+ * {@value #RECLAIM_TICKS} ticks) and the size read once more, so ingest resumes as soon as the
+ * figure is under the bound. A failing store is left to the sweeper's resume task.
  *
  * <p>Meters: {@code sluice_retention_deleted_total} (hooks and dead letters deleted) and
  * {@code sluice_store_bytes} (the cached size).
@@ -38,6 +42,10 @@ final class Retention implements AutoCloseable {
     static final int PASS_HOOKS = 1_000;
     /** Passes per tick at most, so a huge backlog is worked through in slices. */
     static final int MAX_PASSES = 100;
+    /** Passes per tick at least (while the walk has further to go), even when they delete nothing. */
+    static final int MIN_PASSES = 10;
+    /** Ticks between two reclaims at least (the first one runs at once). */
+    static final int RECLAIM_TICKS = 60;
 
     private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
 
@@ -51,6 +59,8 @@ final class Retention implements AutoCloseable {
     private final Warnings warnings = new Warnings(LOG, TimeUnit.MINUTES.toNanos(1));
     /** Rows deleted since the last reclaim; only the retention thread (or a test's {@link #tick()}) touches it. */
     private long unreclaimed;
+    /** Ticks since the last reclaim; same thread. */
+    private int sinceReclaim = RECLAIM_TICKS;
 
     Retention(HookStore store, StoreSize size, RetentionConfig config, LongSupplier epochMillis,
               MeterRegistry registry) {
@@ -83,11 +93,16 @@ final class Retention implements AutoCloseable {
                             deadMaxAgeMillis, PASS_HOOKS);
                     deleted.increment(result.deleted());
                     unreclaimed += result.deleted();
-                } while (result.more() && ++passes < MAX_PASSES);
+                    passes++;
+                } while (result.more() && passes < MAX_PASSES && (result.deleted() > 0 || passes < MIN_PASSES));
             }
             size.refresh();
-            if (size.full() && unreclaimed > 0 && store.isOpen() && store.isHealthy()) {
+            if (sinceReclaim < RECLAIM_TICKS) {
+                sinceReclaim++;
+            }
+            if (size.full() && unreclaimed > 0 && sinceReclaim >= RECLAIM_TICKS && store.isOpen() && store.isHealthy()) {
                 unreclaimed = 0;
+                sinceReclaim = 0;
                 store.reclaim();
                 size.refresh();
                 LOG.info("the store is at store.max_bytes ({} bytes); after reclaiming deleted rows it holds {} bytes",
