@@ -1,5 +1,6 @@
 package org.sluice.edge.server;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -57,9 +58,11 @@ final class Retention implements AutoCloseable {
     private final Counter deleted;
     private final ScheduledExecutorService scheduler;
     private final Warnings warnings = new Warnings(LOG, TimeUnit.MINUTES.toNanos(1));
-    /** Rows deleted since the last reclaim; only the retention thread (or a test's {@link #tick()}) touches it. */
+    /** Rows deleted since the last reclaim. */
+    @GuardedBy("this")
     private long unreclaimed;
-    /** Ticks since the last reclaim; same thread. */
+    /** Ticks since the last reclaim. */
+    @GuardedBy("this")
     private int sinceReclaim = RECLAIM_TICKS;
 
     Retention(HookStore store, StoreSize size, RetentionConfig config, LongSupplier epochMillis,
