@@ -24,7 +24,7 @@ final class ConsoleData {
      * What {@code GET /v1/status} reports.
      *
      * @param notReadyReason null while {@code /readyz} answers 200, else its reason
-     * @param storeBytes     bytes of the store's files on disk, -1 when unknown
+     * @param storeBytes     the store's size ({@code sluice_store_bytes}' figure), -1 when unknown
      */
     record Status(String notReadyReason, long storeBytes) {
     }

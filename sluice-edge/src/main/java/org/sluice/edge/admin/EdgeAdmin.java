@@ -1,15 +1,10 @@
 package org.sluice.edge.admin;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.TenantLimits;
@@ -17,6 +12,7 @@ import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.intake.Intake;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.RocksOverrideStore;
 
 /**
@@ -70,22 +66,20 @@ public final class EdgeAdmin {
                 .instanceMaxBodyBytes(config.http().maxBodyBytes())
                 .stats(stats == null ? new StatsRing(System::currentTimeMillis) : stats)
                 .sources(List.copyOf(config.sources().values()))
-                .status(notReadyReason == null ? () -> null : notReadyReason, () -> bytesUnder(store.dir()))
+                .status(notReadyReason == null ? () -> null : notReadyReason, () -> storeBytes(store))
                 .build();
         return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken());
     }
 
-    /** The bytes of the regular files under {@code dir}; -1 when it cannot be walked. */
-    private static long bytesUnder(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.mapToLong(f -> {
-                try {
-                    return Files.isRegularFile(f) ? Files.size(f) : 0L;
-                } catch (IOException gone) {
-                    return 0L;   // a file RocksDB deleted while we walked
-                }
-            }).sum();
-        } catch (IOException | UncheckedIOException e) {
+    /**
+     * The store's size as {@code sluice_store_bytes} and {@code store.max_bytes} see it
+     * ({@link HookStore#approximateBytes()}: SST files and memtables); -1 when the store
+     * cannot be read (closed, or being reopened after a write failure).
+     */
+    private static long storeBytes(HookStore store) {
+        try {
+            return store.approximateBytes();
+        } catch (HookStoreException e) {
             return -1L;
         }
     }

@@ -19,4 +19,13 @@ public interface HookSink {
      * {@code intake_partition_down} (an intake writer is down and not yet restarted).
      */
     String notReadyReason();
+
+    /**
+     * True while the store is at or past {@code store.max_bytes}: a new hook is then answered
+     * {@code 503 store_full} before anything is charged or committed. Cheap (a cached figure):
+     * it is asked once per hook. False when no bound is set.
+     */
+    default boolean storeFull() {
+        return false;
+    }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import org.sluice.edge.store.CommitResult;
+import org.sluice.edge.store.DeliveryWakeup;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.verify.HeaderLookup;
 import org.sluice.edge.verify.VerifyOutcome;
@@ -50,9 +51,22 @@ public final class HookStage {
     private final FleetGate fleet;
     /** Where the stage continues after the fleet's answer and after the commit (the worker pool). */
     private final Executor continuation;
+    /** Told after a commit that scheduled deliveries. */
+    private final DeliveryWakeup wakeup;
 
     public HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis,
               FleetGate fleet, Executor continuation) {
+        this(tenants, sink, shadow, metrics, epochMillis, fleet, continuation, DeliveryWakeup.NONE);
+    }
+
+    /**
+     * @param wakeup told (on the worker pool, once per accepted hook) after a commit that wrote
+     *               the hook's pending delivery rows, that is, for a hook whose source has a
+     *               {@code deliver_to}; never for a duplicate
+     */
+    public HookStage(TenantGate tenants, HookSink sink, boolean shadow, IngestMetrics metrics, LongSupplier epochMillis,
+              FleetGate fleet, Executor continuation, DeliveryWakeup wakeup) {
+        this.wakeup = java.util.Objects.requireNonNull(wakeup, "wakeup");
         this.fleet = fleet;
         this.continuation = task -> { // a pool shut down while the intake flushes: never leave a hook unanswered
             try {
@@ -89,6 +103,11 @@ public final class HookStage {
             if (original != null) {
                 return done(withLimits(Responses.duplicate(original), tenant), Outcome.DUPLICATE);
             }
+        }
+        // 6a. a store at store.max_bytes takes no new hook (a duplicate was answered above:
+        // it adds nothing); refused before any quota, fleet claim or queue share is spent
+        if (sink.storeFull()) {
+            return done(Responses.storeFull(), Outcome.STORE_FULL);
         }
         // 6b. the fleet store (scope fleet): one call carrying the tenant's charges and the claim
         FleetGate gate = fleet;
@@ -164,7 +183,8 @@ public final class HookStage {
         }
         Lease held = share instanceof Lease lease ? lease : Lease.NONE;
         // 9. commit (the writer's own dedupe check runs here, after the fleet's)
-        PendingHook pending = new PendingHook(tenant, source.id(), key, nowMillis, headerMap(headers), body);
+        PendingHook pending = new PendingHook(tenant, source.id(), key, nowMillis, headerMap(headers), body,
+                source.deliverTo());
         CompletableFuture<CommitResult> commit;
         try {
             commit = sink.submit(pending);
@@ -182,7 +202,12 @@ public final class HookStage {
                 return new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             }
             return switch (result.status()) {
-                case ACCEPTED -> new Response(withLimits(Responses.accepted(result.id()), tenant), Outcome.ACCEPTED);
+                case ACCEPTED -> {
+                    if (!pending.destinations().isEmpty()) { // its rows are durable: the dispatcher may look now
+                        wakeUp();
+                    }
+                    yield new Response(withLimits(Responses.accepted(result.id()), tenant), Outcome.ACCEPTED);
+                }
                 case DUPLICATE -> new Response(withLimits(Responses.duplicate(result.id()), tenant), Outcome.DUPLICATE);
                 case OVERLOAD -> {
                     metrics.refused(RefusalScope.OVERLOAD);
@@ -191,6 +216,14 @@ public final class HookStage {
                 case STORE_UNAVAILABLE -> new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             };
         }, continuation);
+    }
+
+    private void wakeUp() {
+        try {
+            wakeup.scheduled();
+        } catch (RuntimeException e) { // the rows are committed; a failed wake-up only waits for the next poll
+            // nothing to undo, and the hook's answer must not change
+        }
     }
 
     private static void release(Claim claim, String tenant, SourceRoute source, String key) {

@@ -32,6 +32,9 @@ public final class Responses {
     private static final ByteBuf OK_STATUS = fixed("{\"status\":\"ok\"}");
     private static final ByteBuf OVERLOAD = fixed("{\"error\":\"overload\"}");
     private static final ByteBuf STORE_UNAVAILABLE = fixed("{\"error\":\"store_unavailable\"}");
+    private static final ByteBuf STORE_FULL = fixed("{\"error\":\"store_full\"}");
+    /** {@code Retry-After} of {@code store_full}: the retention pass runs every second, and frees space in batches. */
+    static final int STORE_FULL_RETRY_AFTER_SECONDS = 5;
     private static final ByteBuf INVALID_FORWARDED_FOR = fixed("{\"error\":\"invalid_forwarded_for\"}");
     private static final ByteBuf HEADERS_TOO_LARGE_BODY = fixed("{\"error\":\"headers_too_large\"}");
     private static final ByteBuf BAD_REQUEST = fixed("{\"error\":\"bad_request\"}");
@@ -72,6 +75,13 @@ public final class Responses {
 
     static FullHttpResponse storeUnavailable() {
         return retryable(HttpResponseStatus.SERVICE_UNAVAILABLE, STORE_UNAVAILABLE);
+    }
+
+    /** {@code 503 {"error":"store_full"}}: the store is at {@code store.max_bytes}; retention frees space. */
+    static FullHttpResponse storeFull() {
+        FullHttpResponse response = of(HttpResponseStatus.SERVICE_UNAVAILABLE, STORE_FULL);
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, STORE_FULL_RETRY_AFTER_SECONDS);
+        return response;
     }
 
     static FullHttpResponse invalidForwardedFor() {

@@ -1,5 +1,6 @@
 package org.sluice.edge.http;
 
+import java.util.List;
 import org.sluice.edge.dedupe.DedupeKeyExtractor;
 import org.sluice.edge.verify.Verifier;
 
@@ -10,6 +11,17 @@ import org.sluice.edge.verify.Verifier;
  * @param tenant   the owning tenant, or null for a shared source
  * @param verifier proves its hooks genuine
  * @param dedupe   finds a hook's dedupe key
+ * @param deliverTo the destinations each accepted hook is scheduled for ({@code deliver_to}), possibly none
  */
-public record SourceRoute(String id, String tenant, Verifier verifier, DedupeKeyExtractor dedupe) {
+public record SourceRoute(String id, String tenant, Verifier verifier, DedupeKeyExtractor dedupe,
+                          List<String> deliverTo) {
+
+    public SourceRoute {
+        deliverTo = List.copyOf(deliverTo);
+    }
+
+    /** A source that delivers nowhere. */
+    public SourceRoute(String id, String tenant, Verifier verifier, DedupeKeyExtractor dedupe) {
+        this(id, tenant, verifier, dedupe, List.of());
+    }
 }

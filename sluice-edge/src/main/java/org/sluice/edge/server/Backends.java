@@ -49,6 +49,7 @@ final class Backends implements AutoCloseable {
     private final HookSink sink;
     /** Delivers to {@code destinations}; null when none is configured. Closed before the store. */
     private final Dispatcher dispatcher;
+    private final StoreSize size;
     private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
     private final Warnings resumeWarnings = new Warnings(LOG, java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
     /** Only the sweeper's resume task touches it. */
@@ -122,7 +123,8 @@ final class Backends implements AutoCloseable {
         }
         this.dispatcher = delivering;
         this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody);
-        this.sink = new IntakeSink(store, intake, epochMillis);
+        this.size = new StoreSize(store, config.store().maxBytes());
+        this.sink = new IntakeSink(store, intake, epochMillis, size);
     }
 
     static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
@@ -174,6 +176,11 @@ final class Backends implements AutoCloseable {
     /** The delivery dispatcher (its live figures, {@code wake()}, {@code pausedChanged}), or null without destinations. */
     Dispatcher dispatcher() {
         return dispatcher;
+    }
+
+    /** The store's cached size against {@code store.max_bytes}. */
+    StoreSize storeSize() {
+        return size;
     }
 
     /** Both tenant tables seen as one, for the limiter metrics and tests. */

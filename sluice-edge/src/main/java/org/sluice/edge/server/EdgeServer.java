@@ -48,6 +48,7 @@ import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.config.TlsConfig;
 import org.sluice.edge.dedupe.DedupeKeys;
 import org.sluice.edge.intake.BatchCommitter;
+import org.sluice.edge.store.DeliveryWakeup;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.http.InFlight;
@@ -86,7 +87,7 @@ import org.sluice.edge.admission.NodeLimits;
  * <p>Threads (see docs/concurrency.md): one acceptor and {@code cores} I/O event loops for
  * ingest, one event loop for admin, a worker pool for verification, duplicate lookups and
  * admission after the body, the admin executor ({@code admin.workers} threads), the
- * intake's writer threads, and one sweeper thread.
+ * intake's writer threads, one sweeper thread and one retention thread.
  */
 public final class EdgeServer implements AutoCloseable {
 
@@ -105,6 +106,12 @@ public final class EdgeServer implements AutoCloseable {
     private final Backends backends;
     private final PrometheusMeterRegistry registry;
     private final Sweeper sweeper;
+    private final Retention retention;
+    /**
+     * Told after each commit that scheduled deliveries (a hook of a source with
+     * {@code deliver_to}); the dispatcher's wake-up once it runs, nobody until then.
+     */
+    private final DeliveryWakeup deliveryWakeup;
     private final InFlight inFlight = new InFlight();
     private final StatsRing stats;
     private Channel listener;
@@ -112,7 +119,7 @@ public final class EdgeServer implements AutoCloseable {
     private boolean closed;
 
     private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis,
-                       UnaryOperator<BatchCommitter> commitWrapper) throws Exception {
+                       UnaryOperator<BatchCommitter> commitWrapper, DeliveryWakeup wakeup) throws Exception {
         this.config = config;
         int cores = Runtime.getRuntime().availableProcessors();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -147,6 +154,7 @@ public final class EdgeServer implements AutoCloseable {
                 backends.fleet().bindMetrics(registry);
             }
 
+            this.deliveryWakeup = wakeup;
             Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics);
             ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(Transport.serverChannel())
                     .childHandler(pipeline);
@@ -165,6 +173,8 @@ public final class EdgeServer implements AutoCloseable {
                             backends.fleet() == null ? null : backends.fleet()::resetTenant,
                             stats, backends.sink()::notReadyReason));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
+            this.retention = new Retention(backends.store(), backends.storeSize(), config.retention(), epochMillis,
+                    registry);
         } catch (Exception | Error e) {
             closeQuietly();
             throw e;
@@ -252,6 +262,11 @@ public final class EdgeServer implements AutoCloseable {
         sweeper.tick();
     }
 
+    /** Runs one retention tick now (the retention thread does this every second): passes, size, reclaim. */
+    void retainOnce() {
+        retention.tick();
+    }
+
     /**
      * Graceful stop: stop accepting, flush the intake (every hook it holds is committed and
      * answered; hooks arriving after this are answered 503 overload), wait until every hook
@@ -279,6 +294,9 @@ public final class EdgeServer implements AutoCloseable {
     private void closeQuietly() {
         if (sweeper != null) {
             sweeper.close();
+        }
+        if (retention != null) {
+            retention.close(); // before the store closes
         }
         if (admin != null) {
             admin.close();
@@ -372,7 +390,7 @@ public final class EdgeServer implements AutoCloseable {
                 String keyPath = "sources." + source.id();
                 sources.put(source.id(), new SourceRoute(source.id(), source.tenant().orElse(null),
                         Verifiers.create(source.verify(), keyPath + ".verify"),
-                        DedupeKeys.create(source.dedupe(), keyPath + ".dedupe")));
+                        DedupeKeys.create(source.dedupe(), keyPath + ".dedupe"), source.deliverTo()));
                 sourceBytes.put(source.id(), source.bytesPerSecond());
             }
             Router router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);
@@ -380,7 +398,7 @@ public final class EdgeServer implements AutoCloseable {
                     ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
                     : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
             HookStage stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis,
-                    backends.fleet(), workers);
+                    backends.fleet(), workers, deliveryWakeup);
             this.bodies = new InflightBodies(config.http().maxInflightBodyBytes());
             Gauge.builder("sluice.http.inflight.body.bytes", bodies, InflightBodies::held)
                     .description("Body buffer bytes held by ingest requests in flight (http.max_inflight_body_bytes)")
@@ -432,6 +450,7 @@ public final class EdgeServer implements AutoCloseable {
         private Clock clock = Clock.system();
         private LongSupplier epochMillis = System::currentTimeMillis;
         private UnaryOperator<BatchCommitter> commitWrapper = UnaryOperator.identity();
+        private DeliveryWakeup deliveryWakeup = DeliveryWakeup.NONE;
 
         private Builder(SluiceConfig config) {
             this.config = config;
@@ -455,10 +474,16 @@ public final class EdgeServer implements AutoCloseable {
             return this;
         }
 
+        /** TEST SEAM (package-private): told after each commit that scheduled deliveries. */
+        Builder deliveryWakeup(DeliveryWakeup wakeup) {
+            this.deliveryWakeup = java.util.Objects.requireNonNull(wakeup, "wakeup");
+            return this;
+        }
+
         /** Opens the store, binds both listeners and starts serving. */
         public EdgeServer start() {
             try {
-                return new EdgeServer(config, clock, epochMillis, commitWrapper);
+                return new EdgeServer(config, clock, epochMillis, commitWrapper, deliveryWakeup);
             } catch (RuntimeException e) {
                 throw e;
             } catch (InterruptedException e) {

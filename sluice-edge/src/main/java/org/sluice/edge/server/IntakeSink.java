@@ -10,18 +10,21 @@ import org.sluice.edge.store.PendingHook;
 
 /**
  * The {@link HookSink} of a running node: duplicates are looked up in the store, hooks go to
- * the intake, and readiness is the store's and the intake's.
+ * the intake, and readiness is the store's and the intake's (and the store's size against
+ * {@code store.max_bytes}).
  */
 final class IntakeSink implements HookSink {
 
     private final HookStore store;
     private final Intake intake;
     private final LongSupplier epochMillis;
+    private final StoreSize size;
 
-    IntakeSink(HookStore store, Intake intake, LongSupplier epochMillis) {
+    IntakeSink(HookStore store, Intake intake, LongSupplier epochMillis, StoreSize size) {
         this.store = store;
         this.intake = intake;
         this.epochMillis = epochMillis;
+        this.size = size;
     }
 
 
@@ -46,6 +49,14 @@ final class IntakeSink implements HookSink {
         if (intake.partitionsDown() > 0) {
             return "intake_partition_down";
         }
+        if (size.full()) {
+            return "store_full";
+        }
         return null;
+    }
+
+    @Override
+    public boolean storeFull() {
+        return size.full();
     }
 }

@@ -862,6 +862,31 @@ public final class HookStore implements AutoCloseable {
                 + rocks.db().getAggregatedLongProperty("rocksdb.size-all-mem-tables"));
     }
 
+    /**
+     * Gives the space of deleted rows back, so that {@link #approximateBytes()} falls after
+     * retention has deleted hooks: flushes the memtables (where the deletions sit as
+     * tombstones, and which never shrink in place) and compacts the column families that
+     * retention and the dedupe sweep delete from, which drops the deleted rows with their
+     * tombstones from the SST files. Slow (it rewrites the surviving rows of those families)
+     * and blocking: for a background thread only, and only when the size matters (the
+     * store is at {@code store.max_bytes}). Takes the lifecycle read lock, not the commit lock,
+     * so ingest goes on meanwhile.
+     */
+    public void reclaim() {
+        underReadLock((rocks, unused) -> {
+            List<ColumnFamilyHandle> families = List.of(family(CF_HOOKS), family(CF_HOOK_IDS), family(CF_DEDUPE),
+                    family(CF_DEDUPE_EXPIRY), family(DeliveryLedger.CF_DELIVERIES),
+                    family(DeliveryLedger.CF_BY_DESTINATION), family(DeliveryLedger.CF_DUE));
+            try (org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+                rocks.db().flush(flush, families);
+            }
+            for (ColumnFamilyHandle family : families) {
+                rocks.db().compactRange(family);
+            }
+            return null;
+        });
+    }
+
     @FunctionalInterface
     interface RocksWork<T> {
         T run(Rocks rocks, WriteOptions sync) throws RocksDBException;

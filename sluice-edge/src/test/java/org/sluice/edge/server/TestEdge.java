@@ -33,6 +33,16 @@ final class TestEdge implements AutoCloseable {
         this.address = new InetSocketAddress("127.0.0.1", server.ingestAddress().getPort());
     }
 
+    private TestEdge(java.util.function.UnaryOperator<EdgeServer.Builder> customize, SluiceConfig config) {
+        this.server = customize.apply(EdgeServer.builder(config).clock(clock)).start();
+        this.address = new InetSocketAddress("127.0.0.1", server.ingestAddress().getPort());
+    }
+
+    /** As {@link #start(Path, String)}, with more set on the builder (a wall clock, a delivery wake-up). */
+    static TestEdge startWith(Path dir, String yaml, java.util.function.UnaryOperator<EdgeServer.Builder> customize) {
+        return new TestEdge(customize, config(dir, yaml));
+    }
+
     /** As {@link #start(Path, String)}, with the intake's commit wrapped (a failure seam for tests). */
     static TestEdge start(Path dir, String yaml,
                           java.util.function.UnaryOperator<org.sluice.edge.intake.BatchCommitter> commitWrapper) {

@@ -1,0 +1,57 @@
+package org.sluice.edge.server;
+
+import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.HookStoreException;
+
+/**
+ * The store's size as the node acts on it: {@code sluice_store_bytes}, the
+ * {@code store.max_bytes} bound (the {@code 503 store_full} of ingest and the
+ * {@code store_full} reason of {@code /readyz}). The figure is {@link HookStore#approximateBytes()}
+ * (SST files plus memtables), read by the retention thread once per tick and after it
+ * reclaims space, and cached here, so that each hook's check is one volatile read.
+ *
+ * <p>Why that figure moves both ways: writes grow the memtables at once (in arena blocks of
+ * about a megabyte, so the figure rises in steps), and flushes turn them into SST files.
+ * Deletions alone do not shrink it (a delete is a tombstone; the data stays in its file until
+ * a compaction), so while the store is at its bound the retention thread, after it has deleted
+ * anything, calls {@link HookStore#reclaim()}, which flushes and compacts the deleted rows away.
+ */
+final class StoreSize {
+
+    private final HookStore store;
+    private final long maxBytes;
+    private volatile long bytes;
+
+    StoreSize(HookStore store, long maxBytes) {
+        this.store = store;
+        this.maxBytes = maxBytes;
+        refresh();
+    }
+
+    /** Reads the store's size again (the retention thread, about once a second). */
+    void refresh() {
+        if (!store.isOpen()) {
+            return;
+        }
+        try {
+            bytes = store.approximateBytes();
+        } catch (HookStoreException e) { // closed or being reopened after a failure: keep the last figure
+            // the resume task and readiness report the failure itself
+        }
+    }
+
+    /** The last figure read, in bytes. */
+    long bytes() {
+        return bytes;
+    }
+
+    /** True while a bound is set and the store's size is at or past it. */
+    boolean full() {
+        return maxBytes > 0 && bytes >= maxBytes;
+    }
+
+    /** {@code store.max_bytes}; 0 when unbounded. */
+    long maxBytes() {
+        return maxBytes;
+    }
+}
