@@ -41,6 +41,7 @@ import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
 import org.sluice.edge.admin.AdmissionState;
 import org.sluice.edge.admin.EdgeAdmin;
+import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.config.AdminConfig;
 import org.sluice.edge.config.Routing;
 import org.sluice.edge.config.SluiceConfig;
@@ -107,6 +108,7 @@ public final class EdgeServer implements AutoCloseable {
     private final Sweeper sweeper;
     private final InFlight inFlight = new InFlight();
     private final StatsRing stats;
+    private final Replays replays;
     private Channel listener;
     private AdminServer admin;
     private boolean closed;
@@ -125,6 +127,7 @@ public final class EdgeServer implements AutoCloseable {
         IngestMetrics metrics = new IngestMetrics(registry, clock, stats);
 
         this.backends = Backends.open(config, clock, epochMillis, registry, commitWrapper);
+        this.replays = new Replays(backends.store(), clock, epochMillis);
         try {
             this.workers = new ForkJoinPool(Math.max(2, cores), pool -> {
                 var thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
@@ -163,7 +166,7 @@ public final class EdgeServer implements AutoCloseable {
                             backends.host() == null ? null : backends.host()::resetTenant, adminWorkers,
                             backends.fleet() == null ? null : backends.fleet()::admissionState,
                             backends.fleet() == null ? null : backends.fleet()::resetTenant,
-                            stats, backends.sink()::notReadyReason));
+                            stats, backends.sink()::notReadyReason, null, null, replays, epochMillis));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
         } catch (Exception | Error e) {
             closeQuietly();
@@ -305,6 +308,7 @@ public final class EdgeServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        replays.close();
         backends.close(); // flushes the intake, then closes the store
         registry.close();
     }
