@@ -414,7 +414,7 @@ class AdminApiTest {
         assertThat(r.bodyText()).isEqualTo("{\"id\":\"0190aaaa-0000-7000-8000-000000000001\",\"tenant\":\"acme\","
                 + "\"source\":\"open\",\"received_at\":\"2025-12-02T10:40:00.124Z\","
                 + "\"headers\":{\"Content-Type\":\"application/json\",\"X-Event-Id\":\"ev-1\"},"
-                + "\"body_base64\":\"" + Base64.getEncoder().encodeToString("{\"n\":1}".getBytes(StandardCharsets.UTF_8)) + "\"}");
+                + "\"body_base64\":\"" + Base64.getEncoder().encodeToString("{\"n\":1}".getBytes(StandardCharsets.UTF_8)) + "\",\"deliveries\":[]}");
         AdminResponse missing = call("GET", "/v1/hooks/0190aaaa-0000-7000-8000-000000000002");
         assertThat(missing.status()).isEqualTo(404);
         assertThat(missing.bodyText()).isEqualTo("{\"error\":\"hook_not_found\"}");
