@@ -259,8 +259,8 @@ final class DeliveryAdmin {
         if (from >= to) {
             return invalidReplay("from must be before to");
         }
-        Object deadOnly = fields.getOrDefault("dead_only", Boolean.FALSE);
-        if (!(deadOnly instanceof Boolean)) {
+        Object deadOnlyField = fields.containsKey("dead_only") ? fields.get("dead_only") : Boolean.FALSE;
+        if (!(deadOnlyField instanceof Boolean deadOnly)) {
             return invalidReplay("dead_only must be true or false");
         }
         Object rate = fields.getOrDefault("rate", DEFAULT_REPLAY_RATE);
@@ -273,7 +273,7 @@ final class DeliveryAdmin {
         }
         Replays.Progress started;
         try {
-            started = replays.start(name, from, to, (Boolean) deadOnly, r);
+            started = replays.start(name, from, to, deadOnly, r);
         } catch (Replays.TooManyReplays e) {
             return AdminResponse.json(429, AdminJson.error("too_many_replays", e.getMessage()));
         }
