@@ -259,7 +259,7 @@ final class DeliveryAdmin {
         if (from >= to) {
             return invalidReplay("from must be before to");
         }
-        Object deadOnlyField = fields.containsKey("dead_only") ? fields.get("dead_only") : Boolean.FALSE;
+        Object deadOnlyField = fields.containsKey("dead_only") ? fields.get("dead_only") : (Object) false;
         if (!(deadOnlyField instanceof Boolean deadOnly)) {
             return invalidReplay("dead_only must be true or false");
         }

@@ -317,4 +317,34 @@ class DeliveryAdminTest {
             assertThat(unknown.json().get("error").asText()).isEqualTo("replay_not_found");
         }
     }
+
+    /** Hostile bodies: whatever the redelivery and replay routes are sent, they answer 202, 400 or 404, never 500. */
+    @Test
+    void hostileBodiesAreRefusedNeverAnError() throws Exception {
+        try (TestEdge edge = TestEdge.start(dir, CONFIG)) {
+            String id = commit(edge, 1, "app").get(0);
+            java.util.Random random = new java.util.Random(20261203L);
+            List<String> pieces = List.of("{", "}", "[", "]", ",", ":", "\"from\"", "\"to\"", "\"rate\"", "\"dead_only\"",
+                    "\"destinations\"", "\"app\"", "\"2026-12-01T00:00:00Z\"", "\"+999999999-12-31T23:59:59Z\"",
+                    "\"-0001-01-01T00:00:00+18:00\"", "1e400", "-1", "0", "9223372036854775808", "null", "true", "\"\\u0000\"",
+                    "1.5", "\"x\"");
+            for (int i = 0; i < 300; i++) {
+                StringBuilder body = new StringBuilder();
+                int n = 1 + random.nextInt(12);
+                for (int j = 0; j < n; j++) {
+                    body.append(pieces.get(random.nextInt(pieces.size())));
+                }
+                String text = random.nextInt(4) == 0 ? "{\"from\":" + body + ",\"to\":\"2100-01-01T00:00:00Z\"}" : body.toString();
+                Answer replay = call(edge, "POST", "/v1/destinations/app/replay", text);
+                assertThat(replay.status()).as(text).isIn(202, 400);
+                Answer redeliver = call(edge, "POST", "/v1/hooks/" + id + "/redeliver", text);
+                assertThat(redeliver.status()).as(text).isIn(202, 400, 404);
+            }
+            for (String from : List.of("+999999999-12-31T23:59:59Z", "9999-12-31T23:59:59Z", "1970-01-01T00:00:00Z")) {
+                Answer r = call(edge, "POST", "/v1/destinations/app/replay",
+                        "{\"from\":\"" + from + "\",\"to\":\"+999999999-12-31T23:59:59.999Z\"}");
+                assertThat(r.status()).as(from + " -> " + r.body()).isIn(202, 400);
+            }
+        }
+    }
 }
