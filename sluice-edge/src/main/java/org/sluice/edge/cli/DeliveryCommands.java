@@ -107,10 +107,13 @@ public final class DeliveryCommands {
             super(env);
         }
 
+        /** Fixed columns, so that each page is printed as it arrives (memory does not grow with the dead letters). */
+        private static final String ROW = "%-36s  %-16s  %-16s  %-8s  %-11s  %s";
+
         @Override
         int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException {
-            List<String[]> rows = new ArrayList<>();
-            rows.add(new String[] {"ID", "DESTINATION", "REASON", "ATTEMPTS", "LAST_STATUS", "DEAD_AT"});
+            out.println(String.format(ROW, "ID", "DESTINATION", "REASON", "ATTEMPTS", "LAST_STATUS", "DEAD_AT"));
+            long count = 0;
             String after = null;
             do {
                 StringBuilder path = new StringBuilder("/v1/dead-letters?limit=1000");
@@ -125,14 +128,16 @@ public final class DeliveryCommands {
                     return refused(answer);
                 }
                 for (JsonNode d : answer.body().get("dead_letters")) {
-                    rows.add(new String[] {d.get("id").asText(), d.get("destination").asText(), d.get("reason").asText(),
-                            d.get("attempts").asText(), d.get("last_status").isNull() ? "-" : d.get("last_status").asText(),
-                            d.get("dead_at").asText()});
+                    out.println(String.format(ROW, d.get("id").asText(), d.get("destination").asText(),
+                            d.get("reason").asText(), d.get("attempts").asText(),
+                            d.get("last_status").isNull() ? "-" : d.get("last_status").asText(), d.get("dead_at").asText())
+                            .stripTrailing());
+                    count++;
                 }
+                out.flush();
                 after = answer.body().get("next").isNull() ? null : answer.body().get("next").asText();
             } while (after != null);
-            table(out, rows);
-            out.println((rows.size() - 1) + " dead letter" + (rows.size() == 2 ? "" : "s"));
+            out.println(count + " dead letter" + (count == 1 ? "" : "s"));
             return AdminClient.EXIT_OK;
         }
     }
