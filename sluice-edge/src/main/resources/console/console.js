@@ -4,7 +4,7 @@
   'use strict';
 
   var TOKEN_KEY = 'sluice.adminToken';
-  var PAGES = ['overview', 'tenants', 'sources', 'hooks', 'audit'];
+  var PAGES = ['overview', 'tenants', 'sources', 'hooks', 'destinations', 'dead-letters', 'audit'];
   var SERIES = [
     ['accepted', '#067647'], ['duplicate', '#1f6feb'], ['verification_failed', '#b42318'],
     ['refused_ip', '#f79009'], ['refused_node', '#9e77ed'], ['refused_source', '#0e9384'],
@@ -21,6 +21,8 @@
   var current = null;
   var hookBody = null;
   var hookHex = false;
+  var openAfterList = null;
+  var replayTimer = null;
 
   function $(id) { return document.getElementById(id); }
 
@@ -129,7 +131,8 @@
     document.querySelectorAll('nav a').forEach(function (a) {
       a.classList.toggle('active', a.getAttribute('data-page') === page);
     });
-    ({ overview: overview, tenants: tenants, sources: sources, hooks: hooks, audit: audit })[page]();
+    ({ overview: overview, tenants: tenants, sources: sources, hooks: hooks, destinations: destinations,
+      'dead-letters': deadLetters, audit: audit })[page]();
   }
 
   function stopRefresh() {
@@ -217,7 +220,7 @@
 
   function auditRows(records) {
     return records.map(function (a) {
-      return row([a.time, a.actor, a.action, a.tenant,
+      return row([a.time, a.actor, a.action, dash(a.tenant),
         el('td', a.before ? JSON.stringify(a.before) : '-', 'mono'),
         el('td', a.after ? JSON.stringify(a.after) : '-', 'mono')]);
     });
@@ -295,6 +298,11 @@
         tr.addEventListener('click', function () { openHook(h.id); });
         return tr;
       }));
+      if (openAfterList) {
+        var id = openAfterList;
+        openAfterList = null;
+        openHook(id);
+      }
     }).catch(failed);
   }
 
@@ -314,6 +322,13 @@
       for (var i = 0; i < raw.length; i++) { hookBody[i] = raw.charCodeAt(i); }
       hookHex = false;
       showBody();
+      var deliveries = h.deliveries || [];
+      $('hook-deliveries-none').hidden = deliveries.length > 0;
+      $('hook-deliveries').hidden = deliveries.length === 0;
+      fill($('hook-deliveries').tBodies[0], deliveries.map(function (d) {
+        return row([d.destination, el('td', d.state, 'state-' + (d.state === 'dead' ? 'open' : 'ok')), d.attempts,
+          dash(d.last_status), dash(d.last_error), dash(d.next_attempt_at), dash(d.delivered_at), dash(d.dead_reason)]);
+      }));
       $('hook-detail').hidden = false;
     }).catch(failed);
   }
@@ -338,6 +353,162 @@
     out.textContent = lines.join('\n');
   }
 
+  function dash(v) { return v === null || v === undefined ? '-' : v; }
+
+  function age(ms) {
+    var s = Math.floor(ms / 1000);
+    if (s >= 3600) { return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min'; }
+    if (s >= 60) { return Math.floor(s / 60) + ' min ' + (s % 60) + ' s'; }
+    return s + ' s';
+  }
+
+  // Destinations: live state and backlog, refreshed every 2 s; pause and resume.
+  function destinations() {
+    refreshDestinations();
+    refreshTimer = setInterval(refreshDestinations, 2000);
+  }
+
+  function refreshDestinations() {
+    api('/v1/destinations').then(function (r) {
+      fill($('destinations-table').tBodies[0], r.json.destinations.map(function (d) {
+        var button = el('button', d.state === 'paused' ? 'Resume' : 'Pause');
+        button.type = 'button';
+        button.setAttribute('data-destination', d.name);
+        button.setAttribute('data-action', d.state === 'paused' ? 'resume' : 'pause');
+        button.addEventListener('click', function () { pauseOrResume(d.name, button.getAttribute('data-action')); });
+        var tr = row([d.name, d.type, el('td', d.state, 'state-' + d.state), d.in_flight, d.pending,
+          d.pending > 0 ? age(d.oldest_pending_age_ms) : '-', d.dead, d.delivered_total, d.failed_attempts_total, button]);
+        tr.setAttribute('data-destination', d.name);
+        return tr;
+      }));
+    }).catch(failed);
+  }
+
+  function pauseOrResume(name, action) {
+    var result = $('dest-result');
+    api('/v1/destinations/' + encodeURIComponent(name) + '/' + action,
+      { method: 'POST', actor: $('dest-actor').value.trim() || undefined }).then(function (r) {
+      var ok = r.status === 200;
+      result.className = ok ? 'ok' : 'error';
+      result.textContent = ok ? name + ' is ' + r.json.state + '.'
+        : 'Refused (' + r.status + '): ' + (r.json ? (r.json.message || r.json.error) : '');
+      refreshDestinations();
+    }).catch(failed);
+  }
+
+  // Dead letters: list (one page of up to 1000), inspect, redeliver one, replay a range.
+  function deadLetters() {
+    api('/v1/destinations').then(function (r) {
+      var names = r.json.destinations.map(function (d) { return d.name; });
+      var filter = $('dl-destination');
+      var chosen = filter.value;
+      filter.replaceChildren.apply(filter, [option('', 'all')].concat(names.map(function (n) { return option(n, n); })));
+      filter.value = names.indexOf(chosen) >= 0 ? chosen : '';
+      var target = $('rp-destination');
+      var picked = target.value;
+      target.replaceChildren.apply(target, names.map(function (n) { return option(n, n); }));
+      if (names.indexOf(picked) >= 0) { target.value = picked; }
+    }).catch(failed);
+    if (!$('rp-from').value) {
+      var now = Date.now();
+      $('rp-from').value = new Date(now - 3600 * 1000).toISOString();
+      $('rp-to').value = new Date(now).toISOString();
+    }
+    listDeadLetters();
+  }
+
+  function option(value, text) {
+    var o = el('option', text);
+    o.value = value;
+    return o;
+  }
+
+  function listDeadLetters() {
+    var destination = $('dl-destination').value;
+    var path = '/v1/dead-letters?limit=1000' + (destination ? '&destination=' + encodeURIComponent(destination) : '');
+    api(path).then(function (r) {
+      if (r.status !== 200) { $('app-error').textContent = 'Dead letters: ' + r.status; return; }
+      var letters = r.json.dead_letters;
+      $('dl-note').textContent = letters.length === 0 ? 'No dead letters.'
+        : (r.json.next ? 'The oldest ' + letters.length + ' dead letters (more exist).' : letters.length + (letters.length === 1 ? ' dead letter.' : ' dead letters, oldest hook first.'));
+      fill($('dead-table').tBodies[0], letters.map(function (d) {
+        var inspect = el('button', 'Inspect');
+        inspect.type = 'button';
+        inspect.className = 'inspect';
+        inspect.addEventListener('click', function () { openAfterList = d.id; location.hash = '#hooks'; });
+        var again = el('button', 'Redeliver');
+        again.type = 'button';
+        again.className = 'redeliver';
+        again.addEventListener('click', function () { redeliver(d.id, d.destination); });
+        var actions = document.createElement('td');
+        actions.appendChild(inspect);
+        actions.appendChild(again);
+        var tr = row([el('td', d.id, 'mono'), d.destination, d.reason, d.attempts, dash(d.last_status), d.dead_at, actions]);
+        tr.setAttribute('data-hook', d.id);
+        return tr;
+      }));
+    }).catch(failed);
+  }
+
+  function redeliver(id, destination) {
+    var result = $('dl-result');
+    api('/v1/hooks/' + encodeURIComponent(id) + '/redeliver', {
+      method: 'POST', actor: $('dl-actor').value.trim() || undefined, body: { destinations: [destination] }
+    }).then(function (r) {
+      var ok = r.status === 202;
+      result.className = ok ? 'ok' : 'error';
+      result.textContent = ok ? 'Redelivery of ' + id + ' to ' + destination + ' scheduled.'
+        : 'Refused (' + r.status + '): ' + (r.json ? (r.json.message || r.json.error) : '');
+      listDeadLetters();
+    }).catch(failed);
+  }
+
+  function startReplay() {
+    var result = $('rp-result');
+    var name = $('rp-destination').value;
+    if (!name) { result.className = 'error'; result.textContent = 'No destination is configured.'; return; }
+    var body = { from: $('rp-from').value.trim(), to: $('rp-to').value.trim(),
+      dead_only: $('rp-dead-only').checked, rate: Number($('rp-rate').value) };
+    api('/v1/destinations/' + encodeURIComponent(name) + '/replay', {
+      method: 'POST', actor: $('dl-actor').value.trim() || undefined, body: body
+    }).then(function (r) {
+      if (r.status !== 202) {
+        result.className = 'error';
+        result.textContent = 'Refused (' + r.status + '): ' + (r.json ? (r.json.message || r.json.error) : '');
+        return;
+      }
+      result.className = '';
+      result.textContent = 'Replay ' + r.json.replay + ': ' + r.json.scheduled + ' hooks to schedule.';
+      followReplay(r.json.replay, r.json.scheduled);
+    }).catch(failed);
+  }
+
+  function followReplay(id, total) {
+    if (replayTimer) { clearInterval(replayTimer); }
+    var bar = $('rp-bar');
+    bar.max = Math.max(1, total);
+    bar.value = 0;
+    $('rp-progress').hidden = false;
+    $('rp-progress').setAttribute('data-state', 'running');
+    function poll() {
+      api('/v1/replays/' + encodeURIComponent(id)).then(function (r) {
+        if (r.status !== 200) { clearInterval(replayTimer); replayTimer = null; return; }
+        var p = r.json;
+        bar.value = total === 0 ? 1 : p.scheduled;
+        $('rp-text').textContent = p.scheduled + ' / ' + total + ' scheduled, ' + p.delivered + ' delivered, '
+          + p.dead + ' dead (' + p.state + ')';
+        $('rp-progress').setAttribute('data-state', p.state);
+        if (p.state === 'done') {
+          clearInterval(replayTimer);
+          replayTimer = null;
+          if (current === 'dead-letters') { listDeadLetters(); }
+        }
+      }).catch(failed);
+    }
+    poll();
+    replayTimer = setInterval(poll, 500);
+  }
+
   function audit() {
     api('/v1/audit?limit=100').then(function (r) {
       fill($('audit-table').tBodies[0], auditRows(r.json.audit));
@@ -353,6 +524,9 @@
     $('ov-set').addEventListener('click', function () { changeOverride('PUT'); });
     $('ov-delete').addEventListener('click', function () { changeOverride('DELETE'); });
     $('hook-toggle').addEventListener('click', function () { hookHex = !hookHex; showBody(); });
+    $('dl-refresh').addEventListener('click', listDeadLetters);
+    $('dl-destination').addEventListener('change', listDeadLetters);
+    $('rp-start').addEventListener('click', startReplay);
     window.addEventListener('hashchange', route);
     if (token) { start(); }
   });

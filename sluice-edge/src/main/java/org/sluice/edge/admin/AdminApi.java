@@ -15,8 +15,13 @@ import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.config.TenantId;
+import org.sluice.edge.delivery.DeliveryStatus;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.AuditRecord;
+import org.sluice.edge.store.DeliveryLedger;
+import org.sluice.edge.store.HookStoreException;
 
 /**
  * The admin API's {@code /v1} routes as plain request-to-response logic, with no HTTP
@@ -41,7 +46,10 @@ import org.sluice.edge.store.AuditRecord;
  * {@code GET /v1/rate-limits}, {@code GET|PUT|DELETE /v1/tenants/{tenant}/rate-limit},
  * {@code GET /v1/audit}, {@code GET /v1/hooks}, {@code GET /v1/hooks/{id}},
  * {@code GET /v1/admission}, and for the console {@code GET /v1/stats/timeseries},
- * {@code GET /v1/sources}, {@code GET /v1/status}. Shapes and statuses: {@code docs/admin-api.md}.
+ * {@code GET /v1/sources}, {@code GET /v1/status}; delivery ({@link DeliveryAdmin}):
+ * {@code GET /v1/destinations}, {@code POST /v1/destinations/{name}/pause|resume|replay},
+ * {@code GET /v1/dead-letters}, {@code POST /v1/hooks/{id}/redeliver}, {@code GET /v1/replays/{id}}.
+ * Shapes and statuses: {@code docs/admin-api.md}.
  *
  * <p>Thread-safe: it holds no mutable state of its own. Override changes are serialised
  * by {@link TenantLimits}, which writes the store (with fsync) before memory and leaves
@@ -68,6 +76,9 @@ public final class AdminApi {
     private static final String TENANTS = "/v1/tenants/";
     private static final String RATE_LIMIT = "/rate-limit";
     private static final String HOOKS = "/v1/hooks";
+    private static final String DESTINATIONS = "/v1/destinations";
+    private static final String REDELIVER = "/redeliver";
+    private static final String REPLAYS = "/v1/replays/";
     private static final String BEARER = "Bearer ";
     private static final String NOT_AN_OBJECT =
             "the body must be one JSON object with rate and burst, e.g. {\"rate\": 10, \"burst\": 20}";
@@ -80,6 +91,7 @@ public final class AdminApi {
     private final long instanceMaxBodyBytes;
     private final Consumer<String> onOverrideChanged;
     private final ConsoleData console;
+    private final DeliveryAdmin delivery;
 
     private AdminApi(Builder b) {
         this.token = Objects.requireNonNull(b.token, "token");
@@ -90,6 +102,7 @@ public final class AdminApi {
         this.instanceMaxBodyBytes = b.instanceMaxBodyBytes;
         this.onOverrideChanged = b.onOverrideChanged;
         this.console = new ConsoleData(b.stats, b.sources, b.status);
+        this.delivery = b.delivery;
     }
 
     public static Builder builder() {
@@ -129,7 +142,7 @@ public final class AdminApi {
         }
         try {
             return route(request);
-        } catch (OverrideStoreException | StoreUnavailableException e) {
+        } catch (OverrideStoreException | StoreUnavailableException | HookStoreException e) {
             return AdminResponse.json(503, AdminJson.error("store_unavailable"));
         }
     }
@@ -159,6 +172,30 @@ public final class AdminApi {
         }
         if (path.equals(HOOKS)) {
             return method.equals("GET") ? hookPage(request) : notAllowed("GET");
+        }
+        if (path.equals(DESTINATIONS)) {
+            return method.equals("GET") ? delivery.list() : notAllowed("GET");
+        }
+        if (path.startsWith(DESTINATIONS + "/")) {
+            return destinationAction(request, path.substring(DESTINATIONS.length() + 1));
+        }
+        if (path.equals("/v1/dead-letters")) {
+            return method.equals("GET") ? deadLetters(request) : notAllowed("GET");
+        }
+        if (path.startsWith(REPLAYS) && path.length() > REPLAYS.length()) {
+            return method.equals("GET") ? delivery.replayStatus(path.substring(REPLAYS.length())) : notAllowed("GET");
+        }
+        if (path.startsWith(HOOKS + "/") && path.endsWith(REDELIVER)
+                && path.length() > HOOKS.length() + 1 + REDELIVER.length()) {
+            if (!method.equals("POST")) {
+                return notAllowed("POST");
+            }
+            String actor = actor(request);
+            if (actor == null) {
+                return invalidActor();
+            }
+            String id = path.substring(HOOKS.length() + 1, path.length() - REDELIVER.length());
+            return delivery.redeliver(id, request.body(), actor, audit);
         }
         if (path.startsWith(HOOKS + "/") && path.length() > HOOKS.length() + 1) {
             return method.equals("GET") ? oneHook(path.substring(HOOKS.length() + 1)) : notAllowed("GET");
@@ -190,8 +227,7 @@ public final class AdminApi {
         }
         String actor = actor(request);
         if (actor == null) {
-            return AdminResponse.json(400, AdminJson.error("invalid_actor",
-                    ACTOR_HEADER + " must be 1 to " + MAX_ACTOR_LENGTH + " printable ASCII characters"));
+            return invalidActor();
         }
         if (method.equals("DELETE")) {
             boolean deleted = audit.as(actor, () -> limits.deleteOverride(tenant));
@@ -215,6 +251,61 @@ public final class AdminApi {
         });
         onOverrideChanged.accept(tenant);
         return json(200, AdminJson.effective(tenant, limits.effective(tenant)));
+    }
+
+    private static AdminResponse invalidActor() {
+        return AdminResponse.json(400, AdminJson.error("invalid_actor",
+                ACTOR_HEADER + " must be 1 to " + MAX_ACTOR_LENGTH + " printable ASCII characters"));
+    }
+
+    // ------------------------------------------------------------------ delivery
+
+    /** {@code /v1/destinations/{name}/pause|resume|replay}; {@code rest} is what follows {@code /v1/destinations/}. */
+    private AdminResponse destinationAction(AdminRequest request, String rest) {
+        int slash = rest.indexOf('/');
+        String action = slash < 0 ? "" : rest.substring(slash + 1);
+        if (slash <= 0 || !(action.equals("pause") || action.equals("resume") || action.equals("replay"))) {
+            return AdminResponse.json(404, AdminJson.error("not_found"));
+        }
+        if (!request.method().equals("POST")) {
+            return notAllowed("POST");
+        }
+        String actor = actor(request);
+        if (actor == null) {
+            return invalidActor();
+        }
+        String name = rest.substring(0, slash);
+        if (!delivery.knows(name)) {
+            return DeliveryAdmin.destinationNotFound();
+        }
+        return action.equals("replay")
+                ? delivery.replay(name, request.body(), actor, audit)
+                : delivery.pause(name, action.equals("pause"), actor, audit);
+    }
+
+    private AdminResponse deadLetters(AdminRequest request) {
+        Map<String, String> query = query(request.query());
+        if (query == null) {
+            return AdminResponse.json(400, AdminJson.error("invalid_query", "the query string is not valid percent-encoding"));
+        }
+        int limit = pageLimit(query.get("limit"));
+        if (limit < 0) {
+            return invalidLimit(query.get("limit"));
+        }
+        String destination = query.get("destination");
+        if (destination != null && destination.isEmpty()) {
+            destination = null;
+        }
+        if (destination != null && !delivery.knows(destination)) {
+            return DeliveryAdmin.destinationNotFound();
+        }
+        String after = query.get("after");
+        if (after != null && after.isEmpty()) {
+            after = null;
+        }
+        Optional<AdminResponse> page = delivery.deadLetters(destination, after, limit);
+        return page.orElseGet(() -> AdminResponse.json(400,
+                AdminJson.error("invalid_after", "no stored hook has id " + shortened(query.get("after")))));
     }
 
     /** The body as a limit; null when it is not one JSON object. */
@@ -291,9 +382,12 @@ public final class AdminApi {
 
     private AdminResponse oneHook(String id) {
         Optional<HookReader.Hook> hook = hooks.get(id);
-        return hook.isPresent()
-                ? json(200, AdminJson.hook(hook.get()))
-                : AdminResponse.json(404, AdminJson.error("hook_not_found"));
+        if (hook.isEmpty()) {
+            return AdminResponse.json(404, AdminJson.error("hook_not_found"));
+        }
+        Map<String, Object> view = AdminJson.hook(hook.get());
+        view.put("deliveries", delivery.deliveries(hook.get().id()));
+        return json(200, view);
     }
 
     // ------------------------------------------------------------------ helpers
@@ -365,6 +459,7 @@ public final class AdminApi {
         private StatsRing stats = new StatsRing(System::currentTimeMillis);
         private List<SourceConfig> sources = List.of();
         private Supplier<ConsoleData.Status> status = () -> new ConsoleData.Status(null, -1);
+        private DeliveryAdmin delivery = DeliveryAdmin.none();
 
         private Builder() {
         }
@@ -389,6 +484,26 @@ public final class AdminApi {
             Objects.requireNonNull(notReadyReason, "notReadyReason");
             Objects.requireNonNull(storeBytes, "storeBytes");
             this.status = () -> new ConsoleData.Status(notReadyReason.get(), storeBytes.getAsLong());
+            return this;
+        }
+
+        /**
+         * The delivery routes' parts (default: no destinations and no rows).
+         *
+         * @param destinations  the configured destinations, in config order
+         * @param ledger        the store's delivery rows
+         * @param status        the dispatcher's live figures per destination; a node without a dispatcher
+         *                      answers {@code DestinationLive.IDLE} for each configured name
+         * @param replays       runs {@code POST /v1/destinations/{name}/replay}
+         * @param wallMillis    epoch ms written on redelivered rows and used for ages
+         * @param pausedChanged called with the name after a destination's paused flag was stored (the
+         *                      dispatcher reads the paused set from the ledger; this lets it look at once)
+         */
+        public Builder delivery(Map<String, Destination> destinations, DeliveryLedger ledger, DeliveryStatus status,
+                                Replays replays, java.util.function.LongSupplier wallMillis,
+                                Consumer<String> pausedChanged) {
+            this.delivery = new DeliveryAdmin(destinations, Objects.requireNonNull(ledger, "ledger"), status, replays,
+                    wallMillis, pausedChanged);
             return this;
         }
 

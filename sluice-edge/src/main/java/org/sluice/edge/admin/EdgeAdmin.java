@@ -9,6 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.delivery.DeliveryStatus;
+import org.sluice.edge.delivery.DestinationLive;
+import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.intake.Intake;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.HookStore;
@@ -39,6 +42,10 @@ public final class EdgeAdmin {
      * @param resetFleetBuckets forgets a tenant's fleet buckets after its override changes, or null
      * @param stats  the per-second outcome counters, or null for an empty ring
      * @param notReadyReason the reason {@code /readyz} gives (null while ready), or null when unknown
+     * @param delivery the dispatcher's live figures, or null: {@link DestinationLive#IDLE} for each configured name
+     * @param pausedChanged called with a destination's name after it was paused or resumed, or null
+     * @param replays  runs replays (the server closes it), or null: replays answer 503
+     * @param wallMillis epoch ms for delivery rows and ages
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
     public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, RocksOverrideStore overrides,
@@ -47,7 +54,9 @@ public final class EdgeAdmin {
                                            Supplier<Map<String, Object>> arena, Consumer<String> resetHostBuckets,
                                            Executor workers, Supplier<Map<String, Object>> fleet,
                                            Consumer<String> resetFleetBuckets, StatsRing stats,
-                                           Supplier<String> notReadyReason) {
+                                           Supplier<String> notReadyReason, DeliveryStatus delivery,
+                                           Consumer<String> pausedChanged, Replays replays,
+                                           java.util.function.LongSupplier wallMillis) {
         Consumer<String> host = resetHostBuckets == null ? tenant -> { } : resetHostBuckets;
         Consumer<String> onChange = resetFleetBuckets == null ? host : host.andThen(resetFleetBuckets);
         AdminToken token = AdminToken.resolve(config.admin(), config.node().dataDir());
@@ -67,8 +76,16 @@ public final class EdgeAdmin {
                 .stats(stats == null ? new StatsRing(System::currentTimeMillis) : stats)
                 .sources(List.copyOf(config.sources().values()))
                 .status(notReadyReason == null ? () -> null : notReadyReason, () -> storeBytes(store))
+                .delivery(config.destinations(), store.deliveries(), delivery == null ? idle(config) : delivery, replays,
+                        wallMillis, pausedChanged == null ? name -> { } : pausedChanged)
                 .build();
         return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken());
+    }
+
+    /** No dispatcher: every configured destination idle. */
+    private static DeliveryStatus idle(SluiceConfig config) {
+        return name -> config.destinations().containsKey(name) ? java.util.Optional.of(DestinationLive.IDLE)
+                : java.util.Optional.empty();
     }
 
     /**

@@ -82,6 +82,14 @@ public final class InMemoryAuditedStore implements OverrideStore, AuditTrail {
     }
 
     @Override
+    public synchronized void record(String actor, String action, String tenant, Map<String, Object> before,
+                                    Map<String, Object> after) {
+        checkWritable();
+        record(new AuditRecord(wallClockMillis.getAsLong(), Objects.requireNonNull(actor, "actor"),
+                Objects.requireNonNull(action, "action"), tenant, before, after));
+    }
+
+    @Override
     public synchronized List<AuditRecord> newest(int limit) {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);

@@ -63,6 +63,16 @@ public final class StoreAdapters {
             }
 
             @Override
+            public void record(String actor, String action, String tenant, java.util.Map<String, Object> before,
+                               java.util.Map<String, Object> after) {
+                try (RocksOverrideStore.ActorScope scope = overrides.actingAs(actor)) {
+                    overrides.record(action, tenant, before, after);
+                } catch (OverrideStoreException | HookStoreException e) {
+                    throw new StoreUnavailableException(e.getMessage(), e);
+                }
+            }
+
+            @Override
             public List<AuditRecord> newest(int limit) {
                 try {
                     return overrides.audit(limit);

@@ -158,6 +158,21 @@ final class AdminClient {
                 .header("Content-Type", "application/json"));
     }
 
+    /** POST with a JSON body, or with none when {@code json} is null. */
+    Answer post(String path, Object json) throws Unreachable, InterruptedException {
+        if (json == null) {
+            return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody()));
+        }
+        byte[] body;
+        try {
+            body = JSON.writeValueAsBytes(json);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .header("Content-Type", "application/json"));
+    }
+
     Answer delete(String path) throws Unreachable, InterruptedException {
         return send(HttpRequest.newBuilder(uri(path)).DELETE());
     }

@@ -25,7 +25,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Webhook ingest edge built around admission control.",
         subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class,
-                LimitsCommand.class, TailCommand.class, LoadCommand.class})
+                LimitsCommand.class, TailCommand.class, LoadCommand.class,
+                DeliveryCommands.Destinations.class, DeliveryCommands.Dead.class, DeliveryCommands.Redeliver.class,
+                DeliveryCommands.Replay.class})
 public final class Main implements Callable<Integer> {
 
     @Spec

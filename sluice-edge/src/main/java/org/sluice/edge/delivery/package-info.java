@@ -7,7 +7,8 @@
  * signature ({@link org.sluice.edge.delivery.WebhookSigner}), the
  * retry schedule and the verdict on each attempt ({@link org.sluice.edge.delivery.RetryPolicy},
  * {@link org.sluice.edge.delivery.RetryAfter}), and the circuit breaker of one destination
- * ({@link org.sluice.edge.delivery.DestinationBreaker}).
+ * ({@link org.sluice.edge.delivery.DestinationBreaker}), and paced replays of a time range
+ * ({@link org.sluice.edge.delivery.Replays}, which the admin API starts).
  *
  * <p>May use {@code sluice-core} (clock, limiters) and {@code org.sluice.edge.store} (the
  * delivery rows). Bad settings throw {@link org.sluice.edge.delivery.SettingsException}, which

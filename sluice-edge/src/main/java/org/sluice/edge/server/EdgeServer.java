@@ -41,6 +41,7 @@ import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
 import org.sluice.edge.admin.AdmissionState;
 import org.sluice.edge.admin.EdgeAdmin;
+import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.config.AdminConfig;
 import org.sluice.edge.config.Routing;
 import org.sluice.edge.config.SluiceConfig;
@@ -114,6 +115,7 @@ public final class EdgeServer implements AutoCloseable {
     private final DeliveryWakeup deliveryWakeup;
     private final InFlight inFlight = new InFlight();
     private final StatsRing stats;
+    private final Replays replays;
     private Channel listener;
     private AdminServer admin;
     private boolean closed;
@@ -132,6 +134,7 @@ public final class EdgeServer implements AutoCloseable {
         IngestMetrics metrics = new IngestMetrics(registry, clock, stats);
 
         this.backends = Backends.open(config, clock, epochMillis, registry, commitWrapper);
+        this.replays = new Replays(backends.store(), clock, epochMillis);
         try {
             this.workers = new ForkJoinPool(Math.max(2, cores), pool -> {
                 var thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
@@ -154,7 +157,9 @@ public final class EdgeServer implements AutoCloseable {
                 backends.fleet().bindMetrics(registry);
             }
 
-            this.deliveryWakeup = wakeup;
+            // the dispatcher hears of every commit that scheduled deliveries (a test may inject its own)
+            this.deliveryWakeup = backends.dispatcher() != null && wakeup == DeliveryWakeup.NONE
+                    ? backends.dispatcher()::wake : wakeup;
             Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics);
             ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(Transport.serverChannel())
                     .childHandler(pipeline);
@@ -171,7 +176,9 @@ public final class EdgeServer implements AutoCloseable {
                             backends.host() == null ? null : backends.host()::resetTenant, adminWorkers,
                             backends.fleet() == null ? null : backends.fleet()::admissionState,
                             backends.fleet() == null ? null : backends.fleet()::resetTenant,
-                            stats, backends.sink()::notReadyReason));
+                            stats, backends.sink()::notReadyReason, backends.dispatcher(),
+                            backends.dispatcher() == null ? null : backends.dispatcher()::pausedChanged, replays,
+                            epochMillis));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
             this.retention = new Retention(backends.store(), backends.storeSize(), config.retention(), epochMillis,
                     registry);
@@ -323,6 +330,7 @@ public final class EdgeServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        replays.close();
         backends.close(); // flushes the intake, then closes the store
         registry.close();
     }

@@ -150,6 +150,26 @@ public final class RocksOverrideStore implements OverrideStore {
 
     // ---------------------------------------------------------------- audit
 
+    /**
+     * Records an operator action that is not an override change (pausing a destination,
+     * a redelivery, a replay), by the actor of the current {@link #actingAs} scope, in its
+     * own fsynced write. The caller writes it right after the action succeeded, so a crash
+     * between the two can leave an action without its record, never a record without it.
+     *
+     * @param action the word shown ({@code pause}, {@code resume}, {@code redeliver}, {@code replay})
+     * @param tenant the tenant concerned, or null (delivery actions concern a destination)
+     */
+    public void record(String action, String tenant, Map<String, Object> before, Map<String, Object> after) {
+        Objects.requireNonNull(action, "action");
+        wrap(() -> store.underWriteLock((rocks, sync) -> {
+            try (WriteBatch wb = new WriteBatch()) {
+                putAudit(wb, rocks, action, tenant, before, after);
+                rocks.db().write(sync, wb);
+            }
+            return null;
+        }));
+    }
+
     /** The newest {@code limit} audit records, newest first. */
     public List<AuditRecord> audit(int limit) {
         if (limit < 1) {

@@ -414,7 +414,7 @@ class AdminApiTest {
         assertThat(r.bodyText()).isEqualTo("{\"id\":\"0190aaaa-0000-7000-8000-000000000001\",\"tenant\":\"acme\","
                 + "\"source\":\"open\",\"received_at\":\"2025-12-02T10:40:00.124Z\","
                 + "\"headers\":{\"Content-Type\":\"application/json\",\"X-Event-Id\":\"ev-1\"},"
-                + "\"body_base64\":\"" + Base64.getEncoder().encodeToString("{\"n\":1}".getBytes(StandardCharsets.UTF_8)) + "\"}");
+                + "\"body_base64\":\"" + Base64.getEncoder().encodeToString("{\"n\":1}".getBytes(StandardCharsets.UTF_8)) + "\",\"deliveries\":[]}");
         AdminResponse missing = call("GET", "/v1/hooks/0190aaaa-0000-7000-8000-000000000002");
         assertThat(missing.status()).isEqualTo(404);
         assertThat(missing.bodyText()).isEqualTo("{\"error\":\"hook_not_found\"}");
@@ -456,5 +456,28 @@ class AdminApiTest {
         static Map<String, Object> of(String json) {
             return AdminJson.readObject(json.getBytes(StandardCharsets.UTF_8));
         }
+    }
+
+    // ------------------------------------------------------------------ delivery, without a store
+
+    @Test
+    void withoutAStoreTheDeliveryRoutesAnswerAsANodeWithNoDestinations() {
+        for (String[] route : new String[][] {{"GET", "/v1/destinations"}, {"POST", "/v1/destinations/app/pause"},
+                {"GET", "/v1/dead-letters"}, {"POST", "/v1/hooks/x/redeliver"}, {"GET", "/v1/replays/x"}}) {
+            assertError(api.handle(AdminRequest.of(route[0], route[1], Map.of(), null)), 401, "unauthorized");
+        }
+        assertThat(call("GET", "/v1/destinations").bodyText()).isEqualTo("{\"destinations\":[]}");
+        assertThat(call("GET", "/v1/dead-letters").bodyText()).isEqualTo("{\"dead_letters\":[],\"next\":null}");
+        assertError(call("GET", "/v1/dead-letters?limit=0"), 400, "invalid_limit");
+        assertError(call("GET", "/v1/dead-letters?destination=app"), 404, "destination_not_found");
+        assertError(call("POST", "/v1/destinations/app/pause"), 404, "destination_not_found");
+        assertError(call("POST", "/v1/destinations/app/replay", "{}"), 404, "destination_not_found");
+        assertError(call("POST", "/v1/destinations/app"), 404, "not_found");
+        assertError(call("POST", "/v1/hooks/x/redeliver"), 404, "hook_not_found");
+        assertError(call("POST", "/v1/hooks/x/redeliver", "{\"destinations\":\"app\"}"), 400, "invalid_redeliver");
+        assertError(call("GET", "/v1/replays/x"), 404, "replay_not_found");
+        assertError(call("DELETE", "/v1/destinations"), 405, "method_not_allowed");
+        assertThat(call("PUT", "/v1/hooks/x/redeliver").headers()).containsEntry("Allow", "POST");
+        assertThat(store.newest(10)).isEmpty();
     }
 }

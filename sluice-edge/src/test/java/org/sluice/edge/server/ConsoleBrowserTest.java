@@ -39,7 +39,11 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
+import org.sluice.testkit.HookReceiver;
 
 /**
  * The web console in a real browser: headless Chromium from the system's packages driven
@@ -61,8 +65,12 @@ class ConsoleBrowserTest {
             "{\"note\":\"<img src=x onerror=window.__xss=1><script>window.__xss=2</script>\"}";
     private static final String HOSTILE_HEADER = "<script>window.__xss=3</script>";
 
+    /** {@code ${RECEIVER}}: the test receiver's URL, the {@code app} destination. */
     private static final String CONFIG = """
             http: {listen: "127.0.0.1:0", prefix: /hooks}
+            destinations:
+              app: {type: http, url: "${RECEIVER}"}
+              audit-log: {type: http, url: "${RECEIVER}"}
             rate_limits:
               tenants:
                 demo: {rate: 1, burst: 1000}
@@ -72,12 +80,14 @@ class ConsoleBrowserTest {
                 verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256,
                          encoding: hex, secrets: ["demo-secret"]}
                 dedupe: {header: X-Event-Id}
+                deliver_to: [app]
             """;
 
     @TempDir
     static Path dir;
 
     private TestEdge edge;
+    private HookReceiver receiver;
     private WebDriver browser;
     private String admin;
     private String token;
@@ -91,7 +101,8 @@ class ConsoleBrowserTest {
         }
         Assumptions.assumeTrue(present, "chromium and chromedriver are not installed: browser tests skipped");
         System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
-        edge = TestEdge.start(dir, CONFIG);
+        receiver = HookReceiver.start();
+        edge = TestEdge.start(dir, CONFIG.replace("${RECEIVER}", receiver.uri("/in").toString()));
         admin = "http://127.0.0.1:" + edge.server.adminAddress().getPort();
         token = Files.readString(dir.resolve("admin.token")).strip();
 
@@ -115,6 +126,9 @@ class ConsoleBrowserTest {
         }
         if (edge != null) {
             edge.close();
+        }
+        if (receiver != null) {
+            receiver.close();
         }
     }
 
@@ -306,6 +320,100 @@ class ConsoleBrowserTest {
         screenshot("overview");
 
         // Nothing on any page was blocked by the Content-Security-Policy.
+        List<String> violations = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .map(LogEntry::getMessage).filter(m -> m.contains("Content Security Policy")).toList();
+        assertThat(violations).isEmpty();
+    }
+
+    @Test
+    @Order(7)
+    void aDestinationPausedOnThePageAnswersPausedInTheApi() throws Exception {
+        DeliveryAdminTest.commit(edge, 4, "app", "audit-log");   // a backlog to show
+        show("destinations");
+        By pause = By.cssSelector("#destinations-table button[data-destination='app']");
+        waiting().until(d -> !d.findElements(pause).isEmpty() && d.findElement(pause).getText().equals("Pause"));
+        byId("dest-actor").sendKeys("console-operator");
+        browser.findElement(pause).click();
+        waiting().until(d -> byId("dest-result").getText().contains("app is paused"));
+        waiting().until(d -> d.findElement(pause).getText().equals("Resume"));
+        assertThat(stateOf("app")).isEqualTo("paused");
+        assertThat(stateOf("audit-log")).isEqualTo("ok");
+        JsonNode newest = adminGet("/v1/audit?limit=1").get("audit").get(0);
+        assertThat(newest.get("actor").asText()).isEqualTo("console-operator");
+        assertThat(newest.get("action").asText()).isEqualTo("pause");
+        waiting().until(d -> d.findElement(By.cssSelector("#destinations-table tr[data-destination='app']"))
+                .getText().contains("paused"));
+        screenshot("destinations");
+
+        browser.findElement(pause).click();   // resume
+        waiting().until(d -> byId("dest-result").getText().contains("app is ok"));
+        assertThat(stateOf("app")).isEqualTo("ok");
+    }
+
+    private String stateOf(String destination) throws Exception {
+        for (JsonNode d : adminGet("/v1/destinations").get("destinations")) {
+            if (d.get("name").asText().equals(destination)) {
+                return d.get("state").asText();
+            }
+        }
+        throw new AssertionError("no destination " + destination);
+    }
+
+    @Test
+    @Order(8)
+    void aDeadLetterRedeliveredOnThePageGetsAFreshPendingDelivery() throws Exception {
+        List<String> ids = DeliveryAdminTest.commit(edge, 3, "app", "audit-log");
+        for (String id : ids) {
+            DeliveryAdminTest.kill(edge, id, "app");
+        }
+        DeliveryAdminTest.kill(edge, ids.get(2), "audit-log");
+        show("dead-letters");
+        waiting().until(d -> d.findElements(By.cssSelector("#dead-table tbody tr")).size() >= 3);
+        new Select(byId("dl-destination")).selectByValue("app");
+        waiting().until(d -> d.findElements(By.cssSelector("#dead-table tbody tr")).size() == 3);
+
+        // inspect: the hook view with its deliveries
+        browser.findElement(By.cssSelector("#dead-table tr[data-hook='" + ids.get(0) + "'] button.inspect")).click();
+        waiting().until(d -> byId("page-hooks").isDisplayed() && byId("hook-detail").isDisplayed()
+                && byId("hook-id").getText().equals(ids.get(0)));
+        assertThat(byId("hook-deliveries").getText()).contains("app").contains("dead").contains("permanent_status")
+                .contains("audit-log").contains("pending");
+
+        // redeliver one: a fresh pending delivery, attempts from 1 (no dispatcher yet: nothing is sent)
+        show("dead-letters");
+        By again = By.cssSelector("#dead-table tr[data-hook='" + ids.get(1) + "'] button.redeliver");
+        waiting().until(d -> !d.findElements(again).isEmpty());
+        byId("dl-actor").sendKeys("console-operator");
+        browser.findElement(again).click();
+        waiting().until(d -> byId("dl-result").getText().contains("Redelivery of " + ids.get(1) + " to app scheduled"));
+        DeliveryRow fresh = DeliveryAdminTest.row(edge, ids.get(1), "app");
+        assertThat(fresh.state()).isEqualTo(DeliveryState.PENDING);
+        assertThat(fresh.attempts()).isZero();
+        assertThat(DeliveryAdminTest.row(edge, ids.get(0), "app").state()).isEqualTo(DeliveryState.DEAD);
+        waiting().until(d -> d.findElements(By.cssSelector("#dead-table tr[data-hook='" + ids.get(1) + "']")).isEmpty());
+        JsonNode newest = adminGet("/v1/audit?limit=1").get("audit").get(0);
+        assertThat(newest.get("action").asText()).isEqualTo("redeliver");
+        assertThat(newest.get("actor").asText()).isEqualTo("console-operator");
+
+        // replay the range, dead only: the two left, with a progress bar to the end
+        new Select(byId("rp-destination")).selectByValue("app");
+        byId("rp-from").clear();
+        byId("rp-from").sendKeys(java.time.Instant.now().minusSeconds(600).toString());
+        byId("rp-to").clear();
+        byId("rp-to").sendKeys(java.time.Instant.now().plusSeconds(60).toString());
+        byId("rp-start").click();
+        waiting().until(d -> "done".equals(byId("rp-progress").getAttribute("data-state")));
+        assertThat(byId("rp-result").getText()).contains(": 2 hooks to schedule");
+        assertThat(byId("rp-text").getText()).startsWith("2 / 2 scheduled");
+        assertThat(byId("rp-bar").getAttribute("value")).isEqualTo("2");
+        for (String id : ids) {
+            assertThat(DeliveryAdminTest.row(edge, id, "app").state()).isEqualTo(DeliveryState.PENDING);
+        }
+        new Select(byId("dl-destination")).selectByValue("");
+        waiting().until(d -> d.findElements(By.cssSelector("#dead-table tbody tr")).size() == 1);
+        assertThat(byId("dead-table").getText()).contains("audit-log");
+        screenshot("dead-letters");
+
         List<String> violations = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .map(LogEntry::getMessage).filter(m -> m.contains("Content Security Policy")).toList();
         assertThat(violations).isEmpty();

@@ -170,6 +170,8 @@ class OpenApiContractTest {
                   default: {rate: 50, burst: 100}
                   tenants:
                     acme: {rate: 5, burst: 10}
+                destinations:
+                  app: {type: http, url: "http://127.0.0.1:9/in"}
                 sources:
                   open: {tenant: acme, verify: {scheme: none}}
                 """)) {
@@ -227,13 +229,55 @@ class OpenApiContractTest {
             spec.check("GET", "/v1/hooks/nope", request(admin, "GET", "/v1/hooks/nope", auth, null));
             spec.check("GET", "/v1/admission", request(admin, "GET", "/v1/admission", auth, null));
 
+            // delivery: destinations, pause/resume, a hook with deliveries, dead letters, redeliver, replays
+            String deadId = DeliveryAdminTest.commit(edge, 1, "app").get(0);
+            DeliveryAdminTest.kill(edge, deadId, "app");
+            String pendingId = DeliveryAdminTest.commit(edge, 1, "app").get(0);
+            spec.check("GET", "/v1/destinations", request(admin, "GET", "/v1/destinations", auth, null));
+            spec.check("POST", "/v1/destinations/app/pause", request(admin, "POST", "/v1/destinations/app/pause", alice, null));
+            spec.check("POST", "/v1/destinations/app/resume", request(admin, "POST", "/v1/destinations/app/resume", auth, null));
+            spec.check("POST", "/v1/destinations/nope/pause", request(admin, "POST", "/v1/destinations/nope/pause", auth, null));
+            spec.check("POST", "/v1/destinations/nope/resume", request(admin, "POST", "/v1/destinations/nope/resume", auth, null));
+            spec.check("POST", "/v1/destinations/app/pause", request(admin, "POST", "/v1/destinations/app/pause",
+                    Map.of("Authorization", "Bearer " + token, "X-Sluice-Actor", "x".repeat(200)), null));
+            spec.check("POST", "/v1/destinations/app/resume", request(admin, "POST", "/v1/destinations/app/resume",
+                    Map.of("Authorization", "Bearer " + token, "X-Sluice-Actor", "x".repeat(200)), null));
+            spec.check("GET", "/v1/hooks/" + deadId, request(admin, "GET", "/v1/hooks/" + deadId, auth, null));
+            spec.check("GET", "/v1/hooks/" + pendingId, request(admin, "GET", "/v1/hooks/" + pendingId, auth, null));
+            spec.check("GET", "/v1/dead-letters", request(admin, "GET", "/v1/dead-letters?destination=app&limit=1", auth, null));
+            spec.check("GET", "/v1/dead-letters", request(admin, "GET", "/v1/dead-letters?destination=nope", auth, null));
+            spec.check("GET", "/v1/dead-letters", request(admin, "GET", "/v1/dead-letters?after=nope", auth, null));
+            spec.check("POST", "/v1/hooks/" + deadId + "/redeliver", request(admin, "POST", "/v1/hooks/" + deadId + "/redeliver",
+                    auth, "{\"destinations\":[\"app\"]}"));
+            spec.check("POST", "/v1/hooks/" + deadId + "/redeliver", request(admin, "POST", "/v1/hooks/" + deadId + "/redeliver",
+                    auth, "{\"destinations\":[\"nope\"]}"));
+            spec.check("POST", "/v1/hooks/nope/redeliver", request(admin, "POST", "/v1/hooks/nope/redeliver", auth, null));
+            spec.check("POST", "/v1/hooks/" + deadId + "/redeliver", request(admin, "POST", "/v1/hooks/" + deadId + "/redeliver",
+                    auth, "[]"));
+            DeliveryAdminTest.kill(edge, deadId, "app");
+            Http.Response replay = request(admin, "POST", "/v1/destinations/app/replay", alice,
+                    "{\"from\":\"2020-01-01T00:00:00Z\",\"to\":\"2100-01-01T00:00:00Z\",\"dead_only\":true,\"rate\":100}");
+            assertThat(replay.status()).as(replay.body()).isEqualTo(202);
+            assertThat(JSON.readTree(replay.body()).get("scheduled").asInt()).isEqualTo(1);
+            spec.check("POST", "/v1/destinations/app/replay", replay);
+            spec.check("POST", "/v1/destinations/app/replay", request(admin, "POST", "/v1/destinations/app/replay", auth, "{}"));
+            spec.check("POST", "/v1/destinations/nope/replay", request(admin, "POST", "/v1/destinations/nope/replay", auth, "{}"));
+            String replayId = JSON.readTree(replay.body()).get("replay").asText();
+            spec.check("GET", "/v1/replays/" + replayId, request(admin, "GET", "/v1/replays/" + replayId, auth, null));
+            spec.check("GET", "/v1/replays/nope", request(admin, "GET", "/v1/replays/nope", auth, null));
+            Http.Response delivered = request(admin, "GET", "/v1/audit?limit=10", auth, null);
+            assertThat(JSON.readTree(delivered.body()).get("audit").get(0).get("action").asText()).isEqualTo("replay");
+            spec.check("GET", "/v1/audit", delivered);
+
             // 404 and 405 outside the operations
             spec.checkUndescribed("NotFound", "GET /v1/nothing-here", request(admin, "GET", "/v1/nothing-here", auth, null));
             spec.checkUndescribed("NotFound", "GET /elsewhere", request(admin, "GET", "/elsewhere", auth, null));
             spec.checkUndescribed("NotFound", "GET /docs/nothing.js", request(admin, "GET", "/docs/nothing.js", Map.of(), null));
             for (String[] call : new String[][] {{"POST", "/v1/rate-limits"}, {"POST", "/v1/tenants/acme/rate-limit"},
                     {"DELETE", "/v1/audit"}, {"PUT", "/v1/hooks"}, {"DELETE", "/v1/hooks/" + hookId}, {"POST", "/v1/admission"},
-                    {"POST", "/docs"}, {"DELETE", "/openapi/admin.yaml"}}) {
+                    {"POST", "/docs"}, {"DELETE", "/openapi/admin.yaml"}, {"POST", "/v1/destinations"},
+                    {"GET", "/v1/destinations/app/pause"}, {"GET", "/v1/hooks/" + hookId + "/redeliver"},
+                    {"POST", "/v1/dead-letters"}, {"DELETE", "/v1/replays/x"}}) {
                 Http.Response r = request(admin, call[0], call[1], auth, call[0].equals("DELETE") ? null : "{}");
                 assertThat(r.status()).as(call[0] + " " + call[1]).isEqualTo(405);
                 assertThat(r.header("allow")).isNotBlank();

@@ -40,12 +40,12 @@ class RetentionTest {
         AtomicLong now = new AtomicLong(1_800_000_000_000L);
         try (TestEdge edge = TestEdge.startWith(dir, CONFIG, b -> b.epochMillis(now::get))) {
             HookStore store = edge.backends().store();
-            String k1 = DeliveryWiringTest.accepted(edge.post("/hooks/keep", Map.of("X-Event-Id", "k1"), "{}"));
-            String k2 = DeliveryWiringTest.accepted(edge.post("/hooks/keep", Map.of("X-Event-Id", "k2"), "{}"));
-            String pending = DeliveryWiringTest.accepted(edge.post("/hooks/fan", Map.of("X-Event-Id", "p1"), "{}"));
-            String k3 = DeliveryWiringTest.accepted(edge.post("/hooks/keep", Map.of("X-Event-Id", "k3"), "{}"));
+            String k1 = IngestSchedulingTest.accepted(edge.post("/hooks/keep", Map.of("X-Event-Id", "k1"), "{}"));
+            String k2 = IngestSchedulingTest.accepted(edge.post("/hooks/keep", Map.of("X-Event-Id", "k2"), "{}"));
+            String pending = IngestSchedulingTest.accepted(edge.post("/hooks/fan", Map.of("X-Event-Id", "p1"), "{}"));
+            String k3 = IngestSchedulingTest.accepted(edge.post("/hooks/keep", Map.of("X-Event-Id", "k3"), "{}"));
             now.addAndGet(TimeUnit.SECONDS.toMillis(5));
-            String newest = DeliveryWiringTest.accepted(edge.post("/hooks/keep", Map.of("X-Event-Id", "n1"), "{}"));
+            String newest = IngestSchedulingTest.accepted(edge.post("/hooks/keep", Map.of("X-Event-Id", "n1"), "{}"));
 
             edge.server.retainOnce();
             for (String id : List.of(k1, k2, pending, k3, newest)) {

@@ -50,7 +50,7 @@ class StoreFullTest {
                 if (r.status() == 503) {
                     full = r;
                 } else {
-                    accepted.add(DeliveryWiringTest.accepted(r));
+                    accepted.add(IngestSchedulingTest.accepted(r));
                     edge.server.retainOnce();
                 }
             }

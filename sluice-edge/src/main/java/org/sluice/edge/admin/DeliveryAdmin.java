@@ -1,0 +1,329 @@
+package org.sluice.edge.admin;
+
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.sluice.edge.delivery.DeliveryStatus;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.DestinationLive;
+import org.sluice.edge.delivery.Replays;
+import org.sluice.edge.store.DeadLetterPage;
+import org.sluice.edge.store.DeliveryLedger;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DestinationCounts;
+
+/**
+ * The delivery routes of the admin API (issue 13): destinations with their live state,
+ * pause and resume, a hook's deliveries, dead letters, redelivery and paced replays.
+ * Shapes and statuses in docs/admin-api.md. Holds no mutable state of its own: the paused
+ * set and every row are in the store's {@link DeliveryLedger}, the live figures come from
+ * the dispatcher through {@link DeliveryStatus}, replays from {@link Replays}.
+ *
+ * <p>Without a ledger (an admin API built without a store) it answers as a node with no
+ * delivery rows: empty lists, and {@code hook_not_found} for a redelivery.
+ */
+final class DeliveryAdmin {
+
+    /** {@code rate} of a replay body without one, per second. */
+    static final int DEFAULT_REPLAY_RATE = 100;
+
+    private static final Set<String> REPLAY_FIELDS = Set.of("from", "to", "dead_only", "rate");
+    private static final String REPLAY_SHAPE =
+            "the body must be one JSON object such as {\"from\":\"2026-12-01T00:00:00Z\",\"to\":\"2026-12-02T00:00:00Z\","
+                    + "\"dead_only\":true,\"rate\":100}";
+
+    private final Map<String, Destination> destinations;
+    private final DeliveryLedger ledger;
+    private final DeliveryStatus status;
+    private final Replays replays;
+    private final LongSupplier wallMillis;
+    private final Consumer<String> pausedChanged;
+
+    /**
+     * @param destinations  the configured destinations in config order
+     * @param ledger        the store's delivery rows, or null (no store)
+     * @param status        the dispatcher's live figures
+     * @param replays       the replay runner, or null (replays refused with 503)
+     * @param wallMillis    epoch ms written on rows and used for ages
+     * @param pausedChanged called with a destination's name after its paused flag was stored
+     */
+    DeliveryAdmin(Map<String, Destination> destinations, DeliveryLedger ledger, DeliveryStatus status,
+                  Replays replays, LongSupplier wallMillis, Consumer<String> pausedChanged) {
+        this.destinations = new LinkedHashMap<>(destinations);
+        this.ledger = ledger;
+        this.status = Objects.requireNonNull(status, "status");
+        this.replays = replays;
+        this.wallMillis = Objects.requireNonNull(wallMillis, "wallMillis");
+        this.pausedChanged = Objects.requireNonNull(pausedChanged, "pausedChanged");
+    }
+
+    /** No destinations, no store. */
+    static DeliveryAdmin none() {
+        return new DeliveryAdmin(Map.of(), null, name -> Optional.empty(), null, System::currentTimeMillis, name -> { });
+    }
+
+    boolean knows(String destination) {
+        return destinations.containsKey(destination);
+    }
+
+    static AdminResponse destinationNotFound() {
+        return AdminResponse.json(404, AdminJson.error("destination_not_found"));
+    }
+
+    // ------------------------------------------------------------------ destinations
+
+    AdminResponse list() {
+        Set<String> paused = paused();
+        long now = wallMillis.getAsLong();
+        List<Map<String, Object>> out = new ArrayList<>(destinations.size());
+        for (Destination d : destinations.values()) {
+            out.add(view(d, paused.contains(d.name()), now));
+        }
+        return AdminResponse.json(200, AdminJson.encode(Map.of("destinations", out)));
+    }
+
+    /** Stores the paused flag, audits it and answers the destination's object; the name is known. */
+    AdminResponse pause(String name, boolean pause, String actor, AuditTrail audit) {
+        Destination d = destinations.get(name);
+        if (ledger == null) {
+            return AdminResponse.json(503, AdminJson.error("store_unavailable"));
+        }
+        boolean was = paused().contains(name);
+        long now = wallMillis.getAsLong();
+        ledger.setPaused(name, pause, now);
+        audit.record(actor, pause ? "pause" : "resume", null, pausedMap(name, was), pausedMap(name, pause));
+        pausedChanged.accept(name);
+        return AdminResponse.json(200, AdminJson.encode(view(d, pause, now)));
+    }
+
+    private static Map<String, Object> pausedMap(String name, boolean paused) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("destination", name);
+        out.put("paused", paused);
+        return out;
+    }
+
+    private Set<String> paused() {
+        return ledger == null ? Set.of() : ledger.pausedDestinations();
+    }
+
+    private Map<String, Object> view(Destination d, boolean paused, long now) {
+        DestinationLive live = status.live(d.name()).orElse(DestinationLive.IDLE);
+        DestinationCounts counts = ledger == null ? new DestinationCounts(0, 0, 0) : ledger.counts(d.name(), now);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("name", d.name());
+        out.put("type", d.type());
+        out.put("state", paused ? "paused" : live.breakerOpen() ? "open" : "ok");
+        out.put("in_flight", live.inFlight());
+        out.put("pending", counts.pending());
+        out.put("dead", counts.dead());
+        out.put("oldest_pending_age_ms", counts.oldestPendingAgeMillis());
+        out.put("delivered_total", live.deliveredTotal());
+        out.put("failed_attempts_total", live.failedAttemptsTotal());
+        return out;
+    }
+
+    // ------------------------------------------------------------------ a hook's deliveries
+
+    /** The {@code deliveries} array of {@code GET /v1/hooks/{id}}. */
+    List<Map<String, Object>> deliveries(String hookId) {
+        if (ledger == null) {
+            return List.of();
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (DeliveryRow r : ledger.deliveries(hookId)) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("destination", r.destination());
+            row.put("state", r.state().code());
+            row.put("attempts", r.attempts());
+            row.put("last_status", r.lastStatus());
+            row.put("last_error", r.lastError());
+            row.put("next_attempt_at", r.state() == org.sluice.edge.store.DeliveryState.PENDING
+                    ? AdminJson.time(r.nextAttemptAtMillis()) : null);
+            row.put("delivered_at", r.deliveredAtMillis() == null ? null : AdminJson.time(r.deliveredAtMillis()));
+            row.put("dead_reason", r.deadReason());
+            out.add(row);
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ dead letters
+
+    /** One page; {@code destination} is null or known, {@code limit} valid; empty when {@code after} names no hook. */
+    Optional<AdminResponse> deadLetters(String destination, String after, int limit) {
+        DeadLetterPage page;
+        if (ledger == null) {
+            if (after != null) {
+                return Optional.empty();
+            }
+            page = new DeadLetterPage(List.of(), null);
+        } else {
+            try {
+                page = ledger.deadLetters(destination, after, limit);
+            } catch (IllegalArgumentException unknownAfter) {
+                return Optional.empty();
+            }
+        }
+        List<Map<String, Object>> rows = new ArrayList<>(page.rows().size());
+        for (DeliveryRow r : page.rows()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("id", r.hookId());
+            row.put("destination", r.destination());
+            row.put("reason", r.deadReason());
+            row.put("attempts", r.attempts());
+            row.put("last_status", r.lastStatus());
+            row.put("dead_at", r.deadAtMillis() == null ? null : AdminJson.time(r.deadAtMillis()));
+            rows.add(row);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("dead_letters", rows);
+        out.put("next", page.next());
+        return Optional.of(AdminResponse.json(200, AdminJson.encode(out)));
+    }
+
+    // ------------------------------------------------------------------ redelivery
+
+    AdminResponse redeliver(String hookId, byte[] body, String actor, AuditTrail audit) {
+        List<String> named = null;
+        if (body.length > 0 && !new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+            Map<String, Object> fields = AdminJson.readObject(body);
+            Object list = fields == null ? null : fields.get("destinations");
+            if (fields == null || fields.size() != 1 || !(list instanceof List<?> items) || items.isEmpty()) {
+                return AdminResponse.json(400, AdminJson.error("invalid_redeliver",
+                        "the body must be empty or one JSON object such as {\"destinations\":[\"app\"]}"));
+            }
+            Set<String> names = new LinkedHashSet<>();
+            for (Object item : items) {
+                if (!(item instanceof String name) || !names.add(name)) {
+                    return AdminResponse.json(400, AdminJson.error("invalid_redeliver",
+                            "destinations must be distinct destination names"));
+                }
+            }
+            named = List.copyOf(names);
+        }
+        if (ledger == null) {
+            return AdminResponse.json(404, AdminJson.error("hook_not_found"));
+        }
+        if (named != null) {
+            for (String name : named) {
+                if (!knows(name)) {
+                    return destinationNotFound();
+                }
+            }
+        } else {
+            // every configured destination the hook has a row for (a removed one is not revived)
+            named = ledger.deliveries(hookId).stream().map(DeliveryRow::destination).filter(this::knows).toList();
+        }
+        Optional<List<DeliveryRow>> fresh = ledger.redeliver(hookId, named, wallMillis.getAsLong());
+        if (fresh.isEmpty()) {
+            return AdminResponse.json(404, AdminJson.error("hook_not_found"));
+        }
+        Map<String, Object> after = new LinkedHashMap<>();
+        after.put("hook", hookId);
+        after.put("destinations", named);
+        audit.record(actor, "redeliver", null, null, after);
+        return AdminResponse.json(202, AdminJson.encode(Map.of("scheduled", fresh.get().size())));
+    }
+
+    // ------------------------------------------------------------------ replays
+
+    AdminResponse replay(String name, byte[] body, String actor, AuditTrail audit) {
+        Map<String, Object> fields = AdminJson.readObject(body);
+        if (fields == null) {
+            return invalidReplay(REPLAY_SHAPE);
+        }
+        for (String field : fields.keySet()) {
+            if (!REPLAY_FIELDS.contains(field)) {
+                return invalidReplay("unknown field " + shortened(field) + "; the fields are from, to, dead_only and rate");
+            }
+        }
+        Long from = time(fields.get("from"));
+        Long to = time(fields.get("to"));
+        if (from == null || to == null) {
+            return invalidReplay("from and to are required, each an RFC 3339 time with an offset, such as "
+                    + "2026-12-01T00:00:00Z");
+        }
+        if (from < 0) {
+            return invalidReplay("from must not be before 1970-01-01T00:00:00Z");
+        }
+        if (from >= to) {
+            return invalidReplay("from must be before to");
+        }
+        Object deadOnlyField = fields.containsKey("dead_only") ? fields.get("dead_only") : (Object) false;
+        if (!(deadOnlyField instanceof Boolean deadOnly)) {
+            return invalidReplay("dead_only must be true or false");
+        }
+        Object rate = fields.getOrDefault("rate", DEFAULT_REPLAY_RATE);
+        if (!(rate instanceof Integer r) || r < 1 || r > Replays.MAX_RATE) {
+            return invalidReplay("rate must be an integer from 1 to " + Replays.MAX_RATE + " (replays per second), got "
+                    + shortened(String.valueOf(rate)));
+        }
+        if (replays == null || ledger == null) {
+            return AdminResponse.json(503, AdminJson.error("store_unavailable"));
+        }
+        Replays.Progress started;
+        try {
+            started = replays.start(name, from, to, deadOnly, r);
+        } catch (Replays.TooManyReplays e) {
+            return AdminResponse.json(429, AdminJson.error("too_many_replays", e.getMessage()));
+        }
+        Map<String, Object> after = new LinkedHashMap<>();
+        after.put("destination", name);
+        after.put("replay", started.id());
+        after.put("from", AdminJson.time(from));
+        after.put("to", AdminJson.time(to));
+        after.put("dead_only", deadOnly);
+        after.put("rate", r);
+        after.put("scheduled", started.matched());
+        audit.record(actor, "replay", null, null, after);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("replay", started.id());
+        out.put("scheduled", started.matched());
+        return AdminResponse.json(202, AdminJson.encode(out));
+    }
+
+    AdminResponse replayStatus(String id) {
+        Optional<Replays.Progress> progress = replays == null ? Optional.empty() : replays.get(id);
+        if (progress.isEmpty()) {
+            return AdminResponse.json(404, AdminJson.error("replay_not_found"));
+        }
+        Replays.Progress p = progress.get();
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("replay", p.id());
+        out.put("state", p.running() ? "running" : "done");
+        out.put("scheduled", p.scheduled());
+        out.put("delivered", p.delivered());
+        out.put("dead", p.dead());
+        return AdminResponse.json(200, AdminJson.encode(out));
+    }
+
+    private static AdminResponse invalidReplay(String message) {
+        return AdminResponse.json(400, AdminJson.error("invalid_replay", message));
+    }
+
+    /** An RFC 3339 time with an offset as epoch ms, or null. */
+    private static Long time(Object value) {
+        if (!(value instanceof String text) || text.length() > 64) {
+            return null;
+        }
+        try {
+            return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant().toEpochMilli();
+        } catch (DateTimeParseException | ArithmeticException e) {
+            return null;
+        }
+    }
+
+    private static String shortened(String text) {
+        return text.length() <= 80 ? text : text.substring(0, 80) + "...";
+    }
+}
