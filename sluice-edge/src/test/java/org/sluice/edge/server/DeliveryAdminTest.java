@@ -68,8 +68,11 @@ class DeliveryAdminTest {
     static List<String> commit(TestEdge edge, int n, String... destinations) {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            CommitResult r = edge.backends().store().commit(List.of(Hooks.hook("k-" + System.nanoTime())
-                    .withDestinations(List.of(destinations)))).get(0);
+            // received now: a hook from the fixture's fixed past would be dead of max_age at the dispatcher's first look
+            org.sluice.edge.store.PendingHook h = Hooks.hook("k-" + System.nanoTime());
+            CommitResult r = edge.backends().store().commit(List.of(new org.sluice.edge.store.PendingHook(h.tenant(),
+                    h.source(), h.dedupeKey(), System.currentTimeMillis(), h.headers(), h.body(),
+                    List.of(destinations)))).get(0);
             assertThat(r.status()).isEqualTo(CommitResult.Status.ACCEPTED);
             ids.add(r.id());
         }
