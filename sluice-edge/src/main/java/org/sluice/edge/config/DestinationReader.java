@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
 import org.sluice.edge.delivery.BreakerSettings;
+import org.sluice.edge.delivery.BrokerSettings;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
@@ -34,12 +35,18 @@ final class DestinationReader {
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     static final String NAME_RULE = "1 to 64 characters from A-Z a-z 0-9 _ -";
 
+    /** The keys every destination type has. */
+    static final List<String> COMMON_KEYS = List.of("type", "timeout_ms", "max_in_flight", "rate", "forward_headers",
+            "ordering", "retry", "breaker");
+    /** The keys of an {@code http} destination: the common ones and its own. */
     static final List<String> KEYS = List.of("type", "url", "timeout_ms", "max_in_flight", "rate", "signing",
             "headers", "forward_headers", "ordering", "retry", "breaker", "ca_file");
     static final List<String> SIGNING = List.of("scheme", "secret");
     static final List<String> RETRY = List.of("initial_ms", "max_ms", "max_attempts", "max_age_seconds",
             "permanent_statuses");
     static final List<String> BREAKER = List.of("failures", "open_ms", "max_open_ms");
+    /** The known keys per {@code type}. */
+    static final Map<String, List<String>> TYPE_KEYS = Map.of(Destination.TYPE_HTTP, KEYS);
     static final List<String> TYPES = List.of(Destination.TYPE_HTTP);
     static final List<String> DEFAULT_FORWARD_HEADERS = List.of("Content-Type");
     static final long MAX_TIMEOUT_MS = 3_600_000;
@@ -47,6 +54,13 @@ final class DestinationReader {
     static final String SIGNING_SCHEME = "standard_webhooks";
 
     private DestinationReader() {
+    }
+
+    /** A broker type's keys: the common ones, then its own. */
+    static List<String> brokerKeys(List<String> own) {
+        List<String> all = new ArrayList<>(COMMON_KEYS);
+        all.addAll(own);
+        return List.copyOf(all);
     }
 
     static Map<String, Destination> read(Section root, long maxBodyBytes) {
@@ -68,7 +82,11 @@ final class DestinationReader {
                 continue;
             }
             int before = root.problems().size();
-            Section s = Section.of(root.problems(), path, e.getValue(), KEYS);
+            Object type = e.getValue() instanceof Map<?, ?> m ? m.get("type") : null;
+            // an unknown type is reported by itself, not as a crowd of unknown keys
+            List<String> known = TYPE_KEYS.getOrDefault(type == null ? Destination.TYPE_HTTP : type,
+                    e.getValue() instanceof Map<?, ?> m ? m.keySet().stream().map(String::valueOf).toList() : KEYS);
+            Section s = Section.of(root.problems(), path, e.getValue(), known);
             Destination d = destination(s, name, maxBodyBytes);
             if (root.problems().size() == before && d != null) {
                 out.put(name, d);
@@ -88,31 +106,58 @@ final class DestinationReader {
             }
             type = t;
         }
-        URI url = url(s);
         long timeoutMs = s.integer("timeout_ms", Destination.DEFAULT_TIMEOUT_MS, 1L, MAX_TIMEOUT_MS);
         int maxInFlight = s.integer("max_in_flight", Destination.DEFAULT_MAX_IN_FLIGHT, 1, MAX_IN_FLIGHT);
         Optional<Limit> rate = LimitReader.read(s.problems(), s.pathOf("rate"), s.raw("rate"), maxBodyBytes,
                 LimitReader.RATE_AND_BURST);
-        Optional<WebhookSigner> signer = s.has("signing") ? signer(s.section("signing", SIGNING)) : Optional.empty();
         Ordering ordering = s.choice("ordering", Ordering.NONE, Ordering.values(), Ordering::configName);
         List<String> forward = forwardHeaders(s);
-        Map<String, String> headers = headers(s);
         RetryPolicy retry = retry(s);
         BreakerSettings breaker = breaker(s);
-        Optional<Path> caFile = caFile(s, url);
-        OutboundHeaders outbound = null;
-        if (forward != null && headers != null) {
-            try {
-                outbound = OutboundHeaders.of(s.path(), forward, headers, signer.orElse(null), version());
-            } catch (SettingsException bad) {
-                bad.errors().forEach(s::problem);
+        if (!Destination.TYPE_HTTP.equals(type)) {
+            Optional<BrokerSettings> broker = broker(type, s);
+            OutboundHeaders outbound = outbound(s, forward, Map.of(), Optional.empty());
+            if (broker == null || outbound == null || retry == null || breaker == null) {
+                return null;
             }
+            return new Destination(name, type, null, timeoutMs, maxInFlight, rate, Optional.empty(), outbound,
+                    ordering, retry, breaker, Optional.empty(), broker);
         }
+        URI url = url(s);
+        Optional<WebhookSigner> signer = s.has("signing") ? signer(s.section("signing", SIGNING)) : Optional.empty();
+        Map<String, String> headers = headers(s);
+        Optional<Path> caFile = caFile(s, url);
+        OutboundHeaders outbound = outbound(s, forward, headers, signer);
         if (url == null || outbound == null || retry == null || breaker == null || caFile == null) {
             return null;
         }
         return new Destination(name, type, url, timeoutMs, maxInFlight, rate, signer, outbound, ordering, retry,
                 breaker, caFile.filter(p -> !p.toString().isEmpty()));
+    }
+
+    /**
+     * The settings of a broker {@code type}, read from its own keys; null after recording
+     * a problem.
+     */
+    private static Optional<BrokerSettings> broker(String type, Section s) {
+        switch (type) {
+            default:
+                s.problem(s.pathOf("type") + ": no reader for type " + type);
+                return null;
+        }
+    }
+
+    private static OutboundHeaders outbound(Section s, List<String> forward, Map<String, String> headers,
+                                            Optional<WebhookSigner> signer) {
+        if (forward == null || headers == null) {
+            return null;
+        }
+        try {
+            return OutboundHeaders.of(s.path(), forward, headers, signer.orElse(null), version());
+        } catch (SettingsException bad) {
+            bad.errors().forEach(s::problem);
+            return null;
+        }
     }
 
     private static URI url(Section s) {

@@ -1,6 +1,9 @@
 package org.sluice.edge.delivery;
 
-/** What one delivery attempt came back with: an HTTP answer, or no answer at all. */
+/**
+ * What one delivery attempt came back with: an HTTP answer, no answer at all, or (from a
+ * broker) a refusal that no retry can change.
+ */
 public sealed interface AttemptResult {
 
     /** The destination answered with {@code status}. */
@@ -20,12 +23,21 @@ public sealed interface AttemptResult {
         return new Failed(failure);
     }
 
+    /** The destination refused the attempt for good (a broker's permanent error): dead, {@code permanent_error}. */
+    static AttemptResult permanent() {
+        return new Permanent();
+    }
+
     /** An HTTP answer. Redirects are answers too: they are not followed. */
     record Answered(int status, long retryAfterMillis) implements AttemptResult {
     }
 
-    /** No HTTP answer. */
+    /** No HTTP answer, or a broker's retriable error. */
     record Failed(Failure failure) implements AttemptResult {
+    }
+
+    /** A refusal no retry can change: a record too large, a topic not authorised, an invalid subject. */
+    record Permanent() implements AttemptResult {
     }
 
     /** Why there was no answer. Every kind is retried. */
@@ -37,6 +49,8 @@ public sealed interface AttemptResult {
         /** No full answer within the attempt's timeout. */
         TIMEOUT,
         /** The answer was not readable HTTP. */
-        PROTOCOL
+        PROTOCOL,
+        /** A broker answered with an error a later attempt may not meet (no leader, not enough replicas, no stream yet). */
+        BROKER
     }
 }

@@ -4,6 +4,8 @@ package org.sluice.edge.delivery;
 public enum DeadReason {
     /** The destination answered with one of its {@code permanent_statuses}. */
     PERMANENT_STATUS("permanent_status"),
+    /** A broker refused the record for good (too large, not authorised, invalid topic or subject). */
+    PERMANENT_ERROR("permanent_error"),
     /** {@code retry.max_attempts} attempts failed. */
     MAX_ATTEMPTS("max_attempts"),
     /** {@code retry.max_age_seconds} passed since the hook was received. */

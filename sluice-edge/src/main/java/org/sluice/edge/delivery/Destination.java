@@ -10,8 +10,8 @@ import org.sluice.core.Limit;
  * {@code destinations.<name>:} one place accepted hooks are handed on to, validated.
  *
  * @param name        the key under {@code destinations}, 1-64 of {@code A-Z a-z 0-9 _ -}
- * @param type        {@code http} (brokers come later)
- * @param url         where attempts are POSTed; {@code http} or {@code https}
+ * @param type        {@code http}, or a broker type ({@link #broker})
+ * @param url         where attempts are POSTed, {@code http} or {@code https}; null for a broker
  * @param timeoutMs   the whole attempt, connect included
  * @param maxInFlight attempts to this destination at once
  * @param rate        attempts per second (with burst); empty: unpaced
@@ -21,6 +21,7 @@ import org.sluice.core.Limit;
  * @param retry       when to try again and when to give up
  * @param breaker     when to stop trying for a while
  * @param caFile      PEM certificates trusted for {@code https} instead of the JDK's; empty: the JDK's
+ * @param broker      a broker type's own settings, read by its transport; empty for {@code http}
  */
 public record Destination(
         String name,
@@ -34,7 +35,8 @@ public record Destination(
         Ordering ordering,
         RetryPolicy retry,
         BreakerSettings breaker,
-        Optional<Path> caFile) {
+        Optional<Path> caFile,
+        Optional<BrokerSettings> broker) {
 
     public static final String TYPE_HTTP = "http";
     public static final long DEFAULT_TIMEOUT_MS = 15_000;
@@ -43,7 +45,15 @@ public record Destination(
     public Destination {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
-        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(broker, "broker");
+        if (TYPE_HTTP.equals(type)) {
+            Objects.requireNonNull(url, "url");
+            if (broker.isPresent()) {
+                throw new IllegalArgumentException("an http destination has no broker settings");
+            }
+        } else if (broker.isEmpty()) {
+            throw new IllegalArgumentException("a " + type + " destination needs its broker settings");
+        }
         Objects.requireNonNull(rate, "rate");
         Objects.requireNonNull(signer, "signer");
         Objects.requireNonNull(headers, "headers");
@@ -59,10 +69,18 @@ public record Destination(
         }
     }
 
+    /** An {@code http} destination. */
+    public Destination(String name, String type, URI url, long timeoutMs, int maxInFlight, Optional<Limit> rate,
+                       Optional<WebhookSigner> signer, OutboundHeaders headers, Ordering ordering, RetryPolicy retry,
+                       BreakerSettings breaker, Optional<Path> caFile) {
+        this(name, type, url, timeoutMs, maxInFlight, rate, signer, headers, ordering, retry, breaker, caFile,
+                Optional.empty());
+    }
+
     /** Never prints the signing secret or configured header values. */
     @Override
     public String toString() {
-        return "Destination[" + name + ", " + type + " " + url + ", timeout_ms=" + timeoutMs
+        return "Destination[" + name + ", " + type + " " + (url != null ? url : broker.get()) + ", timeout_ms=" + timeoutMs
                 + ", max_in_flight=" + maxInFlight + ", rate=" + rate.map(Limit::toString).orElse("unpaced")
                 + ", signed=" + signer.isPresent() + ", ordering=" + ordering.configName() + "]";
     }

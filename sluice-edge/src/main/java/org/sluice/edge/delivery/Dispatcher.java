@@ -37,8 +37,8 @@ import org.sluice.edge.store.StoredHook;
 
 /**
  * Hands pending deliveries on to their destinations: reads due rows from the
- * {@link DeliveryLedger}, sends each as one attempt through the {@link HttpDeliveryClient},
- * and records what came back.
+ * {@link DeliveryLedger}, sends each as one attempt through the {@link Transport} of its
+ * destination's type ({@link HttpDeliveryClient} for {@code http}), and records what came back.
  *
  * <h2>One pass ({@link #pump()})</h2>
  * For each destination, at the clock's current time:
@@ -65,7 +65,8 @@ import org.sluice.edge.store.StoredHook;
  *       pass, then parks until the earliest time something can start (next due row,
  *       breaker's open time, limiter's wait; at most {@value #MAX_PARK_MS} ms) or until
  *       {@link #wake()}; tests call {@link #pump()} themselves on a manual clock instead;</li>
- *   <li>the client's event loops ({@code sluice-delivery-io-N}): socket work only;</li>
+ *   <li>the transports' own threads (the HTTP client's event loops {@code sluice-delivery-io-N}):
+ *       network work only;</li>
  *   <li>the answer executor ({@code sluice-delivery-N}, 2 threads): ledger writes,
  *       breaker, counters, then {@link #wake()}.</li>
  * </ul>
@@ -106,7 +107,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     private final RandomGenerator random;
     private final Object randomLock = new Object();
     private final Map<String, Lane> lanes = new LinkedHashMap<>();
-    private final HttpDeliveryClient client;
+    private final Transports transports;
     private final ExecutorService answers;
     private final long closeGraceNanos;
 
@@ -145,20 +146,12 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         this.random = random;
         this.closeGraceNanos = closeGrace.toNanos();
         InstantSource wall = () -> Instant.ofEpochMilli(wallMillis.getAsLong());
-        this.client = new HttpDeliveryClient(Math.min(2, Math.max(1, destinations.size())), wall);
-        try {
-            for (Destination d : destinations) {
-                if (!Destination.TYPE_HTTP.equals(d.type())) {
-                    throw new IllegalArgumentException("destinations." + d.name() + ".type: only http is delivered, got " + d.type());
-                }
-                if (lanes.put(d.name(), new Lane(d, registry)) != null) {
-                    throw new IllegalArgumentException("destination " + d.name() + " is configured twice");
-                }
-                client.register(d);
-            }
-        } catch (RuntimeException e) {
-            client.close();
-            throw e;
+        if (destinations.stream().map(Destination::name).distinct().count() != destinations.size()) {
+            throw new IllegalArgumentException("a destination is configured twice: " + destinations);
+        }
+        this.transports = new Transports(destinations, wall);
+        for (Destination d : destinations) {
+            lanes.put(d.name(), new Lane(d, registry, transports.of(d)));
         }
         AtomicInteger threads = new AtomicInteger();
         this.answers = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -228,7 +221,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         } finally {
             recording.writeLock().unlock();
         }
-        client.close();
+        transports.close();
         answers.shutdown();
         try {
             answers.awaitTermination(5, TimeUnit.SECONDS);
@@ -343,6 +336,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         final String name;
         final DestinationBreaker breaker;
         final RateLimiter limiter;
+        final Transport transport;
         final FifoHeads fifo;
         final AtomicInteger inFlight = new AtomicInteger();
         /** Hooks whose attempt to this destination is out: never read twice. */
@@ -357,13 +351,14 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         /** Written by pass (under pumpLock). */
         long waitNanos;
 
-        Lane(Destination d, MeterRegistry registry) {
+        Lane(Destination d, MeterRegistry registry, Transport transport) {
             this.destination = d;
             this.name = d.name();
             this.breaker = new DestinationBreaker(d.breaker(), clock);
             this.limiter = d.rate().map(l -> RateLimiter.builder().limit(l).clock(clock).sweepInterval(Duration.ZERO).build())
                     .orElse(null);
             this.fifo = d.ordering() == Ordering.FIFO ? new FifoHeads(ledger, store, name) : null;
+            this.transport = transport;
             this.attemptsDelivered = attempts(registry, "delivered");
             this.attemptsRetry = attempts(registry, "retry");
             this.attemptsDead = attempts(registry, "dead");
@@ -491,15 +486,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 outstanding++;
             }
             long startNanos = clock.nanoTime();
-            List<Map.Entry<String, String>> headers;
-            try {
-                headers = destination.headers().forAttempt(hook, attempt, Math.floorDiv(nowMs, 1000));
-            } catch (RuntimeException e) {
-                answered(row, hook, pass, startNanos,
-                        new HttpDeliveryClient.Outcome(AttemptResult.failed(AttemptResult.Failure.PROTOCOL), "cannot build the request"));
-                return;
-            }
-            client.send(name, headers, hook.body())
+            transport.send(destination, hook, attempt, nowMs)
                     .thenAcceptAsync(o -> answered(row, hook, pass, startNanos, o), answers)
                     .exceptionally(e -> { // the executor refused (closing): the row stays claimed, due again later
                         release(row);
@@ -509,7 +496,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
 
         /** On the answer executor: judges the answer and records it. */
         private void answered(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long startNanos,
-                              HttpDeliveryClient.Outcome outcome) {
+                              Transport.Outcome outcome) {
             recording.readLock().lock();
             try {
                 if (closed) {

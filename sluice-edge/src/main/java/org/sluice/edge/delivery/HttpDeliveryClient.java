@@ -45,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
+import org.sluice.edge.store.StoredHook;
 
 /**
  * The outbound HTTP/1.1 client of the dispatcher, on Netty: non-blocking, one pool of
@@ -77,16 +78,12 @@ import javax.net.ssl.SSLParameters;
  * complete on it, so callers must hand the completion to their own executor (the
  * dispatcher does) and never block in it. Nothing here takes a lock.
  */
-final class HttpDeliveryClient implements AutoCloseable {
+final class HttpDeliveryClient implements Transport {
 
     /** Most answer body bytes read per attempt before the connection is closed instead. */
     static final int MAX_BODY_BYTES = 64 * 1024;
     private static final int MAX_INITIAL_LINE = 8 * 1024;
     private static final int MAX_HEADER_BYTES = 16 * 1024;
-
-    /** What one attempt came to, with a short text for {@code last_error} when there was no answer. */
-    record Outcome(AttemptResult result, String error) {
-    }
 
     private final EventLoopGroup group;
     private final InstantSource wall;
@@ -104,8 +101,24 @@ final class HttpDeliveryClient implements AutoCloseable {
     }
 
     /** Prepares the pool of {@code destination} (its TLS context is built here, so a bad {@code ca_file} fails early). */
-    void register(Destination destination) {
+    @Override
+    public void register(Destination destination) {
         pools.computeIfAbsent(destination.name(), n -> new Pool(destination, sslContext(destination)));
+    }
+
+    /**
+     * Sends one attempt with the destination's headers for it ({@link OutboundHeaders#forAttempt}:
+     * forwarded, configured, {@code webhook-*} and the signature at {@code nowMillis}).
+     */
+    @Override
+    public CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
+        List<Map.Entry<String, String>> headers;
+        try {
+            headers = destination.headers().forAttempt(hook, attempt, Math.floorDiv(nowMillis, 1000));
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(failure(AttemptResult.Failure.PROTOCOL, "cannot build the request"));
+        }
+        return send(destination.name(), headers, hook.body());
     }
 
     /** Sends one attempt; the future completes on an event loop, never exceptionally. */

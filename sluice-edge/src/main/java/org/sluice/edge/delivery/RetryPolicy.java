@@ -17,7 +17,8 @@ import java.util.random.RandomGenerator;
  *
  * <h2>Verdict</h2>
  * A 2xx answer is delivered. A status in {@code permanent_statuses} is dead at once
- * ({@link DeadReason#PERMANENT_STATUS}). Anything else (other statuses, 1xx and 3xx
+ * ({@link DeadReason#PERMANENT_STATUS}), and so is a broker's permanent refusal
+ * ({@link AttemptResult.Permanent}, {@link DeadReason#PERMANENT_ERROR}). Anything else (other statuses, 1xx and 3xx
  * included, since redirects are not followed; connect errors, resets, timeouts) is retried,
  * unless attempt {@code n} was the {@code max_attempts}-th ({@link DeadReason#MAX_ATTEMPTS})
  * or the hook is too old ({@link DeadReason#MAX_AGE}).
@@ -169,11 +170,11 @@ public final class RetryPolicy {
 
     public Verdict classify(AttemptResult result) {
         java.util.Objects.requireNonNull(result, "result");
-        // Java 17: no pattern switch; the sealed type has exactly these two kinds
+        // Java 17: no pattern switch over the sealed kinds
         if (result instanceof AttemptResult.Answered a) {
             return classify(a.status());
         }
-        return Verdict.RETRY;
+        return result instanceof AttemptResult.Permanent ? Verdict.PERMANENT : Verdict.RETRY;
     }
 
     /** True when no attempt may start any more: the hook is {@code max_age_seconds} old or older. */
@@ -191,7 +192,8 @@ public final class RetryPolicy {
             case DELIVERED:
                 return new Decision.Delivered();
             case PERMANENT:
-                return new Decision.Dead(DeadReason.PERMANENT_STATUS);
+                return new Decision.Dead(result instanceof AttemptResult.Permanent
+                        ? DeadReason.PERMANENT_ERROR : DeadReason.PERMANENT_STATUS);
             default:
                 break;
         }

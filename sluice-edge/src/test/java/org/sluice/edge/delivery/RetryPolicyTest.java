@@ -84,6 +84,13 @@ class RetryPolicyTest {
     }
 
     @Test
+    void aBrokersPermanentRefusalIsDeadAtOnceAsPermanentError() {
+        assertThat(DEFAULTS.classify(AttemptResult.permanent())).isEqualTo(Verdict.PERMANENT);
+        assertThat(DEFAULTS.decide(1, AttemptResult.permanent(), 0, FixedRandom.LOWEST))
+                .isEqualTo(new Decision.Dead(DeadReason.PERMANENT_ERROR));
+    }
+
+    @Test
     void configuredPermanentStatusesReplaceTheDefaults() {
         RetryPolicy p = RetryPolicy.of(APP, 1_000, 60_000, 5, 3_600, List.of(301, 500));
         assertThat(p.classify(301)).isEqualTo(Verdict.PERMANENT);

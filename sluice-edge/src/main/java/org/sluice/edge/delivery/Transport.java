@@ -1,0 +1,37 @@
+package org.sluice.edge.delivery;
+
+import java.util.concurrent.CompletableFuture;
+import org.sluice.edge.store.StoredHook;
+
+/**
+ * One way an attempt leaves Sluice: the HTTP client, or a broker's producer. The
+ * {@link Dispatcher} decides what to send and when (due rows, pacing, breaker, claims,
+ * retries); a transport only carries one attempt and says what came back.
+ *
+ * <p>One transport serves every destination of its {@link Destination#type()}. Its
+ * futures complete on its own threads and never exceptionally: every failure is an
+ * {@link Outcome}. A transport must give up on an attempt within the destination's
+ * {@code timeout_ms} ({@link AttemptResult.Failure#TIMEOUT}).
+ */
+interface Transport extends AutoCloseable {
+
+    /** What one attempt came to, with a short text for {@code last_error} when it was not delivered. */
+    record Outcome(AttemptResult result, String error) {
+    }
+
+    /**
+     * Prepares for attempts to {@code destination} (a connection pool, a producer). A
+     * setting that cannot work fails here, naming the key ({@link IllegalArgumentException}).
+     */
+    void register(Destination destination);
+
+    /**
+     * Sends attempt {@code attempt} (from 1) of {@code hook} to {@code destination}, at wall
+     * time {@code nowMillis}.
+     */
+    CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis);
+
+    /** Stops: attempts still out complete as failed; nothing is sent after this. */
+    @Override
+    void close();
+}

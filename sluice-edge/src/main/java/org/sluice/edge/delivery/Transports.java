@@ -1,0 +1,54 @@
+package org.sluice.edge.delivery;
+
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The transports of one dispatcher: one per destination type in use, each built once and
+ * registered with every destination of its type.
+ */
+final class Transports implements AutoCloseable {
+
+    private final Map<String, Transport> byType = new LinkedHashMap<>();
+
+    /**
+     * Builds and registers a transport for every type among {@code destinations}; on a
+     * failure, closes what was built and rethrows.
+     */
+    Transports(List<Destination> destinations, InstantSource wall) {
+        try {
+            for (Destination d : destinations) {
+                byType.computeIfAbsent(d.type(), type -> create(type, destinations, wall)).register(d);
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private static Transport create(String type, List<Destination> destinations, InstantSource wall) {
+        switch (type) {
+            case Destination.TYPE_HTTP:
+                long http = destinations.stream().filter(d -> Destination.TYPE_HTTP.equals(d.type())).count();
+                return new HttpDeliveryClient((int) Math.min(2, http), wall);
+            default:
+                throw new IllegalArgumentException("destinations: no transport delivers type " + type);
+        }
+    }
+
+    /** The transport of {@code destination}'s type. */
+    Transport of(Destination destination) {
+        Transport t = byType.get(destination.type());
+        if (t == null) {
+            throw new IllegalArgumentException("destination " + destination.name() + " has no transport");
+        }
+        return t;
+    }
+
+    @Override
+    public void close() {
+        byType.values().forEach(Transport::close);
+    }
+}
