@@ -135,6 +135,7 @@ final class HttpDeliveryClient implements Transport {
         exchange.timer = group.next().schedule(exchange::timedOut, pool.destination.timeoutMs(), TimeUnit.MILLISECONDS);
         Channel idle = pool.takeIdle();
         if (idle != null) {
+            exchange.pooled = true;
             exchange.start(idle);
         } else {
             connect(pool, exchange);
@@ -236,6 +237,8 @@ final class HttpDeliveryClient implements Transport {
         volatile ScheduledFuture<?> timer;
         volatile ChannelFuture connecting;
         volatile Channel channel;
+        /** Started on a pooled connection that has not been replaced by a fresh one yet. */
+        volatile boolean pooled;
         // read on the channel's event loop
         int status;
         long retryAfterMillis = RetryAfter.NONE;
@@ -258,10 +261,34 @@ final class HttpDeliveryClient implements Transport {
             handler.exchange = this;
             ch.writeAndFlush(request(pool, headers, body)).addListener(w -> {
                 if (!w.isSuccess()) {
-                    complete(failure(AttemptResult.Failure.RESET, "write failed: " + brief(w.cause())), null);
+                    if (handler.exchange != this) {
+                        return; // the handler has settled it already (the connection closed first)
+                    }
+                    handler.exchange = null;
                     ch.close();
+                    if (!retryFresh()) {
+                        complete(failure(AttemptResult.Failure.RESET, "write failed: " + brief(w.cause())), null);
+                    }
                 }
             });
+        }
+
+        /**
+         * A pooled keep-alive connection that the destination closed while it sat idle
+         * fails before any answer: that is not the destination's answer to this attempt, so
+         * the request goes once more on a fresh connection, within the same timeout. The
+         * destination may have read the first request (a repeat, with the same
+         * {@code webhook-id}); at-least-once allows it. Returns false when this does not
+         * apply (a fresh connection, an answer begun, the attempt over).
+         */
+        boolean retryFresh() {
+            if (!pooled || status != 0 || done.get() || closed.get()) {
+                return false;
+            }
+            pooled = false;
+            channel = null;
+            connect(pool, this);
+            return true;
         }
 
         void timedOut() {
@@ -356,7 +383,7 @@ final class HttpDeliveryClient implements Transport {
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
             Exchange ex = exchange;
             exchange = null;
-            if (ex != null) {
+            if (ex != null && !ex.retryFresh()) {
                 ex.complete(failure(AttemptResult.Failure.RESET, "connection closed before a full answer"), null);
             }
             super.channelInactive(ctx);
@@ -366,7 +393,7 @@ final class HttpDeliveryClient implements Transport {
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             Exchange ex = exchange;
             exchange = null;
-            if (ex != null) {
+            if (ex != null && !(cause instanceof IOException && ex.retryFresh())) {
                 ex.complete(failure(cause instanceof IOException ? AttemptResult.Failure.RESET : AttemptResult.Failure.PROTOCOL,
                         cause instanceof IOException ? "connection reset" : "unreadable answer: " + brief(cause)), null);
             }

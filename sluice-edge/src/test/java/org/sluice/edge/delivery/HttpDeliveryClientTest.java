@@ -130,6 +130,27 @@ class HttpDeliveryClientTest {
     }
 
     @Test
+    void aPooledConnectionClosedBeforeAnyAnswerIsSentAgainOnceOnAFreshConnection() throws Exception {
+        plainReceiver(30_000);
+        receiver.plan(Answer.status(200), Answer.reset());
+        assertThat(send("d").result()).isEqualTo(AttemptResult.answered(200));
+        assertThat(send("d").result()).as("the stale pooled connection does not spend the attempt")
+                .isEqualTo(AttemptResult.answered(200));
+        assertThat(receiver.connectionsAccepted()).isEqualTo(2);
+        assertThat(receiver.requestCount()).isEqualTo(3);
+    }
+
+    @Test
+    void aFreshConnectionClosedBeforeAnyAnswerIsNotSentAgain() throws Exception {
+        plainReceiver(30_000);
+        receiver.plan(Answer.status(200), Answer.reset(), Answer.reset());
+        assertThat(send("d").result()).isEqualTo(AttemptResult.answered(200));
+        assertThat(send("d").result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.RESET));
+        assertThat(receiver.requestCount()).as("once on the pooled connection, once on a fresh one").isEqualTo(3);
+        assertThat(send("d").result()).isEqualTo(AttemptResult.answered(200));
+    }
+
+    @Test
     void oversizedAnswerHeadersAreUnreadableNotBuffered() throws Exception {
         plainReceiver(30_000);
         receiver.plan(Answer.status(200).withHeader("X-Big", "v".repeat(64 * 1024)));
@@ -143,7 +164,7 @@ class HttpDeliveryClientTest {
         plainReceiver(30_000);
         receiver.stop();
         HttpDeliveryClient.Outcome o = send("d");
-        assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
+        assertThat(o.result()).as(o.error()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
         assertThat(o.error()).isEqualTo("connect refused");
     }
 
