@@ -371,6 +371,9 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             Gauge.builder("sluice.delivery.pending", this, l -> l.counts().map(c -> (double) c.pending()).orElse(Double.NaN))
                     .description("Deliveries to the destination not yet delivered nor dead")
                     .tag("destination", name).strongReference(true).register(registry);
+            Gauge.builder("sluice.delivery.dead", this, l -> l.counts().map(c -> (double) c.dead()).orElse(Double.NaN))
+                    .description("Dead letters to the destination kept in the store")
+                    .tag("destination", name).strongReference(true).register(registry);
             Gauge.builder("sluice.delivery.oldest.pending", this,
                             l -> l.counts().map(c -> c.oldestPendingAgeMillis() / 1000.0).orElse(Double.NaN))
                     .description("Age of the oldest hook with a pending delivery to the destination")

@@ -77,6 +77,8 @@ final class Retention implements AutoCloseable {
         Gauge.builder("sluice.store.bytes", size, StoreSize::bytes)
                 .description("Approximate size of the store (SST files and memtables), read about once a second")
                 .register(registry);
+        Gauge.builder("sluice.store.max.bytes", size, s -> s.maxBytes())
+                .description("store.max_bytes as configured; 0 when the store is unbounded").register(registry);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-retention");
             t.setDaemon(true);

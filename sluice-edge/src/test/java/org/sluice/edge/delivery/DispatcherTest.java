@@ -549,6 +549,7 @@ class DispatcherTest {
                 .contains("sluice_delivery_latency_seconds_count{destination=\"app\"} 2")
                 .contains("sluice_delivery_lag_seconds_count{destination=\"app\"} 1")
                 .contains("sluice_delivery_pending{destination=\"app\"} 1.0")
+                .contains("sluice_delivery_dead{destination=\"app\"} 0.0")
                 .contains("sluice_delivery_oldest_pending_seconds{destination=\"app\"}")
                 .contains("sluice_delivery_breaker_open{destination=\"app\"} 0.0");
     }

@@ -52,6 +52,7 @@ class RetentionTest {
                 assertThat(store.get(id)).as("%s is younger than hooks_seconds", id).isPresent();
             }
             assertThat(deletedTotal(edge)).isZero();
+            assertThat(metric(edge, "sluice_store_max_bytes")).as("no store.max_bytes: unbounded, 0").isZero();
 
             now.addAndGet(TimeUnit.SECONDS.toMillis(6)); // k1..k3 and p1 are 11 s old, n1 6 s
             TestEdge.await(() -> store.get(k3).isEmpty()); // the thread's own pass, no nudge

@@ -60,6 +60,8 @@ class StoreFullTest {
             assertThat(full.header("Retry-After")).isEqualTo("5");
             spec.check("POST", "/hooks/keep", full);
             assertThat(RetentionTest.metric(edge, "sluice_store_bytes")).isGreaterThanOrEqualTo(MAX_BYTES);
+            assertThat(RetentionTest.metric(edge, "sluice_store_max_bytes")).as("the bound, for alerts on headroom")
+                    .isEqualTo(MAX_BYTES);
 
             Http.Response ready = Http.get(edge.address, "/readyz");
             assertThat(ready.status()).isEqualTo(503);
