@@ -46,6 +46,8 @@ public final class AllocBudget {
     static final long REFUSAL_BUDGET = 256;
     static final long ACCEPT_BUDGET = 4096;
     private static final String CLIENT_THREAD = "alloc-load-";
+    /** The ingest event loops' thread names (EdgeServer): reported apart, as where a refusal runs. */
+    private static final String IO_THREAD = "sluice-io-";
 
     private AllocBudget() {
     }
@@ -114,14 +116,21 @@ public final class AllocBudget {
         Map<Long, Long> before = serverAllocations();
         long[] statuses = drive(port, request, n, connections, status);
         Map<Long, Long> after = serverAllocations();
+        Map<Long, String> names = new HashMap<>();
+        Thread.getAllStackTraces().keySet().forEach(t -> names.put(t.getId(), t.getName()));
         long bytes = 0;
+        long ioBytes = 0;
         for (Map.Entry<Long, Long> e : after.entrySet()) {
-            bytes += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            long delta = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            bytes += delta;
+            if (names.getOrDefault(e.getKey(), "").startsWith(IO_THREAD)) {
+                ioBytes += delta;
+            }
         }
         double perRequest = bytes / (double) n;
         System.out.printf("%s: requests=%d expected_status=%d got_it=%d other=%d server_bytes=%d bytes_per_request=%.1f"
-                + " budget=%d%s%n", label, n, status, statuses[0], statuses[1], bytes, perRequest, budget,
-                bodyBytes > 0 ? "+" + bodyBytes + " (body)" : "");
+                + " (event loops %.1f) budget=%d%s%n", label, n, status, statuses[0], statuses[1], bytes, perRequest,
+                ioBytes / (double) n, budget, bodyBytes > 0 ? "+" + bodyBytes + " (body)" : "");
         List<String> broken = new ArrayList<>();
         if (perRequest > budget + bodyBytes) {
             broken.add(String.format("%s: %.1f bytes per request > budget %d%s", label, perRequest, budget,
