@@ -18,6 +18,9 @@
 #     latency from each request's intended send time, a report and a JSON summary in
 #     OPEN_OUT (default ./open-loop). See docs/load.md.
 # Usage (from anywhere): sluice-bench/scripts/edge-bench.sh [seconds] [all|flood|accept|open]
+#   SLUICE_JAR=path   run that server jar instead of building this checkout's (e.g. an older
+#                     build kept aside, for a before/after comparison in the same conditions)
+#   SERVER_JAVA_OPTS  JVM options for the Sluice server (default: -Xms1g -Xmx1g)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 fixtures="$root/sluice-bench/scripts/fixtures"
@@ -29,8 +32,10 @@ cd "$root"
 if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
   apt-get install -y wrk nginx-light >/dev/null
 fi
-mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests
-sluice_jar="$root/sluice-edge/target/sluice.jar"
+if [ -z "${SLUICE_JAR:-}" ] || [ "$only" != flood ]; then
+  mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests
+fi
+sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
 bench_jar="$root/sluice-bench/target/benchmarks.jar"
 work="$(mktemp -d)"
 server_pid=""
@@ -51,7 +56,8 @@ wait_port() { # host port
 
 start_sluice() { # name yaml-text
   printf '%s\n' "$2" > "$work/$1.yaml"
-  java -Xms1g -Xmx1g -jar "$sluice_jar" serve --config "$work/$1.yaml" > "$work/$1.out" 2> "$work/$1.err" &
+  # shellcheck disable=SC2086 # options split on spaces on purpose
+  java ${SERVER_JAVA_OPTS:--Xms1g -Xmx1g} -jar "$sluice_jar" serve --config "$work/$1.yaml" > "$work/$1.out" 2> "$work/$1.err" &
   server_pid=$!
   wait_port 127.0.0.1 18081
 }
@@ -68,6 +74,7 @@ summarise_wrk() { # label file
   echo "$1: requests/s=$rps total=$total non_2xx=${non2xx:-0} ($errors)"
 }
 
+echo "server: $sluice_jar ($(date -r "$sluice_jar" -u +%FT%TZ)), options: ${SERVER_JAVA_OPTS:--Xms1g -Xmx1g}"
 echo "load before: $(uptime)"
 echo "cores: $(nproc), ephemeral ports: $(tr '\t' - < /proc/sys/net/ipv4/ip_local_port_range)"
 

@@ -51,6 +51,16 @@ public final class HostLimits implements PreReadLimits {
     }
 
     @Override
+    public long addressWait(InetAddress client, long now) {
+        if (perIp == null) {
+            return 0L;
+        }
+        byte[] raw = client.getAddress();
+        byte[] key = client instanceof Inet4Address ? raw : Arrays.copyOf(raw, 8);
+        return addresses.waitNanos(key, perIp.intervalNanos(), perIp.toleranceNanos(), now);
+    }
+
+    @Override
     public long chargeNode(long now) {
         return node == null ? 0L : buckets.tryCharge(NODE_KEY, node.intervalNanos(), node.toleranceNanos(), now);
     }

@@ -47,6 +47,17 @@ public final class NodeLimits implements PreReadLimits {
         return perIp == null ? 0L : addresses.tryCharge(client, perIp, now);
     }
 
+    /** The bucket's debt read as {@link #sourceBytesWait} reads it, then a charge's arithmetic. */
+    @Override
+    public long addressWait(InetAddress client, long now) {
+        if (perIp == null) {
+            return 0L;
+        }
+        long tolerance = perIp.toleranceNanos();
+        long debt = tolerance - (long) addresses.remaining(client, 1L, tolerance, now);
+        return Gcra.waitNanos(now + debt, now, perIp.intervalNanos(), tolerance);
+    }
+
     @Override
     public long chargeNode(long now) {
         return node == null ? 0L : buckets.tryCharge(NODE_KEY, node.intervalNanos(), node.toleranceNanos(), now);

@@ -13,6 +13,14 @@ public interface PreReadLimits {
     /** One hook against the client address's bucket ({@code rate_limits.per_ip}). */
     long chargeAddress(InetAddress client, long now);
 
+    /**
+     * What {@link #chargeAddress} would answer now, charging nothing: 0 when it would admit,
+     * else the same wait a refused charge returns. The refusal fast path
+     * ({@code http.RefusalFastPath}) asks this first and leaves every admitted request to
+     * the pipeline's one charge.
+     */
+    long addressWait(InetAddress client, long now);
+
     /** One hook against the node's bucket ({@code rate_limits.node}). */
     long chargeNode(long now);
 

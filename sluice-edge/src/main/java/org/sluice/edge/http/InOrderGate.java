@@ -34,6 +34,15 @@ public final class InOrderGate extends ChannelDuplexHandler {
     private boolean inRequest;
     private boolean answered;
 
+    /**
+     * True between requests: every request that came through has its whole body read and its
+     * answer written, and nothing is held. Only then may {@link RefusalFastPath} answer the
+     * next request itself without reordering answers.
+     */
+    boolean idle() {
+        return !awaitingAnswer && !inRequest && held.isEmpty();
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (awaitingAnswer || !held.isEmpty()) {

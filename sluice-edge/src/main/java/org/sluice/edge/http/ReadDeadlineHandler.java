@@ -39,16 +39,28 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ReadDeadlineHandler extends ChannelDuplexHandler {
 
-    private final long timeoutMs;
+    private final long timeoutNanos;
     private final IngestMetrics metrics;
-    private ScheduledFuture<?> deadline;
+    /** The one timer task: created once per connection, never per request. */
+    private final Runnable onTimer = this::onTimer;
+    private ChannelHandlerContext ctx;
+    /** The pending timer, or null. It may fire before {@link #deadlineNanos}: it then waits again. */
+    private ScheduledFuture<?> timer;
+    /** A deadline runs (until {@link #deadlineNanos}, by {@link System#nanoTime()}). */
+    private boolean armed;
+    private long deadlineNanos;
     private boolean inRequest;
     /** The current request has its final answer (it may still be sending a body we drop). */
     private boolean answered;
 
     public ReadDeadlineHandler(long timeoutMs, IngestMetrics metrics) {
-        this.timeoutMs = timeoutMs;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         this.metrics = metrics;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
     }
 
     @Override
@@ -60,7 +72,26 @@ public final class ReadDeadlineHandler extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         disarm();
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
         ctx.fireChannelInactive();
+    }
+
+    /**
+     * {@link RefusalFastPath} answered whole requests without the pipeline: the connection is
+     * between requests, as after any answer, and the next request's deadline starts now.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == RefusalFastPath.BETWEEN_REQUESTS) {
+            inRequest = false;
+            answered = true;
+            arm(ctx);
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override
@@ -97,20 +128,38 @@ public final class ReadDeadlineHandler extends ChannelDuplexHandler {
         ctx.write(msg, promise);
     }
 
+    /**
+     * Starts the deadline from now. Rearming moves {@link #deadlineNanos} only; the pending
+     * timer, if any, stays and waits again when it fires early, so a request costs no new
+     * scheduled task (a keep-alive connection's timer fires at most once per timeout).
+     */
     private void arm(ChannelHandlerContext ctx) {
-        disarm();
-        deadline = ctx.executor().schedule(() -> expire(ctx), timeoutMs, TimeUnit.MILLISECONDS);
-    }
-
-    private void disarm() {
-        if (deadline != null) {
-            deadline.cancel(false);
-            deadline = null;
+        armed = true;
+        deadlineNanos = System.nanoTime() + timeoutNanos;
+        if (timer == null) {
+            timer = ctx.executor().schedule(onTimer, timeoutNanos, TimeUnit.NANOSECONDS);
         }
     }
 
+    private void disarm() {
+        armed = false;
+    }
+
+    private void onTimer() {
+        timer = null;
+        if (!armed) {
+            return;
+        }
+        long left = deadlineNanos - System.nanoTime();
+        if (left > 0) {
+            timer = ctx.executor().schedule(onTimer, left, TimeUnit.NANOSECONDS);
+            return;
+        }
+        armed = false;
+        expire(ctx);
+    }
+
     private void expire(ChannelHandlerContext ctx) {
-        deadline = null;
         if (!ctx.channel().isActive()) {
             return;
         }

@@ -123,6 +123,70 @@ public final class Responses {
         };
     }
 
+    // ---------------------------------------------------------------- written as bytes
+
+    /** {@code "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: "}. */
+    private static final byte[] RATE_LIMITED_HEAD = ascii("HTTP/1.1 429 Too Many Requests\r\n"
+            + HttpHeaderNames.CONTENT_TYPE + ": " + HttpHeaderValues.APPLICATION_JSON + "\r\n"
+            + HttpHeaderNames.CONTENT_LENGTH + ": ");
+    private static final byte[] RETRY_AFTER = ascii("\r\n" + HttpHeaderNames.RETRY_AFTER + ": ");
+    private static final byte[] END_OF_HEADERS = ascii("\r\n\r\n");
+    /** {@code {"error":"rate_limited","scope":"<scope>","retry_after_ms":}, by scope ordinal. */
+    private static final byte[][] RATE_LIMITED_BODY = new byte[RefusalScope.values().length][];
+
+    static {
+        for (RefusalScope scope : RefusalScope.values()) {
+            RATE_LIMITED_BODY[scope.ordinal()] =
+                    ascii("{\"error\":\"rate_limited\",\"scope\":\"" + scope.label + "\",\"retry_after_ms\":");
+        }
+    }
+
+    /**
+     * Writes into {@code out} the bytes the HTTP/1.1 encoder writes for
+     * {@code refused(scope, waitNanos)} of a {@code rate_limited} scope on a connection kept
+     * alive: the same status line, headers in the same order, and body. No object is built:
+     * the fixed parts are copied and the three numbers written as digits. For the refusal
+     * fast path ({@link RefusalFastPath}), which answers without the codec;
+     * {@code ResponsesTest} holds the two forms byte for byte equal.
+     */
+    static void writeRateLimited(ByteBuf out, RefusalScope scope, long waitNanos) {
+        long ms = retryAfterMs(waitNanos);
+        byte[] body = RATE_LIMITED_BODY[scope.ordinal()];
+        out.writeBytes(RATE_LIMITED_HEAD);
+        writeDecimal(out, body.length + digits(ms) + 1);
+        out.writeBytes(RETRY_AFTER);
+        writeDecimal(out, retryAfterSeconds(ms));
+        out.writeBytes(END_OF_HEADERS);
+        out.writeBytes(body);
+        writeDecimal(out, ms);
+        out.writeByte('}');
+    }
+
+    /** The decimal digits of {@code value} (not negative), no allocation. */
+    private static void writeDecimal(ByteBuf out, long value) {
+        int n = digits(value);
+        int at = out.writerIndex();
+        out.ensureWritable(n);
+        for (int i = n - 1; i >= 0; i--) {
+            out.setByte(at + i, (int) ('0' + value % 10));
+            value /= 10;
+        }
+        out.writerIndex(at + n);
+    }
+
+    private static int digits(long value) {
+        int n = 1;
+        while (value >= 10) {
+            value /= 10;
+            n++;
+        }
+        return n;
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
     /** {@code 409 {"error":"dedupe_pending","retry_after_ms":N}}: the fleet holds a claim on the key. */
     static FullHttpResponse dedupePending(long retryAfterMs) {
         long ms = Math.max(1L, retryAfterMs);

@@ -37,6 +37,26 @@ public final class Router {
         this.sources = Map.copyOf(sources);
     }
 
+    /** One ingest URL path of {@code routing: path}, as the bytes of a request line's path. */
+    record IngestPath(byte[] path, SourceRoute source, String tenant) {
+    }
+
+    /**
+     * Under {@code routing: path}, every ingest path ({@code {prefix}/{source}}) with what
+     * {@link #route} answers for it; empty under {@code tenant_path}. For the refusal fast path,
+     * which matches a request line's bytes without building a string.
+     */
+    java.util.List<IngestPath> ingestPaths() {
+        if (tenantPath) {
+            return java.util.List.of();
+        }
+        java.util.List<IngestPath> paths = new java.util.ArrayList<>();
+        sources.forEach((id, source) -> paths.add(new IngestPath(
+                (prefix + "/" + id).getBytes(java.nio.charset.StandardCharsets.UTF_8), source,
+                source.tenant() == null ? DEFAULT_TENANT : source.tenant())));
+        return java.util.List.copyOf(paths);
+    }
+
     Route route(String method, String uri) {
         int query = uri.indexOf('?');
         String path = query < 0 ? uri : uri.substring(0, query);

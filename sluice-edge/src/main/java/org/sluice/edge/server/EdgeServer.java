@@ -69,6 +69,7 @@ import org.sluice.edge.http.ReadDeadlineHandler;
 import org.sluice.edge.http.PreReadAdmissionHandler;
 import org.sluice.edge.http.IngestMetrics;
 import org.sluice.edge.http.InOrderGate;
+import org.sluice.edge.http.RefusalFastPath;
 import org.sluice.edge.http.ConnectionsPerAddress;
 import org.sluice.edge.admission.HostLimits;
 import org.sluice.edge.admission.PreReadLimits;
@@ -341,6 +342,8 @@ public final class EdgeServer implements AutoCloseable {
      * Builds each connection's pipeline, in order:
      * <pre>
      *   [SslHandler]               http.tls, JDK provider
+     *   [RefusalFastPath]          rate_limits.per_ip: a request the pipeline would answer
+     *                              429 ip, connection kept, is answered here from its bytes
      *   HttpServerCodec            framing; header block capped at http.max_header_bytes
      *   [ConnectionsPerAddress]    http.max_connections_per_ip: 503 overload at connect
      *   InOrderGate                holds pipelined requests until the one before is answered
@@ -381,6 +384,8 @@ public final class EdgeServer implements AutoCloseable {
         private final BodyRoomHandler bodyRoom;
         private final ContinueHandler proceed;
         private final HookHandler hook;
+        /** Null unless rate_limits.per_ip is set outside shadow mode under routing: path. */
+        private final RefusalFastPath.Shared fastPath;
 
         Pipeline(SluiceConfig config, Clock clock, LongSupplier epochMillis, IngestMetrics metrics) {
             this.clock = clock;
@@ -423,6 +428,12 @@ public final class EdgeServer implements AutoCloseable {
             this.bodyRoom = new BodyRoomHandler(bodies, metrics);
             this.proceed = new ContinueHandler(metrics);
             this.hook = new HookHandler(stage, workers, metrics, inFlight, bodies);
+            this.fastPath = config.rateLimits().perIp().isPresent() && !shadow
+                    && config.http().routing() != Routing.TENANT_PATH
+                    ? new RefusalFastPath.Shared(preRead, clock, config.http().refusedBody(), metrics,
+                            backends.tenants()::bodyLimit, config.http().trustedProxies()::contains, router,
+                            config.http().maxHeaderBytes())
+                    : null;
         }
 
         @Override
@@ -432,11 +443,15 @@ public final class EdgeServer implements AutoCloseable {
             if (ssl != null) {
                 p.addLast("tls", ssl.newHandler(ch.alloc()));
             }
+            InOrderGate gate = new InOrderGate();
+            if (fastPath != null) {
+                p.addLast("fast-refusal", new RefusalFastPath(fastPath, gate));
+            }
             p.addLast("codec", new HttpServerCodec(decoderConfig));
             if (perAddress != null) {
                 p.addLast("per-address", perAddress.handler());
             }
-            p.addLast("in-order", new InOrderGate());
+            p.addLast("in-order", gate);
             p.addLast("deadline", new ReadDeadlineHandler(config.http().readTimeoutMs(), metrics));
             p.addLast("syntax", syntax);
             p.addLast("route", route);

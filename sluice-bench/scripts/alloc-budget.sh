@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Allocation budgets of record (issue 16, target 5), against a real server in this JVM:
+#   refusal <= 256 bytes per request (bodiless POSTs, then 1 KiB bodies, default http.refused_body),
+#   accept  <= 4 KiB per request plus the body (signed 1 KiB hooks, fsync group commit).
+# Bytes are those the server's threads allocated (ThreadMXBean) over a fixed number of
+# requests, after a warm-up: a count, not a timing, so a loaded machine does not change it.
+# Exits non-zero, naming the budget, when one is broken.
+# Usage (from anywhere): sluice-bench/scripts/alloc-budget.sh [refusals] [accepts]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests
+# The same heap flags as edge-bench.sh gives the server.
+java -Xms1g -Xmx1g -cp "$root/sluice-bench/target/benchmarks.jar" \
+  org.sluice.bench.edge.AllocBudget "${1:-200000}" "${2:-20000}" || {
+  echo "alloc-budget: FAILED (see the budget named above)" >&2
+  exit 1
+}

@@ -1,0 +1,155 @@
+package org.sluice.edge.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.sluice.edge.server.PreReadAdmissionTest.loopback;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The refusal fast path ({@code http.RefusalFastPath}) against a real server: a request the
+ * pipeline would answer {@code 429 ip} with the connection kept is answered from its bytes,
+ * with the pipeline's exact answer, in request order among answers the pipeline gives, and
+ * the read deadline still sees the connection as a live one. Each address has a burst of
+ * one, spent by an admitted hook; the clock is frozen, so the wait is exactly 1000 ms.
+ */
+class RefusalFastPathTest {
+
+    /** The pipeline's 429 for the address scope with a 1000 ms wait, byte for byte, kept alive. */
+    static final String REFUSED = "HTTP/1.1 429 Too Many Requests\r\n"
+            + "content-type: application/json\r\n"
+            + "content-length: 59\r\n"
+            + "retry-after: 1\r\n\r\n"
+            + "{\"error\":\"rate_limited\",\"scope\":\"ip\",\"retry_after_ms\":1000}";
+    private static final String BODILESS = "POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n";
+    private static final String KIB = "x".repeat(1024);
+
+    @TempDir
+    Path dir;
+
+    private TestEdge edge;
+
+    private void start(long readTimeoutMs) {
+        edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0", read_timeout_ms: %d}
+                rate_limits:
+                  per_ip: {rate: 1, burst: 1}
+                sources:
+                  a: {verify: {scheme: none}}
+                """.formatted(readTimeoutMs));
+    }
+
+    @AfterEach
+    void stop() {
+        if (edge != null) {
+            edge.close();
+        }
+    }
+
+    private InetAddress spentAddress(int last) throws Exception {
+        InetAddress address = loopback(last);
+        assertThat(PreReadAdmissionTest.postFrom(edge, address, "/hooks/a", "{}").status()).isEqualTo(202);
+        return address;
+    }
+
+    private Socket connect(InetAddress from) throws Exception {
+        Socket socket = new Socket();
+        socket.bind(new InetSocketAddress(from, 0));
+        socket.connect(edge.address, 5_000);
+        socket.setSoTimeout(20_000);
+        return socket;
+    }
+
+    private static String readExactly(InputStream in, int bytes) throws Exception {
+        return new String(in.readNBytes(bytes), StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void aFloodOfRefusalsGetsThePipelinesExactAnswerOnOneKeptConnection() throws Exception {
+        start(30_000);
+        InetAddress client = spentAddress(31);
+        try (Socket socket = connect(client)) {
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            for (int i = 0; i < 50; i++) {
+                out.write((i % 2 == 0 ? BODILESS
+                        : "POST /hooks/a?x=1 HTTP/1.1\r\nHost: t\r\nContent-Length: 1024\r\n\r\n" + KIB)
+                        .getBytes(StandardCharsets.US_ASCII));
+                assertThat(readExactly(in, REFUSED.length())).isEqualTo(REFUSED);
+            }
+            // a head split over two reads is kept until it is whole
+            out.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nCont".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Thread.sleep(100);
+            out.write("ent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(readExactly(in, REFUSED.length())).isEqualTo(REFUSED);
+        }
+        String metrics = MetricsTest.scrape(edge);
+        assertThat(metrics).contains("sluice_admission_refusals_total{scope=\"ip\"} 51.0");
+        assertThat(metrics).contains("sluice_ingest_requests_total{outcome=\"rate_limited\"} 51.0");
+    }
+
+    @Test
+    void answersLeaveInRequestOrderAmongAnswersThePipelineGives() throws Exception {
+        start(30_000);
+        InetAddress client = spentAddress(32);
+        try (Http http = Http.connect(edge.address, client)) {
+            http.write(BODILESS
+                    + "GET /nope HTTP/1.1\r\nHost: t\r\n\r\n"
+                    + "POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 1024\r\n\r\n" + KIB
+                    + "POST /hooks/unknown HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+                    + BODILESS
+                    + "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(http.read().status()).isEqualTo(429);
+            assertThat(http.read().status()).isEqualTo(404);
+            assertThat(http.read().status()).isEqualTo(429);
+            assertThat(http.read().status()).isEqualTo(404);
+            assertThat(http.read().status()).isEqualTo(429);
+            assertThat(http.read().status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aRefusalPipelinedBehindAHookOnAWorkerWaitsForThatHooksAnswer() throws Exception {
+        start(30_000);
+        InetAddress client = loopback(33); // burst of one: the first is admitted, the next refused
+        try (Http http = Http.connect(edge.address, client)) {
+            http.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}" + BODILESS + BODILESS);
+            assertThat(http.read().status()).isEqualTo(202);
+            assertThat(http.read().status()).isEqualTo(429);
+            assertThat(http.read().status()).isEqualTo(429);
+        }
+    }
+
+    /**
+     * Answers given from the bytes start the next request's deadline, as the pipeline's do:
+     * before the fast path told the deadline handler, a connection answered only here was cut
+     * by a deadline armed at its previous pipeline answer, though it never stopped sending.
+     */
+    @Test
+    void aConnectionAnsweredOnlyFromItsBytesIsNotCutByTheReadDeadline() throws Exception {
+        start(600);
+        InetAddress client = spentAddress(34);
+        try (Socket socket = connect(client)) {
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            long until = System.nanoTime() + 2_500_000_000L; // four deadlines' worth
+            while (System.nanoTime() < until) {
+                out.write(BODILESS.getBytes(StandardCharsets.US_ASCII));
+                assertThat(readExactly(in, REFUSED.length())).isEqualTo(REFUSED);
+                Thread.sleep(50);
+            }
+            long idleFrom = System.nanoTime();
+            assertThat(in.read()).as("an idle connection still closes at its deadline").isEqualTo(-1);
+            assertThat(System.nanoTime() - idleFrom).isLessThan(10_000_000_000L);
+        }
+    }
+}
