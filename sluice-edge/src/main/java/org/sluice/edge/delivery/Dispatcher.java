@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -86,6 +87,8 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     static final long MAX_PARK_MS = 1_000;
     /** Extra due rows read per pass beyond the free slots (rows whose attempt is out are skipped). */
     private static final int READ_AHEAD = 16;
+    /** Answers recorded in one ledger write at most. */
+    private static final int RECORD_BATCH = 256;
     private static final Duration DEFAULT_CLOSE_GRACE = Duration.ofSeconds(5);
 
     private static final Duration[] LATENCY_BUCKETS = {
@@ -118,6 +121,9 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     /** Held (read) while an answer is recorded; close takes it (write) to stop recording. */
     private final ReentrantReadWriteLock recording = new ReentrantReadWriteLock();
     private boolean closed; // guarded by recording's write lock (read under its read lock)
+    /** Answers judged and waiting to be written; drained by one answer thread at a time (see {@link #recordAnswers()}). */
+    private final ConcurrentLinkedQueue<Answer> toRecord = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean draining = new AtomicBoolean();
     private final Object idle = new Object();
     private int outstanding; // guarded by idle: attempts started and not yet fully handled
     private Thread driver;
@@ -422,13 +428,15 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 rows = due.rows();
                 nextDue = due.nextDueMillis();
             } else {
-                rows = ledger.due(name, nowMs, limit);
-                nextDue = -1;
+                DeliveryLedger.Due due = ledger.dueRows(name, nowMs, limit);
+                rows = due.rows();
+                nextDue = due.nextDueMillis();
             }
-            int started = 0;
             int finished = 0;
+            List<Pick> picks = new ArrayList<>();
+            long heldNanos = -1; // >= 0: the breaker or the limiter ended the pass, wait this long
             for (DeliveryRow row : rows) {
-                if (started >= free || stopping) {
+                if (picks.size() >= free || stopping) {
                     break;
                 }
                 if (out.contains(row.hookId())) {
@@ -450,35 +458,75 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 }
                 DestinationBreaker.Pass pass = breaker.tryPass();
                 if (pass == DestinationBreaker.Pass.WAIT) {
-                    waitNanos = breaker.waitNanos();
-                    return started;
+                    heldNanos = breaker.waitNanos();
+                    break;
                 }
                 if (limiter != null) {
                     long w = limiter.tryAcquire(name);
                     if (w > 0) {
                         breaker.abandoned(pass);
-                        waitNanos = w;
-                        return started;
+                        heldNanos = w;
+                        break;
                     }
                 }
-                if (!ledger.claim(row, nowMs + destination.timeoutMs() + CLAIM_SLACK_MS)) {
-                    breaker.abandoned(pass);
-                    continue;
-                }
-                send(row, hook, pass, nowMs);
-                started++;
+                picks.add(new Pick(row, hook, pass));
                 if (pass == DestinationBreaker.Pass.PROBE) {
-                    waitNanos = Long.MAX_VALUE; // the probe's answer decides, and wakes the driver
-                    return started;
+                    heldNanos = Long.MAX_VALUE; // the probe's answer decides, and wakes the driver
+                    break;
                 }
             }
+            int started = claimAndSend(picks, nowMs);
+            if (heldNanos >= 0) {
+                boolean probeLost = heldNanos == Long.MAX_VALUE && started == 0;
+                waitNanos = probeLost ? 0 : heldNanos; // a probe whose claim failed was abandoned: look again
+                return started;
+            }
+            boolean moreDueNow = fifo != null ? rows.size() >= limit : nextDue >= 0 && nextDue <= nowMs;
             if (started >= free) {
                 waitNanos = Long.MAX_VALUE;
-            } else if ((started > 0 || finished > 0) && rows.size() >= limit) {
+            } else if ((started > 0 || finished > 0) && moreDueNow) {
                 waitNanos = 0; // more may be due now
             } else {
-                long next = fifo != null ? nextDue : ledger.nextDueAfter(name, nowMs).orElse(-1);
+                long next;
+                if (fifo != null || nextDue < 0 || nextDue > nowMs) {
+                    next = nextDue; // the scan saw the first entry after the rows it read
+                } else {
+                    next = ledger.nextDueAfter(name, nowMs).orElse(-1); // the rows due now were all skipped
+                }
                 waitNanos = next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs));
+            }
+            return started;
+        }
+
+        /**
+         * Claims the picked rows in one ledger write, then sends each claimed one; a row
+         * whose claim failed (it changed since it was read) gives its breaker pass back.
+         */
+        private int claimAndSend(List<Pick> picks, long nowMs) {
+            if (picks.isEmpty()) {
+                return 0;
+            }
+            long until = nowMs + destination.timeoutMs() + CLAIM_SLACK_MS;
+            List<DeliveryLedger.Transition> claims = new ArrayList<>(picks.size());
+            for (Pick p : picks) {
+                claims.add(DeliveryLedger.Transition.claim(p.row(), until));
+            }
+            boolean[] claimed;
+            try {
+                claimed = ledger.apply(claims);
+            } catch (RuntimeException e) {
+                picks.forEach(p -> breaker.abandoned(p.pass()));
+                throw e;
+            }
+            int started = 0;
+            for (int i = 0; i < picks.size(); i++) {
+                Pick p = picks.get(i);
+                if (claimed[i]) {
+                    send(p.row(), p.hook(), p.pass(), nowMs);
+                    started++;
+                } else {
+                    breaker.abandoned(p.pass());
+                }
             }
             return started;
         }
@@ -507,62 +555,133 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                     });
         }
 
-        /** On the answer executor: judges the answer and records it. */
+        /** On the answer executor: judges the answer, tells the breaker, and queues it to be recorded. */
         private void answered(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long startNanos,
                               HttpDeliveryClient.Outcome outcome) {
-            recording.readLock().lock();
+            Answer answer;
             try {
-                if (closed) {
-                    return; // the store may be closing; the row stays claimed and comes due again
-                }
                 long nowMs = wallMillis.getAsLong();
                 latency.record(Math.max(0, clock.nanoTime() - startNanos), TimeUnit.NANOSECONDS);
                 AttemptResult result = outcome.result();
                 Integer status = result instanceof AttemptResult.Answered a ? a.status() : null;
-                String error = outcome.error();
                 int attempt = row.nextAttemptNumber();
                 Decision decision = decide(destination.retry(), attempt, result, nowMs - hook.receivedAtMillis());
                 if (decision instanceof Decision.Delivered) {
                     breaker.succeeded(pass);
-                    if (ledger.markDelivered(row, status, nowMs)) {
-                        delivered.incrementAndGet();
-                        attemptsDelivered.increment();
-                        lag.record(Math.max(0, nowMs - hook.receivedAtMillis()), TimeUnit.MILLISECONDS);
-                        if (fifo != null) {
-                            fifo.finished(row.hookId());
-                        }
-                    }
-                } else if (decision instanceof Decision.Retry r) {
+                } else {
                     breaker.failed(pass);
                     failed.incrementAndGet();
-                    if (ledger.recordAttempt(row, status, error, nowMs + r.delayMillis(), nowMs)) {
-                        attemptsRetry.increment();
-                    }
-                } else if (decision instanceof Decision.Dead dead) {
-                    breaker.failed(pass);
-                    failed.incrementAndGet();
-                    if (ledger.markDead(row, dead.reason().code(), true, status, error, nowMs)) {
-                        attemptsDead.increment();
-                        if (fifo != null) {
-                            fifo.finished(row.hookId());
-                        }
-                    }
                 }
+                answer = new Answer(this, row, hook, decision, status, outcome.error(), nowMs);
             } catch (RuntimeException e) {
-                LOG.warn("recording the answer of hook {} from destination {} failed (the delivery stays pending): {}",
+                LOG.warn("judging the answer of hook {} from destination {} failed (the delivery stays pending): {}",
                         row.hookId(), name, e.toString());
-            } finally {
-                recording.readLock().unlock();
                 release(row);
+                return;
+            }
+            toRecord.add(answer);
+            recordAnswers();
+        }
+
+        /** The transition that records {@code a}. */
+        private DeliveryLedger.Transition transition(Answer a) {
+            if (a.decision() instanceof Decision.Retry r) {
+                return DeliveryLedger.Transition.attempt(a.row(), a.status(), a.error(), a.nowMs() + r.delayMillis(), a.nowMs());
+            }
+            if (a.decision() instanceof Decision.Dead dead) {
+                return DeliveryLedger.Transition.dead(a.row(), dead.reason().code(), true, a.status(), a.error(), a.nowMs());
+            }
+            return DeliveryLedger.Transition.delivered(a.row(), a.status(), a.nowMs());
+        }
+
+        /** After {@code a}'s transition was written: counters, meters, fifo. */
+        private void recorded(Answer a) {
+            if (a.decision() instanceof Decision.Delivered) {
+                delivered.incrementAndGet();
+                attemptsDelivered.increment();
+                lag.record(Math.max(0, a.nowMs() - a.hook().receivedAtMillis()), TimeUnit.MILLISECONDS);
+            } else if (a.decision() instanceof Decision.Retry) {
+                attemptsRetry.increment();
+                return;
+            } else {
+                attemptsDead.increment();
+            }
+            if (fifo != null) {
+                fifo.finished(a.row().hookId());
             }
         }
 
         private void release(DeliveryRow row) {
+            releaseQuietly(row);
+            wake();
+        }
+
+        /** The attempt is over (recorded or not): frees its slot, without waking the driver. */
+        private void releaseQuietly(DeliveryRow row) {
             out.remove(row.hookId());
             inFlight.decrementAndGet();
             synchronized (idle) {
                 outstanding--;
                 idle.notifyAll();
+            }
+        }
+    }
+
+    // ================================================================ recording answers
+
+    /** A row picked in a pass, to be claimed with the others of the pass. */
+    private record Pick(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass) {
+    }
+
+    /** An answer judged and waiting to be written to the ledger. */
+    private record Answer(Lane lane, DeliveryRow row, StoredHook hook, Decision decision, Integer status, String error,
+                          long nowMs) {
+    }
+
+    /**
+     * Writes the queued answers, up to {@value #RECORD_BATCH} per ledger write, on the
+     * calling answer thread unless another one is already at it (that one then takes them
+     * too: it looks at the queue again after letting go). A ledger write waits for the
+     * store's fsync in progress, so answers that arrive during one write share the next,
+     * and the driver is woken once per write rather than once per answer.
+     */
+    private void recordAnswers() {
+        while (!toRecord.isEmpty() && draining.compareAndSet(false, true)) {
+            try {
+                List<Answer> batch = new ArrayList<>();
+                for (Answer a; batch.size() < RECORD_BATCH && (a = toRecord.poll()) != null; ) {
+                    batch.add(a);
+                }
+                record(batch);
+            } finally {
+                draining.set(false);
+            }
+        }
+    }
+
+    private void record(List<Answer> batch) {
+        recording.readLock().lock();
+        try {
+            if (closed) {
+                return; // the store may be closing; the rows stay claimed and come due again
+            }
+            List<DeliveryLedger.Transition> transitions = new ArrayList<>(batch.size());
+            for (Answer a : batch) {
+                transitions.add(a.lane().transition(a));
+            }
+            boolean[] applied = ledger.apply(transitions);
+            for (int i = 0; i < batch.size(); i++) {
+                if (applied[i]) {
+                    batch.get(i).lane().recorded(batch.get(i));
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("recording {} answers (hook {} from destination {} first) failed (the deliveries stay pending): {}",
+                    batch.size(), batch.get(0).row().hookId(), batch.get(0).lane().name, e.toString());
+        } finally {
+            recording.readLock().unlock();
+            for (Answer a : batch) {
+                a.lane().releaseQuietly(a.row());
             }
             wake();
         }
