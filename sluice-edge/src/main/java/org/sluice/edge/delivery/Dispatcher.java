@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,19 +47,26 @@ import org.sluice.edge.store.StoredHook;
  * <ol>
  *   <li>skip it while paused ({@link DeliveryLedger#pausedDestinations()}, re-read every
  *       pass) or while {@code max_in_flight} attempts are out;</li>
- *   <li>read due rows ({@link DeliveryLedger#due}; for {@code fifo}, the heads of each
+ *   <li>read due rows ({@link DeliveryLedger#dueRows}; for {@code fifo}, the heads of each
  *       (tenant, source), see {@link FifoHeads}), skipping rows whose attempt is out;</li>
  *   <li>a row whose hook is {@code max_age_seconds} old is dead ({@code max_age}) without
  *       an attempt;</li>
  *   <li>ask the breaker ({@link DestinationBreaker#tryPass()}) and then the pacing limiter
  *       (a {@code sluice-core} {@link RateLimiter} over the destination's {@code rate});
  *       either one saying wait ends the destination's pass, spending no attempt;</li>
- *   <li>{@link DeliveryLedger#claim} the row until {@code now + timeout_ms + }{@value #CLAIM_SLACK_MS}
+ *   <li>claim the row until {@code now + timeout_ms + }{@value #CLAIM_SLACK_MS}
  *       ms, so that an attempt lost with the process comes due again by itself, then send.</li>
  * </ol>
- * The answer is judged by {@link RetryPolicy#decide} and recorded with
- * {@code recordAttempt}, {@code markDelivered} or {@code markDead}; the breaker hears
- * {@code succeeded} or {@code failed}.
+ * The answer is judged by {@link RetryPolicy#decide} on the answer executor (the breaker
+ * hears {@code succeeded} or {@code failed} at once) and queued. The next pass records
+ * the queued answers ({@code recordAttempt}, {@code markDelivered} or {@code markDead}
+ * transitions) and the claims of every destination's picks in ONE
+ * {@link DeliveryLedger#apply} write, then sends the claimed rows. An attempt holds its
+ * {@code max_in_flight} slot until that write, so the attempts whose outcome is not
+ * recorded never exceed {@code max_in_flight} (what a crash can re-send). One write per
+ * pass matters: a ledger write waits for the store's fsync in progress (RocksDB writes in
+ * groups and ingest's groups are fsynced), and one write per row capped delivery at a
+ * few rows per fsync.
  *
  * <h2>Threads</h2>
  * <ul>
@@ -67,8 +75,9 @@ import org.sluice.edge.store.StoredHook;
  *       breaker's open time, limiter's wait; at most {@value #MAX_PARK_MS} ms) or until
  *       {@link #wake()}; tests call {@link #pump()} themselves on a manual clock instead;</li>
  *   <li>the client's event loops ({@code sluice-delivery-io-N}): socket work only;</li>
- *   <li>the answer executor ({@code sluice-delivery-N}, 2 threads): ledger writes,
- *       breaker, counters, then {@link #wake()}.</li>
+ *   <li>the answer executor ({@code sluice-delivery-N}, 2 threads): judges answers, tells
+ *       the breaker, queues them and wakes the driver; it records them itself only when no
+ *       driver runs (a test pumping by hand, or closing).</li>
  * </ul>
  * No lock is held across a network call; the ledger's own lock is held only inside its
  * calls, and the store's commit lock is never taken. Passes are serialised by
@@ -126,7 +135,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     private final AtomicBoolean draining = new AtomicBoolean();
     private final Object idle = new Object();
     private int outstanding; // guarded by idle: attempts started and not yet fully handled
-    private Thread driver;
+    private volatile Thread driver;
 
     /**
      * A dispatcher for {@code destinations} over {@code store}'s ledger. Nothing is sent
@@ -225,6 +234,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        recordAnswers(); // answers the driver left queued; from now on the answer threads record their own
         synchronized (pumpLock) { // no pass is running or will start attempts after this
             awaitIdle(Duration.ofNanos(closeGraceNanos));
         }
@@ -297,23 +307,77 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             }
             long nowMs = wallMillis.getAsLong();
             Set<String> paused = ledger.pausedDestinations();
-            int started = 0;
-            long wait = Long.MAX_VALUE;
+            // the answers waiting to be recorded go in this pass's write: their slots are free for its claims
+            List<Answer> answered = new ArrayList<>();
+            for (Answer a; answered.size() < RECORD_BATCH && (a = toRecord.poll()) != null; ) {
+                answered.add(a);
+                a.lane().inFlight.decrementAndGet();
+            }
+            List<Selection> selections = new ArrayList<>();
             for (Lane lane : lanes.values()) {
                 if (stopping) {
                     break;
                 }
                 try {
-                    started += lane.pass(nowMs, paused.contains(lane.name));
-                    wait = Math.min(wait, lane.waitNanos);
+                    selections.add(lane.select(nowMs, paused.contains(lane.name)));
                 } catch (RuntimeException e) {
                     LOG.warn("delivery pass for destination {} failed: {}", lane.name, e.toString());
-                    wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS));
+                    lane.waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
                 }
             }
-            nextWaitNanos = wait;
+            boolean[] claimed = recordAndClaim(answered, selections, nowMs);
+            int started = 0;
+            int at = 0;
+            for (Selection sel : selections) {
+                int n = sel.lane().sendClaimed(sel, claimed, at, nowMs);
+                at += sel.picks().size();
+                started += n;
+                sel.lane().finish(sel, n, nowMs, claimed == null);
+            }
+            long wait = Long.MAX_VALUE;
+            for (Lane lane : lanes.values()) {
+                wait = Math.min(wait, lane.waitNanos);
+            }
+            nextWaitNanos = answered.size() == RECORD_BATCH ? 0 : wait;
             return started;
         }
+    }
+
+    /**
+     * One ledger write: the outcomes of {@code answered} and the claims of every selection's
+     * picks, so an attempt's slot is counted until the write that records its outcome, and
+     * the rows picked with the freed slots are claimed in that same write. Returns whether
+     * each claim applied (selections' picks in order), or null when the write failed (then
+     * nothing applied; the answers' rows stay claimed and come due again).
+     */
+    private boolean[] recordAndClaim(List<Answer> answered, List<Selection> selections, long nowMs) {
+        List<DeliveryLedger.Transition> transitions = new ArrayList<>();
+        for (Answer a : answered) {
+            transitions.add(a.lane().transition(a));
+        }
+        for (Selection sel : selections) {
+            long until = nowMs + sel.lane().destination.timeoutMs() + CLAIM_SLACK_MS;
+            for (Pick p : sel.picks()) {
+                transitions.add(DeliveryLedger.Transition.claim(p.row(), until));
+            }
+        }
+        boolean[] applied = null;
+        try {
+            applied = ledger.apply(transitions);
+            for (int i = 0; i < answered.size(); i++) {
+                if (applied[i]) {
+                    answered.get(i).lane().recorded(answered.get(i));
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("recording {} answers and {} claims failed (the deliveries stay pending): {}", answered.size(),
+                    transitions.size() - answered.size(), e.toString());
+        } finally {
+            for (Answer a : answered) {
+                a.lane().releaseQuietly(a.row());
+            }
+        }
+        return applied == null ? null : Arrays.copyOfRange(applied, answered.size(), applied.length);
     }
 
     // ================================================================ status
@@ -409,16 +473,18 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             return breaker.state() != DestinationBreaker.State.CLOSED;
         }
 
-        /** One pass; sets {@link #waitNanos}. Under pumpLock. */
-        int pass(long nowMs, boolean paused) {
+        /**
+         * The first half of this destination's pass: picks the rows to send (breaker and
+         * limiter asked) without claiming them; {@link #finish} sets {@link #waitNanos}.
+         * Under pumpLock.
+         */
+        Selection select(long nowMs, boolean paused) {
             if (paused) {
-                waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
-                return 0;
+                return Selection.held(this, TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS));
             }
             int free = destination.maxInFlight() - inFlight.get();
             if (free <= 0) {
-                waitNanos = Long.MAX_VALUE; // an answer wakes the driver
-                return 0;
+                return Selection.held(this, Long.MAX_VALUE); // an answer wakes the driver
             }
             List<DeliveryRow> rows;
             int limit = free + READ_AHEAD;
@@ -475,16 +541,43 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                     break;
                 }
             }
-            int started = claimAndSend(picks, nowMs);
-            if (heldNanos >= 0) {
-                boolean probeLost = heldNanos == Long.MAX_VALUE && started == 0;
-                waitNanos = probeLost ? 0 : heldNanos; // a probe whose claim failed was abandoned: look again
-                return started;
+            return new Selection(this, picks, free, rows.size(), limit, nextDue, finished, heldNanos);
+        }
+
+        /**
+         * Sends the picks of {@code sel} whose claim applied ({@code claimed} from
+         * {@code at}; null: the write failed); the others give their breaker pass back.
+         */
+        int sendClaimed(Selection sel, boolean[] claimed, int at, long nowMs) {
+            int started = 0;
+            for (int i = 0; i < sel.picks().size(); i++) {
+                Pick p = sel.picks().get(i);
+                if (claimed != null && claimed[at + i]) {
+                    send(p.row(), p.hook(), p.pass(), nowMs);
+                    started++;
+                } else {
+                    breaker.abandoned(p.pass());
+                }
             }
-            boolean moreDueNow = fifo != null ? rows.size() >= limit : nextDue >= 0 && nextDue <= nowMs;
-            if (started >= free) {
+            return started;
+        }
+
+        /** Sets {@link #waitNanos} after {@code sel}'s claims: {@code started} attempts began. */
+        void finish(Selection sel, int started, long nowMs, boolean writeFailed) {
+            if (writeFailed) {
+                waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
+                return;
+            }
+            if (sel.heldNanos() >= 0) {
+                boolean probeLost = sel.heldNanos() == Long.MAX_VALUE && !sel.picks().isEmpty() && started == 0;
+                waitNanos = probeLost ? 0 : sel.heldNanos(); // a probe whose claim failed was abandoned: look again
+                return;
+            }
+            long nextDue = sel.nextDue();
+            boolean moreDueNow = fifo != null ? sel.read() >= sel.limit() : nextDue >= 0 && nextDue <= nowMs;
+            if (started >= sel.free()) {
                 waitNanos = Long.MAX_VALUE;
-            } else if ((started > 0 || finished > 0) && moreDueNow) {
+            } else if ((started > 0 || sel.finished() > 0) && moreDueNow) {
                 waitNanos = 0; // more may be due now
             } else {
                 long next;
@@ -495,40 +588,6 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 }
                 waitNanos = next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs));
             }
-            return started;
-        }
-
-        /**
-         * Claims the picked rows in one ledger write, then sends each claimed one; a row
-         * whose claim failed (it changed since it was read) gives its breaker pass back.
-         */
-        private int claimAndSend(List<Pick> picks, long nowMs) {
-            if (picks.isEmpty()) {
-                return 0;
-            }
-            long until = nowMs + destination.timeoutMs() + CLAIM_SLACK_MS;
-            List<DeliveryLedger.Transition> claims = new ArrayList<>(picks.size());
-            for (Pick p : picks) {
-                claims.add(DeliveryLedger.Transition.claim(p.row(), until));
-            }
-            boolean[] claimed;
-            try {
-                claimed = ledger.apply(claims);
-            } catch (RuntimeException e) {
-                picks.forEach(p -> breaker.abandoned(p.pass()));
-                throw e;
-            }
-            int started = 0;
-            for (int i = 0; i < picks.size(); i++) {
-                Pick p = picks.get(i);
-                if (claimed[i]) {
-                    send(p.row(), p.hook(), p.pass(), nowMs);
-                    started++;
-                } else {
-                    breaker.abandoned(p.pass());
-                }
-            }
-            return started;
         }
 
         private void send(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long nowMs) {
@@ -580,7 +639,11 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 return;
             }
             toRecord.add(answer);
-            recordAnswers();
+            if (driver == null || stopping) {
+                recordAnswers(); // no pass will come for it (a test pumping by hand, or closing)
+            } else {
+                wake(); // the next pass records it with its claims
+            }
         }
 
         /** The transition that records {@code a}. */
@@ -611,15 +674,19 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             }
         }
 
+        /** The attempt ended without its answer being queued for recording. */
         private void release(DeliveryRow row) {
+            inFlight.decrementAndGet();
             releaseQuietly(row);
             wake();
         }
 
-        /** The attempt is over (recorded or not): frees its slot, without waking the driver. */
+        /**
+         * The attempt's answer is recorded (or given up on): its row may be read again. Its
+         * slot ({@code inFlight}) is freed by whoever took the answer off the queue. No wake.
+         */
         private void releaseQuietly(DeliveryRow row) {
             out.remove(row.hookId());
-            inFlight.decrementAndGet();
             synchronized (idle) {
                 outstanding--;
                 idle.notifyAll();
@@ -631,6 +698,19 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
 
     /** A row picked in a pass, to be claimed with the others of the pass. */
     private record Pick(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass) {
+    }
+
+    /**
+     * What one destination's pass picked and read, between {@link Lane#select} and
+     * {@link Lane#finish}: {@code free} slots, {@code read} rows of a {@code limit}, the
+     * due time after them, rows {@code finished} without an attempt, and {@code heldNanos}
+     * when the breaker or limiter ended the pass (else -1).
+     */
+    private record Selection(Lane lane, List<Pick> picks, int free, int read, int limit, long nextDue, int finished,
+                             long heldNanos) {
+        static Selection held(Lane lane, long nanos) {
+            return new Selection(lane, List.of(), 0, 0, 0, -1, 0, nanos);
+        }
     }
 
     /** An answer judged and waiting to be written to the ledger. */
@@ -681,6 +761,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         } finally {
             recording.readLock().unlock();
             for (Answer a : batch) {
+                a.lane().inFlight.decrementAndGet();
                 a.lane().releaseQuietly(a.row());
             }
             wake();

@@ -67,8 +67,10 @@ import org.rocksdb.WriteBatch;
  * lifecycle read lock and then {@code lock}, which serialises the read-modify-write of
  * rows; neither is the commit lock, so delivery work never blocks ingest. A commit writes
  * only rows of new sequence numbers, which no transition can be looking at. The work under
- * {@code lock} is a few point reads and one unsynced write (a retention pass: at most its
- * {@code maxHooks} hooks' rows), never network I/O. Counters are atomics updated after
+ * {@code lock} is a few point reads per row and one unsynced write ({@link #apply}: its
+ * transitions; a retention pass: at most its {@code maxHooks} hooks' rows), never network
+ * I/O. Due scans seek from a per-destination floor kept in memory ({@code DueFloor}),
+ * lowered after every write of a due entry. Counters are atomics updated after
  * each successful write, rebuilt from {@code delivery_by_destination} at open and after a
  * reopen (a scan of the pending and dead entries, proportional to their number).
  *
