@@ -8,12 +8,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -45,19 +47,26 @@ import org.sluice.edge.store.StoredHook;
  * <ol>
  *   <li>skip it while paused ({@link DeliveryLedger#pausedDestinations()}, re-read every
  *       pass) or while {@code max_in_flight} attempts are out;</li>
- *   <li>read due rows ({@link DeliveryLedger#due}; for {@code fifo}, the heads of each
+ *   <li>read due rows ({@link DeliveryLedger#dueRows}; for {@code fifo}, the heads of each
  *       (tenant, source), see {@link FifoHeads}), skipping rows whose attempt is out;</li>
  *   <li>a row whose hook is {@code max_age_seconds} old is dead ({@code max_age}) without
  *       an attempt;</li>
  *   <li>ask the breaker ({@link DestinationBreaker#tryPass()}) and then the pacing limiter
  *       (a {@code sluice-core} {@link RateLimiter} over the destination's {@code rate});
  *       either one saying wait ends the destination's pass, spending no attempt;</li>
- *   <li>{@link DeliveryLedger#claim} the row until {@code now + timeout_ms + }{@value #CLAIM_SLACK_MS}
+ *   <li>claim the row until {@code now + timeout_ms + }{@value #CLAIM_SLACK_MS}
  *       ms, so that an attempt lost with the process comes due again by itself, then send.</li>
  * </ol>
- * The answer is judged by {@link RetryPolicy#decide} and recorded with
- * {@code recordAttempt}, {@code markDelivered} or {@code markDead}; the breaker hears
- * {@code succeeded} or {@code failed}.
+ * The answer is judged by {@link RetryPolicy#decide} on the answer executor (the breaker
+ * hears {@code succeeded} or {@code failed} at once) and queued. The next pass records
+ * the queued answers ({@code recordAttempt}, {@code markDelivered} or {@code markDead}
+ * transitions) and the claims of every destination's picks in ONE
+ * {@link DeliveryLedger#apply} write, then sends the claimed rows. An attempt holds its
+ * {@code max_in_flight} slot until that write, so the attempts whose outcome is not
+ * recorded never exceed {@code max_in_flight} (what a crash can re-send). One write per
+ * pass matters: a ledger write waits for the store's fsync in progress (RocksDB writes in
+ * groups and ingest's groups are fsynced), and one write per row capped delivery at a
+ * few rows per fsync.
  *
  * <h2>Threads</h2>
  * <ul>
@@ -67,8 +76,9 @@ import org.sluice.edge.store.StoredHook;
  *       {@link #wake()}; tests call {@link #pump()} themselves on a manual clock instead;</li>
  *   <li>the transports' own threads (the HTTP client's event loops {@code sluice-delivery-io-N}):
  *       network work only;</li>
- *   <li>the answer executor ({@code sluice-delivery-N}, 2 threads): ledger writes,
- *       breaker, counters, then {@link #wake()}.</li>
+ *   <li>the answer executor ({@code sluice-delivery-N}, 2 threads): judges answers, tells
+ *       the breaker, queues them and wakes the driver; it records them itself only when no
+ *       driver runs (a test pumping by hand, or closing).</li>
  * </ul>
  * No lock is held across a network call; the ledger's own lock is held only inside its
  * calls, and the store's commit lock is never taken. Passes are serialised by
@@ -87,6 +97,8 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     static final long MAX_PARK_MS = 1_000;
     /** Extra due rows read per pass beyond the free slots (rows whose attempt is out are skipped). */
     private static final int READ_AHEAD = 16;
+    /** Answers recorded in one ledger write at most. */
+    private static final int RECORD_BATCH = 256;
     private static final Duration DEFAULT_CLOSE_GRACE = Duration.ofSeconds(5);
 
     private static final Duration[] LATENCY_BUCKETS = {
@@ -119,9 +131,12 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     /** Held (read) while an answer is recorded; close takes it (write) to stop recording. */
     private final ReentrantReadWriteLock recording = new ReentrantReadWriteLock();
     private boolean closed; // guarded by recording's write lock (read under its read lock)
+    /** Answers judged and waiting to be written; drained by one answer thread at a time (see {@link #recordAnswers()}). */
+    private final ConcurrentLinkedQueue<Answer> toRecord = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean draining = new AtomicBoolean();
     private final Object idle = new Object();
     private int outstanding; // guarded by idle: attempts started and not yet fully handled
-    private Thread driver;
+    private volatile Thread driver;
 
     /**
      * A dispatcher for {@code destinations} over {@code store}'s ledger. Nothing is sent
@@ -212,6 +227,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        recordAnswers(); // answers the driver left queued; from now on the answer threads record their own
         synchronized (pumpLock) { // no pass is running or will start attempts after this
             awaitIdle(Duration.ofNanos(closeGraceNanos));
         }
@@ -284,23 +300,77 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             }
             long nowMs = wallMillis.getAsLong();
             Set<String> paused = ledger.pausedDestinations();
-            int started = 0;
-            long wait = Long.MAX_VALUE;
+            // the answers waiting to be recorded go in this pass's write: their slots are free for its claims
+            List<Answer> answered = new ArrayList<>();
+            for (Answer a; answered.size() < RECORD_BATCH && (a = toRecord.poll()) != null; ) {
+                answered.add(a);
+                a.lane().inFlight.decrementAndGet();
+            }
+            List<Selection> selections = new ArrayList<>();
             for (Lane lane : lanes.values()) {
                 if (stopping) {
                     break;
                 }
                 try {
-                    started += lane.pass(nowMs, paused.contains(lane.name));
-                    wait = Math.min(wait, lane.waitNanos);
+                    selections.add(lane.select(nowMs, paused.contains(lane.name)));
                 } catch (RuntimeException e) {
                     LOG.warn("delivery pass for destination {} failed: {}", lane.name, e.toString());
-                    wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS));
+                    lane.waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
                 }
             }
-            nextWaitNanos = wait;
+            boolean[] claimed = recordAndClaim(answered, selections, nowMs);
+            int started = 0;
+            int at = 0;
+            for (Selection sel : selections) {
+                int n = sel.lane().sendClaimed(sel, claimed, at, nowMs);
+                at += sel.picks().size();
+                started += n;
+                sel.lane().finish(sel, n, nowMs, claimed == null);
+            }
+            long wait = Long.MAX_VALUE;
+            for (Lane lane : lanes.values()) {
+                wait = Math.min(wait, lane.waitNanos);
+            }
+            nextWaitNanos = answered.size() == RECORD_BATCH ? 0 : wait;
             return started;
         }
+    }
+
+    /**
+     * One ledger write: the outcomes of {@code answered} and the claims of every selection's
+     * picks, so an attempt's slot is counted until the write that records its outcome, and
+     * the rows picked with the freed slots are claimed in that same write. Returns whether
+     * each claim applied (selections' picks in order), or null when the write failed (then
+     * nothing applied; the answers' rows stay claimed and come due again).
+     */
+    private boolean[] recordAndClaim(List<Answer> answered, List<Selection> selections, long nowMs) {
+        List<DeliveryLedger.Transition> transitions = new ArrayList<>();
+        for (Answer a : answered) {
+            transitions.add(a.lane().transition(a));
+        }
+        for (Selection sel : selections) {
+            long until = nowMs + sel.lane().destination.timeoutMs() + CLAIM_SLACK_MS;
+            for (Pick p : sel.picks()) {
+                transitions.add(DeliveryLedger.Transition.claim(p.row(), until));
+            }
+        }
+        boolean[] applied = null;
+        try {
+            applied = ledger.apply(transitions);
+            for (int i = 0; i < answered.size(); i++) {
+                if (applied[i]) {
+                    answered.get(i).lane().recorded(answered.get(i));
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("recording {} answers and {} claims failed (the deliveries stay pending): {}", answered.size(),
+                    transitions.size() - answered.size(), e.toString());
+        } finally {
+            for (Answer a : answered) {
+                a.lane().releaseQuietly(a.row());
+            }
+        }
+        return applied == null ? null : Arrays.copyOfRange(applied, answered.size(), applied.length);
     }
 
     // ================================================================ status
@@ -401,16 +471,18 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             return breaker.state() != DestinationBreaker.State.CLOSED;
         }
 
-        /** One pass; sets {@link #waitNanos}. Under pumpLock. */
-        int pass(long nowMs, boolean paused) {
+        /**
+         * The first half of this destination's pass: picks the rows to send (breaker and
+         * limiter asked) without claiming them; {@link #finish} sets {@link #waitNanos}.
+         * Under pumpLock.
+         */
+        Selection select(long nowMs, boolean paused) {
             if (paused) {
-                waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
-                return 0;
+                return Selection.held(this, TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS));
             }
             int free = destination.maxInFlight() - inFlight.get();
             if (free <= 0) {
-                waitNanos = Long.MAX_VALUE; // an answer wakes the driver
-                return 0;
+                return Selection.held(this, Long.MAX_VALUE); // an answer wakes the driver
             }
             List<DeliveryRow> rows;
             int limit = free + READ_AHEAD;
@@ -420,13 +492,15 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 rows = due.rows();
                 nextDue = due.nextDueMillis();
             } else {
-                rows = ledger.due(name, nowMs, limit);
-                nextDue = -1;
+                DeliveryLedger.Due due = ledger.dueRows(name, nowMs, limit);
+                rows = due.rows();
+                nextDue = due.nextDueMillis();
             }
-            int started = 0;
             int finished = 0;
+            List<Pick> picks = new ArrayList<>();
+            long heldNanos = -1; // >= 0: the breaker or the limiter ended the pass, wait this long
             for (DeliveryRow row : rows) {
-                if (started >= free || stopping) {
+                if (picks.size() >= free || stopping) {
                     break;
                 }
                 if (out.contains(row.hookId())) {
@@ -448,37 +522,70 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 }
                 DestinationBreaker.Pass pass = breaker.tryPass();
                 if (pass == DestinationBreaker.Pass.WAIT) {
-                    waitNanos = breaker.waitNanos();
-                    return started;
+                    heldNanos = breaker.waitNanos();
+                    break;
                 }
                 if (limiter != null) {
                     long w = limiter.tryAcquire(name);
                     if (w > 0) {
                         breaker.abandoned(pass);
-                        waitNanos = w;
-                        return started;
+                        heldNanos = w;
+                        break;
                     }
                 }
-                if (!ledger.claim(row, nowMs + destination.timeoutMs() + CLAIM_SLACK_MS)) {
-                    breaker.abandoned(pass);
-                    continue;
-                }
-                send(row, hook, pass, nowMs);
-                started++;
+                picks.add(new Pick(row, hook, pass));
                 if (pass == DestinationBreaker.Pass.PROBE) {
-                    waitNanos = Long.MAX_VALUE; // the probe's answer decides, and wakes the driver
-                    return started;
+                    heldNanos = Long.MAX_VALUE; // the probe's answer decides, and wakes the driver
+                    break;
                 }
             }
-            if (started >= free) {
-                waitNanos = Long.MAX_VALUE;
-            } else if ((started > 0 || finished > 0) && rows.size() >= limit) {
-                waitNanos = 0; // more may be due now
-            } else {
-                long next = fifo != null ? nextDue : ledger.nextDueAfter(name, nowMs).orElse(-1);
-                waitNanos = next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs));
+            return new Selection(this, picks, free, rows.size(), limit, nextDue, finished, heldNanos);
+        }
+
+        /**
+         * Sends the picks of {@code sel} whose claim applied ({@code claimed} from
+         * {@code at}; null: the write failed); the others give their breaker pass back.
+         */
+        int sendClaimed(Selection sel, boolean[] claimed, int at, long nowMs) {
+            int started = 0;
+            for (int i = 0; i < sel.picks().size(); i++) {
+                Pick p = sel.picks().get(i);
+                if (claimed != null && claimed[at + i]) {
+                    send(p.row(), p.hook(), p.pass(), nowMs);
+                    started++;
+                } else {
+                    breaker.abandoned(p.pass());
+                }
             }
             return started;
+        }
+
+        /** Sets {@link #waitNanos} after {@code sel}'s claims: {@code started} attempts began. */
+        void finish(Selection sel, int started, long nowMs, boolean writeFailed) {
+            if (writeFailed) {
+                waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
+                return;
+            }
+            if (sel.heldNanos() >= 0) {
+                boolean probeLost = sel.heldNanos() == Long.MAX_VALUE && !sel.picks().isEmpty() && started == 0;
+                waitNanos = probeLost ? 0 : sel.heldNanos(); // a probe whose claim failed was abandoned: look again
+                return;
+            }
+            long nextDue = sel.nextDue();
+            boolean moreDueNow = fifo != null ? sel.read() >= sel.limit() : nextDue >= 0 && nextDue <= nowMs;
+            if (started >= sel.free()) {
+                waitNanos = Long.MAX_VALUE;
+            } else if ((started > 0 || sel.finished() > 0) && moreDueNow) {
+                waitNanos = 0; // more may be due now
+            } else {
+                long next;
+                if (fifo != null || nextDue < 0 || nextDue > nowMs) {
+                    next = nextDue; // the scan saw the first entry after the rows it read
+                } else {
+                    next = ledger.nextDueAfter(name, nowMs).orElse(-1); // the rows due now were all skipped
+                }
+                waitNanos = next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs));
+            }
         }
 
         private void send(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long nowMs) {
@@ -497,62 +604,155 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                     });
         }
 
-        /** On the answer executor: judges the answer and records it. */
+        /** On the answer executor: judges the answer, tells the breaker, and queues it to be recorded. */
         private void answered(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long startNanos,
                               Transport.Outcome outcome) {
-            recording.readLock().lock();
+            Answer answer;
             try {
-                if (closed) {
-                    return; // the store may be closing; the row stays claimed and comes due again
-                }
                 long nowMs = wallMillis.getAsLong();
                 latency.record(Math.max(0, clock.nanoTime() - startNanos), TimeUnit.NANOSECONDS);
                 AttemptResult result = outcome.result();
                 Integer status = result instanceof AttemptResult.Answered a ? a.status() : null;
-                String error = outcome.error();
                 int attempt = row.nextAttemptNumber();
                 Decision decision = decide(destination.retry(), attempt, result, nowMs - hook.receivedAtMillis());
                 if (decision instanceof Decision.Delivered) {
                     breaker.succeeded(pass);
-                    if (ledger.markDelivered(row, status, nowMs)) {
-                        delivered.incrementAndGet();
-                        attemptsDelivered.increment();
-                        lag.record(Math.max(0, nowMs - hook.receivedAtMillis()), TimeUnit.MILLISECONDS);
-                        if (fifo != null) {
-                            fifo.finished(row.hookId());
-                        }
-                    }
-                } else if (decision instanceof Decision.Retry r) {
+                } else {
                     breaker.failed(pass);
                     failed.incrementAndGet();
-                    if (ledger.recordAttempt(row, status, error, nowMs + r.delayMillis(), nowMs)) {
-                        attemptsRetry.increment();
-                    }
-                } else if (decision instanceof Decision.Dead dead) {
-                    breaker.failed(pass);
-                    failed.incrementAndGet();
-                    if (ledger.markDead(row, dead.reason().code(), true, status, error, nowMs)) {
-                        attemptsDead.increment();
-                        if (fifo != null) {
-                            fifo.finished(row.hookId());
-                        }
-                    }
                 }
+                answer = new Answer(this, row, hook, decision, status, outcome.error(), nowMs);
             } catch (RuntimeException e) {
-                LOG.warn("recording the answer of hook {} from destination {} failed (the delivery stays pending): {}",
+                LOG.warn("judging the answer of hook {} from destination {} failed (the delivery stays pending): {}",
                         row.hookId(), name, e.toString());
-            } finally {
-                recording.readLock().unlock();
                 release(row);
+                return;
+            }
+            toRecord.add(answer);
+            if (driver == null || stopping) {
+                recordAnswers(); // no pass will come for it (a test pumping by hand, or closing)
+            } else {
+                wake(); // the next pass records it with its claims
             }
         }
 
+        /** The transition that records {@code a}. */
+        private DeliveryLedger.Transition transition(Answer a) {
+            if (a.decision() instanceof Decision.Retry r) {
+                return DeliveryLedger.Transition.attempt(a.row(), a.status(), a.error(), a.nowMs() + r.delayMillis(), a.nowMs());
+            }
+            if (a.decision() instanceof Decision.Dead dead) {
+                return DeliveryLedger.Transition.dead(a.row(), dead.reason().code(), true, a.status(), a.error(), a.nowMs());
+            }
+            return DeliveryLedger.Transition.delivered(a.row(), a.status(), a.nowMs());
+        }
+
+        /** After {@code a}'s transition was written: counters, meters, fifo. */
+        private void recorded(Answer a) {
+            if (a.decision() instanceof Decision.Delivered) {
+                delivered.incrementAndGet();
+                attemptsDelivered.increment();
+                lag.record(Math.max(0, a.nowMs() - a.hook().receivedAtMillis()), TimeUnit.MILLISECONDS);
+            } else if (a.decision() instanceof Decision.Retry) {
+                attemptsRetry.increment();
+                return;
+            } else {
+                attemptsDead.increment();
+            }
+            if (fifo != null) {
+                fifo.finished(a.row().hookId());
+            }
+        }
+
+        /** The attempt ended without its answer being queued for recording. */
         private void release(DeliveryRow row) {
-            out.remove(row.hookId());
             inFlight.decrementAndGet();
+            releaseQuietly(row);
+            wake();
+        }
+
+        /**
+         * The attempt's answer is recorded (or given up on): its row may be read again. Its
+         * slot ({@code inFlight}) is freed by whoever took the answer off the queue. No wake.
+         */
+        private void releaseQuietly(DeliveryRow row) {
+            out.remove(row.hookId());
             synchronized (idle) {
                 outstanding--;
                 idle.notifyAll();
+            }
+        }
+    }
+
+    // ================================================================ recording answers
+
+    /** A row picked in a pass, to be claimed with the others of the pass. */
+    private record Pick(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass) {
+    }
+
+    /**
+     * What one destination's pass picked and read, between {@link Lane#select} and
+     * {@link Lane#finish}: {@code free} slots, {@code read} rows of a {@code limit}, the
+     * due time after them, rows {@code finished} without an attempt, and {@code heldNanos}
+     * when the breaker or limiter ended the pass (else -1).
+     */
+    private record Selection(Lane lane, List<Pick> picks, int free, int read, int limit, long nextDue, int finished,
+                             long heldNanos) {
+        static Selection held(Lane lane, long nanos) {
+            return new Selection(lane, List.of(), 0, 0, 0, -1, 0, nanos);
+        }
+    }
+
+    /** An answer judged and waiting to be written to the ledger. */
+    private record Answer(Lane lane, DeliveryRow row, StoredHook hook, Decision decision, Integer status, String error,
+                          long nowMs) {
+    }
+
+    /**
+     * Writes the queued answers, up to {@value #RECORD_BATCH} per ledger write, on the
+     * calling answer thread unless another one is already at it (that one then takes them
+     * too: it looks at the queue again after letting go). A ledger write waits for the
+     * store's fsync in progress, so answers that arrive during one write share the next,
+     * and the driver is woken once per write rather than once per answer.
+     */
+    private void recordAnswers() {
+        while (!toRecord.isEmpty() && draining.compareAndSet(false, true)) {
+            try {
+                List<Answer> batch = new ArrayList<>();
+                for (Answer a; batch.size() < RECORD_BATCH && (a = toRecord.poll()) != null; ) {
+                    batch.add(a);
+                }
+                record(batch);
+            } finally {
+                draining.set(false);
+            }
+        }
+    }
+
+    private void record(List<Answer> batch) {
+        recording.readLock().lock();
+        try {
+            if (closed) {
+                return; // the store may be closing; the rows stay claimed and come due again
+            }
+            List<DeliveryLedger.Transition> transitions = new ArrayList<>(batch.size());
+            for (Answer a : batch) {
+                transitions.add(a.lane().transition(a));
+            }
+            boolean[] applied = ledger.apply(transitions);
+            for (int i = 0; i < batch.size(); i++) {
+                if (applied[i]) {
+                    batch.get(i).lane().recorded(batch.get(i));
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("recording {} answers (hook {} from destination {} first) failed (the deliveries stay pending): {}",
+                    batch.size(), batch.get(0).row().hookId(), batch.get(0).lane().name, e.toString());
+        } finally {
+            recording.readLock().unlock();
+            for (Answer a : batch) {
+                a.lane().inFlight.decrementAndGet();
+                a.lane().releaseQuietly(a.row());
             }
             wake();
         }

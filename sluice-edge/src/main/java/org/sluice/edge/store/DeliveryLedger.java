@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,8 +67,10 @@ import org.rocksdb.WriteBatch;
  * lifecycle read lock and then {@code lock}, which serialises the read-modify-write of
  * rows; neither is the commit lock, so delivery work never blocks ingest. A commit writes
  * only rows of new sequence numbers, which no transition can be looking at. The work under
- * {@code lock} is a few point reads and one unsynced write (a retention pass: at most its
- * {@code maxHooks} hooks' rows), never network I/O. Counters are atomics updated after
+ * {@code lock} is a few point reads per row and one unsynced write ({@link #apply}: its
+ * transitions; a retention pass: at most its {@code maxHooks} hooks' rows), never network
+ * I/O. Due scans seek from a per-destination floor kept in memory ({@code DueFloor}),
+ * lowered after every write of a due entry. Counters are atomics updated after
  * each successful write, rebuilt from {@code delivery_by_destination} at open and after a
  * reopen (a scan of the pending and dead entries, proportional to their number).
  *
@@ -94,6 +97,57 @@ public final class DeliveryLedger {
         final AtomicLong dead = new AtomicLong();
     }
 
+    /** Per destination, where a due scan starts (see {@link DueFloor}). */
+    private final Map<String, DueFloor> floors = new ConcurrentHashMap<>();
+
+    /**
+     * A due time below which a destination has no live {@code delivery_due} entry. A
+     * deleted entry stays in RocksDB as a tombstone until compaction, and a seek steps over
+     * every tombstone between its target and the first live key: from the start of the
+     * destination's range that is every delivery handled since the last compaction
+     * (hundreds of thousands under load, the dispatcher's main cost before this floor).
+     * Seeking from the floor steps only over entries deleted since the previous scan.
+     *
+     * <p>Writers {@link #lower} it after writing an entry. A scan {@link #open}s a window,
+     * seeks from the floor, and {@link #raise}s it to the first live entry it saw, capped
+     * by every entry lowered in during its window (whose write its iterator may have
+     * missed); a window that another scan has replaced raises nothing. A writer that
+     * lowers before the scan's window opened wrote before the scan's iterator was made,
+     * so the scan saw its entry. The floor therefore never passes a live entry.
+     */
+    private static final class DueFloor {
+        private long millis;
+        private long window;
+        private long lowestInWindow = Long.MAX_VALUE;
+
+        synchronized long millis() {
+            return millis;
+        }
+
+        /** Opens a scan's window; returns {floor, window}. */
+        synchronized long[] open() {
+            lowestInWindow = Long.MAX_VALUE;
+            return new long[] {millis, ++window};
+        }
+
+        synchronized void lower(long dueMillis) {
+            long m = Math.max(0, dueMillis); // as the key stores it
+            millis = Math.min(millis, m);
+            lowestInWindow = Math.min(lowestInWindow, m);
+        }
+
+        /** The scan of {@code scanWindow} saw no live entry below {@code firstLiveMillis} (MAX_VALUE: none at all). */
+        synchronized void raise(long scanWindow, long firstLiveMillis) {
+            if (scanWindow == window) {
+                millis = Math.max(millis, Math.min(firstLiveMillis, lowestInWindow));
+            }
+        }
+    }
+
+    private DueFloor floor(String destination) {
+        return floors.computeIfAbsent(destination, k -> new DueFloor());
+    }
+
     DeliveryLedger(HookStore store) {
         this.store = store;
     }
@@ -117,16 +171,18 @@ public final class DeliveryLedger {
         }
     }
 
-    /** After the commit's write succeeded: counts its pending rows. */
-    void scheduled(List<String> destinations) {
+    /** After the commit's write succeeded: counts its pending rows, due at {@code nowMillis}. */
+    void scheduled(List<String> destinations, long nowMillis) {
         for (String d : destinations) {
             counter(d).pending.incrementAndGet();
+            floor(d).lower(nowMillis);
         }
     }
 
     /** Recounts pending and dead rows per destination; at open and after a reopen (no concurrent writer). */
     void rebuildCounts(RocksDB db, ColumnFamilyHandle byDest) {
         counts.clear();
+        floors.clear();
         try (RocksIterator it = db.newIterator(byDest)) {
             for (it.seekToFirst(); it.isValid(); it.next()) {
                 byte[] k = it.key();
@@ -148,24 +204,57 @@ public final class DeliveryLedger {
      * {@code nowMillis}, earliest due first (then commit order). Reads only due entries.
      */
     public List<DeliveryRow> due(String destination, long nowMillis, int limit) {
+        return dueRows(destination, nowMillis, limit).rows();
+    }
+
+    /**
+     * What {@link #due} reads, and when the first due entry it did not return comes due.
+     *
+     * @param rows          as {@link #due} returns them
+     * @param nextDueMillis the due time (epoch ms) of the first entry after those read: at or
+     *                      before the scan's time when more were due than {@code limit}, else
+     *                      what {@link #nextDueAfter} would answer; -1 when there is none
+     */
+    public record Due(List<DeliveryRow> rows, long nextDueMillis) {
+        public Due {
+            rows = List.copyOf(rows);
+        }
+    }
+
+    /**
+     * {@link #due}, plus the due time of the entry after the rows read, so that the
+     * dispatcher learns when to look again from the same seek. The seek starts at the
+     * destination's due floor (see {@code DueFloor}), past the tombstones of handled rows.
+     */
+    public Due dueRows(String destination, long nowMillis, int limit) {
         checkLimit(limit);
         PendingHook.checkDestination(destination);
+        DueFloor floor = floor(destination);
         return store.underReadLock((rocks, unused) -> {
             RocksDB db = rocks.db();
             ColumnFamilyHandle rows = store.family(CF_DELIVERIES);
             byte[] prefix = DeliveryCodec.destinationPrefix(destination);
             List<Long> seqs = new ArrayList<>();
+            long next = -1;
+            long[] window = floor.open();
+            long firstLive = Long.MAX_VALUE;
             try (RocksIterator it = db.newIterator(store.family(CF_DUE))) {
-                for (it.seek(prefix); it.isValid() && seqs.size() < limit; it.next()) {
+                for (it.seek(DeliveryCodec.dueKey(destination, window[0], 0)); it.isValid(); it.next()) {
                     byte[] k = it.key();
-                    if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 16
-                            || DeliveryCodec.dueKeyMillis(k) > nowMillis) {
+                    if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 16) {
+                        break;
+                    }
+                    long m = DeliveryCodec.dueKeyMillis(k);
+                    firstLive = Math.min(firstLive, m);
+                    if (seqs.size() >= limit || m > nowMillis) {
+                        next = m;
                         break;
                     }
                     seqs.add(DeliveryCodec.dueKeySeq(k));
                 }
                 it.status();
             }
+            floor.raise(window[1], firstLive);
             List<DeliveryRow> out = new ArrayList<>(seqs.size());
             for (long seq : seqs) {
                 byte[] v = db.get(rows, DeliveryCodec.rowKey(seq, destination));
@@ -176,7 +265,7 @@ public final class DeliveryLedger {
                     }
                 }
             }
-            return out;
+            return new Due(out, next);
         });
     }
 
@@ -295,7 +384,7 @@ public final class DeliveryLedger {
             byte[] prefix = DeliveryCodec.destinationPrefix(destination);
             long from = afterMillis == Long.MAX_VALUE ? afterMillis : afterMillis + 1;
             try (RocksIterator it = rocks.db().newIterator(store.family(CF_DUE))) {
-                it.seek(DeliveryCodec.dueKey(destination, from, 0));
+                it.seek(DeliveryCodec.dueKey(destination, Math.max(from, floor(destination).millis()), 0));
                 if (it.isValid() && DeliveryCodec.startsWith(it.key(), prefix) && it.key().length == prefix.length + 16) {
                     return OptionalLong.of(DeliveryCodec.dueKeyMillis(it.key()));
                 }
@@ -351,9 +440,7 @@ public final class DeliveryLedger {
      * @return false when the row changed since {@code seen} was read (nothing written)
      */
     public boolean claim(DeliveryRow seen, long untilMillis) {
-        return transition(seen, false, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.PENDING,
-                cur.attempts(), untilMillis, cur.scheduledAtMillis(), cur.updatedAtMillis(), cur.lastStatus(),
-                cur.lastError(), null, null, null));
+        return apply(List.of(Transition.claim(seen, untilMillis)))[0];
     }
 
     /**
@@ -365,9 +452,7 @@ public final class DeliveryLedger {
      * @return false when the row changed since {@code seen} was read (nothing written)
      */
     public boolean recordAttempt(DeliveryRow seen, Integer status, String error, long nextAttemptAtMillis, long nowMillis) {
-        return transition(seen, false, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.PENDING,
-                cur.attempts() + 1, nextAttemptAtMillis, cur.scheduledAtMillis(), nowMillis, status, error,
-                null, null, null));
+        return apply(List.of(Transition.attempt(seen, status, error, nextAttemptAtMillis, nowMillis)))[0];
     }
 
     /**
@@ -377,9 +462,7 @@ public final class DeliveryLedger {
      * @return false when the row changed since {@code seen} was read (nothing written)
      */
     public boolean markDelivered(DeliveryRow seen, int status, long nowMillis) {
-        return transition(seen, false, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.DELIVERED,
-                cur.attempts() + 1, cur.nextAttemptAtMillis(), cur.scheduledAtMillis(), nowMillis, status, null,
-                nowMillis, null, null));
+        return apply(List.of(Transition.delivered(seen, status, nowMillis)))[0];
     }
 
     /**
@@ -391,47 +474,126 @@ public final class DeliveryLedger {
      * @return false when the row changed since {@code seen} was read (nothing written)
      */
     public boolean markDead(DeliveryRow seen, String reason, boolean attempted, Integer status, String error, long nowMillis) {
-        DeliveryCodec.deadReasonByte(reason); // fails on an unknown reason before anything is written
-        return transition(seen, false, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.DEAD,
-                cur.attempts() + (attempted ? 1 : 0), cur.nextAttemptAtMillis(), cur.scheduledAtMillis(), nowMillis,
-                attempted ? status : cur.lastStatus(), attempted ? error : cur.lastError(), null, reason, nowMillis));
+        return apply(List.of(Transition.dead(seen, reason, attempted, status, error, nowMillis)))[0];
     }
 
     private interface Change {
         DeliveryRow apply(DeliveryRow current);
     }
 
-    private boolean transition(DeliveryRow seen, boolean sync, Change change) {
-        Objects.requireNonNull(seen, "seen");
-        UUID uuid = parseId(seen.hookId());
-        if (uuid == null) {
-            return false;
+    /**
+     * One transition of a row as {@link #claim}, {@link #recordAttempt}, {@link #markDelivered}
+     * and {@link #markDead} make it, to be applied with others in one write by {@link #apply}.
+     */
+    public static final class Transition {
+        private final DeliveryRow seen;
+        private final Change change;
+
+        private Transition(DeliveryRow seen, Change change) {
+            this.seen = Objects.requireNonNull(seen, "seen");
+            this.change = change;
         }
-        return store.ledgerWrite(sync, (rocks, writeOptions) -> {
+
+        /** As {@link DeliveryLedger#claim}. */
+        public static Transition claim(DeliveryRow seen, long untilMillis) {
+            return new Transition(seen, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.PENDING,
+                    cur.attempts(), untilMillis, cur.scheduledAtMillis(), cur.updatedAtMillis(), cur.lastStatus(),
+                    cur.lastError(), null, null, null));
+        }
+
+        /** As {@link DeliveryLedger#recordAttempt}. */
+        public static Transition attempt(DeliveryRow seen, Integer status, String error, long nextAttemptAtMillis, long nowMillis) {
+            return new Transition(seen, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.PENDING,
+                    cur.attempts() + 1, nextAttemptAtMillis, cur.scheduledAtMillis(), nowMillis, status, error,
+                    null, null, null));
+        }
+
+        /** As {@link DeliveryLedger#markDelivered}. */
+        public static Transition delivered(DeliveryRow seen, int status, long nowMillis) {
+            return new Transition(seen, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.DELIVERED,
+                    cur.attempts() + 1, cur.nextAttemptAtMillis(), cur.scheduledAtMillis(), nowMillis, status, null,
+                    nowMillis, null, null));
+        }
+
+        /** As {@link DeliveryLedger#markDead}; fails on an unknown reason. */
+        public static Transition dead(DeliveryRow seen, String reason, boolean attempted, Integer status, String error,
+                                      long nowMillis) {
+            DeliveryCodec.deadReasonByte(reason); // fails on an unknown reason before anything is written
+            return new Transition(seen, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.DEAD,
+                    cur.attempts() + (attempted ? 1 : 0), cur.nextAttemptAtMillis(), cur.scheduledAtMillis(), nowMillis,
+                    attempted ? status : cur.lastStatus(), attempted ? error : cur.lastError(), null, reason, nowMillis));
+        }
+    }
+
+    /**
+     * Applies {@code transitions} in order, in ONE write (not fsynced), and returns for each
+     * whether it applied. Each applies only while the row is still PENDING with the
+     * {@code attempts} and {@code scheduled_at} it was decided on (as seen by the earlier
+     * transitions of the same call), else it changes nothing. The dispatcher records the
+     * claims of one pass, and the answers that came back together, this way: a ledger write
+     * waits for the store's fsync in progress (RocksDB writes in groups, and a commit's group
+     * is fsynced), so one write per row capped delivery at one row per fsync.
+     */
+    public boolean[] apply(List<Transition> transitions) {
+        boolean[] applied = new boolean[transitions.size()];
+        if (transitions.isEmpty()) {
+            return applied;
+        }
+        return store.ledgerWrite(false, (rocks, writeOptions) -> {
             RocksDB db = rocks.db();
             lock.lock();
             try {
-                Long seq = seqOf(db, uuid);
-                if (seq == null) {
-                    return false;
-                }
-                String d = seen.destination();
-                byte[] v = db.get(store.family(CF_DELIVERIES), DeliveryCodec.rowKey(seq, d));
-                if (v == null) {
-                    return false;
-                }
-                DeliveryRow cur = DeliveryCodec.row(d, v);
-                if (cur.state() != DeliveryState.PENDING || cur.attempts() != seen.attempts()
-                        || cur.scheduledAtMillis() != seen.scheduledAtMillis()) {
-                    return false;
-                }
-                DeliveryRow next = change.apply(cur);
+                Map<String, Long> seqs = new HashMap<>();
+                Map<String, DeliveryRow> latest = new HashMap<>(); // "hookId destination" -> the row as this call leaves it
+                List<DeliveryRow> moved = new ArrayList<>(); // (cur, next) pairs
                 try (WriteBatch wb = new WriteBatch()) {
-                    replace(wb, uuid, seq, cur, next);
-                    db.write(writeOptions, wb);
+                    for (int i = 0; i < applied.length; i++) {
+                        DeliveryRow seen = transitions.get(i).seen;
+                        UUID uuid = parseId(seen.hookId());
+                        if (uuid == null) {
+                            continue;
+                        }
+                        Long seq = seqs.get(seen.hookId());
+                        if (seq == null) {
+                            seq = seqOf(db, uuid);
+                            if (seq == null) {
+                                continue;
+                            }
+                            seqs.put(seen.hookId(), seq);
+                        }
+                        String d = seen.destination();
+                        String rowName = seen.hookId() + ' ' + d;
+                        DeliveryRow cur = latest.get(rowName);
+                        if (cur == null) {
+                            byte[] v = db.get(store.family(CF_DELIVERIES), DeliveryCodec.rowKey(seq, d));
+                            if (v == null) {
+                                continue;
+                            }
+                            cur = DeliveryCodec.row(d, v);
+                        }
+                        if (cur.state() != DeliveryState.PENDING || cur.attempts() != seen.attempts()
+                                || cur.scheduledAtMillis() != seen.scheduledAtMillis()) {
+                            continue;
+                        }
+                        DeliveryRow next = transitions.get(i).change.apply(cur);
+                        replace(wb, uuid, seq, cur, next);
+                        latest.put(rowName, next);
+                        moved.add(cur);
+                        moved.add(next);
+                        applied[i] = true;
+                    }
+                    if (wb.count() > 0) {
+                        db.write(writeOptions, wb);
+                    }
                 }
-                counted(cur, next);
-                return true;
+                for (int i = 0; i < moved.size(); i += 2) {
+                    DeliveryRow next = moved.get(i + 1);
+                    counted(moved.get(i), next);
+                    if (next.state() == DeliveryState.PENDING) {
+                        floor(next.destination()).lower(next.nextAttemptAtMillis());
+                    }
+                }
+                return applied;
             } finally {
                 lock.unlock();
             }
@@ -520,6 +682,7 @@ public final class DeliveryLedger {
                 }
                 for (DeliveryRow next : fresh) {
                     counted(existing.get(next.destination()), next);
+                    floor(next.destination()).lower(next.nextAttemptAtMillis());
                 }
                 return Optional.of(List.copyOf(fresh));
             } finally {

@@ -563,7 +563,7 @@ public final class HookStore implements AutoCloseable {
                     if (wb.count() > 0) {
                         db.write(syncWrite, wb);
                         healthy = true;
-                        ledger.scheduled(scheduled); // a dispatcher may finish one first: the counter dips for a moment, never drifts
+                        ledger.scheduled(scheduled, now); // a dispatcher may finish one first: the counter dips for a moment, never drifts
                     }
                 }
             } catch (RocksDBException e) {

@@ -17,6 +17,8 @@ import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
+import org.rocksdb.PerfContext;
+import org.rocksdb.PerfLevel;
 import org.rocksdb.RocksDB;
 import org.sluice.edge.delivery.DeadReason;
 import org.sluice.edge.store.CommitResult.Status;
@@ -185,6 +187,103 @@ class DeliveryLedgerTest {
         DeliveryRow claimed = only("a", T0 + 30_000);
         assertThat(claimed.attempts()).isZero();
         assertThat(ledger.markDelivered(seen, 200, T0 + 5)).as("the claim does not make the row stale").isTrue();
+    }
+
+    // ---------------------------------------------------------------- the dispatcher's hot path
+
+    @Test
+    void applyWritesEveryTransitionInOneWriteAndEachSeesTheOnesBeforeIt() {
+        String a = commit("k1", "a");
+        String b = commit("k2", "a");
+        List<DeliveryRow> rows = ledger.due("a", T0, 10);
+        DeliveryRow ra = rows.get(0);
+        DeliveryRow rb = rows.get(1);
+        long writesBefore = cumulativeWrites();
+
+        boolean[] applied = ledger.apply(List.of(
+                DeliveryLedger.Transition.claim(ra, T0 + 45_000),
+                DeliveryLedger.Transition.claim(rb, T0 + 45_000),
+                DeliveryLedger.Transition.delivered(ra, 200, T0 + 5), // sees the claim: still the same version
+                DeliveryLedger.Transition.delivered(ra, 200, T0 + 6), // sees the delivery: stale
+                DeliveryLedger.Transition.attempt(rb, 503, null, T0 + 2_000, T0 + 5)));
+
+        assertThat(applied).containsExactly(true, true, true, false, true);
+        assertThat(cumulativeWrites() - writesBefore).as("one ledger write for the five").isEqualTo(1);
+        assertThat(ledger.deliveries(a).get(0).deliveredAtMillis()).isEqualTo(T0 + 5);
+        DeliveryRow retried = ledger.deliveries(b).get(0);
+        assertThat(retried.attempts()).isEqualTo(1);
+        assertThat(retried.nextAttemptAtMillis()).isEqualTo(T0 + 2_000);
+        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(1, 0, 0));
+        assertThat(ledger.apply(List.of())).isEmpty();
+    }
+
+    @Test
+    void dueScanStepsOverTheTombstonesOfHandledRowsOnlyOnce() {
+        for (int i = 0; i < 500; i++) {
+            commit("old" + i, "a");
+        }
+        List<DeliveryRow> handled = ledger.due("a", T0, 1_000);
+        assertThat(handled).hasSize(500);
+        ledger.apply(handled.stream().map(r -> DeliveryLedger.Transition.delivered(r, 200, T0)).toList());
+        wall.set(T0 + 1);
+        String live = commit("live", "a");
+
+        long first = deletesSkipped(() -> assertThat(ledger.due("a", T0 + 1, 10)).extracting(DeliveryRow::hookId)
+                .containsExactly(live));
+        long second = deletesSkipped(() -> assertThat(ledger.dueRows("a", T0 + 1, 10).rows()).hasSize(1));
+
+        assertThat(first).as("the first scan walks over the 500 handled rows' entries").isGreaterThanOrEqualTo(500);
+        assertThat(second).as("later scans start past them").isZero();
+        DeliveryRow liveRow = ledger.due("a", T0 + 1, 10).get(0);
+        assertThat(ledger.claim(liveRow, T0 + 45_000)).isTrue();
+        assertThat(ledger.due("a", T0 + 1, 10)).isEmpty(); // the floor is now at the claim
+        wall.set(T0 + 2);
+        String later = commit("later", "a"); // an entry below the floor lowers it: found
+        assertThat(ledger.due("a", T0 + 2, 10)).extracting(DeliveryRow::hookId).containsExactly(later);
+        DeliveryRow laterRow = ledger.due("a", T0 + 2, 10).get(0);
+        assertThat(ledger.recordAttempt(laterRow, 503, null, T0 + 3, T0 + 2)).isTrue();
+        assertThat(ledger.due("a", T0 + 3, 10)).extracting(DeliveryRow::hookId).containsExactly(later);
+        assertThat(ledger.due("a", T0 + 45_000, 10)).extracting(DeliveryRow::hookId).containsExactly(later, live);
+    }
+
+    @Test
+    void dueRowsTellsWhenTheFirstEntryAfterThoseReadComesDue() {
+        commit("k1", "a");
+        commit("k2", "a");
+        DeliveryRow first = ledger.due("a", T0, 1).get(0);
+        ledger.claim(first, T0 + 45_000);
+
+        assertThat(ledger.dueRows("a", T0, 10).nextDueMillis()).as("after the due rows: the claim").isEqualTo(T0 + 45_000);
+        assertThat(ledger.dueRows("a", T0, 1).nextDueMillis()).as("more due than the limit").isEqualTo(T0 + 45_000);
+        commit("k3", "a");
+        assertThat(ledger.dueRows("a", T0, 1).nextDueMillis()).as("more due now than the limit").isEqualTo(T0);
+        assertThat(ledger.dueRows("b", T0, 1).nextDueMillis()).as("nothing at all").isEqualTo(-1);
+        assertThat(ledger.nextDueAfter("a", T0)).hasValue(T0 + 45_000);
+    }
+
+    /** RocksDB's own count of write calls since open ("Cumulative writes" of its DB stats). */
+    private long cumulativeWrites() {
+        String stats = store.underReadLock((rocks, unused) -> rocks.db().getProperty("rocksdb.dbstats"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Cumulative writes: (\\d+)([KMG]?) writes").matcher(stats);
+        assertThat(m.find()).as(stats).isTrue();
+        assertThat(m.group(2)).as("a count small enough to be exact").isEmpty();
+        return Long.parseLong(m.group(1));
+    }
+
+    /** Tombstones the iterators of {@code scan} stepped over (RocksDB's per-thread perf context). */
+    private long deletesSkipped(Runnable scan) {
+        return store.underReadLock((rocks, unused) -> {
+            RocksDB db = rocks.db();
+            db.setPerfLevel(PerfLevel.ENABLE_COUNT);
+            try {
+                PerfContext context = db.getPerfContext();
+                context.reset();
+                scan.run();
+                return context.getInternalDeleteSkippedCount();
+            } finally {
+                db.setPerfLevel(PerfLevel.DISABLE);
+            }
+        });
     }
 
     @Test
