@@ -161,11 +161,14 @@ class HttpDeliveryClientTest {
 
     @Test
     void refusedConnectIsAConnectFailure() throws Exception {
-        plainReceiver(30_000);
-        receiver.stop();
-        HttpDeliveryClient.Outcome o = send("d");
-        assertThat(o.result()).as(o.error()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
-        assertThat(o.error()).isEqualTo("connect refused");
+        // a port held bound but not listening: refused, and no other process can take it meanwhile
+        try (java.net.Socket held = new java.net.Socket()) {
+            held.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            client.register(destination("d", URI.create("http://127.0.0.1:" + held.getLocalPort() + "/"), 30_000, null));
+            HttpDeliveryClient.Outcome o = send("d");
+            assertThat(o.result()).as(o.error()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
+            assertThat(o.error()).isEqualTo("connect refused");
+        }
     }
 
     // ---------------------------------------------------------------- TLS
