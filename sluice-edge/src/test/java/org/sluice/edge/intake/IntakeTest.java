@@ -28,6 +28,7 @@ import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.Hooks;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.StoreFaults;
 import org.sluice.edge.store.StoredHook;
 import org.sluice.testkit.ManualClock;
 
@@ -217,7 +218,7 @@ class IntakeTest {
         gate.release(1);
         assertThat(await(first).status()).isEqualTo(Status.ACCEPTED);
         gate.awaitStarted(); // the five are now one batch, at the gate
-        store.failWrites(true);
+        StoreFaults.failWrites(store, true);
         gate.release(1);
         for (CompletableFuture<CommitResult> f : batch) {
             assertThat(await(f)).isEqualTo(CommitResult.STORE_UNAVAILABLE);
@@ -225,7 +226,7 @@ class IntakeTest {
         assertThat(store.after(null, 10).hooks()).extracting(StoredHook::dedupeKey).containsExactly("first");
         assertThat(intake.queuedHooks()).isZero();
 
-        store.failWrites(false);
+        StoreFaults.failWrites(store, false);
         gate.open();
         assertThat(await(intake.submit(Hooks.hook("k0"))).status()).as("not remembered as a duplicate").isEqualTo(Status.ACCEPTED);
     }
