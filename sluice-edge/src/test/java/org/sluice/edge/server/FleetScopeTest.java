@@ -208,15 +208,7 @@ class FleetScopeTest {
         assertThat(again.status()).isEqualTo(200);
 
         redis.restartEmpty();
-        AtomicInteger n = new AtomicInteger();
-        // waiting for the breaker's probe, not for a bucket to refill
-        Eventually.until("the rate limit to leave fallback", () -> {
-            if (metric(a, "sluice_fleet_limiter_degraded{kind=\"rate_limit\"") == 0.0) {
-                return true;
-            }
-            assertThat(post(a, "after-" + n.getAndIncrement()).status()).isEqualTo(202);
-            return false;
-        });
+        postUntilOutOfFallback(a, "rate_limit", "after-");
         assertThat(metric(a, "sluice_fleet_limiter_degraded{kind=\"rate_limit\"")).isEqualTo(0.0);
         assertThat(a.backends().fleet().client().state()).isEqualTo(BreakerState.CLOSED);
         assertThat(admission(a).get("fleet").get("breaker").asText()).isEqualTo("closed");
@@ -237,15 +229,7 @@ class FleetScopeTest {
         assertThat(stats.fallbackRateLimit()).isGreaterThanOrEqualTo(30);
         assertThat(metric(a, "sluice_fleet_limiter_degraded{kind=\"dedupe\"")).isEqualTo(1.0);
         redis.resume();
-        AtomicInteger n = new AtomicInteger();
-        // waiting for the breaker's probe, not for a bucket to refill
-        Eventually.until("dedupe to leave fallback", () -> {
-            if (metric(a, "sluice_fleet_limiter_degraded{kind=\"dedupe\"") == 0.0) {
-                return true;
-            }
-            assertThat(post(a, "resumed-" + n.getAndIncrement()).status()).isEqualTo(202);
-            return false;
-        });
+        postUntilOutOfFallback(a, "dedupe", "resumed-");
         assertThat(metric(a, "sluice_fleet_limiter_degraded{kind=\"dedupe\"")).isEqualTo(0.0);
         assertThat(a.backends().fleet().client().state()).isEqualTo(BreakerState.CLOSED);
     }
@@ -323,6 +307,21 @@ class FleetScopeTest {
         assertThat(post(b, null).status()).isEqualTo(202);
         assertThat(post(b, null).status()).isEqualTo(202);
         assertThat(post(b, null).status()).isEqualTo(429);
+    }
+
+    /**
+     * Posts new events to {@code node} (each must be accepted) until its {@code kind} limiter
+     * is no longer degraded: a wait for the breaker's probe, not for a bucket to refill.
+     */
+    private static void postUntilOutOfFallback(TestEdge node, String kind, String eventPrefix) {
+        AtomicInteger n = new AtomicInteger();
+        Eventually.until(kind + " to leave fallback", () -> {
+            if (metric(node, "sluice_fleet_limiter_degraded{kind=\"" + kind + "\"") == 0.0) {
+                return true;
+            }
+            assertThat(post(node, eventPrefix + n.getAndIncrement()).status()).isEqualTo(202);
+            return false;
+        });
     }
 
     private static double metric(TestEdge edge, String prefix) {
