@@ -16,16 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.sluice.core.Clock;
-import org.sluice.fleet.internal.AdmitBatcher;
-import org.sluice.fleet.internal.AdmitReply;
-import org.sluice.fleet.internal.AdmitRequest;
-import org.sluice.fleet.internal.CircuitBreaker;
-import org.sluice.fleet.internal.Health;
-import org.sluice.fleet.internal.Keys;
-import org.sluice.fleet.internal.RedisLink;
-import org.sluice.fleet.internal.Script;
-import org.sluice.fleet.internal.SettleQueue;
-import org.sluice.fleet.internal.Settler;
 
 /**
  * One node's handle on the fleet store: one tenant limit and one dedupe window shared by

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.sluice.testkit.ApiDump;
 
-/** Pins the public API of sluice-fleet (org.sluice.fleet; not .internal) to {@code api/sluice-fleet.api}. */
+/** Pins the public API of sluice-fleet (the public types of org.sluice.fleet) to {@code api/sluice-fleet.api}. */
 class ApiSurfaceTest {
 
     @Test

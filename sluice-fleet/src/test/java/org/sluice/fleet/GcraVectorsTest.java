@@ -21,7 +21,6 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.sluice.fleet.internal.Script;
 import org.sluice.testkit.RedisServer;
 
 /**

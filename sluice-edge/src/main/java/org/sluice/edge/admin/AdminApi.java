@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
@@ -284,28 +285,14 @@ public final class AdminApi {
     }
 
     private AdminResponse deadLetters(AdminRequest request) {
-        Map<String, String> query = query(request.query());
-        if (query == null) {
-            return AdminResponse.json(400, AdminJson.error("invalid_query", "the query string is not valid percent-encoding"));
-        }
-        int limit = pageLimit(query.get("limit"));
-        if (limit < 0) {
-            return invalidLimit(query.get("limit"));
-        }
-        String destination = query.get("destination");
-        if (destination != null && destination.isEmpty()) {
-            destination = null;
-        }
-        if (destination != null && !delivery.knows(destination)) {
-            return DeliveryAdmin.destinationNotFound();
-        }
-        String after = query.get("after");
-        if (after != null && after.isEmpty()) {
-            after = null;
-        }
-        Optional<AdminResponse> page = delivery.deadLetters(destination, after, limit);
-        return page.orElseGet(() -> AdminResponse.json(400,
-                AdminJson.error("invalid_after", "no stored hook has id " + shortened(query.get("after")))));
+        return paged(request, page -> {
+            String destination = emptyAsNull(page.params().get("destination"));
+            if (destination != null && !delivery.knows(destination)) {
+                return DeliveryAdmin.destinationNotFound();
+            }
+            return delivery.deadLetters(destination, page.after(), page.limit())
+                    .orElseGet(() -> invalidAfter(page.after()));
+        });
     }
 
     /** The body as a limit; null when it is not one JSON object. */
@@ -336,16 +323,10 @@ public final class AdminApi {
     // ------------------------------------------------------------------ audit
 
     private AdminResponse audit(AdminRequest request) {
-        Map<String, String> query = query(request.query());
-        if (query == null) {
-            return AdminResponse.json(400, AdminJson.error("invalid_query", "the query string is not valid percent-encoding"));
-        }
-        int limit = pageLimit(query.get("limit"));
-        if (limit < 0) {
-            return invalidLimit(query.get("limit"));
-        }
-        List<AuditRecord> records = audit.newest(limit);
-        return json(200, AdminJson.audit(records));
+        return paged(request, page -> {
+            List<AuditRecord> records = audit.newest(page.limit());
+            return json(200, AdminJson.audit(records));
+        });
     }
 
     // ------------------------------------------------------------------ console
@@ -361,23 +342,9 @@ public final class AdminApi {
     // ------------------------------------------------------------------ hooks
 
     private AdminResponse hookPage(AdminRequest request) {
-        Map<String, String> query = query(request.query());
-        if (query == null) {
-            return AdminResponse.json(400, AdminJson.error("invalid_query", "the query string is not valid percent-encoding"));
-        }
-        int limit = pageLimit(query.get("limit"));
-        if (limit < 0) {
-            return invalidLimit(query.get("limit"));
-        }
-        String after = query.get("after");
-        if (after != null && after.isEmpty()) {
-            after = null;
-        }
-        Optional<HookReader.Page> page = hooks.after(after, limit);
-        if (page.isEmpty()) {
-            return AdminResponse.json(400, AdminJson.error("invalid_after", "no stored hook has id " + shortened(after)));
-        }
-        return json(200, AdminJson.page(page.get()));
+        return paged(request, page -> hooks.after(page.after(), page.limit())
+                .map(found -> json(200, AdminJson.page(found)))
+                .orElseGet(() -> invalidAfter(page.after())));
     }
 
     private AdminResponse oneHook(String id) {
@@ -391,6 +358,36 @@ public final class AdminApi {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * A listing's query, read: every parameter, the page size and the cursor (null: from the
+     * start; an empty {@code after=} counts as absent).
+     */
+    private record PageQuery(Map<String, String> params, int limit, String after) {}
+
+    /**
+     * Reads a listing's query ({@code limit}, {@code after}) and hands it to {@code serve};
+     * answers 400 {@code invalid_query} or {@code invalid_limit} itself.
+     */
+    private static AdminResponse paged(AdminRequest request, Function<PageQuery, AdminResponse> serve) {
+        Map<String, String> query = query(request.query());
+        if (query == null) {
+            return AdminResponse.json(400, AdminJson.error("invalid_query", "the query string is not valid percent-encoding"));
+        }
+        int limit = pageLimit(query.get("limit"));
+        if (limit < 0) {
+            return invalidLimit(query.get("limit"));
+        }
+        return serve.apply(new PageQuery(query, limit, emptyAsNull(query.get("after"))));
+    }
+
+    private static String emptyAsNull(String value) {
+        return value == null || value.isEmpty() ? null : value;
+    }
+
+    private static AdminResponse invalidAfter(String after) {
+        return AdminResponse.json(400, AdminJson.error("invalid_after", "no stored hook has id " + shortened(after)));
+    }
 
     /** {@code limit}: absent -> default; 1..MAX -> itself; above MAX -> MAX; anything else -> -1. */
     private static int pageLimit(String raw) {

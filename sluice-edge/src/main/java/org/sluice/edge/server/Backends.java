@@ -67,25 +67,20 @@ final class Backends implements AutoCloseable {
             this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
                     overrides, hookBuckets, byteBuckets, clock);
         } catch (RuntimeException e) {
-            store.close();
-            throw new IllegalStateException("cannot load the rate-limit overrides from " + store.dir() + ": " + e.getMessage(), e);
+            throw closeAfterFailedBoot(new IllegalStateException(
+                    "cannot load the rate-limit overrides from " + store.dir() + ": " + e.getMessage(), e), store);
         }
         try {
             this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
                     ? HostArena.open(config.rateLimits().hostArena(),
                             config.rateLimits().hostArenaGroup().orElse(null), clock) : null;
         } catch (RuntimeException e) {
-            store.close();
-            throw e;
+            throw closeAfterFailedBoot(e, store);
         }
         try {
             this.fleet = FleetGate.wanted(config) ? FleetGate.start(config, limits, hookBuckets, byteBuckets, clock) : null;
         } catch (RuntimeException e) {
-            store.close();
-            if (host != null) {
-                host.close();
-            }
-            throw e;
+            throw closeAfterFailedBoot(e, store, host);
         }
         Intake opened;
         try {
@@ -93,14 +88,7 @@ final class Backends implements AutoCloseable {
             opened = Intake.start(commitWrapper.apply(store::commit), new IntakeSettings(in.partitions(), in.maxBatch(),
                     in.maxDelayMs(), in.maxQueue(), in.maxQueueBytes(), in.commitDeadlineMs()), registry, Clock.system());
         } catch (RuntimeException e) {
-            store.close();
-            if (host != null) {
-                host.close();
-            }
-            if (fleet != null) {
-                fleet.close();
-            }
-            throw e;
+            throw closeAfterFailedBoot(e, store, host, fleet);
         }
         this.intake = opened;
         Dispatcher delivering = null;
@@ -110,21 +98,32 @@ final class Backends implements AutoCloseable {
                         registry, new java.util.SplittableRandom());
                 delivering.start();
             } catch (RuntimeException e) {
-                intake.close();
-                store.close();
-                if (host != null) {
-                    host.close();
-                }
-                if (fleet != null) {
-                    fleet.close();
-                }
-                throw e;
+                throw closeAfterFailedBoot(e, intake, store, host, fleet);
             }
         }
         this.dispatcher = delivering;
         this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody);
         this.size = new StoreSize(store, config.store().maxBytes());
         this.sink = new IntakeSink(store, intake, epochMillis, size);
+    }
+
+    /**
+     * Closes, in the order given, the parts the constructor opened before {@code failure}
+     * (null: a part this config does not use), and returns {@code failure} to throw, with
+     * any failure to close added to it as suppressed, so every part is tried.
+     */
+    private static RuntimeException closeAfterFailedBoot(RuntimeException failure, AutoCloseable... opened) {
+        for (AutoCloseable part : opened) {
+            if (part == null) {
+                continue;
+            }
+            try {
+                part.close();
+            } catch (Exception e) {
+                failure.addSuppressed(e);
+            }
+        }
+        return failure;
     }
 
     static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {

@@ -484,12 +484,13 @@ public final class HookStore implements AutoCloseable {
     }
 
     /**
-     * TEST AFFORDANCE: while {@code true}, every write (commits, override changes, dedupe
-     * sweeps) fails with a {@link HookStoreException} before touching RocksDB, as a store
-     * that cannot write would; reads are unaffected. Used by tests of the 503
-     * {@code store_unavailable} paths. Never switched on by the server itself.
+     * Test seam, package-private on purpose: while {@code true}, every write (commits,
+     * override changes, dedupe sweeps, ledger writes, the resume probe) fails with a
+     * {@link HookStoreException} before touching RocksDB, as a store that cannot write
+     * would; reads are unaffected. Tests elsewhere reach it through the test-only
+     * {@code org.sluice.edge.store.StoreFaults}; the server never calls it.
      */
-    public void failWrites(boolean fail) {
+    void failWrites(boolean fail) {
         this.failWrites = fail;
     }
 
@@ -517,15 +518,11 @@ public final class HookStore implements AutoCloseable {
             records[i] = Codec.hook(NO_ID, h);
         }
         CommitResult[] results = new CommitResult[n];
-        lifecycle.readLock().lock();
-        try {
-            ensureOpen();
+        // the commit lock is taken here rather than through writeUnderCommitLock so that Error Prone sees it
+        // held where nextSeq is used (it cannot know that a lambda handed to a helper runs at once)
+        write(() -> {
             commitLock.lock();
             try {
-                if (failWrites) {
-                    healthy = false;
-                    throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
-                }
                 long now = options.wallClockMillis().getAsLong();
                 long expiry = dedupeExpiry(now, options.dedupeTtlMillis());
                 Map<ByteKey, String> firstInBatch = new HashMap<>();
@@ -566,16 +563,11 @@ public final class HookStore implements AutoCloseable {
                         ledger.scheduled(scheduled, now); // a dispatcher may finish one first: the counter dips for a moment, never drifts
                     }
                 }
-            } catch (RocksDBException e) {
-                // the sequence numbers handed out stay consumed: a gap, never reused
-                healthy = false;
-                throw new HookStoreException("write to the store at " + dir + " failed: " + e.getMessage(), e);
+                return null;
             } finally {
                 commitLock.unlock();
             }
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        }); // a failed write leaves the sequence numbers it handed out consumed: a gap, never reused
         return Arrays.asList(results);
     }
 
@@ -587,19 +579,13 @@ public final class HookStore implements AutoCloseable {
      */
     public Optional<String> findDuplicate(String tenant, String source, String key, long nowMillis) {
         byte[] dk = Codec.dedupeKey(tenant, source, key);
-        lifecycle.readLock().lock();
-        try {
-            ensureOpen();
+        return read(() -> {
             byte[] v = db.get(dedupe, dk);
             if (v == null || Codec.dedupeValueExpiry(v) <= nowMillis) {
                 return Optional.empty();
             }
             return Optional.of(Codec.dedupeValueId(v).toString());
-        } catch (RocksDBException e) {
-            throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        });
     }
 
     /**
@@ -613,9 +599,7 @@ public final class HookStore implements AutoCloseable {
         if (maxEntries < 1) {
             throw new IllegalArgumentException("maxEntries must be at least 1, got " + maxEntries);
         }
-        lifecycle.readLock().lock();
-        try {
-            ensureOpen();
+        return underLifecycle("dedupe sweep on", () -> {
             List<byte[]> due = new ArrayList<>();
             try (RocksIterator it = db.newIterator(dedupeExpiry)) {
                 for (it.seekToFirst(); it.isValid() && due.size() < maxEntries; it.next()) {
@@ -630,12 +614,7 @@ public final class HookStore implements AutoCloseable {
             if (due.isEmpty()) {
                 return 0;
             }
-            commitLock.lock();
-            try {
-                if (failWrites) {
-                    healthy = false;
-                    throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
-                }
+            writing(() -> underCommitLock(() -> {
                 try (WriteBatch wb = new WriteBatch()) {
                     for (byte[] k : due) {
                         long expiry = Codec.expiryKeyMillis(k);
@@ -646,20 +625,12 @@ public final class HookStore implements AutoCloseable {
                         }
                         wb.delete(dedupeExpiry, k);
                     }
-                    db.write(lazyWrite, wb);
-                } catch (RocksDBException e) {
-                    healthy = false;
-                    throw e;
+                    db.write(lazyWrite, wb); // not synced: a lost sweep is redone, so its success proves no health
                 }
-            } finally {
-                commitLock.unlock();
-            }
+                return null;
+            }));
             return due.size();
-        } catch (RocksDBException e) {
-            throw new HookStoreException("dedupe sweep on the store at " + dir + " failed: " + e.getMessage(), e);
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        });
     }
 
     // ================================================================ reading
@@ -670,20 +641,14 @@ public final class HookStore implements AutoCloseable {
         if (uuid == null) {
             return Optional.empty();
         }
-        lifecycle.readLock().lock();
-        try {
-            ensureOpen();
+        return read(() -> {
             byte[] seq = db.get(hookIds, Codec.uuid(uuid));
             if (seq == null) {
                 return Optional.empty();
             }
             byte[] value = db.get(hooks, seq);
             return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
-        } catch (RocksDBException e) {
-            throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        });
     }
 
     /**
@@ -709,9 +674,7 @@ public final class HookStore implements AutoCloseable {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
-        lifecycle.readLock().lock();
-        try {
-            ensureOpen();
+        return read(() -> {
             long fromSeq = 0;
             if (afterId != null) {
                 UUID uuid = parseId(afterId);
@@ -735,56 +698,23 @@ public final class HookStore implements AutoCloseable {
             }
             String next = more && !page.isEmpty() ? page.get(page.size() - 1).id() : null;
             return new HookPage(page, next);
-        } catch (RocksDBException e) {
-            throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        });
     }
 
     // ================================================================ overrides (see RocksOverrideStore)
 
     /** Runs {@code body} with the store open and the commit lock held (writes of the override store). */
     <T> T underWriteLock(RocksWork<T> body) {
-        lifecycle.readLock().lock();
-        try {
-            ensureOpen();
-            commitLock.lock();
-            try {
-                if (failWrites) {
-                    healthy = false;
-                    throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
-                }
-                T result;
-                try {
-                    result = body.run(rocks(), syncWrite);
-                } catch (RocksDBException e) {
-                    healthy = false;
-                    throw e;
-                }
-                healthy = true;
-                return result;
-            } finally {
-                commitLock.unlock();
-            }
-        } catch (RocksDBException e) {
-            throw new HookStoreException("write to the store at " + dir + " failed: " + e.getMessage(), e);
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        return writeUnderCommitLock(() -> {
+            T result = body.run(rocks(), syncWrite);
+            healthy = true;
+            return result;
+        });
     }
 
     /** Runs {@code body} with the store open (reads of the override store). */
     <T> T underReadLock(RocksWork<T> body) {
-        lifecycle.readLock().lock();
-        try {
-            ensureOpen();
-            return body.run(rocks(), null);
-        } catch (RocksDBException e) {
-            throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        return read(() -> body.run(rocks(), null));
     }
 
     long wallClockMillis() {
@@ -826,29 +756,13 @@ public final class HookStore implements AutoCloseable {
      * fsynced or the plain write options; only a synced success makes the store healthy.
      */
     <T> T ledgerWrite(boolean sync, RocksWork<T> body) {
-        lifecycle.readLock().lock();
-        try {
-            ensureOpen();
-            if (failWrites) {
-                healthy = false;
-                throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
-            }
-            T result;
-            try {
-                result = body.run(rocks(), sync ? syncWrite : lazyWrite);
-            } catch (RocksDBException e) {
-                healthy = false;
-                throw e;
-            }
+        return write(() -> {
+            T result = body.run(rocks(), sync ? syncWrite : lazyWrite);
             if (sync) {
                 healthy = true;
             }
             return result;
-        } catch (RocksDBException e) {
-            throw new HookStoreException("write to the store at " + dir + " failed: " + e.getMessage(), e);
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        });
     }
 
     /**
@@ -890,6 +804,74 @@ public final class HookStore implements AutoCloseable {
     @FunctionalInterface
     interface RocksWork<T> {
         T run(Rocks rocks, WriteOptions sync) throws RocksDBException;
+    }
+
+    // ================================================================ locking and failure translation
+
+    /*
+     * Every read and write goes through the helpers below, so each rule of the class comment
+     * is written once:
+     *   underLifecycle       lifecycle's read lock, the store open, and a RocksDBException turned
+     *                        into a HookStoreException "<action> the store at <dir> failed: <reason>"
+     *   writing              the write rules: the test fault first, and a RocksDB failure marks the
+     *                        store unhealthy (each caller says when a success makes it healthy again)
+     *   underCommitLock      the commit lock, for the writes it serialises
+     *   read, write,         the usual combinations: a read; a write (the ledger's, without the
+     *   writeUnderCommitLock commit lock); a write under the commit lock (overrides, the probe)
+     * commit() and sweepDedupe() combine them by hand (see there).
+     */
+
+    /** A body run by the helpers below, with the locks they hold. */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run() throws RocksDBException;
+    }
+
+    private <T> T read(Work<T> body) {
+        return underLifecycle("read from", body);
+    }
+
+    private <T> T write(Work<T> body) {
+        return underLifecycle("write to", () -> writing(body));
+    }
+
+    private <T> T writeUnderCommitLock(Work<T> body) {
+        return write(() -> underCommitLock(body));
+    }
+
+    private <T> T underLifecycle(String action, Work<T> body) {
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            return body.run();
+        } catch (RocksDBException e) {
+            throw new HookStoreException(action + " the store at " + dir + " failed: " + e.getMessage(), e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    private <T> T underCommitLock(Work<T> body) throws RocksDBException {
+        commitLock.lock();
+        try {
+            return body.run();
+        } finally {
+            commitLock.unlock();
+        }
+    }
+
+    /** Caller holds lifecycle's read lock. */
+    private <T> T writing(Work<T> body) throws RocksDBException {
+        if (failWrites) {
+            healthy = false;
+            throw new HookStoreException("write to the store at " + dir + " failed: injected failure (failWrites)");
+        }
+        try {
+            return body.run();
+        } catch (RocksDBException e) {
+            healthy = false;
+            throw e;
+        }
     }
 
     // ================================================================ helpers

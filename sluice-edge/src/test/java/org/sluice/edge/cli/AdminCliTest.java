@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,6 +28,7 @@ import org.sluice.edge.admin.HookReader;
 import org.sluice.edge.admin.InMemoryAuditedStore;
 import org.sluice.edge.admin.JdkAdminServer;
 import org.sluice.edge.config.AdminConfig;
+import org.sluice.testkit.Eventually;
 import org.sluice.testkit.ManualClock;
 import picocli.CommandLine;
 
@@ -264,18 +264,8 @@ class AdminCliTest {
         }
     }
 
-    private static void awaitLines(StringWriter out, int n) throws InterruptedException {
-        Callable<Integer> count = () -> out.toString().isEmpty() ? 0 : out.toString().split("\n").length;
-        for (int i = 0; i < 1000; i++) {
-            try {
-                if (count.call() >= n) {
-                    return;
-                }
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("tail printed fewer than " + n + " lines: " + out);
+    private static void awaitLines(StringWriter out, int n) {
+        Eventually.until("tail to print " + n + " lines",
+                () -> (out.toString().isEmpty() ? 0 : out.toString().split("\n").length) >= n);
     }
 }

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,6 +17,7 @@ import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.testkit.Eventually;
 import org.sluice.testkit.ManualClock;
 
 /** Replays on a real RocksDB store in a temp dir, paced on a manual clock. */
@@ -67,15 +67,6 @@ class ReplaysTest {
                 .filter(r -> r.destination().equals(destination)).findFirst().orElseThrow();
     }
 
-    /** Polls (bounded: 30 s, then fails) until {@code condition} holds. Not a timing assertion. */
-    private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("condition not reached within 30 s").isNegative();
-            Thread.sleep(2);
-        }
-    }
-
     private Replays.Progress progress(String id) {
         return replays.get(id).orElseThrow();
     }
@@ -97,7 +88,7 @@ class ReplaysTest {
 
         Replays.Progress started = replays.start("app", from, to, true, 1000);
         assertThat(started.matched()).isEqualTo(10);
-        await(() -> !progress(started.id()).running());
+        Eventually.until("the replay to end", () -> !progress(started.id()).running());
         Replays.Progress done = progress(started.id());
         assertThat(done.scheduled()).isEqualTo(10);
         for (int i = 0; i < 20; i++) {
@@ -135,7 +126,7 @@ class ReplaysTest {
         Replays.Progress started = replays.start("app", from, wall.get(), false, 10_000);
         assertThat(started.matched()).isEqualTo(600);
         clock.advance(Duration.ofSeconds(1));
-        await(() -> !progress(started.id()).running());
+        Eventually.until("the replay to end", () -> !progress(started.id()).running());
         assertThat(progress(started.id()).scheduled()).isEqualTo(600);
         assertThat(row(ids.get(7), "app").state()).isEqualTo(DeliveryState.PENDING);
         assertThat(row(ids.get(8), "app").state()).isEqualTo(DeliveryState.PENDING);
@@ -151,24 +142,24 @@ class ReplaysTest {
         Replays.Progress started = replays.start("app", from, wall.get(), true, 10);
         assertThat(started.matched()).isEqualTo(40);
         // burst: one second's worth at once, then nothing while the clock stands still
-        await(() -> progress(started.id()).scheduled() == 10);
+        Eventually.until("10 deliveries scheduled", () -> progress(started.id()).scheduled() == 10);
         for (int i = 0; i < 5; i++) {
             Thread.sleep(60);   // longer than the longest park: the thread asked again and was refused
             assertThat(progress(started.id()).scheduled()).isEqualTo(10);
         }
         clock.advance(Duration.ofSeconds(1));
-        await(() -> progress(started.id()).scheduled() == 20);
+        Eventually.until("20 deliveries scheduled", () -> progress(started.id()).scheduled() == 20);
         clock.advance(Duration.ofMillis(500));
-        await(() -> progress(started.id()).scheduled() == 25);
+        Eventually.until("25 deliveries scheduled", () -> progress(started.id()).scheduled() == 25);
         Thread.sleep(120);
         assertThat(progress(started.id()).scheduled()).isEqualTo(25);
         assertThat(progress(started.id()).running()).isTrue();
         clock.advance(Duration.ofSeconds(10));  // a long pause fills the bucket to its burst, no more
-        await(() -> progress(started.id()).scheduled() == 35);
+        Eventually.until("35 deliveries scheduled", () -> progress(started.id()).scheduled() == 35);
         Thread.sleep(120);
         assertThat(progress(started.id()).scheduled()).isEqualTo(35);
         clock.advance(Duration.ofSeconds(1));
-        await(() -> !progress(started.id()).running());
+        Eventually.until("the replay to end", () -> !progress(started.id()).running());
         assertThat(progress(started.id()).scheduled()).isEqualTo(40);
     }
 
@@ -180,7 +171,7 @@ class ReplaysTest {
                 .isInstanceOf(IllegalArgumentException.class);
         Replays.Progress empty = replays.start("app", 1, 5, false, 1);
         assertThat(empty.matched()).isZero();
-        await(() -> !progress(empty.id()).running());
+        Eventually.until("the replay to end", () -> !progress(empty.id()).running());
         assertThat(replays.get("no-such-replay")).isEmpty();
     }
 
@@ -189,7 +180,7 @@ class ReplaysTest {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < Replays.KEPT + 5; i++) {
             String id = replays.start("app", 1, 5, false, 1).id();
-            await(() -> !progress(id).running());
+            Eventually.until("the replay to end", () -> !progress(id).running());
             ids.add(id);
         }
         assertThat(replays.get(ids.get(0))).isEmpty();

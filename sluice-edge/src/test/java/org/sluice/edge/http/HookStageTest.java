@@ -20,6 +20,7 @@ import org.sluice.edge.admission.TenantGate;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.verify.VerifyOutcome;
+import org.sluice.testkit.Eventually;
 import org.sluice.testkit.ManualClock;
 
 /**
@@ -81,11 +82,7 @@ class HookStageTest {
             CompletableFuture<HookStage.Response> answer =
                     CompletableFuture.supplyAsync(() -> stage.process(new ReceivedHook(exchange, new byte[0])), workers)
                             .thenCompose(f -> f);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (commit.getNumberOfDependents() == 0) { // wait until the stage waits on the commit (bounded)
-                assertThat(System.nanoTime() - deadline).isNegative();
-                Thread.onSpinWait();
-            }
+            Eventually.until("the stage to wait on the commit", () -> commit.getNumberOfDependents() > 0);
             writer.submit(() -> commit.complete(CommitResult.accepted("id-1"))).get(30, TimeUnit.SECONDS);
             HookStage.Response response = answer.get(30, TimeUnit.SECONDS);
 

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,8 +27,11 @@ import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.Hooks;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.StoreFaults;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.testkit.Eventually;
 import org.sluice.testkit.ManualClock;
+import org.sluice.testkit.Together;
 
 class IntakeTest {
 
@@ -217,7 +219,7 @@ class IntakeTest {
         gate.release(1);
         assertThat(await(first).status()).isEqualTo(Status.ACCEPTED);
         gate.awaitStarted(); // the five are now one batch, at the gate
-        store.failWrites(true);
+        StoreFaults.failWrites(store, true);
         gate.release(1);
         for (CompletableFuture<CommitResult> f : batch) {
             assertThat(await(f)).isEqualTo(CommitResult.STORE_UNAVAILABLE);
@@ -225,7 +227,7 @@ class IntakeTest {
         assertThat(store.after(null, 10).hooks()).extracting(StoredHook::dedupeKey).containsExactly("first");
         assertThat(intake.queuedHooks()).isZero();
 
-        store.failWrites(false);
+        StoreFaults.failWrites(store, false);
         gate.open();
         assertThat(await(intake.submit(Hooks.hook("k0"))).status()).as("not remembered as a duplicate").isEqualTo(Status.ACCEPTED);
     }
@@ -236,31 +238,20 @@ class IntakeTest {
         int threads = 4;
         int perThread = 400;
         ConcurrentLinkedQueue<String> acked = new ConcurrentLinkedQueue<>();
-        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-        CountDownLatch done = new CountDownLatch(threads);
-        for (int t = 0; t < threads; t++) {
-            int thread = t;
-            new Thread(() -> {
-                try {
-                    List<CompletableFuture<CommitResult>> mine = new ArrayList<>();
-                    for (int i = 0; i < perThread; i++) {
-                        mine.add(intake.submit(Hooks.hook("t" + thread + "-" + i)));
-                        if (i % 50 == 49) { // keep the queue from filling: wait for this thread's hooks now and then
-                            for (CompletableFuture<CommitResult> f : mine) {
-                                CommitResult r = await(f);
-                                assertThat(r.status()).isEqualTo(Status.ACCEPTED);
-                                acked.add(r.id());
-                            }
-                            mine.clear();
-                        }
+        Together.Crowd crowd = Together.start(threads, thread -> {
+            List<CompletableFuture<CommitResult>> mine = new ArrayList<>();
+            for (int i = 0; i < perThread; i++) {
+                mine.add(intake.submit(Hooks.hook("t" + thread + "-" + i)));
+                if (i % 50 == 49) { // keep the queue from filling: wait for this thread's hooks now and then
+                    for (CompletableFuture<CommitResult> f : mine) {
+                        CommitResult r = await(f);
+                        assertThat(r.status()).isEqualTo(Status.ACCEPTED);
+                        acked.add(r.id());
                     }
-                } catch (Throwable e) {
-                    errors.add(e);
-                } finally {
-                    done.countDown();
+                    mine.clear();
                 }
-            }).start();
-        }
+            }
+        });
         // a reader follows the store while the commits are in flight
         List<String> followed = new ArrayList<>();
         String cursor = null;
@@ -275,10 +266,10 @@ class IntakeTest {
                 if (writersDone) {
                     break;
                 }
-                writersDone = done.await(1, TimeUnit.MILLISECONDS);
+                writersDone = crowd.awaitEnd(1, TimeUnit.MILLISECONDS);
             }
         }
-        assertThat(errors).isEmpty();
+        crowd.join(); // fails with what a submitter threw
         List<String> all = new ArrayList<>();
         for (String c = null; ; ) {
             HookPage page = store.after(c, 1000);
@@ -308,9 +299,9 @@ class IntakeTest {
             closedReturned.set(true);
         });
         closer.start();
-        while (!CommitResult.OVERLOAD.equals(intake.submit(Hooks.hook("after-close")).getNow(null))) {
-            Thread.onSpinWait(); // close() flips to refusing promptly; a hook that slipped in first is simply committed
-        }
+        // close() flips to refusing promptly; a hook that slipped in first is simply committed
+        Eventually.until("the closing intake refuses new hooks",
+                () -> CommitResult.OVERLOAD.equals(intake.submit(Hooks.hook("after-close")).getNow(null)));
         assertThat(closedReturned).as("close waits for the queued hooks").isFalse();
         gate.open();
         closer.join(WAIT.toMillis());

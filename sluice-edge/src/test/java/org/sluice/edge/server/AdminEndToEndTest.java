@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.cli.LimitsCommand;
 import org.sluice.edge.cli.TailCommand;
+import org.sluice.edge.store.StoreFaults;
 import picocli.CommandLine;
 
 /**
@@ -251,11 +252,11 @@ class AdminEndToEndTest {
     void aPutTheStoreCannotWriteIs503AndTheOldLimitStillApplies() throws Exception {
         try (TestEdge edge = TestEdge.start(dir, CONFIG)) {
             String token = token();
-            edge.backends().store().failWrites(true);
+            StoreFaults.failWrites(edge.backends().store(), true);
             Answer put = call(edge, "PUT", "/v1/tenants/acme/rate-limit", token, "{\"rate\":100,\"burst\":100}");
             assertThat(put.status()).isEqualTo(503);
             assertThat(put.body()).isEqualTo("{\"error\":\"store_unavailable\"}");
-            edge.backends().store().failWrites(false);
+            StoreFaults.failWrites(edge.backends().store(), false);
 
             assertThat(call(edge, "GET", "/v1/tenants/acme/rate-limit", token, null).body())
                     .isEqualTo("{\"tenant\":\"acme\",\"limit\":{\"rate\":1,\"burst\":2},\"source\":\"config\"}");

@@ -36,19 +36,9 @@ class BodyMemoryTest {
         return (long) Double.parseDouble(m.group(1));
     }
 
-    /** Waits (bounded, see {@link TestEdge#await}) until the gauge reads {@code bytes}; scrapes every 20 ms. */
+    /** Waits (bounded, see {@link TestEdge#await}) until the gauge reads {@code bytes}. */
     static void awaitInflight(TestEdge edge, long bytes) {
-        TestEdge.await(() -> {
-            if (inflight(edge) == bytes) {
-                return true;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return false;
-        });
+        TestEdge.await(() -> inflight(edge) == bytes);
     }
 
     private static String declaring(long length) {
@@ -231,11 +221,6 @@ class BodyMemoryTest {
                     }
                 } catch (RuntimeException refusedMeanwhile) {
                     // refused before the close was seen: try again
-                }
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
                 }
                 return false;
             });

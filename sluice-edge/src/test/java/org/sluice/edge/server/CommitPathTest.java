@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sluice.edge.store.StoreFaults;
 import org.sluice.edge.store.StoredHook;
 
 /** Steps 6 and 9: duplicates, the node's queue, store failure and readiness. */
@@ -69,12 +70,12 @@ class CommitPathTest {
                 sources:
                   a: {verify: {scheme: none}}
                 """)) {
-            edge.backends().store().failWrites(true);
+            StoreFaults.failWrites(edge.backends().store(), true);
             Http.Response failed = edge.post("/hooks/a", Map.of(), "{}");
             assertThat(failed.status()).isEqualTo(503);
             assertThat(json(failed).toString()).isEqualTo("{\"error\":\"store_unavailable\"}");
             assertThat(failed.header("Retry-After")).isEqualTo("1");
-            edge.backends().store().failWrites(false);
+            StoreFaults.failWrites(edge.backends().store(), false);
             assertThat(edge.post("/hooks/a", Map.of(), "{}").status()).isEqualTo(202);
         }
     }

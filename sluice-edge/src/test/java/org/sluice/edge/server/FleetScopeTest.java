@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.store.StoredHook;
 import org.sluice.fleet.BreakerState;
 import org.sluice.fleet.FleetKind;
+import org.sluice.testkit.Eventually;
 import org.sluice.testkit.RedisServer;
 
 /**
@@ -124,15 +126,23 @@ class FleetScopeTest {
         assertThat(first.status()).isEqualTo(202);
         String id = json(first).get("id").asText();
         // until A's settle reaches Redis, B is told to retry (409); it never stores the event
-        Http.Response onB = post(b, "evt-1");
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (onB.status() == 409 && System.nanoTime() < deadline) {
-            assertThat(json(onB).get("error").asText()).isEqualTo("dedupe_pending");
-            assertThat(json(onB).get("retry_after_ms").asLong()).isPositive();
-            assertThat(onB.headers().get("retry-after")).isNotNull();
-            Thread.onSpinWait();
-            onB = post(b, "evt-1");
+        AtomicReference<Http.Response> last = new AtomicReference<>();
+        List<Http.Response> told409 = new ArrayList<>();
+        Eventually.until("B to stop answering 409", () -> {
+            Http.Response r = post(b, "evt-1");
+            last.set(r);
+            if (r.status() == 409) {
+                told409.add(r);
+                return false;
+            }
+            return true;
+        });
+        for (Http.Response r : told409) {
+            assertThat(json(r).get("error").asText()).isEqualTo("dedupe_pending");
+            assertThat(json(r).get("retry_after_ms").asLong()).isPositive();
+            assertThat(r.headers().get("retry-after")).isNotNull();
         }
+        Http.Response onB = last.get();
         assertThat(onB.status()).isEqualTo(200);
         assertThat(json(onB).get("status").asText()).isEqualTo("duplicate");
         assertThat(json(onB).get("id").asText()).isEqualTo(id);
@@ -198,12 +208,7 @@ class FleetScopeTest {
         assertThat(again.status()).isEqualTo(200);
 
         redis.restartEmpty();
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        int n = 0;
-        while (metric(a, "sluice_fleet_limiter_degraded{kind=\"rate_limit\"") != 0.0 && System.nanoTime() < deadline) {
-            assertThat(post(a, "after-" + n++).status()).isEqualTo(202);
-            Thread.sleep(20); // waiting for the breaker's probe, not for a bucket to refill
-        }
+        postUntilOutOfFallback(a, "rate_limit", "after-");
         assertThat(metric(a, "sluice_fleet_limiter_degraded{kind=\"rate_limit\"")).isEqualTo(0.0);
         assertThat(a.backends().fleet().client().state()).isEqualTo(BreakerState.CLOSED);
         assertThat(admission(a).get("fleet").get("breaker").asText()).isEqualTo("closed");
@@ -224,12 +229,7 @@ class FleetScopeTest {
         assertThat(stats.fallbackRateLimit()).isGreaterThanOrEqualTo(30);
         assertThat(metric(a, "sluice_fleet_limiter_degraded{kind=\"dedupe\"")).isEqualTo(1.0);
         redis.resume();
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        int n = 0;
-        while (metric(a, "sluice_fleet_limiter_degraded{kind=\"dedupe\"") != 0.0 && System.nanoTime() < deadline) {
-            assertThat(post(a, "resumed-" + n++).status()).isEqualTo(202);
-            Thread.sleep(20); // waiting for the breaker's probe, not for a bucket to refill
-        }
+        postUntilOutOfFallback(a, "dedupe", "resumed-");
         assertThat(metric(a, "sluice_fleet_limiter_degraded{kind=\"dedupe\"")).isEqualTo(0.0);
         assertThat(a.backends().fleet().client().state()).isEqualTo(BreakerState.CLOSED);
     }
@@ -255,12 +255,12 @@ class FleetScopeTest {
         Http.Response refused = post(a, "second");
         assertThat(refused.status()).isEqualTo(429);
         // the claim A made for "second" is released (not left pending for 10 minutes): B stores it
-        Http.Response onB = post(b, "second");
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (onB.status() == 409 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-            onB = post(b, "second");
-        }
+        AtomicReference<Http.Response> last = new AtomicReference<>();
+        Eventually.until("B to stop answering 409", () -> {
+            last.set(post(b, "second"));
+            return last.get().status() != 409;
+        });
+        Http.Response onB = last.get();
         assertThat(onB.status()).as(onB.toString()).isEqualTo(202);
         assertThat(stored(a, "second") + stored(b, "second")).isEqualTo(1);
         TestEdge.await(() -> a.backends().fleet().client().stats().settleReleased() == 1); // its counter follows the reply
@@ -270,11 +270,8 @@ class FleetScopeTest {
     void theFallbackChargesTheLimitSharedByTheLiveNodes() throws Exception {
         TestEdge a = node("a", "{rate: 1, burst: 10}", ", timeout_ms: 200");
         TestEdge b = node("b", "{rate: 1, burst: 10}", ", timeout_ms: 200");
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while ((a.backends().fleet().client().liveNodes() != 2 || b.backends().fleet().client().liveNodes() != 2)
-                && System.nanoTime() < deadline) {
-            Thread.sleep(50); // heartbeats run every second
-        }
+        Eventually.until("both nodes to see two live nodes (heartbeats run every second)",
+                () -> a.backends().fleet().client().liveNodes() == 2 && b.backends().fleet().client().liveNodes() == 2);
         assertThat(a.backends().fleet().client().liveNodes()).isEqualTo(2);
         assertThat(b.backends().fleet().client().liveNodes()).isEqualTo(2);
         redis.kill9();
@@ -310,6 +307,21 @@ class FleetScopeTest {
         assertThat(post(b, null).status()).isEqualTo(202);
         assertThat(post(b, null).status()).isEqualTo(202);
         assertThat(post(b, null).status()).isEqualTo(429);
+    }
+
+    /**
+     * Posts new events to {@code node} (each must be accepted) until its {@code kind} limiter
+     * is no longer degraded: a wait for the breaker's probe, not for a bucket to refill.
+     */
+    private static void postUntilOutOfFallback(TestEdge node, String kind, String eventPrefix) {
+        AtomicInteger n = new AtomicInteger();
+        Eventually.until(kind + " to leave fallback", () -> {
+            if (metric(node, "sluice_fleet_limiter_degraded{kind=\"" + kind + "\"") == 0.0) {
+                return true;
+            }
+            assertThat(post(node, eventPrefix + n.getAndIncrement()).status()).isEqualTo(202);
+            return false;
+        });
     }
 
     private static double metric(TestEdge edge, String prefix) {

@@ -1,8 +1,7 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import java.util.concurrent.atomic.AtomicReference;
 import org.sluice.core.Clock;
-import org.sluice.fleet.BreakerState;
 
 /**
  * The fleet store's circuit breaker: atomics only, no lock, no message, no allocation on
@@ -26,7 +25,7 @@ import org.sluice.fleet.BreakerState;
  * <p>Memory ordering: the phase is published by CAS (volatile semantics); the window is
  * its own lock-free structure ({@link SlidingWindow}).
  */
-public final class CircuitBreaker {
+final class CircuitBreaker {
 
     public static final int DENIED = 0;
     static final int CALL = 1;

@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

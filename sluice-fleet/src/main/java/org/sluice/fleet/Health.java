@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -6,15 +6,13 @@ import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
-import org.sluice.fleet.FleetAnswer;
-import org.sluice.fleet.FleetKind;
 
 /**
  * Fallback counters, the "last call failed" flag per kind, and the warning that is logged
  * at most once a minute while answers are node-local. Lock-free: {@link LongAdder}s,
  * volatile flags, one CAS on the last-warning time.
  */
-public final class Health {
+final class Health {
 
     private static final Logger LOG = LoggerFactory.getLogger("org.sluice.fleet");
     private static final long WARN_EVERY_NANOS = 60_000_000_000L;

@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +9,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.sluice.fleet.FleetSettings;
 import org.sluice.testkit.RedisServer;
 import org.sluice.testkit.Together;
 

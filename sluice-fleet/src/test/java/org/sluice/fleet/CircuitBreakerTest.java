@@ -1,11 +1,10 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.sluice.fleet.BreakerState;
 import org.sluice.testkit.ManualClock;
 import org.sluice.testkit.Together;
 

@@ -1,8 +1,6 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import java.util.List;
-import org.sluice.fleet.FleetAnswer;
-import org.sluice.fleet.FleetGcra;
 
 /**
  * One entry of {@code admit.lua}'s reply, read defensively: a reply is input from the
@@ -18,7 +16,7 @@ import org.sluice.fleet.FleetGcra;
  *   anything else     -> Malformed(what)
  * </pre>
  */
-public sealed interface AdmitReply {
+sealed interface AdmitReply {
 
     /** The store decided the request. */
     record Answer(FleetAnswer answer) implements AdmitReply {

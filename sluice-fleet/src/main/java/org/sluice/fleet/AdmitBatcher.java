@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timeout;
@@ -48,7 +48,7 @@ import java.util.function.BiConsumer;
  * within a batch the script runs requests in queue order. Requests for one tenant or one
  * dedupe key therefore see each other's effects as if each were its own call.
  */
-public final class AdmitBatcher {
+final class AdmitBatcher {
 
     /** Requests queued at most (beyond those in flight); one more fails at once. */
     public static final int QUEUE_MAX = 16_384;

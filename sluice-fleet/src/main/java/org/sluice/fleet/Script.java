@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /** A Lua script shipped as a class-path resource, with its SHA-1 as Redis computes it. */
-public record Script(String name, String body, String sha) {
+record Script(String name, String body, String sha) {
 
     /** Loads {@code /org/sluice/fleet/<name>}. */
     static Script load(String name) {

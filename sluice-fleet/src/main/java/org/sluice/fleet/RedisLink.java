@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.sluice.fleet.FleetSettings;
 
 /**
  * The Lettuce side: one standalone or cluster client pair over shared client resources.
@@ -43,7 +42,7 @@ import org.sluice.fleet.FleetSettings;
  * #ensureConnected()}, called from the background thread; until then the accessors
  * return null and callers answer node-local.
  */
-public final class RedisLink implements AutoCloseable {
+final class RedisLink implements AutoCloseable {
 
     /** Admission commands queued on one connection at most; more are rejected (node-local answers). */
     static final int REQUEST_QUEUE_MAX = 65_536;

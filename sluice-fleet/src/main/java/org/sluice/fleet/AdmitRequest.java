@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
  * completes it: the batch reply, a failed batch, the caller's budget timer, or a full
  * queue; the others are no-ops.
  */
-public final class AdmitRequest extends CompletableFuture<List<Object>> {
+final class AdmitRequest extends CompletableFuture<List<Object>> {
 
     /** Script arguments per request. */
     static final int ARGS = 6;

@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import java.util.Objects;
 
@@ -26,7 +26,7 @@ import java.util.Objects;
  * as the node-local dedupe index stores it (an unpaired surrogate is written as {@code ?}
  * by both).
  */
-public final class Keys {
+final class Keys {
 
     public static final String NODES = "sluice:nodes";
 

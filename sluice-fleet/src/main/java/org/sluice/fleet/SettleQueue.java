@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
  * number of producers in the middle of an offer: the queue never holds more than {@code
  * max}.
  */
-public final class SettleQueue {
+final class SettleQueue {
 
     /** One settle operation. {@code hookId == null} is a release. */
     public record Op(String key, String token, String hookId, long ttlSeconds) {

@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 

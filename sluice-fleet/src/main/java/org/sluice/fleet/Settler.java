@@ -1,4 +1,4 @@
-package org.sluice.fleet.internal;
+package org.sluice.fleet;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
@@ -25,7 +25,7 @@ import java.util.function.BooleanSupplier;
  * tick; one answered with an error reply is counted as failed: it costs what a dropped
  * one costs (see docs/fleet.md).
  */
-public final class Settler {
+final class Settler {
 
     static final int BATCH = 512;
     private static final long REPLY_WAIT_MS = 3_000;

@@ -1,0 +1,18 @@
+package org.sluice.edge.store;
+
+/**
+ * Test-only reach into {@link HookStore}'s package-private fault switch, for tests outside
+ * this package (the server, admin and intake tests of the 503 {@code store_unavailable}
+ * paths). The switch itself stays off the store's public API, so production code cannot
+ * turn it on; this class lives in the test sources only.
+ */
+public final class StoreFaults {
+
+    private StoreFaults() {
+    }
+
+    /** While {@code fail} is true every write of {@code store} fails before it reaches RocksDB; reads are unaffected. */
+    public static void failWrites(HookStore store, boolean fail) {
+        store.failWrites(fail);
+    }
+}
