@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #availableOrSayWhy()} has printed {@link #MISSING} loudly.
  *
  * <p>Failure modes: {@link #stop()} (SIGTERM, store kept), {@link #kill9()}, and
- * {@link #start()} again on the same port and store (streams and messages still there).
+ * {@link #startAgain()} on the same port and store (streams and messages still there).
  */
 public final class NatsServer implements AutoCloseable {
 
@@ -177,7 +177,7 @@ public final class NatsServer implements AutoCloseable {
     }
 
     /** Starts the server again on the same port and store (after {@link #stop()} or {@link #kill9()}). */
-    public void start() {
+    public void startAgain() {
         if (isAlive()) {
             return;
         }
