@@ -53,10 +53,10 @@ sources:
 YAML
   java -Xms1g -Xmx1g -jar "$sluice_jar" serve --config "$work/$1.yaml" > "$work/$1.out" 2> "$work/$1.err" &
   server_pid=$!
-  wait_port 127.0.0.1 18081
+  wait_port 127.0.0.1 18081; wait_port 127.0.0.1 18082
 }
 stop_sluice() { kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=""; }
-admin() { curl -s -X POST -H "Authorization: Bearer $token" -H "X-Sluice-Actor: bench" "http://127.0.0.1:18082$1" > /dev/null; }
+admin() { curl -sf --retry 5 --retry-connrefused -X POST -H "Authorization: Bearer $token" -H "X-Sluice-Actor: bench" "http://127.0.0.1:18082$1" > /dev/null; }
 
 load() { # label: wrk at full load; sets ACCEPTED FROM TO
   FROM=$(now_ms)
