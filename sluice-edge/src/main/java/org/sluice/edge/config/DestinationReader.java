@@ -46,8 +46,9 @@ final class DestinationReader {
             "permanent_statuses");
     static final List<String> BREAKER = List.of("failures", "open_ms", "max_open_ms");
     /** The known keys per {@code type}. */
-    static final Map<String, List<String>> TYPE_KEYS = Map.of(Destination.TYPE_HTTP, KEYS);
-    static final List<String> TYPES = List.of(Destination.TYPE_HTTP);
+    static final Map<String, List<String>> TYPE_KEYS = Map.of(Destination.TYPE_HTTP, KEYS,
+            Destination.TYPE_NATS, brokerKeys(NatsReader.OWN_KEYS));
+    static final List<String> TYPES = List.of(Destination.TYPE_HTTP, Destination.TYPE_NATS);
     static final List<String> DEFAULT_FORWARD_HEADERS = List.of("Content-Type");
     static final long MAX_TIMEOUT_MS = 3_600_000;
     static final int MAX_IN_FLIGHT = 10_000;
@@ -141,6 +142,8 @@ final class DestinationReader {
      */
     private static Optional<BrokerSettings> broker(String type, Section s) {
         switch (type) {
+            case Destination.TYPE_NATS:
+                return NatsReader.read(s);
             default:
                 s.problem(s.pathOf("type") + ": no reader for type " + type);
                 return null;

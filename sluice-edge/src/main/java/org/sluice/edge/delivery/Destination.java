@@ -39,6 +39,8 @@ public record Destination(
         Optional<BrokerSettings> broker) {
 
     public static final String TYPE_HTTP = "http";
+    /** NATS JetStream ({@link NatsSettings}). */
+    public static final String TYPE_NATS = "nats";
     public static final long DEFAULT_TIMEOUT_MS = 15_000;
     public static final int DEFAULT_MAX_IN_FLIGHT = 32;
 

@@ -119,15 +119,27 @@ public final class OutboundHeaders {
         out.add(Map.entry(SLUICE_SOURCE, hook.source()));
         out.add(Map.entry(SLUICE_ATTEMPT, Integer.toString(attempt)));
         out.add(Map.entry(USER_AGENT, userAgent));
-        if (!forward.isEmpty()) {
-            for (Map.Entry<String, String> h : hook.headers().entrySet()) {
-                String name = h.getKey().toLowerCase(Locale.ROOT);
-                if (forward.contains(name) && !configured.containsKey(name) && isFieldValue(h.getValue())) {
-                    out.add(Map.entry(name, h.getValue()));
-                }
+        out.addAll(forwarded(hook));
+        configured.forEach((name, value) -> out.add(Map.entry(name, value)));
+        return out;
+    }
+
+    /**
+     * The received request's headers named in {@code forward_headers} (and not replaced by a
+     * configured one), as (lower-case name, value) pairs in arrival order; a value holding a
+     * control character is left out. A broker transport sends these after its own headers.
+     */
+    public List<Map.Entry<String, String>> forwarded(StoredHook hook) {
+        if (forward.isEmpty()) {
+            return List.of();
+        }
+        List<Map.Entry<String, String>> out = new ArrayList<>();
+        for (Map.Entry<String, String> h : hook.headers().entrySet()) {
+            String name = h.getKey().toLowerCase(Locale.ROOT);
+            if (forward.contains(name) && !configured.containsKey(name) && isFieldValue(h.getValue())) {
+                out.add(Map.entry(name, h.getValue()));
             }
         }
-        configured.forEach((name, value) -> out.add(Map.entry(name, value)));
         return out;
     }
 

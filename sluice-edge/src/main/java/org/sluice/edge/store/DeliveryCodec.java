@@ -20,7 +20,8 @@ import java.util.UUID;
  *               | scheduled millis i64 | updated millis i64 | u8 flags
  *               | [i32 last status] (flag 1) | [str last error] (flag 2) | [delivered millis i64] (flag 4)
  *               | [u8 dead reason, dead millis i64] (flag 8)
- * state: 0 pending, 1 delivered, 2 dead; dead reason: 1 permanent_status, 2 max_attempts, 3 max_age, 4 permanent_error
+ * state: 0 pending, 1 delivered, 2 dead; dead reason: 1 permanent_status, 2 max_attempts, 3 max_age,
+ *   4 permanent_error (new reasons are appended: a stored byte never changes meaning)
  * </pre>
  */
 final class DeliveryCodec {

@@ -306,14 +306,16 @@ class DeliveryLedgerTest {
 
     @Test
     void everyDeadReasonOfTheDeliveryPackageCanBeStoredAndOthersCannot() {
-        String id = commit("k1", "a", "b", "c");
+        // one destination per reason, so a reason added to DeadReason (permanent_error) is stored too
         DeadReason[] reasons = DeadReason.values();
+        List<String> destinations = Arrays.stream(reasons).map(r -> "d-" + r.code()).toList();
+        String id = commit("k1", destinations.toArray(String[]::new));
         for (int i = 0; i < reasons.length; i++) {
-            String d = List.of("a", "b", "c").get(i);
+            String d = destinations.get(i);
             assertThat(ledger.markDead(only(d, T0), reasons[i].code(), true, 500, null, T0)).isTrue();
         }
         assertThat(ledger.deliveries(id)).extracting(DeliveryRow::deadReason)
-                .containsExactlyElementsOf(Arrays.stream(reasons).map(DeadReason::code).toList());
+                .containsExactlyInAnyOrderElementsOf(Arrays.stream(reasons).map(DeadReason::code).toList());
         commit("k2", "a");
         assertThatThrownBy(() -> ledger.markDead(only("a", T0), "bored", true, 500, null, T0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bored");

@@ -1,0 +1,274 @@
+package org.sluice.edge.delivery;
+
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.ErrorListener;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.Message;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.sluice.edge.store.StoredHook;
+
+/**
+ * The {@code type: nats} transport: publishes each attempt to NATS JetStream and counts
+ * the stream's publish acknowledgement as the delivery.
+ *
+ * <h2>Connections</h2>
+ * One connection per destination. It is made on this transport's connect thread
+ * ({@code sluice-nats-connect}), tried again every {@value #CONNECT_RETRY_MS} ms while no
+ * server answers, and once made it reconnects by itself (the client's own reconnect loop,
+ * without limit). An attempt while the destination is not connected fails at once
+ * ({@link AttemptResult.Failure#CONNECT}, with the client's last error in
+ * {@code last_error}) rather than waiting in the client's reconnect buffer: the retry
+ * policy and the breaker decide when to try again.
+ *
+ * <h2>One attempt</h2>
+ * The message is the received body, byte for byte, on the destination's subject with
+ * {@code {tenant}} and {@code {source}} filled. Its headers: {@code Nats-Msg-Id} (the
+ * hook id: the stream drops a second message with the same id within its duplicate
+ * window), {@code webhook-id}, {@code sluice-tenant}, {@code sluice-source},
+ * {@code sluice-received-at} (RFC 3339, UTC, milliseconds), {@code sluice-attempt}, then
+ * the destination's {@code forward_headers}. The publish is asynchronous: {@link #send}
+ * only queues the message on the connection (no network wait on the caller's thread); the
+ * future completes on the client's threads when the ack arrives, or after
+ * {@code timeout_ms} ({@link AttemptResult.Failure#TIMEOUT}).
+ *
+ * <h2>Verdicts</h2>
+ * <ul>
+ *   <li>publish ack (a duplicate ack too: the stream already holds the hook): delivered,
+ *       recorded as status {@code 200};</li>
+ *   <li>no responders (no stream captures the subject; one may be created later), a
+ *       JetStream error other than those below, a lost connection:
+ *       {@link AttemptResult.Failure#BROKER}, retried;</li>
+ *   <li>JetStream error {@value #MESSAGE_TOO_LARGE} (message larger than the stream's
+ *       {@code max_msg_size}), a message over the server's {@code max_payload}, a subject
+ *       that is not one ({@code {tenant}} filled with dots or wildcards): permanent, the
+ *       delivery is dead with {@code permanent_error}.</li>
+ * </ul>
+ * The text of each error goes to {@code last_error}.
+ */
+final class NatsTransport implements Transport {
+
+    static final long CONNECT_RETRY_MS = 500;
+    /** JetStream's {@code JSStreamMessageExceedsMaximumErr}. */
+    static final int MESSAGE_TOO_LARGE = 10054;
+    /** JetStream errors no later attempt of the same message can get past. */
+    static final Set<Integer> PERMANENT_API_ERRORS = Set.of(MESSAGE_TOO_LARGE);
+    static final String RECEIVED_AT = "sluice-received-at";
+    private static final DateTimeFormatter RFC_3339 =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+    private final Map<String, Link> links = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService connector = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "sluice-nats-connect");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile boolean closed;
+
+    /** One destination's connection, made and remade on the connect thread. */
+    private final class Link implements ConnectionListener, ErrorListener {
+        final Destination destination;
+        final NatsSettings settings;
+        volatile Connection connection;
+        volatile JetStream jetStream;
+        volatile String lastError = "not connected yet";
+
+        Link(Destination destination) {
+            this.destination = destination;
+            this.settings = (NatsSettings) destination.broker().orElseThrow();
+        }
+
+        void connect() {
+            if (closed) {
+                return;
+            }
+            Options.Builder b = new Options.Builder()
+                    .servers(settings.servers().toArray(String[]::new))
+                    .connectionName("sluice-" + destination.name())
+                    .maxReconnects(-1)
+                    .reconnectWait(Duration.ofMillis(CONNECT_RETRY_MS))
+                    .connectionTimeout(Duration.ofMillis(Math.min(destination.timeoutMs(), 5_000)))
+                    .connectionListener(this)
+                    .errorListener(this);
+            settings.credentialsFile().ifPresent(p -> b.authHandler(Nats.credentials(p.toString())));
+            try {
+                Connection c = Nats.connect(b.build());
+                jetStream = c.jetStream();
+                connection = c;
+                if (closed) {
+                    c.close();
+                }
+            } catch (IOException | RuntimeException e) {
+                lastError = "cannot connect to " + settings.servers().stream().map(NatsSettings::redact).toList()
+                        + ": " + text(e);
+                schedule(this, CONNECT_RETRY_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void connectionEvent(Connection conn, Events type) {
+            if (type == Events.DISCONNECTED) {
+                lastError = "disconnected from " + NatsSettings.redact(String.valueOf(conn.getConnectedUrl()));
+            }
+        }
+
+        @Override
+        public void errorOccurred(Connection conn, String error) {
+            lastError = "server error: " + error;
+        }
+
+        @Override
+        public void exceptionOccurred(Connection conn, Exception exp) {
+            lastError = text(exp);
+        }
+    }
+
+    @Override
+    public void register(Destination destination) {
+        if (!(destination.broker().orElse(null) instanceof NatsSettings)) {
+            throw new IllegalArgumentException("destinations." + destination.name() + ": not a nats destination");
+        }
+        Link link = new Link(destination);
+        if (links.putIfAbsent(destination.name(), link) == null) {
+            schedule(link, 0);
+        }
+    }
+
+    private void schedule(Link link, long delayMs) {
+        try {
+            connector.schedule(link::connect, delayMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // closed: no more connecting
+        }
+    }
+
+    @Override
+    public CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
+        Link link = links.get(destination.name());
+        if (link == null || closed) {
+            return done(failed(AttemptResult.Failure.CONNECT, "nats transport closed or destination not registered"));
+        }
+        Connection c = link.connection;
+        JetStream js = link.jetStream;
+        if (c == null || js == null || c.getStatus() != Connection.Status.CONNECTED) {
+            return done(failed(AttemptResult.Failure.CONNECT, link.lastError));
+        }
+        String subject = link.settings.subjectFor(hook);
+        if (!NatsSettings.isPublishSubject(subject)) {
+            return done(new Outcome(AttemptResult.permanent(), "invalid subject " + subject));
+        }
+        Message message = NatsMessage.builder().subject(subject).headers(headers(destination, hook, attempt))
+                .data(hook.body()).build();
+        PublishOptions options = PublishOptions.builder().messageId(hook.id())
+                .streamTimeout(Duration.ofMillis(destination.timeoutMs())).build();
+        CompletableFuture<PublishAck> ack;
+        try {
+            ack = js.publishAsync(message, options);
+        } catch (RuntimeException e) {
+            return done(outcome(e, subject, destination.timeoutMs()));
+        }
+        return ack.orTimeout(destination.timeoutMs(), TimeUnit.MILLISECONDS)
+                .handle((a, e) -> e == null ? new Outcome(AttemptResult.answered(200), null)
+                        : outcome(e, subject, destination.timeoutMs()));
+    }
+
+    /** The message headers of one attempt, in the order the class comment gives. */
+    static Headers headers(Destination destination, StoredHook hook, int attempt) {
+        Headers h = new Headers();
+        h.add(OutboundHeaders.WEBHOOK_ID, hook.id());
+        h.add(OutboundHeaders.SLUICE_TENANT, hook.tenant() == null ? "" : hook.tenant());
+        h.add(OutboundHeaders.SLUICE_SOURCE, hook.source());
+        h.add(RECEIVED_AT, RFC_3339.format(Instant.ofEpochMilli(hook.receivedAtMillis())));
+        h.add(OutboundHeaders.SLUICE_ATTEMPT, Integer.toString(attempt));
+        for (Map.Entry<String, String> f : destination.headers().forwarded(hook)) {
+            try {
+                h.add(f.getKey(), f.getValue());
+            } catch (IllegalArgumentException notAHeader) {
+                // a value NATS headers cannot carry (not printable ASCII) is left out, never mangled
+            }
+        }
+        return h;
+    }
+
+    /** The verdict on a publish that did not get an ack. */
+    static Outcome outcome(Throwable error, String subject, long timeoutMs) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException
+                || (e instanceof RuntimeException && e.getCause() instanceof JetStreamApiException)) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        if (e instanceof TimeoutException) {
+            return failed(AttemptResult.Failure.TIMEOUT, "no publish ack within timeout_ms " + timeoutMs);
+        }
+        if (e instanceof JetStreamApiException api) {
+            String text = "jetstream error " + api.getApiErrorCode() + ": " + api.getErrorDescription();
+            return PERMANENT_API_ERRORS.contains(api.getApiErrorCode())
+                    ? new Outcome(AttemptResult.permanent(), text) : failed(AttemptResult.Failure.BROKER, text);
+        }
+        String text = text(e);
+        if (e instanceof CancellationException || text.contains("503") || text.toLowerCase(java.util.Locale.ROOT).contains("no responders")) {
+            return failed(AttemptResult.Failure.BROKER, "no responders on subject " + subject
+                    + ": no stream captures it (yet)");
+        }
+        if (e instanceof IllegalArgumentException) { // the client refused it: over max_payload, a bad subject
+            return new Outcome(AttemptResult.permanent(), text);
+        }
+        return failed(AttemptResult.Failure.BROKER, text);
+    }
+
+    private static String text(Throwable e) {
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
+    }
+
+    private static Outcome failed(AttemptResult.Failure failure, String error) {
+        return new Outcome(AttemptResult.failed(failure), error);
+    }
+
+    private static CompletableFuture<Outcome> done(Outcome o) {
+        return CompletableFuture.completedFuture(o);
+    }
+
+    /** Closes every connection; attempts still out complete as failed (their futures time out or fail). */
+    @Override
+    public void close() {
+        closed = true;
+        connector.shutdownNow();
+        for (Link link : links.values()) {
+            Connection c = link.connection;
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (RuntimeException ignored) {
+                    // closing anyway
+                }
+            }
+        }
+    }
+}

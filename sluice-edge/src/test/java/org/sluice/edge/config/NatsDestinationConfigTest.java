@@ -1,0 +1,80 @@
+package org.sluice.edge.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.NatsSettings;
+
+/** {@code type: nats} destinations: every key read, every bad value refused with its key path and value. */
+class NatsDestinationConfigTest {
+
+    @Test
+    void aFullNatsDestinationReadsEveryValue(@TempDir Path dir) throws Exception {
+        Path creds = dir.resolve("sluice.creds");
+        Files.writeString(creds, "-----BEGIN NATS USER JWT-----\n");
+        SluiceConfig c = ConfigLoader.parse("""
+                destinations:
+                  bus:
+                    type: nats
+                    servers: ["nats://127.0.0.1:4222", "tls://n2.example.test:4443"]
+                    subject: "hooks.{tenant}.{source}"
+                    credentials_file: "%s"
+                    forward_headers: [Content-Type]
+                    ordering: fifo
+                    max_in_flight: 4
+                """.formatted(creds));
+        Destination d = c.destinations().get("bus");
+        assertThat(d.type()).isEqualTo("nats");
+        assertThat(d.url()).isNull();
+        NatsSettings n = (NatsSettings) d.broker().orElseThrow();
+        assertThat(n.servers()).containsExactly("nats://127.0.0.1:4222", "tls://n2.example.test:4443");
+        assertThat(n.subject()).isEqualTo("hooks.{tenant}.{source}");
+        assertThat(n.credentialsFile()).contains(creds);
+        assertThat(NatsSettings.fill(n.subject(), null, "gh")).isEqualTo("hooks._.gh");
+        assertThat(d.maxInFlight()).isEqualTo(4);
+    }
+
+    @Test
+    void serverUserInfoIsNeverPrinted() {
+        SluiceConfig c = ConfigLoader.parse("destinations: {bus: {type: nats, servers: [\"nats://u:hunter2@h.test:4222\"],"
+                + " subject: a.b}}");
+        assertThat(c.destinations().get("bus").toString()).doesNotContain("hunter2").contains("h.test");
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse(
+                "destinations: {bus: {type: nats, servers: [\"http://u:hunter2@h.test\"], subject: a.b}}"));
+        assertThat(e.errors()).singleElement().asString().doesNotContain("hunter2")
+                .startsWith("destinations.bus.servers[0] must be a URL with scheme nats, tls, ws or wss, got ");
+    }
+
+    @Test
+    void badValuesNameTheirKeyAndValue() {
+        assertThat(errors("{type: nats, subject: a.b}"))
+                .containsExactly("destinations.bus.servers is required: a list of nats:// URLs, e.g. [\"nats://127.0.0.1:4222\"]");
+        assertThat(errors("{type: nats, servers: [], subject: a.b}"))
+                .containsExactly("destinations.bus.servers must list at least one server URL, got an empty list");
+        assertThat(errors("{type: nats, servers: [\"nats://h.test\"]}"))
+                .containsExactly("destinations.bus.subject is required: a subject like \"hooks.{tenant}.{source}\"");
+        assertThat(errors("{type: nats, servers: [\"nats://h.test\"], subject: \"hooks.{team}\"}"))
+                .containsExactly("destinations.bus.subject may hold only {tenant} and {source}, got \"{team}\" in \"hooks.{team}\"");
+        assertThat(errors("{type: nats, servers: [\"nats://h.test\"], subject: \"hooks.*\"}")).singleElement().asString()
+                .startsWith("destinations.bus.subject must be a NATS subject to publish on").endsWith("got \"hooks.*\"");
+        assertThat(errors("{type: nats, servers: [\"nats://h.test\"], subject: \"hooks..x\"}")).singleElement().asString()
+                .endsWith("got \"hooks..x\"");
+        assertThat(errors("{type: nats, servers: [\"nats://h.test\"], subject: a.b, credentials_file: /no/such.creds}"))
+                .containsExactly("destinations.bus.credentials_file must be a readable .creds file, got \"/no/such.creds\"");
+        assertThat(errors("{type: nats, servers: [\"nats://h.test\"], subject: a.b, url: \"http://h.test/\"}"))
+                .singleElement().asString().startsWith("unknown key \"destinations.bus.url\"");
+    }
+
+    private static List<String> errors(String destination) {
+        ConfigException e = catchThrowableOfType(ConfigException.class,
+                () -> ConfigLoader.parse("destinations: {bus: " + destination + "}"));
+        assertThat(e).as("refused: %s", destination).isNotNull();
+        return e.errors();
+    }
+}
