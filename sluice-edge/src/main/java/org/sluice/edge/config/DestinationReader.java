@@ -17,6 +17,7 @@ import org.sluice.core.Limit;
 import org.sluice.edge.delivery.BreakerSettings;
 import org.sluice.edge.delivery.BrokerSettings;
 import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.KafkaSettings;
 import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.RetryPolicy;
@@ -46,8 +47,9 @@ final class DestinationReader {
             "permanent_statuses");
     static final List<String> BREAKER = List.of("failures", "open_ms", "max_open_ms");
     /** The known keys per {@code type}. */
-    static final Map<String, List<String>> TYPE_KEYS = Map.of(Destination.TYPE_HTTP, KEYS);
-    static final List<String> TYPES = List.of(Destination.TYPE_HTTP);
+    static final Map<String, List<String>> TYPE_KEYS = Map.of(Destination.TYPE_HTTP, KEYS,
+            KafkaSettings.TYPE, brokerKeys(KafkaReader.KEYS));
+    static final List<String> TYPES = List.of(Destination.TYPE_HTTP, KafkaSettings.TYPE);
     static final List<String> DEFAULT_FORWARD_HEADERS = List.of("Content-Type");
     static final long MAX_TIMEOUT_MS = 3_600_000;
     static final int MAX_IN_FLIGHT = 10_000;
@@ -141,6 +143,8 @@ final class DestinationReader {
      */
     private static Optional<BrokerSettings> broker(String type, Section s) {
         switch (type) {
+            case KafkaSettings.TYPE:
+                return KafkaReader.read(s);
             default:
                 s.problem(s.pathOf("type") + ": no reader for type " + type);
                 return null;

@@ -119,15 +119,28 @@ public final class OutboundHeaders {
         out.add(Map.entry(SLUICE_SOURCE, hook.source()));
         out.add(Map.entry(SLUICE_ATTEMPT, Integer.toString(attempt)));
         out.add(Map.entry(USER_AGENT, userAgent));
-        if (!forward.isEmpty()) {
-            for (Map.Entry<String, String> h : hook.headers().entrySet()) {
-                String name = h.getKey().toLowerCase(Locale.ROOT);
-                if (forward.contains(name) && !configured.containsKey(name) && isFieldValue(h.getValue())) {
-                    out.add(Map.entry(name, h.getValue()));
-                }
+        out.addAll(forwarded(hook));
+        configured.forEach((name, value) -> out.add(Map.entry(name, value)));
+        return out;
+    }
+
+    /**
+     * The {@code forward_headers} that {@code hook} was received with, (lower-case name,
+     * value) in arrival order: a value holding a control character is dropped, and so is a
+     * name the configured {@code headers} replace. Broker transports send these after their
+     * own headers.
+     */
+    public List<Map.Entry<String, String>> forwarded(StoredHook hook) {
+        if (forward.isEmpty()) {
+            return List.of();
+        }
+        List<Map.Entry<String, String>> out = new ArrayList<>();
+        for (Map.Entry<String, String> h : hook.headers().entrySet()) {
+            String name = h.getKey().toLowerCase(Locale.ROOT);
+            if (forward.contains(name) && !configured.containsKey(name) && isFieldValue(h.getValue())) {
+                out.add(Map.entry(name, h.getValue()));
             }
         }
-        configured.forEach((name, value) -> out.add(Map.entry(name, value)));
         return out;
     }
 

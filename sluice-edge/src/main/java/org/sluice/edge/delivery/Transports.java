@@ -33,6 +33,8 @@ final class Transports implements AutoCloseable {
             case Destination.TYPE_HTTP:
                 long http = destinations.stream().filter(d -> Destination.TYPE_HTTP.equals(d.type())).count();
                 return new HttpDeliveryClient((int) Math.min(2, http), wall);
+            case KafkaSettings.TYPE:
+                return new KafkaTransport();
             default:
                 throw new IllegalArgumentException("destinations: no transport delivers type " + type);
         }
