@@ -20,7 +20,7 @@ import java.util.UUID;
  *               | scheduled millis i64 | updated millis i64 | u8 flags
  *               | [i32 last status] (flag 1) | [str last error] (flag 2) | [delivered millis i64] (flag 4)
  *               | [u8 dead reason, dead millis i64] (flag 8)
- * state: 0 pending, 1 delivered, 2 dead; dead reason: 1 permanent_status, 2 max_attempts, 3 max_age
+ * state: 0 pending, 1 delivered, 2 dead; dead reason: 1 permanent_status, 2 max_attempts, 3 max_age, 4 permanent_error
  * </pre>
  */
 final class DeliveryCodec {
@@ -28,7 +28,7 @@ final class DeliveryCodec {
     static final byte ROW_FORMAT = 1;
     static final byte DESTINATION_FORMAT = 1;
     /** Stored dead reasons; the position + 1 is the byte. */
-    static final List<String> DEAD_REASONS = List.of("permanent_status", "max_attempts", "max_age");
+    static final List<String> DEAD_REASONS = List.of("permanent_status", "max_attempts", "max_age", "permanent_error");
 
     private static final int F_STATUS = 1;
     private static final int F_ERROR = 2;
