@@ -64,7 +64,7 @@ import org.sluice.edge.store.StoredHook;
  * <h2>Time</h2>
  * Every attempt completes within the destination's {@code timeout_ms}: the producer's
  * {@code delivery.timeout.ms} is {@code timeout_ms}, its {@code request.timeout.ms} fits inside it
- * and its {@code max.block.ms} (waiting for a topic's metadata) is three quarters of it, and an own timer completes the attempt as
+ * and its {@code max.block.ms} (waiting for a topic's metadata) is half of it, and an own timer completes the attempt as
  * {@code timeout} at {@code timeout_ms} in case the producer has not answered. A record
  * still inside the producer then may yet be written: at least once, never lost.
  *
@@ -229,8 +229,8 @@ final class KafkaTransport implements Transport {
         // the producer requires delivery.timeout.ms >= linger.ms + request.timeout.ms
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(Math.min(Integer.MAX_VALUE, timeout)));
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(1, Math.min(Integer.MAX_VALUE, timeout - k.lingerMs()))));
-        // a topic's metadata is waited for a part of the attempt only, so a missing topic answers with its name
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(Math.max(1, timeout * 3 / 4)));
+        // a topic's metadata is waited for half the attempt only, so a missing topic answers with its name
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(Math.max(1, timeout / 2)));
         return p;
     }
 

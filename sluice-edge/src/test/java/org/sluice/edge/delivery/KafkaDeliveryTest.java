@@ -119,9 +119,14 @@ class KafkaDeliveryTest {
     }
 
     private static void await(String what, long seconds, BooleanSupplier done) throws InterruptedException {
+        await(what, seconds, done, () -> "");
+    }
+
+    private static void await(String what, long seconds, BooleanSupplier done, java.util.function.Supplier<Object> state)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!done.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as(what + " within " + seconds + " s").isNegative();
+            assertThat(System.nanoTime() - deadline).as(() -> what + " within " + seconds + " s " + state.get()).isNegative();
             Thread.sleep(20);
         }
     }
@@ -200,11 +205,11 @@ class KafkaDeliveryTest {
             List<DeliveryRow> a = store.deliveries().deliveries(big);
             List<DeliveryRow> b = store.deliveries().deliveries(fits);
             return a.get(0).state() == DeliveryState.DEAD && b.get(0).state() == DeliveryState.DELIVERED;
-        });
+        }, () -> store.deliveries().deliveries(big) + " " + store.deliveries().deliveries(fits));
         DeliveryRow dead = store.deliveries().deliveries(big).get(0);
         assertThat(dead.deadReason()).isEqualTo("permanent_error");
         assertThat(dead.attempts()).isEqualTo(1);
-        assertThat(dead.lastError()).contains("RECORD_TOO_LARGE");
+        assertThat(dead.lastError()).startsWith("kafka MESSAGE_TOO_LARGE");
         List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(List.of("small"), r -> r.size() >= 1);
         assertThat(records).extracting(r -> header(r, "webhook-id")).containsExactly(fits);
     }
@@ -216,10 +221,11 @@ class KafkaDeliveryTest {
                 BreakerSettings.of("destinations.later", 1_000, 1_000, 1_000));
         dispatcher(d).start();
         String id = commit(1, 1, 100, "later").get(0); // origin acme/stripe
-        await("a failed attempt", 60, () -> store.deliveries().deliveries(id).get(0).attempts() >= 1);
-        DeliveryRow pending = store.deliveries().deliveries(id).get(0);
-        assertThat(pending.state()).isEqualTo(DeliveryState.PENDING);
-        assertThat(pending.lastError()).contains("later.stripe");
+        await("a failed attempt naming the topic", 60, () -> {
+            String error = store.deliveries().deliveries(id).get(0).lastError();
+            return error != null && error.contains("later.stripe");
+        });
+        assertThat(store.deliveries().deliveries(id).get(0).state()).isEqualTo(DeliveryState.PENDING);
 
         kafka.createTopic("later.stripe", 1, 1, Map.of());
         await("delivered once the topic exists", 60, () -> store.deliveries().deliveries(id).get(0).state() == DeliveryState.DELIVERED);
@@ -233,18 +239,18 @@ class KafkaDeliveryTest {
                 RetryPolicy.of("destinations.fifo", 100, 500, 1_000, 3_600, RetryPolicy.DEFAULT_PERMANENT_STATUSES),
                 BreakerSettings.of("destinations.fifo", 5, 500, 1_000));
         dispatcher(d).start();
-        List<String> ids = new ArrayList<>(commit(0, 1_000, 200, "fifo"));
-        await("some delivered", 60, () -> delivered("fifo") >= 200);
+        List<String> ids = new ArrayList<>(commit(0, 600, 200, "fifo"));
+        await("some delivered", 60, () -> delivered("fifo") >= 100);
         int broker = kafka.brokerIds().iterator().next();
         kafka.stopBroker(broker);
-        ids.addAll(commit(1_000, 500, 200, "fifo"));
+        ids.addAll(commit(600, 300, 200, "fifo"));
         Thread.sleep(3_000); // attempts time out and are retried meanwhile
         kafka.startBroker(broker);
-        ids.addAll(commit(1_500, 500, 200, "fifo"));
-        await("2,000 delivered", 120, () -> delivered("fifo") >= 2_000);
+        ids.addAll(commit(900, 300, 200, "fifo"));
+        await("1,200 delivered", 120, () -> delivered("fifo") >= 1_200);
 
         List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(List.of("fifo"),
-                r -> r.stream().map(x -> header(x, "webhook-id")).distinct().count() >= 2_000);
+                r -> r.stream().map(x -> header(x, "webhook-id")).distinct().count() >= 1_200);
         // per (tenant, source): the first copy of each hook, in partition order, must be commit order
         Map<String, List<String>> firstCopies = new HashMap<>();
         Map<String, Integer> partitionOf = new HashMap<>();

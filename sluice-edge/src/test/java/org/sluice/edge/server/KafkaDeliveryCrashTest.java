@@ -60,8 +60,17 @@ class KafkaDeliveryCrashTest {
                     int sender = s;
                     senders.execute(() -> CrashSafetyTest.send(address, sender, acked, acks));
                 }
-                TestEdge.await(() -> acks.get() >= ACKS_BEFORE_KILL
-                        && kafka.readAll(List.of("crash.t"), r -> true).size() >= ACKS_BEFORE_KILL / 4);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+                while (true) {
+                    int published = kafka.readAll(List.of("crash.t"), r -> true).size();
+                    if (acks.get() >= ACKS_BEFORE_KILL && published >= ACKS_BEFORE_KILL / 4) {
+                        break;
+                    }
+                    assertThat(System.nanoTime() - deadline).as(() -> "mid-stream within 90 s: " + acks.get() + " acks, "
+                            + published + " records; the server said " + tail(server.stdoutLines()) + tail(server.stderrLines()))
+                            .isNegative();
+                    Thread.sleep(100);
+                }
                 server.kill();
                 server.waitFor(Duration.ofSeconds(60));
             }
@@ -78,6 +87,10 @@ class KafkaDeliveryCrashTest {
                 again.waitFor(Duration.ofSeconds(60));
             }
         }
+    }
+
+    private static List<String> tail(List<String> lines) {
+        return lines.subList(Math.max(0, lines.size() - 15), lines.size());
     }
 
     private static Set<String> ids(List<ConsumerRecord<byte[], byte[]>> records) {
