@@ -102,11 +102,11 @@ public final class KafkaBrokers implements AutoCloseable {
             while (!enough.test(out) && System.nanoTime() < deadline) {
                 c.poll(Duration.ofMillis(200)).forEach(out::add);
             }
-            // anything more that is already there (a repeat must not hide)
-            for (int empty = 0; empty < 3; ) {
-                int before = out.size();
+            // and everything already there by now (a repeat must not hide), but not what keeps coming
+            Map<TopicPartition, Long> ends = c.endOffsets(parts);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (parts.stream().anyMatch(tp -> c.position(tp) < ends.get(tp)) && System.nanoTime() < until) {
                 c.poll(Duration.ofMillis(200)).forEach(out::add);
-                empty = out.size() == before ? empty + 1 : 0;
             }
         }
         return out;
