@@ -11,6 +11,7 @@
 #     how fast Sluice publishes when ingest is not the bottleneck (hooks / time from the
 #     first to the last append).
 # Usage (from anywhere): sluice-bench/scripts/broker-bench-kafka.sh [seconds, default 60]
+# (SKIP_BUILD=1 uses the jars of the last build.)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 scripts="$root/sluice-bench/scripts"
@@ -21,10 +22,12 @@ cd "$root"
 if ! command -v wrk >/dev/null; then
   apt-get install -y wrk >/dev/null
 fi
-mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests -Djcstress.skip=true
-mvn -B -ntp -q -pl sluice-bench dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=/tmp/broker-bench-kafka.cp
+if [ -z "${SKIP_BUILD:-}" ]; then # SKIP_BUILD=1: the jar, test classes and test.cp of a build just made
+  mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package dependency:build-classpath -DskipTests -Djcstress.skip=true \
+    -Dmdep.includeScope=test -Dmdep.outputFile=target/test.cp
+fi
 sluice_jar="$root/sluice-edge/target/sluice.jar"
-tool_cp="$root/sluice-bench/target/test-classes:$root/sluice-bench/target/classes:$(cat /tmp/broker-bench-kafka.cp)"
+tool_cp="$root/sluice-bench/target/test-classes:$root/sluice-bench/target/classes:$(cat "$root/sluice-bench/target/test.cp")"
 tool() { java -Xmx1g -Dlogback.configurationFile="$root/sluice-bench/src/test/resources/logback-test.xml" -cp "$tool_cp" org.sluice.bench.consuming.KafkaBenchTool "$@"; }
 work="$(mktemp -d)"
 broker_pid=""
@@ -47,7 +50,7 @@ wait_port() { # host port
 now_ms() { date +%s%3N; }
 
 admin() { # method path
-  curl -sf -X "$1" -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:18082$2"
+  curl -sf -X "$1" -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:18182$2"
 }
 pending() {
   admin GET /v1/destinations | python3 -c "import json,sys; print(json.load(sys.stdin)['destinations'][0]['pending'])"
@@ -56,8 +59,8 @@ pending() {
 start_sluice() { # name topic
   cat > "$work/$1.yaml" <<YAML
 node: {id: bench-kafka, data_dir: "$work/$1-data"}
-admin: {listen: "127.0.0.1:18082", token: "$TOKEN"}
-http: {listen: "127.0.0.1:18081"}
+admin: {listen: "127.0.0.1:18182", token: "$TOKEN"}
+http: {listen: "127.0.0.1:18181"}
 intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
 destinations:
   bus: {type: kafka, bootstrap_servers: ["$bootstrap"], topic: "$2", key: source, compression: lz4, linger_ms: 5, max_in_flight: 256}
@@ -66,8 +69,8 @@ sources:
 YAML
   java -Xms1g -Xmx1g -jar "$sluice_jar" serve --config "$work/$1.yaml" > "$work/$1.out" 2> "$work/$1.err" &
   server_pid=$!
-  wait_port 127.0.0.1 18081
-  wait_port 127.0.0.1 18082
+  wait_port 127.0.0.1 18181
+  wait_port 127.0.0.1 18182
 }
 
 stop_sluice() {
@@ -84,7 +87,7 @@ drain() { # wait (up to 300 s) until nothing is pending
 
 load() { # label: wrk at full load; sets ACCEPTED, FROM, TO
   FROM=$(now_ms)
-  wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/$1.wrk"
+  wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18181/hooks/bench" > "$work/$1.wrk"
   TO=$(now_ms)
   local total; total=$(awk '/requests in/ {print $1}' "$work/$1.wrk")
   local non2xx; non2xx=$(awk '/Non-2xx/ {print $5}' "$work/$1.wrk"); non2xx=${non2xx:-0}
@@ -100,7 +103,7 @@ tool broker "$work/bootstrap" > "$work/broker.out" 2>&1 &
 broker_pid=$!
 for _ in $(seq 1 1200); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
 bootstrap="$(cat "$work/bootstrap")"
-echo "broker: $bootstrap (one KRaft node, Kafka $(basename "$(tr ':' '\n' < /tmp/broker-bench-kafka.cp | grep '/kafka-clients-' | head -1)" .jar | sed 's/kafka-clients-//'))"
+echo "broker: $bootstrap (one KRaft node, kafka-clients $(tr ':' '\n' < "$root/sluice-bench/target/test.cp" | grep -o 'kafka-clients-[0-9.]*' | head -1 | sed 's/kafka-clients-//'))"
 
 # ---- 1. the plain producer's ceiling ---------------------------------------------------
 tool topic "$bootstrap" ceiling 3

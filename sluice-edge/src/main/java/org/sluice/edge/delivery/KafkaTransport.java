@@ -185,23 +185,13 @@ final class KafkaTransport implements Transport {
     }
 
     private static byte[] key(KafkaSettings.Key key, StoredHook hook) {
-        String k;
-        switch (key) {
-            case TENANT:
-                k = hook.tenant() == null || hook.tenant().isEmpty() ? KafkaSettings.NO_TENANT : hook.tenant();
-                break;
-            case SOURCE:
-                k = hook.source();
-                break;
-            case DEDUPE_KEY:
-                k = hook.dedupeKey();
-                break;
-            case HOOK_ID:
-                k = hook.id();
-                break;
-            default:
-                k = null;
-        }
+        String k = switch (key) {
+            case TENANT -> hook.tenant() == null || hook.tenant().isEmpty() ? KafkaSettings.NO_TENANT : hook.tenant();
+            case SOURCE -> hook.source();
+            case DEDUPE_KEY -> hook.dedupeKey();
+            case HOOK_ID -> hook.id();
+            case NONE -> null;
+        };
         return k == null ? null : k.getBytes(StandardCharsets.UTF_8);
     }
 
@@ -318,7 +308,8 @@ final class KafkaTransport implements Transport {
                 }
             }
             try {
-                p.send(record, (metadata, e) -> a.complete(e == null ? new Outcome(AttemptResult.answered(200), null) : outcome(e)));
+                // the callback answers; the returned future says the same thing again
+                var unused = p.send(record, (metadata, e) -> a.complete(e == null ? new Outcome(AttemptResult.answered(200), null) : outcome(e)));
             } catch (RuntimeException e) { // closed, or an error the producer throws rather than reports
                 a.complete(outcome(e));
             }
