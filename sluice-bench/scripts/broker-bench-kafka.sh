@@ -103,7 +103,7 @@ tool broker "$work/bootstrap" > "$work/broker.out" 2>&1 &
 broker_pid=$!
 for _ in $(seq 1 1200); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
 bootstrap="$(cat "$work/bootstrap")"
-echo "broker: $bootstrap (one KRaft node, kafka-clients $(tr ':' '\n' < "$root/sluice-bench/target/test.cp" | grep -o 'kafka-clients-[0-9.]*' | head -1 | sed 's/kafka-clients-//'))"
+echo "broker: $bootstrap (one KRaft node, kafka-clients $(tr ':' '\n' < "$root/sluice-bench/target/test.cp" | grep -o 'kafka-clients-[0-9][0-9.]*[0-9]' | head -1 | sed 's/kafka-clients-//'))"
 
 # ---- 1. the plain producer's ceiling ---------------------------------------------------
 tool topic "$bootstrap" ceiling 3
