@@ -207,10 +207,10 @@ class DeliveryLedgerTest {
 
     @Test
     void everyDeadReasonOfTheDeliveryPackageCanBeStoredAndOthersCannot() {
-        String id = commit("k1", "a", "b", "c");
+        String id = commit("k1", "a", "b", "c", "d");
         DeadReason[] reasons = DeadReason.values();
         for (int i = 0; i < reasons.length; i++) {
-            String d = List.of("a", "b", "c").get(i);
+            String d = List.of("a", "b", "c", "d").get(i);
             assertThat(ledger.markDead(only(d, T0), reasons[i].code(), true, 500, null, T0)).isTrue();
         }
         assertThat(ledger.deliveries(id)).extracting(DeliveryRow::deadReason)
