@@ -17,6 +17,7 @@ import org.sluice.core.Limit;
 import org.sluice.edge.delivery.BreakerSettings;
 import org.sluice.edge.delivery.BrokerSettings;
 import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.KafkaSettings;
 import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.RetryPolicy;
@@ -47,8 +48,9 @@ final class DestinationReader {
     static final List<String> BREAKER = List.of("failures", "open_ms", "max_open_ms");
     /** The known keys per {@code type}. */
     static final Map<String, List<String>> TYPE_KEYS = Map.of(Destination.TYPE_HTTP, KEYS,
-            Destination.TYPE_NATS, brokerKeys(NatsReader.OWN_KEYS));
-    static final List<String> TYPES = List.of(Destination.TYPE_HTTP, Destination.TYPE_NATS);
+            Destination.TYPE_NATS, brokerKeys(NatsReader.OWN_KEYS),
+            KafkaSettings.TYPE, brokerKeys(KafkaReader.KEYS));
+    static final List<String> TYPES = List.of(Destination.TYPE_HTTP, KafkaSettings.TYPE, Destination.TYPE_NATS);
     static final List<String> DEFAULT_FORWARD_HEADERS = List.of("Content-Type");
     static final long MAX_TIMEOUT_MS = 3_600_000;
     static final int MAX_IN_FLIGHT = 10_000;
@@ -144,6 +146,8 @@ final class DestinationReader {
         switch (type) {
             case Destination.TYPE_NATS:
                 return NatsReader.read(s);
+            case KafkaSettings.TYPE:
+                return KafkaReader.read(s);
             default:
                 s.problem(s.pathOf("type") + ": no reader for type " + type);
                 return null;

@@ -35,6 +35,8 @@ final class Transports implements AutoCloseable {
                 return new HttpDeliveryClient((int) Math.min(2, http), wall);
             case Destination.TYPE_NATS:
                 return new NatsTransport();
+            case KafkaSettings.TYPE:
+                return new KafkaTransport();
             default:
                 throw new IllegalArgumentException("destinations: no transport delivers type " + type);
         }

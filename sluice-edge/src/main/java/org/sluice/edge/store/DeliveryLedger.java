@@ -467,7 +467,7 @@ public final class DeliveryLedger {
 
     /**
      * Gives up on the delivery: dead with {@code reason} ({@code permanent_status},
-     * {@code max_attempts} or {@code max_age}, as {@code DeadReason.code()}). When
+     * {@code permanent_error}, {@code max_attempts} or {@code max_age}, as {@code DeadReason.code()}). When
      * {@code attempted}, the attempt that decided it is counted with its status or error;
      * a delivery found expired when it came due is marked dead without one. Not fsynced.
      *

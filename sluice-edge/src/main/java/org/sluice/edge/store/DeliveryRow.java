@@ -16,7 +16,7 @@ import java.util.Objects;
  * @param lastStatus        the HTTP status of the last attempt, or null (no attempt yet, or no answer)
  * @param lastError         what went wrong in the last attempt without an answer (reset, timeout, ...), or null
  * @param deliveredAtMillis when it was delivered, or null
- * @param deadReason        {@code permanent_status}, {@code max_attempts} or {@code max_age} when dead, else null
+ * @param deadReason        {@code permanent_status}, {@code permanent_error}, {@code max_attempts} or {@code max_age} when dead, else null
  * @param deadAtMillis      when it became dead, or null
  */
 public record DeliveryRow(String hookId, String destination, DeliveryState state, int attempts,

@@ -63,6 +63,7 @@ class ConfigDocsTest {
         check(doc, "sources.<id>", SourceReader.SOURCE_KEYS, missing);
         check(doc, "destinations.<name>", DestinationReader.KEYS, missing);
         check(doc, "destinations.<name>", NatsReader.OWN_KEYS, missing);
+        check(doc, "destinations.<name>", KafkaReader.KEYS, missing);
         check(doc, "destinations.<name>.retry", DestinationReader.RETRY, missing);
         check(doc, "destinations.<name>.breaker", DestinationReader.BREAKER, missing);
         check(doc, "destinations.<name>.signing", DestinationReader.SIGNING, missing);

@@ -135,7 +135,7 @@ class DestinationConfigTest {
                         "destinations has an invalid destination name \"a b\": a destination name is 1 to 64 characters from A-Z a-z 0-9 _ -"),
                 bad("an unknown type",
                         "destinations: {app: {type: smtp, url: \"http://h.test/\"}}",
-                        "destinations.app.type must be one of http, nats, got \"smtp\""),
+                        "destinations.app.type must be one of http, kafka, nats, got \"smtp\""),
                 bad("an unknown key",
                         "destinations: {app: {url: \"http://h.test/\", retries: 3}}",
                         "unknown key \"destinations.app.retries\" (known keys here: type, url, timeout_ms, max_in_flight, rate,"

@@ -1,0 +1,177 @@
+package org.sluice.bench.consuming;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+
+/**
+ * The Kafka side of {@code scripts/broker-bench-kafka.sh}, run from the test classpath:
+ * <ul>
+ *   <li>{@code broker FILE}: a one-node KRaft broker (Kafka's test kit) on a free port; writes
+ *       its bootstrap address to FILE and runs until killed;</li>
+ *   <li>{@code topic BOOTSTRAP NAME PARTITIONS}: creates a topic whose record timestamps are
+ *       the broker's append time;</li>
+ *   <li>{@code ceiling BOOTSTRAP TOPIC SECONDS BYTES}: a plain producer loop (idempotent,
+ *       {@code acks=all}, lz4 as the bench destination, 64 KiB batches) at full speed:
+ *       records/s acknowledged;</li>
+ *   <li>{@code count BOOTSTRAP TOPIC FROM_MS TO_MS}: reads the topic whole: records,
+ *       distinct hooks, repeats, first and last append time, hooks appended per second
+ *       between FROM_MS and TO_MS, and the lag (append time - receipt, the receipt read from
+ *       the UUIDv7 {@code webhook-id}) p50 / p99 / max.</li>
+ * </ul>
+ */
+public final class KafkaBenchTool {
+
+    private KafkaBenchTool() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "broker" -> broker(Path.of(args[1]));
+            case "topic" -> topic(args[1], args[2], Integer.parseInt(args[3]));
+            case "ceiling" -> ceiling(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+            case "count" -> count(args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
+            default -> throw new IllegalArgumentException("unknown command " + Arrays.toString(args));
+        }
+    }
+
+    private static void broker(Path addressFile) throws Exception {
+        KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true)
+                .setNumControllerNodes(1).setNumBrokerNodes(1).build())
+                .setConfigProp("auto.create.topics.enable", "false")
+                .setConfigProp("offsets.topic.replication.factor", "1")
+                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                .build();
+        kafka.format();
+        kafka.startup();
+        kafka.waitForReadyBrokers();
+        Files.writeString(addressFile, kafka.bootstrapServers());
+        new CountDownLatch(1).await(); // until killed
+    }
+
+    private static void topic(String bootstrap, String name, int partitions) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)
+                    .configs(Map.of("message.timestamp.type", "LogAppendTime")))).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void ceiling(String bootstrap, String topic, int seconds, int bytes) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        byte[] body = new byte[bytes];
+        java.util.SplittableRandom r = new java.util.SplittableRandom(1);
+        for (int i = 0; i < bytes; i++) {
+            body[i] = (byte) ('a' + r.nextInt(26));
+        }
+        AtomicLong acked = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            while (System.nanoTime() < end) {
+                producer.send(new ProducerRecord<>(topic, "bench".getBytes(StandardCharsets.UTF_8), body), (m, e) -> {
+                    if (e == null) {
+                        acked.incrementAndGet();
+                    } else {
+                        failed.incrementAndGet();
+                    }
+                });
+            }
+            producer.flush();
+        }
+        double secs = (System.nanoTime() - start) / 1e9;
+        System.out.printf("plain producer (idempotent, acks=all, lz4, %d-byte records): %.0f records/s acknowledged (%d in %.1f s, %d failed)%n",
+                bytes, acked.get() / secs, acked.get(), secs, failed.get());
+    }
+
+    private static void count(String bootstrap, String topic, long fromMs, long toMs) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        long records = 0;
+        long inWindow = 0;
+        long first = Long.MAX_VALUE;
+        long last = 0;
+        Set<String> ids = new HashSet<>();
+        List<Long> lags = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> parts = new ArrayList<>();
+            c.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> ends = c.endOffsets(parts);
+            while (parts.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                    records++;
+                    long at = r.timestamp();
+                    first = Math.min(first, at);
+                    last = Math.max(last, at);
+                    Header h = r.headers().lastHeader("webhook-id");
+                    if (h == null) {
+                        continue;
+                    }
+                    String id = new String(h.value(), StandardCharsets.UTF_8);
+                    if (ids.add(id)) {
+                        lags.add(at - receiptMillis(id));
+                        if (at >= fromMs && at <= toMs) {
+                            inWindow++;
+                        }
+                    }
+                }
+            }
+        }
+        lags.sort(null);
+        double window = Math.max(1, toMs - fromMs) / 1000.0;
+        System.out.printf("records=%d distinct=%d repeats=%d appended/s in window=%.0f first..last=%d ms lag_ms p50=%s p99=%s max=%s%n",
+                records, ids.size(), records - ids.size(), inWindow / window, records == 0 ? 0 : last - first,
+                pct(lags, 50), pct(lags, 99), lags.isEmpty() ? "-" : lags.get(lags.size() - 1));
+    }
+
+    /** The receipt time a UUIDv7 carries: its first 48 bits, epoch milliseconds. */
+    static long receiptMillis(String uuid) {
+        return Long.parseLong(uuid.replace("-", "").substring(0, 12), 16);
+    }
+
+    private static String pct(List<Long> sorted, int p) {
+        if (sorted.isEmpty()) {
+            return "-";
+        }
+        int i = (int) Math.min(sorted.size() - 1, Math.max(0, Math.ceil(p / 100.0 * sorted.size()) - 1));
+        return Long.toString(sorted.get(i));
+    }
+}

@@ -1,0 +1,104 @@
+package org.sluice.edge.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.testkit.ChildJvm;
+
+/**
+ * At least once across {@code kill -9}, to Kafka: the real server runs in a child JVM and
+ * publishes to a real KRaft broker in this JVM while eight senders post hooks. The server
+ * is SIGKILLed mid-stream and started again on the same data dir; every hook that got a
+ * {@code 202} must then be in the topic at least once.
+ */
+class KafkaDeliveryCrashTest {
+
+    static final int ACKS_BEFORE_KILL = 400;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void killNineMidStreamLeavesEvery202dHookInTheTopicAfterRestart() throws Exception {
+        try (KafkaBrokers kafka = KafkaBrokers.start(1, Map.of())) {
+            kafka.createTopic("crash.t", 2, 1, Map.of());
+            Path config = dir.resolve("sluice.yaml");
+            Files.writeString(config, """
+                    node: {id: crash, data_dir: "%s"}
+                    admin: {listen: "127.0.0.1:0"}
+                    http: {listen: "127.0.0.1:0"}
+                    destinations:
+                      bus: {type: kafka, bootstrap_servers: ["%s"], topic: "crash.{tenant}", key: source, max_in_flight: 8, timeout_ms: 5000}
+                    sources:
+                      s: {tenant: t, verify: {scheme: none}, dedupe: {header: X-Event-Id}, deliver_to: [bus]}
+                    """.formatted(dir.resolve("data"), kafka.bootstrapServers()));
+
+            Map<String, String> acked = new ConcurrentHashMap<>();
+            AtomicInteger acks = new AtomicInteger();
+            ExecutorService senders = Executors.newFixedThreadPool(CrashSafetyTest.SENDERS);
+            try (ChildJvm server = CrashSafetyTest.startServer(config)) {
+                InetSocketAddress address = CrashSafetyTest.addressOf(server);
+                for (int s = 0; s < CrashSafetyTest.SENDERS; s++) {
+                    int sender = s;
+                    senders.execute(() -> CrashSafetyTest.send(address, sender, acked, acks));
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+                while (true) {
+                    int published = kafka.readAll(List.of("crash.t"), r -> true).size();
+                    if (acks.get() >= ACKS_BEFORE_KILL && published >= ACKS_BEFORE_KILL / 4) {
+                        break;
+                    }
+                    assertThat(System.nanoTime() - deadline).as(() -> "mid-stream within 90 s: " + acks.get() + " acks, "
+                            + published + " records; the server said " + tail(server.stdoutLines()) + tail(server.stderrLines()))
+                            .isNegative();
+                    Thread.sleep(100);
+                }
+                server.kill();
+                server.waitFor(Duration.ofSeconds(60));
+            }
+            senders.shutdown();
+            assertThat(senders.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+
+            Set<String> ackedIds = new HashSet<>(acked.values());
+            try (ChildJvm again = CrashSafetyTest.startServer(config)) {
+                CrashSafetyTest.addressOf(again);
+                List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(List.of("crash.t"),
+                        r -> ids(r).containsAll(ackedIds));
+                assertThat(ids(records)).as("every 202'd hook in the topic at least once").containsAll(ackedIds);
+                again.terminate();
+                again.waitFor(Duration.ofSeconds(60));
+            }
+        }
+    }
+
+    private static List<String> tail(List<String> lines) {
+        return lines.subList(Math.max(0, lines.size() - 15), lines.size());
+    }
+
+    private static Set<String> ids(List<ConsumerRecord<byte[], byte[]>> records) {
+        Set<String> out = new HashSet<>();
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            Header h = r.headers().lastHeader("webhook-id");
+            out.add(new String(h.value(), StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+}
