@@ -14,7 +14,8 @@ cd "$root"
 command -v wrk >/dev/null || apt-get install -y wrk >/dev/null
 command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || apt-get install -y nats-server >/dev/null
 nats_server=$(command -v nats-server || echo /usr/sbin/nats-server)
-mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests
+# SKIP_BUILD=1 uses the jars of the last build (broker-bench.sh builds once for both parts)
+[ "${SKIP_BUILD:-}" = 1 ] || mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests -Djcstress.skip=true
 sluice_jar="$root/sluice-edge/target/sluice.jar"
 bench=(java -cp "$root/sluice-bench/target/benchmarks.jar" org.sluice.bench.edge.NatsBench)
 work="$(mktemp -d)"
