@@ -7,9 +7,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One of the sixteen shards of a {@link BucketTable}: an open-addressing hash table
- * (linear probing) whose rows are a key reference and one {@code long} word held
- * inline in parallel arrays. The algorithm, row states and memory ordering are stated
- * in {@link BucketTable}'s class comment; this class is its implementation.
+ * (linear probing) whose rows are a tag word and a bucket word side by side in one
+ * {@code long[]}, with the key reference in a parallel {@code String[]}. The algorithm,
+ * row states and memory ordering are stated in {@link BucketTable}'s class comment; this
+ * class is its implementation.
  *
  * <p>Field ownership: {@link #table} is replaced and {@link #used}, {@link #dead},
  * {@link #live}, {@link #horizon} are written only while {@link #lock} is held. Words
@@ -34,8 +35,8 @@ final class BucketShard {
     static final int MAX_CAPACITY = 1 << 28;
 
     private static final long SPREAD = 0x9E3779B97F4A7C15L;
-    private static final VarHandle KEYS = MethodHandles.arrayElementVarHandle(String[].class);
-    private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+    /** Every access to {@link Table#rows}: tags and words. */
+    private static final VarHandle ROWS = MethodHandles.arrayElementVarHandle(long[].class);
 
     /** The mixed hash: bits 60..63 pick the shard, bits 28..59 the home slot. */
     static long mix(int hash) {
@@ -61,34 +62,55 @@ final class BucketShard {
 
     // ------------------------------------------------------------------ the arrays
 
-    /** One generation of a shard's arrays. A slot's key is written at most once per Table. */
+    /** Tag of an occupied slot: a set bit 32 (so never 0, the empty tag) over the key's hash. */
+    static long tag(int hash) {
+        return 0x1_0000_0000L | (hash & 0xFFFF_FFFFL);
+    }
+
+    /** Index in {@link Table#rows} of slot {@code i}'s tag; its word is the next element. */
+    static int tagAt(int i) {
+        return i << 1;
+    }
+
+    static int wordAt(int i) {
+        return (i << 1) + 1;
+    }
+
+    /**
+     * One generation of a shard's arrays. A slot's key and tag are written at most once
+     * per Table. A slot's tag and word share 16 bytes of {@code rows} (one cache line), so a
+     * probe that ends on the key touches that line and the key reference, nothing else.
+     */
     static final class Table {
+        /** Per slot: {@code rows[2i]} the tag (0 = empty), {@code rows[2i+1]} the word. */
+        final long[] rows;
         final String[] keys;
-        final int[] hashes;
-        final long[] words;
         final int mask;
         /** Most slots that may hold a key (live or dead): 3/4 of the capacity. */
         final int threshold;
 
         Table(int capacity) {
+            rows = new long[2 * capacity];
             keys = new String[capacity];
-            hashes = new int[capacity];
-            words = new long[capacity];
             mask = capacity - 1;
             threshold = capacity - (capacity >>> 2);
         }
 
         /** Slot of {@code key}, or -1 when this table has no slot for it. Lock-free. */
         int find(String key, int hash, int home) {
-            String[] ks = keys;
+            long[] rs = rows;
+            long want = tag(hash);
             int m = mask;
             for (int i = home & m; ; i = (i + 1) & m) {
-                String k = (String) KEYS.getAcquire(ks, i);
-                if (k == null) {
+                long t = (long) ROWS.getAcquire(rs, tagAt(i));
+                if (t == 0L) {
                     return -1;
                 }
-                if (hashes[i] == hash && k.equals(key)) { // equals tries identity first
-                    return i;
+                if (t == want) {
+                    String k = keys[i]; // written before the tag's release: visible
+                    if (k == key || k.equals(key)) {
+                        return i;
+                    }
                 }
             }
         }
@@ -96,12 +118,12 @@ final class BucketShard {
         /** Writes a new row into a free slot. Caller holds the lock (or owns an unpublished table). */
         void put(String key, int hash, long word) {
             int i = home(mix(hash)) & mask;
-            while (keys[i] != null) {
+            while (rows[tagAt(i)] != 0L) {
                 i = (i + 1) & mask;
             }
-            hashes[i] = hash;
-            WORDS.setRelease(words, i, word);
-            KEYS.setRelease(keys, i, key); // publishes hash and word to lock-free readers
+            keys[i] = key;
+            ROWS.setRelease(rows, wordAt(i), word);
+            ROWS.setRelease(rows, tagAt(i), tag(hash)); // publishes key and word to lock-free readers
         }
 
         int capacity() {
@@ -154,9 +176,9 @@ final class BucketShard {
 
     // ------------------------------------------------------------------ charge
 
-    /** The one CAS-retry loop: charge a live word, or say the lock is needed. */
-    static long chargeSlot(long[] words, int i, long increment, long tolerance, long now) {
-        long w = (long) WORDS.getVolatile(words, i);
+    /** The one CAS-retry loop: charge a live word ({@code rows[w]}), or say the lock is needed. */
+    static long chargeSlot(long[] rows, int w0, long increment, long tolerance, long now) {
+        long w = (long) ROWS.getVolatile(rows, w0);
         for (;;) {
             if (w <= MOVED) {
                 return NEEDS_LOCK;
@@ -166,7 +188,7 @@ final class BucketShard {
                 return wait;
             }
             long next = tatWord(Gcra.admittedTat(w, now, increment, tolerance));
-            long seen = (long) WORDS.compareAndExchange(words, i, w, next);
+            long seen = (long) ROWS.compareAndExchange(rows, w0, w, next);
             if (seen == w) {
                 return 0L;
             }
@@ -178,7 +200,7 @@ final class BucketShard {
         Table t = published();
         int i = t.find(key, hash, home);
         if (i >= 0) {
-            long r = chargeSlot(t.words, i, increment, tolerance, now);
+            long r = chargeSlot(t.rows, wordAt(i), increment, tolerance, now);
             if (r != NEEDS_LOCK) {
                 return r;
             }
@@ -193,7 +215,7 @@ final class BucketShard {
             Table t = table;
             int i = t.find(key, hash, home);
             if (i >= 0) {
-                long r = chargeSlot(t.words, i, increment, tolerance, now);
+                long r = chargeSlot(t.rows, wordAt(i), increment, tolerance, now);
                 if (r != NEEDS_LOCK) {
                     return r;
                 }
@@ -206,7 +228,7 @@ final class BucketShard {
             }
             long word = tatWord(Gcra.admittedTat(base, now, increment, tolerance));
             if (i >= 0) {
-                WORDS.setVolatile(t.words, i, word);
+                ROWS.setVolatile(t.rows, wordAt(i), word);
                 dead--;
             } else {
                 if (used + 1 > t.threshold) {
@@ -245,7 +267,7 @@ final class BucketShard {
         Table t = published();
         int i = t.find(key, hash, home);
         if (i >= 0) {
-            long w = (long) WORDS.getVolatile(t.words, i);
+            long w = (long) ROWS.getVolatile(t.rows, wordAt(i));
             if (w > MOVED) {
                 return Gcra.remaining(w, now, intervalNanos, tolerance);
             }
@@ -254,7 +276,7 @@ final class BucketShard {
         try {
             t = table;
             i = t.find(key, hash, home);
-            long w = i >= 0 ? (long) WORDS.getVolatile(t.words, i) : DEAD;
+            long w = i >= 0 ? (long) ROWS.getVolatile(t.rows, wordAt(i)) : DEAD;
             long tat = w > MOVED ? w : fullBase(now);
             return Gcra.remaining(tat, now, intervalNanos, tolerance);
         } finally {
@@ -267,7 +289,7 @@ final class BucketShard {
         try {
             Table t = table;
             int i = t.find(key, hash, home);
-            if (i >= 0 && (long) WORDS.getAndSet(t.words, i, DEAD) != DEAD) {
+            if (i >= 0 && (long) ROWS.getAndSet(t.rows, wordAt(i), DEAD) != DEAD) {
                 dead++;
                 addLive(-1);
             }
@@ -284,19 +306,19 @@ final class BucketShard {
         try {
             Table t = table;
             String[] keys = t.keys;
-            long[] words = t.words;
+            long[] rows = t.rows;
             int removed = 0;
             for (int i = 0; i < keys.length; i++) {
-                if (keys[i] == null) {
+                if (rows[tagAt(i)] == 0L) {
                     continue;
                 }
-                long w = (long) WORDS.getVolatile(words, i);
+                long w = (long) ROWS.getVolatile(rows, wordAt(i));
                 if (w > MOVED && Gcra.isFull(w, now)) {
                     if (probe != null) {
                         probe.beforeDelete(keys[i]);
                     }
                     // One attempt: a charger that wins the race leaves a live row for the next cycle.
-                    if (WORDS.compareAndSet(words, i, w, DEAD)) {
+                    if (ROWS.compareAndSet(rows, wordAt(i), w, DEAD)) {
                         removed++;
                     }
                 }
@@ -328,15 +350,16 @@ final class BucketShard {
         Table old = table;
         Table next = new Table(capacityFor(rowsNeeded));
         String[] keys = old.keys;
+        long[] rows = old.rows;
         int n = 0;
         for (int i = 0; i < keys.length; i++) {
-            String k = keys[i];
-            if (k == null) {
+            long tag = rows[tagAt(i)];
+            if (tag == 0L) {
                 continue;
             }
-            long w = (long) WORDS.getAndSet(old.words, i, MOVED);
+            long w = (long) ROWS.getAndSet(rows, wordAt(i), MOVED);
             if (w != DEAD) {
-                next.put(k, old.hashes[i], w);
+                next.put(keys[i], (int) tag, w);
                 n++;
             }
         }

@@ -11,16 +11,23 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <h2>Layout</h2>
  * Sixteen shards, chosen by the top four bits of the mixed key hash. A shard is an
- * open-addressing table with linear probing whose rows live inline in three parallel
- * arrays (no object per row):
+ * open-addressing table with linear probing whose rows live inline in two parallel
+ * arrays (no object per row). Slot {@code i}'s tag and word sit side by side in one
+ * {@code long[]}, 16 bytes that never straddle a cache line when the array is 16-byte
+ * aligned (large arrays are), and its key in a {@code String[]}:
  * <pre>
  *   shard.table ──► Table
- *                   keys    [ "a" | null | "q" | "x" | ... ]  String, written once per slot
- *                   hashes  [  h_a|   0  |  h_q|  h_x| ... ]  String.hashCode, to skip equals
- *                   words   [ tat | ---- | DEAD|MOVED| ... ]  long, the bucket
+ *                   rows  [ tag_a | tat  | 0 | 0 | tag_q | DEAD | tag_x | MOVED | ... ]
+ *                           └─ slot 0 ──┘  └ 1 ┘  └── slot 2 ──┘  └── slot 3 ───┘
+ *                   keys  [ "a"   |  null |  "q"   |  "x"   | ... ]  written once per slot
+ *
+ *   tag = 1 << 32 | (String.hashCode & 0xFFFFFFFF): never 0, so 0 marks an empty slot
  * </pre>
- * A lookup probes from the key's home slot until it finds the key or a null key. The
- * load (slots holding a key, live or dead) is kept at most 3/4, so a probe always ends.
+ * A lookup probes the tags from the key's home slot until it finds an equal tag whose
+ * key is the key (identity first, then {@code equals}) or an empty tag. A hit on a
+ * known key thus reads one line of {@code rows} (tag, then the word it charges) and one
+ * key reference: one cache miss fewer than three arrays would cost. The load (slots
+ * holding a key, live or dead) is kept at most 3/4, so a probe always ends.
  *
  * <h2>Row states (the word of a slot that holds a key)</h2>
  * <ul>
@@ -69,9 +76,9 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <h2>Memory ordering</h2>
  * {@code shard.table} is volatile: a rebuild fills the new arrays with plain or release
- * writes and publishes them with that volatile write. A new row's hash and word are
- * written before its key with release; readers read the key with acquire, so a key seen
- * implies its hash and first word are visible. Words are only read with volatile reads
+ * writes and publishes them with that volatile write. A new row's key and word are
+ * written before its tag, and the tag with release; readers read the tag with acquire,
+ * so a tag seen implies its key and first word are visible. Words are only read with volatile reads
  * and changed by CAS or swap (volatile semantics). The counters are written under the
  * lock; {@code live} is volatile so {@link #size()} can read it without the lock (a
  * moment's snapshot).
