@@ -152,14 +152,14 @@ YAML
   if [ "$batch" = 256 ]; then
     # commits = fsyncs (one synced WriteBatch per group commit); busy = share of the run inside commits
     read -r commits hooks commit_s < <(echo "$commits_before $commits_after" | awk '{print $4-$1, $5-$2, $6-$3}')
-    mean_batch=$(awk -v c="$commits" -v h="$hooks" 'BEGIN {printf "%.1f", c > 0 ? h / c : 0}')
+    mean_batch=$(awk -v c="$commits" -v h="$hooks" 'BEGIN {printf "%.1f", (c > 0 ? h / c : 0)}')
     rps=$(awk '/Requests\/sec/ {print $2}' "$work/accept-$batch.wrk")
-    echo "  store: commits(fsyncs)=$commits hooks=$hooks mean_batch=$mean_batch fsyncs/s=$(awk -v c="$commits" -v s="$secs" 'BEGIN {printf "%.0f", c / s}') commit_busy=$(awk -v t="$commit_s" -v s="$secs" 'BEGIN {printf "%.2f", t / s}') mean_commit_ms=$(awk -v t="$commit_s" -v c="$commits" 'BEGIN {printf "%.2f", c > 0 ? 1000 * t / c : 0}')"
+    echo "  store: commits(fsyncs)=$commits hooks=$hooks mean_batch=$mean_batch fsyncs/s=$(awk -v c="$commits" -v s="$secs" 'BEGIN {printf "%.0f", c / s}') commit_busy=$(awk -v t="$commit_s" -v s="$secs" 'BEGIN {printf "%.2f", t / s}') mean_commit_ms=$(awk -v t="$commit_s" -v c="$commits" 'BEGIN {printf "%.2f", (c > 0 ? 1000 * t / c : 0)}')"
     # a hook is about its body plus 300 bytes in the write-ahead log (record, id index, batch framing)
     fsync_out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$mean_batch" 'BEGIN {printf "%d", b * 1324}')" "$secs")"
     echo "  $fsync_out"
     fsyncs=$(echo "$fsync_out" | sed -n 's/.*syncs_per_s=\([0-9.]*\).*/\1/p')
-    echo "  disk_ratio = accepted hooks/s / (fsyncs/s x mean batch) = $rps / ($fsyncs x $mean_batch) = $(awk -v r="$rps" -v f="$fsyncs" -v b="$mean_batch" 'BEGIN {printf "%.2f", f * b > 0 ? r / (f * b) : 0}')"
+    echo "  disk_ratio = accepted hooks/s / (fsyncs/s x mean batch) = $rps / ($fsyncs x $mean_batch) = $(awk -v r="$rps" -v f="$fsyncs" -v b="$mean_batch" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"
   fi
   stop_sluice
 done
