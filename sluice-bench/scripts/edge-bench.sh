@@ -74,7 +74,7 @@ commit_metrics() { # "commits hooks seconds" so far, from the intake's group-com
 }
 
 stop_sluice() {
-  kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=""
+  kill -TERM "$server_pid" 2>/dev/null || echo "  (the server, pid $server_pid, had already exited: see its log)"; wait "$server_pid" || true; server_pid=""
 }
 
 summarise_wrk() { # label file
