@@ -13,6 +13,11 @@
 #     against the same server: AcceptLoad (64 blocking Java threads, HdrHistogram) and
 #     wrk -t2 -c64 with post-signed-1k.lua (the same request, a lighter client on the
 #     same two cores).
+#     With max_batch 256 it also reads the intake's commit metrics around the wrk run (hooks
+#     per group commit, commits per second, time inside commits) and runs FsyncBench in the
+#     same directory as the store's data: one writer appending a mean batch's bytes and
+#     fdatasync-ing each, back to back. disk_ratio = accepted hooks/s / (fsyncs/s x mean batch)
+#     near 1 says the disk is what is left. Rerun alone: edge-bench.sh 10 accept
 #  3. (only when asked: `open`) the same accepting server (max_batch 256) under an open-loop
 #     load from `sluice load`: a fixed arrival rate (OPEN_RATE, default 2000 per second),
 #     latency from each request's intended send time, a report and a JSON summary in
@@ -62,8 +67,14 @@ start_sluice() { # name yaml-text
   wait_port 127.0.0.1 18081
 }
 
+commit_metrics() { # "commits hooks seconds" so far, from the intake's group-commit metrics
+  curl -s http://127.0.0.1:18082/metrics | awk '
+    /^sluice_intake_commit_batch_size_count/ {c += $2} /^sluice_intake_commit_batch_size_sum/ {h += $2}
+    /^sluice_intake_commit_seconds_sum/ {t += $2} END {printf "%d %d %.6f\n", c, h, t}'
+}
+
 stop_sluice() {
-  kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=""
+  kill -TERM "$server_pid" 2>/dev/null || echo "  (the server, pid $server_pid, had already exited: see its log)"; wait "$server_pid" || true; server_pid=""
 }
 
 summarise_wrk() { # label file
@@ -124,7 +135,7 @@ if [ "$only" = all ] || [ "$only" = accept ]; then
 for batch in 256 1; do
   start_sluice "accept-$batch" "$(cat <<YAML
 node: {id: bench-accept, data_dir: "$work/accept-$batch-data"}
-admin: {listen: "127.0.0.1:0"}
+admin: {listen: "127.0.0.1:18082"}
 http: {listen: "127.0.0.1:18081"}
 intake: {partitions: 2, max_batch: $batch, max_delay_ms: 0, max_queue: 10000}
 sources:
@@ -133,9 +144,23 @@ YAML
 )"
   echo -n "max_batch=$batch "
   java -Xmx512m -cp "$bench_jar" org.sluice.bench.edge.AcceptLoad 127.0.0.1 18081 /hooks/bench bench-secret "$secs" 64 5
+  commits_before="$(commit_metrics)"
   wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/accept-$batch.wrk"
+  commits_after="$(commit_metrics)"
   summarise_wrk "max_batch=$batch wrk (every answer should be 202: non_2xx 0)" "$work/accept-$batch.wrk"
   echo "  latency $(awk '/^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {print "p50=" p50 " p99=" p99}' "$work/accept-$batch.wrk")"
+  if [ "$batch" = 256 ]; then
+    # commits = fsyncs (one synced WriteBatch per group commit); busy = share of the run inside commits
+    read -r commits hooks commit_s < <(echo "$commits_before $commits_after" | awk '{print $4-$1, $5-$2, $6-$3}')
+    mean_batch=$(awk -v c="$commits" -v h="$hooks" 'BEGIN {printf "%.1f", (c > 0 ? h / c : 0)}')
+    rps=$(awk '/Requests\/sec/ {print $2}' "$work/accept-$batch.wrk")
+    echo "  store: commits(fsyncs)=$commits hooks=$hooks mean_batch=$mean_batch fsyncs/s=$(awk -v c="$commits" -v s="$secs" 'BEGIN {printf "%.0f", c / s}') commit_busy=$(awk -v t="$commit_s" -v s="$secs" 'BEGIN {printf "%.2f", t / s}') mean_commit_ms=$(awk -v t="$commit_s" -v c="$commits" 'BEGIN {printf "%.2f", (c > 0 ? 1000 * t / c : 0)}')"
+    # a hook is about its body plus 300 bytes in the write-ahead log (record, id index, batch framing)
+    fsync_out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$mean_batch" 'BEGIN {printf "%d", b * 1324}')" "$secs")"
+    echo "  $fsync_out"
+    fsyncs=$(echo "$fsync_out" | sed -n 's/.*syncs_per_s=\([0-9.]*\).*/\1/p')
+    echo "  disk_ratio = accepted hooks/s / (fsyncs/s x mean batch) = $rps / ($fsyncs x $mean_batch) = $(awk -v r="$rps" -v f="$fsyncs" -v b="$mean_batch" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"
+  fi
   stop_sluice
 done
 fi

@@ -3,7 +3,6 @@ package org.sluice.edge.http;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +12,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryWakeup;
+import org.sluice.edge.store.OrderedHeaders;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.verify.HeaderLookup;
 import org.sluice.edge.verify.VerifyOutcome;
@@ -253,12 +253,15 @@ public final class HookStage {
 
     /** The request's headers in arrival order, repeated names joined with ", ". */
     private static Map<String, String> headerMap(HttpHeaders headers) {
-        Map<String, String> map = new LinkedHashMap<>();
-        Iterator<Map.Entry<String, String>> it = headers.iteratorAsString();
-        while (it.hasNext()) {
-            Map.Entry<String, String> e = it.next();
-            map.merge(e.getKey(), e.getValue(), (a, b) -> a + ", " + b);
+        String[] fields = new String[2 * headers.size()];
+        int n = 0;
+        Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); // the decoder's entries, no copies
+        while (it.hasNext() && n < fields.length / 2) {
+            Map.Entry<CharSequence, CharSequence> e = it.next();
+            fields[2 * n] = e.getKey().toString();
+            fields[2 * n + 1] = e.getValue().toString();
+            n++;
         }
-        return map;
+        return OrderedHeaders.adopt(fields, n);
     }
 }

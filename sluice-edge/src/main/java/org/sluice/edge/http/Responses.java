@@ -3,6 +3,8 @@ package org.sluice.edge.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -228,9 +230,36 @@ public final class Responses {
         return of(HttpResponseStatus.UNAUTHORIZED, "{\"error\":\"verification_failed\",\"reason\":\"" + reason + "\"}");
     }
 
-    /** {@code 202 {"status":"accepted","id":..}}. */
+    private static final byte[] ACCEPTED_HEAD = "{\"status\":\"accepted\",\"id\":\"".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * {@code 202 {"status":"accepted","id":..}}. An id that needs no escaping (every id the
+     * store hands out) is written straight into the body's array: the accept path's answer
+     * without the string building of the other answers.
+     */
     static FullHttpResponse accepted(String id) {
-        return of(HttpResponseStatus.ACCEPTED, "{\"status\":\"accepted\",\"id\":" + Json.string(id) + "}");
+        if (!needsNoEscape(id)) {
+            return of(HttpResponseStatus.ACCEPTED, "{\"status\":\"accepted\",\"id\":" + Json.string(id) + "}");
+        }
+        byte[] json = new byte[ACCEPTED_HEAD.length + id.length() + 2];
+        System.arraycopy(ACCEPTED_HEAD, 0, json, 0, ACCEPTED_HEAD.length);
+        for (int i = 0; i < id.length(); i++) {
+            json[ACCEPTED_HEAD.length + i] = (byte) id.charAt(i);
+        }
+        json[json.length - 2] = '"';
+        json[json.length - 1] = '}';
+        return withBody(HttpResponseStatus.ACCEPTED, Unpooled.wrappedBuffer(json));
+    }
+
+    /** Printable ASCII without quote or backslash: what {@link Json#string} writes unchanged. */
+    private static boolean needsNoEscape(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code 200 {"status":"duplicate","id":..}}. */
@@ -273,7 +302,9 @@ public final class Responses {
     }
 
     private static FullHttpResponse withBody(HttpResponseStatus status, ByteBuf body) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
+        // no trailers on an answer: the empty set instead of a second header map per response
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body,
+                new DefaultHttpHeaders(), EmptyHttpHeaders.INSTANCE);
         response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());

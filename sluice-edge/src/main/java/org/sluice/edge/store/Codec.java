@@ -91,38 +91,86 @@ final class Codec {
     // ---------------------------------------------------------------- hook records
 
     static byte[] hook(UUID id, PendingHook h) {
-        byte[] tenant = utf8(h.tenant());
-        byte[] source = utf8(h.source());
-        byte[] key = h.dedupeKey() == null ? null : utf8(h.dedupeKey());
-        int size = 1 + 16 + 8 + 4 + tenant.length + 4 + source.length + 1 + (key == null ? 0 : 4 + key.length) + 4 + 4 + h.body().length;
-        byte[][] headers = new byte[h.headers().size() * 2][];
-        int i = 0;
-        for (Map.Entry<String, String> e : h.headers().entrySet()) {
-            headers[i] = utf8(e.getKey());
-            headers[i + 1] = utf8(e.getValue());
-            size += 8 + headers[i].length + headers[i + 1].length;
-            i += 2;
-        }
-        ByteBuffer out = ByteBuffer.allocate(size);
-        out.put(HOOK_FORMAT).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits())
-                .putLong(h.receivedAtMillis());
-        putBytes(out, tenant);
-        putBytes(out, source);
-        out.put((byte) (key == null ? 0 : 1));
-        if (key != null) {
-            putBytes(out, key);
-        }
-        out.putInt(h.headers().size());
-        for (byte[] part : headers) {
-            putBytes(out, part);
-        }
-        putBytes(out, h.body());
+        ByteBuffer out = ByteBuffer.allocate(hookSize(h));
+        putHook(out, id, h);
         return out.array();
     }
 
-    /** Writes {@code id} into a record built by {@link #hook(UUID, PendingHook)} (at bytes 1 to 16). */
-    static void setHookId(byte[] record, UUID id) {
-        ByteBuffer.wrap(record, 1, 16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits());
+    /** Bytes of {@code h}'s record: what {@link #putHook} writes. */
+    static int hookSize(PendingHook h) {
+        int size = 1 + 16 + 8 + strSize(h.tenant()) + strSize(h.source()) + 1
+                + (h.dedupeKey() == null ? 0 : strSize(h.dedupeKey())) + 4 + 4 + h.body().length;
+        Map<String, String> headers = h.headers();
+        if (headers instanceof OrderedHeaders ordered) { // by index: no entry objects
+            for (int i = 0; i < ordered.size(); i++) {
+                size += strSize(ordered.name(i)) + strSize(ordered.value(i));
+            }
+        } else {
+            for (Map.Entry<String, String> e : headers.entrySet()) {
+                size += strSize(e.getKey()) + strSize(e.getValue());
+            }
+        }
+        return size;
+    }
+
+    /**
+     * Writes {@code h}'s record at {@code out}'s position ({@link #hookSize} bytes, into a heap
+     * or a direct buffer). ASCII strings, nearly every name and value, are written char by char
+     * without an intermediate array.
+     */
+    static void putHook(ByteBuffer out, UUID id, PendingHook h) {
+        out.put(HOOK_FORMAT).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits())
+                .putLong(h.receivedAtMillis());
+        putStr(out, h.tenant());
+        putStr(out, h.source());
+        out.put((byte) (h.dedupeKey() == null ? 0 : 1));
+        if (h.dedupeKey() != null) {
+            putStr(out, h.dedupeKey());
+        }
+        Map<String, String> headers = h.headers();
+        out.putInt(headers.size());
+        if (headers instanceof OrderedHeaders ordered) {
+            for (int i = 0; i < ordered.size(); i++) {
+                putStr(out, ordered.name(i));
+                putStr(out, ordered.value(i));
+            }
+        } else {
+            for (Map.Entry<String, String> e : headers.entrySet()) {
+                putStr(out, e.getKey());
+                putStr(out, e.getValue());
+            }
+        }
+        putBytes(out, h.body());
+    }
+
+    /** Writes {@code id} into a record written by {@link #putHook} at {@code offset} of {@code out}. */
+    static void setHookId(ByteBuffer out, int offset, UUID id) {
+        out.putLong(offset + 1, id.getMostSignificantBits()).putLong(offset + 9, id.getLeastSignificantBits());
+    }
+
+    private static int strSize(String s) {
+        return 4 + (isAscii(s) ? s.length() : utf8(s).length);
+    }
+
+    private static void putStr(ByteBuffer out, String s) {
+        if (!isAscii(s)) {
+            putBytes(out, utf8(s));
+            return;
+        }
+        int n = s.length();
+        out.putInt(n);
+        for (int i = 0; i < n; i++) {
+            out.put((byte) s.charAt(i));
+        }
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static StoredHook hook(byte[] value) {

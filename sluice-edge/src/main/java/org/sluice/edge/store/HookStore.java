@@ -510,14 +510,14 @@ public final class HookStore implements AutoCloseable {
     public List<CommitResult> commit(List<PendingHook> batch) {
         int n = batch.size();
         byte[][] dedupeKeys = new byte[n][];
-        byte[][] records = new byte[n][];
-        for (int i = 0; i < n; i++) { // encoding (the body copy) happens before the lock; the id is filled in under it
+        for (int i = 0; i < n; i++) {
             PendingHook h = batch.get(i);
             if (h.dedupeKey() != null) {
                 dedupeKeys[i] = Codec.dedupeKey(h.tenant(), h.source(), h.dedupeKey());
             }
-            records[i] = Codec.hook(NO_ID, h);
         }
+        // encoding (the body copy, off-heap) happens before the lock; the id is filled in under it
+        BatchRecords records = BatchRecords.encode(batch, NO_ID);
         CommitResult[] results = new CommitResult[n];
         // the commit lock is taken here rather than through writeUnderCommitLock so that Error Prone sees it
         // held where nextSeq is used (it cannot know that a lambda handed to a helper runs at once)
@@ -546,10 +546,11 @@ public final class HookStore implements AutoCloseable {
                         UUID id = ids.next(now);
                         ledger.schedule(wb, nextSeq, id, batch.get(i).destinations(), now);
                         scheduled.addAll(batch.get(i).destinations());
-                        byte[] seq = Codec.u64(nextSeq++);
+                        long seqNo = nextSeq++;
+                        byte[] seq = Codec.u64(seqNo);
                         byte[] idBytes = Codec.uuid(id);
-                        Codec.setHookId(records[i], id);
-                        wb.put(hooks, seq, records[i]);
+                        records.setId(i, id);
+                        records.put(wb, hooks, seqNo, i);
                         wb.put(hookIds, idBytes, seq);
                         if (dk != null) {
                             wb.put(dedupe, dk, Codec.dedupeValue(id, expiry));

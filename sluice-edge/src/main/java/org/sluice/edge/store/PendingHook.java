@@ -33,7 +33,9 @@ public record PendingHook(String tenant, String source, String dedupeKey, long r
         Objects.requireNonNull(tenant, "tenant");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(body, "body");
-        headers = headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+        headers = headers == null ? Map.of()
+                : headers instanceof OrderedHeaders ? headers // immutable already: kept as is
+                : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
         destinations = checkDestinations(destinations);
     }
 

@@ -35,10 +35,9 @@ final class HeaderHmacVerifier implements Verifier {
         if (!value.startsWith(prefix)) {
             return MALFORMED_SIGNATURE;
         }
-        String encoded = value.substring(prefix.length());
         byte[] presented = base64
-                ? SignatureEncoding.base64(encoded, keys.macLength())
-                : SignatureEncoding.hex(encoded, keys.macLength());
+                ? SignatureEncoding.base64(value.substring(prefix.length()), keys.macLength())
+                : SignatureEncoding.hex(value, prefix.length(), keys.macLength()); // read in place: no substring
         if (presented == null) {
             return MALFORMED_SIGNATURE;
         }

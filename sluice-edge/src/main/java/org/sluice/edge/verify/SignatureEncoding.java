@@ -16,13 +16,18 @@ final class SignatureEncoding {
 
     /** Hex (either case) of exactly {@code length} bytes, or null. */
     static byte[] hex(String s, int length) {
-        if (s == null || s.length() != 2 * length) {
+        return hex(s, 0, length);
+    }
+
+    /** Hex (either case) of exactly {@code length} bytes from {@code from} to the end of {@code s}, or null. */
+    static byte[] hex(String s, int from, int length) {
+        if (s == null || from < 0 || s.length() - from != 2 * length) {
             return null;
         }
         byte[] out = new byte[length];
         for (int i = 0; i < length; i++) {
-            int hi = Character.digit(s.charAt(2 * i), 16);
-            int lo = Character.digit(s.charAt(2 * i + 1), 16);
+            int hi = Character.digit(s.charAt(from + 2 * i), 16);
+            int lo = Character.digit(s.charAt(from + 2 * i + 1), 16);
             if (hi < 0 || lo < 0) {
                 return null;
             }

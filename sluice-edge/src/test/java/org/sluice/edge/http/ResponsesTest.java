@@ -28,6 +28,20 @@ class ResponsesTest {
         }
     }
 
+    @Test
+    void theAcceptedAnswerWritesItsIdAsJsonEscapesIt() {
+        String uuid = "0193c1de-7a2b-7c3d-8e4f-0123456789ab";
+        for (String id : new String[] {uuid, "a\"b\\c", "caf\u00e9", "tab\there"}) {
+            io.netty.handler.codec.http.FullHttpResponse answer = Responses.accepted(id);
+            assertThat(answer.status().code()).isEqualTo(202);
+            String json = "{\"status\":\"accepted\",\"id\":" + Json.string(id) + "}";
+            assertThat(answer.content().toString(StandardCharsets.UTF_8)).as(id).isEqualTo(json);
+            assertThat(answer.headers().getInt("Content-Length")).isEqualTo(json.getBytes(StandardCharsets.UTF_8).length);
+            assertThat(answer.trailingHeaders().isEmpty()).isTrue();
+            answer.release();
+        }
+    }
+
     private static String encoded(RefusalScope scope, long wait) {
         EmbeddedChannel channel = new EmbeddedChannel(new HttpResponseEncoder());
         channel.writeOutbound(Responses.refused(scope, wait));

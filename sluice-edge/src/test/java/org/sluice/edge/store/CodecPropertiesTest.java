@@ -23,7 +23,7 @@ class CodecPropertiesTest {
         PendingHook h = new PendingHook(tenant, source, hasKey ? key : null, receivedAt, headers, body);
         UUID id = new UUID(msb, lsb);
         byte[] record = Codec.hook(new UUID(0, 0), h);
-        Codec.setHookId(record, id);
+        Codec.setHookId(java.nio.ByteBuffer.wrap(record), 0, id);
 
         StoredHook read = Codec.hook(record);
 
@@ -41,5 +41,33 @@ class CodecPropertiesTest {
                                            @ForAll String t2, @ForAll String s2, @ForAll String k2) {
         boolean same = t1.equals(t2) && s1.equals(s2) && k1.equals(k2);
         assertThat(java.util.Arrays.equals(Codec.dedupeKey(t1, s1, k1), Codec.dedupeKey(t2, s2, k2))).isEqualTo(same);
+    }
+
+    @Property(tries = 300)
+    void aRecordFromOrderedHeadersInADirectBufferIsTheSameBytes(@ForAll String tenant, @ForAll String key,
+                                                                @ForAll @Size(max = 8) List<String> headerNames,
+                                                                @ForAll byte[] body, @ForAll int offset) {
+        Map<String, String> map = new LinkedHashMap<>();
+        String[] fields = new String[2 * headerNames.size()];
+        for (int i = 0; i < headerNames.size(); i++) {
+            String value = "v" + i + headerNames.get(i);
+            map.merge(headerNames.get(i), value, (a, b) -> a + ", " + b);
+            fields[2 * i] = headerNames.get(i);
+            fields[2 * i + 1] = value;
+        }
+        UUID id = UUID.randomUUID();
+        byte[] expected = Codec.hook(id, new PendingHook(tenant, "src", key, 5L, map, body));
+        PendingHook ordered = new PendingHook(tenant, "src", key, 5L, OrderedHeaders.adopt(fields, headerNames.size()), body);
+        assertThat(ordered.headers()).containsExactlyEntriesOf(map);
+
+        int at = Math.floorMod(offset, 64);
+        java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(at + Codec.hookSize(ordered));
+        direct.position(at);
+        Codec.putHook(direct, new UUID(0, 0), ordered);
+        assertThat(direct.remaining()).isZero();
+        Codec.setHookId(direct, at, id);
+        byte[] written = new byte[expected.length];
+        direct.get(at, written);
+        assertThat(written).isEqualTo(expected);
     }
 }

@@ -331,4 +331,30 @@ class HookStoreTest {
         assertThat(rest.hooks()).hasSize(2);
         assertThat(rest.next()).isNull();
     }
+
+    @Test
+    void aBatchBiggerThanTheCommitArenaIsCommittedWholeInOrder() {
+        // the first record fits the committing thread's off-heap arena; the next two do not and take the heap path
+        byte[] third = new byte[BatchRecords.ARENA_BYTES / 2 + 1];
+        java.util.Arrays.fill(third, (byte) 'c');
+        List<PendingHook> batch = List.of(Hooks.hook("acme", "gh", "k1", "a".repeat(BatchRecords.ARENA_BYTES / 2)),
+                Hooks.hook("acme", "gh", "k2", "b".repeat(BatchRecords.ARENA_BYTES / 2 + 1)),
+                new PendingHook("acme", "gh", null, 7L, OrderedHeaders.adopt(new String[] {"X-A", "1"}, 1), third));
+
+        List<CommitResult> results = store.commit(batch);
+
+        assertThat(results).extracting(CommitResult::status).containsOnly(Status.ACCEPTED);
+        for (int i = 0; i < batch.size(); i++) {
+            StoredHook read = store.get(results.get(i).id()).orElseThrow();
+            assertThat(read.id()).isEqualTo(results.get(i).id());
+            assertThat(read.body()).isEqualTo(batch.get(i).body());
+            assertThat(read.headers()).containsExactlyEntriesOf(batch.get(i).headers());
+        }
+        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id)
+                .containsExactlyElementsOf(results.stream().map(CommitResult::id).toList());
+        // the arena is reused by the next batch on this thread: small records after big ones read back too
+        List<CommitResult> next = store.commit(List.of(Hooks.hook("k3"), Hooks.hook("k4")));
+        assertThat(store.get(next.get(1).id()).orElseThrow().dedupeKey()).isEqualTo("k4");
+        assertThat(store.get(next.get(0).id()).orElseThrow().body()).isEqualTo(Hooks.hook("k3").body());
+    }
 }
