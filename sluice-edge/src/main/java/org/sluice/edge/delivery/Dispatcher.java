@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -57,8 +58,8 @@ import org.sluice.edge.store.StoredHook;
  *   <li>claim the row until {@code now + timeout_ms + }{@value #CLAIM_SLACK_MS}
  *       ms, so that an attempt lost with the process comes due again by itself, then send.</li>
  * </ol>
- * The answer is judged by {@link RetryPolicy#decide} on the answer executor (the breaker
- * hears {@code succeeded} or {@code failed} at once) and queued. The next pass records
+ * The answer is judged by {@link RetryPolicy#decide} on the thread that completed the
+ * attempt (the breaker hears {@code succeeded} or {@code failed} at once) and queued. The next pass records
  * the queued answers ({@code recordAttempt}, {@code markDelivered} or {@code markDead}
  * transitions) and the claims of every destination's picks in ONE
  * {@link DeliveryLedger#apply} write, then sends the claimed rows. An attempt holds its
@@ -74,11 +75,14 @@ import org.sluice.edge.store.StoredHook;
  *       pass, then parks until the earliest time something can start (next due row,
  *       breaker's open time, limiter's wait; at most {@value #MAX_PARK_MS} ms) or until
  *       {@link #wake()}; tests call {@link #pump()} themselves on a manual clock instead;</li>
- *   <li>the transports' own threads (the HTTP client's event loops {@code sluice-delivery-io-N}):
- *       network work only;</li>
- *   <li>the answer executor ({@code sluice-delivery-N}, 2 threads): judges answers, tells
- *       the breaker, queues them and wakes the driver; it records them itself only when no
- *       driver runs (a test pumping by hand, or closing).</li>
+ *   <li>the transports' own threads (the HTTP client's event loops {@code sluice-delivery-io-N},
+ *       a broker client's I/O thread): their network work, and, when an attempt completes,
+ *       judging its answer, telling the breaker, queueing it and waking the driver (no I/O,
+ *       no lock but the jitter generator's; a hand-off to another thread per answer cost more
+ *       than the judging);</li>
+ *   <li>the answer executor ({@code sluice-delivery-N}, 2 threads): records queued answers
+ *       only when no driver runs (a test pumping by hand, or closing), so that a
+ *       transport's thread never waits for a ledger write.</li>
  * </ul>
  * No lock is held across a network call; the ledger's own lock is held only inside its
  * calls, and the store's commit lock is never taken. Passes are serialised by
@@ -194,7 +198,9 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
      * event loops included.
      */
     public void wake() {
-        woken.set(true);
+        if (woken.getAndSet(true)) {
+            return; // a wake is already pending: the driver runs a pass before it parks again
+        }
         Thread d = driver;
         if (d != null) {
             LockSupport.unpark(d);
@@ -596,15 +602,22 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 outstanding++;
             }
             long startNanos = clock.nanoTime();
-            transport.send(destination, hook, attempt, nowMs)
-                    .thenAcceptAsync(o -> answered(row, hook, pass, startNanos, o), answers)
-                    .exceptionally(e -> { // the executor refused (closing): the row stays claimed, due again later
-                        release(row);
-                        return null;
-                    });
+            // judged on the thread that completes the attempt (the transport's own, e.g. the
+            // HTTP client's event loop): a few arithmetic steps and a queue, no I/O, no hand-off
+            transport.send(destination, hook, attempt, nowMs).whenComplete((o, e) -> {
+                if (o != null) {
+                    answered(row, hook, pass, startNanos, o);
+                } else { // transports never fail their futures; if one did, the row stays claimed, due again later
+                    release(row);
+                }
+            });
         }
 
-        /** On the answer executor: judges the answer, tells the breaker, and queues it to be recorded. */
+        /**
+         * On the thread that completed the attempt: judges the answer, tells the breaker, and
+         * queues it to be recorded by the driver's next pass (or, with no driver, by the
+         * answer executor).
+         */
         private void answered(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long startNanos,
                               Transport.Outcome outcome) {
             Answer answer;
@@ -630,7 +643,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             }
             toRecord.add(answer);
             if (driver == null || stopping) {
-                recordAnswers(); // no pass will come for it (a test pumping by hand, or closing)
+                recordOffThisThread(); // no pass will come for it (a test pumping by hand, or closing)
             } else {
                 wake(); // the next pass records it with its claims
             }
@@ -726,6 +739,19 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             } finally {
                 draining.set(false);
             }
+        }
+    }
+
+    /**
+     * Records the queued answers on the answer executor: the caller may be a transport's
+     * event loop, which must not wait for a ledger write. Inline only when the executor
+     * has been shut down (the dispatcher is closing).
+     */
+    private void recordOffThisThread() {
+        try {
+            answers.execute(this::recordAnswers);
+        } catch (RejectedExecutionException e) {
+            recordAnswers();
         }
     }
 

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -35,12 +36,15 @@ import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.time.InstantSource;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
@@ -74,9 +78,15 @@ import org.sluice.edge.store.StoredHook;
  * holds at most that many connections.
  *
  * <h2>Threads</h2>
- * One small event loop group ({@code sluice-delivery-io-N}) does all socket work; futures
- * complete on it, so callers must hand the completion to their own executor (the
- * dispatcher does) and never block in it. Nothing here takes a lock.
+ * One small event loop group ({@code sluice-delivery-io-N}) does all socket work. Each
+ * destination is bound to one of its loops: its connections, its attempts' timers and
+ * its answers all live there, so its pool of idle connections needs no lock. {@link #send}
+ * only queues the attempt and, unless a run is already pending, submits one task that
+ * starts every attempt queued since (builds the request, takes or opens a connection,
+ * writes): a dispatcher pass that sends N attempts wakes the loop once, not N times, and
+ * nothing is written from a foreign thread. Futures complete on the loop, so whatever runs
+ * in their completion must be short and must never block (the dispatcher only judges the
+ * answer and queues it). Nothing here takes a lock.
  */
 final class HttpDeliveryClient implements Transport {
 
@@ -103,7 +113,7 @@ final class HttpDeliveryClient implements Transport {
     /** Prepares the pool of {@code destination} (its TLS context is built here, so a bad {@code ca_file} fails early). */
     @Override
     public void register(Destination destination) {
-        pools.computeIfAbsent(destination.name(), n -> new Pool(destination, sslContext(destination)));
+        pools.computeIfAbsent(destination.name(), n -> new Pool(destination, sslContext(destination), group.next()));
     }
 
     /**
@@ -121,7 +131,11 @@ final class HttpDeliveryClient implements Transport {
         return send(destination.name(), headers, hook.body());
     }
 
-    /** Sends one attempt; the future completes on an event loop, never exceptionally. */
+    /**
+     * Sends one attempt; the future completes on the destination's event loop, never
+     * exceptionally. The attempt is queued for that loop, which starts every attempt queued
+     * since its last run in one task (see "Threads" above).
+     */
     CompletableFuture<Outcome> send(String destination, List<Map.Entry<String, String>> headers, byte[] body) {
         Pool pool = pools.get(destination);
         if (pool == null) {
@@ -132,15 +146,42 @@ final class HttpDeliveryClient implements Transport {
             exchange.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
             return exchange.future;
         }
-        exchange.timer = group.next().schedule(exchange::timedOut, pool.destination.timeoutMs(), TimeUnit.MILLISECONDS);
-        Channel idle = pool.takeIdle();
-        if (idle != null) {
-            exchange.pooled = true;
-            exchange.start(idle);
-        } else {
-            connect(pool, exchange);
+        pool.queued.add(exchange);
+        if (pool.startScheduled.compareAndSet(false, true)) {
+            try {
+                pool.loop.execute(() -> startQueued(pool));
+            } catch (RejectedExecutionException e) { // the loop is shutting down: the client is closing
+                pool.startScheduled.set(false);
+                failQueued(pool);
+            }
         }
         return exchange.future;
+    }
+
+    /** On the pool's loop: starts every queued attempt (a timer, then a pooled or a new connection). */
+    private void startQueued(Pool pool) {
+        pool.startScheduled.set(false); // an attempt queued from now on schedules another run
+        for (Exchange ex = pool.queued.poll(); ex != null; ex = pool.queued.poll()) {
+            if (closed.get()) {
+                ex.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
+                continue;
+            }
+            ex.timer = pool.loop.schedule(ex::timedOut, pool.destination.timeoutMs(), TimeUnit.MILLISECONDS);
+            Channel idle = pool.takeIdle();
+            if (idle != null) {
+                ex.pooled = true;
+                ex.start(idle);
+            } else {
+                connect(pool, ex);
+            }
+        }
+    }
+
+    /** Completes every attempt still queued as failed (the client is closing). */
+    private static void failQueued(Pool pool) {
+        for (Exchange ex = pool.queued.poll(); ex != null; ex = pool.queued.poll()) {
+            ex.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
+        }
     }
 
     /** Closes every connection and stops the event loops (waits a bounded time for them). */
@@ -148,13 +189,14 @@ final class HttpDeliveryClient implements Transport {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+            pools.values().forEach(HttpDeliveryClient::failQueued); // queued after the loop's last run
         }
     }
 
     // ------------------------------------------------------------------ connecting
 
     private void connect(Pool pool, Exchange exchange) {
-        Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
+        Bootstrap b = new Bootstrap().group(pool.loop).channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, pool.destination.timeoutMs()))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -445,10 +487,18 @@ final class HttpDeliveryClient implements Transport {
         final int port;
         final String hostHeader;
         final String target;
-        final ConcurrentLinkedDeque<Channel> idle = new ConcurrentLinkedDeque<>();
+        /** The loop every connection, timer and answer of this destination is on. */
+        final EventLoop loop;
+        /** Attempts sent and not yet started on {@link #loop}. */
+        final Queue<Exchange> queued = new ConcurrentLinkedQueue<>();
+        /** A run of {@code startQueued} is submitted to {@link #loop} and has not begun. */
+        final AtomicBoolean startScheduled = new AtomicBoolean();
+        /** Idle connections, most recently used first; touched on {@link #loop} only. */
+        private final ArrayDeque<Channel> idle = new ArrayDeque<>();
 
-        Pool(Destination destination, SslContext ssl) {
+        Pool(Destination destination, SslContext ssl, EventLoop loop) {
             this.destination = destination;
+            this.loop = loop;
             this.ssl = ssl;
             URI u = destination.url();
             boolean https = "https".equalsIgnoreCase(u.getScheme());
@@ -474,7 +524,7 @@ final class HttpDeliveryClient implements Transport {
                 return;
             }
             idle.addFirst(ch);
-            while (idle.size() > destination.maxInFlight()) {
+            while (idle.size() > destination.maxInFlight()) { // O(1) for an ArrayDeque
                 Channel extra = idle.pollLast();
                 if (extra != null) {
                     extra.close();

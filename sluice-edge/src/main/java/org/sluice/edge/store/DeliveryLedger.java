@@ -97,6 +97,9 @@ public final class DeliveryLedger {
         final AtomicLong dead = new AtomicLong();
     }
 
+    /** Hook id -> sequence number of the hooks the dispatcher is likely to name (see {@link SeqCache}). */
+    private final SeqCache seqCache = new SeqCache();
+
     /** Per destination, where a due scan starts (see {@link DueFloor}). */
     private final Map<String, DueFloor> floors = new ConcurrentHashMap<>();
 
@@ -163,6 +166,7 @@ public final class DeliveryLedger {
         ColumnFamilyHandle due = store.family(CF_DUE);
         ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
         byte[] idBytes = Codec.uuid(id);
+        seqCache.put(id, seq);
         for (String d : destinations) {
             DeliveryRow row = fresh(id, d, nowMillis);
             wb.put(rows, DeliveryCodec.rowKey(seq, d), DeliveryCodec.row(id, row));
@@ -177,6 +181,11 @@ public final class DeliveryLedger {
             counter(d).pending.incrementAndGet();
             floor(d).lower(nowMillis);
         }
+    }
+
+    /** The sequence number {@code id} was committed under if the cache knows it, else -1 (see {@link SeqCache}). */
+    long cachedSeq(UUID id) {
+        return seqCache.get(id);
     }
 
     /** Recounts pending and dead rows per destination; at open and after a reopen (no concurrent writer). */
@@ -262,6 +271,10 @@ public final class DeliveryLedger {
                     DeliveryRow r = DeliveryCodec.row(destination, v);
                     if (r.state() == DeliveryState.PENDING) {
                         out.add(r);
+                        UUID id = parseId(r.hookId());
+                        if (id != null) {
+                            seqCache.put(id, seq); // its claim, its answer and the hook's read skip the id index
+                        }
                     }
                 }
             }
@@ -555,7 +568,7 @@ public final class DeliveryLedger {
                         }
                         Long seq = seqs.get(seen.hookId());
                         if (seq == null) {
-                            seq = seqOf(db, uuid);
+                            seq = rowsSeqOf(db, uuid);
                             if (seq == null) {
                                 continue;
                             }
@@ -907,6 +920,17 @@ public final class DeliveryLedger {
         return counts.computeIfAbsent(destination, k -> new Counter());
     }
 
+    /**
+     * The sequence number of a hook whose existing rows the caller reads before it changes
+     * them ({@link #apply}): a remembered number is enough there, since a deleted hook's rows
+     * read as missing. Anything that creates rows or answers "no such hook" uses {@link #seqOf}.
+     */
+    private Long rowsSeqOf(RocksDB db, UUID id) throws RocksDBException {
+        long cached = seqCache.get(id);
+        return cached >= 0 ? Long.valueOf(cached) : seqOf(db, id);
+    }
+
+    /** The sequence number of a stored hook, from the id index (null: no such hook). */
     private Long seqOf(RocksDB db, UUID id) throws RocksDBException {
         byte[] seq = db.get(store.family(HookStore.CF_HOOK_IDS), Codec.uuid(id));
         return seq == null ? null : Codec.u64(seq);

@@ -644,6 +644,11 @@ public final class HookStore implements AutoCloseable {
             return Optional.empty();
         }
         return read(() -> {
+            long cached = ledger.cachedSeq(uuid); // the delivery path's hooks: skips the id index
+            if (cached >= 0) {
+                byte[] value = db.get(hooks, Codec.u64(cached));
+                return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
+            }
             byte[] seq = db.get(hookIds, Codec.uuid(uuid));
             if (seq == null) {
                 return Optional.empty();
