@@ -131,6 +131,12 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     /** Nanoseconds from the end of the last pass until something can start; written under pumpLock. */
     private volatile long nextWaitNanos;
     private final AtomicBoolean woken = new AtomicBoolean();
+    /** Commits that scheduled deliveries, counted by {@link #scheduled()}. */
+    private final AtomicLong commits = new AtomicLong();
+    /** The driver is parked (or about to) with a destination that could start attempts now: commits wake it. */
+    private volatile boolean wantsWork;
+    /** Whether the last pass left a destination with free slots and nothing due; written under pumpLock. */
+    private volatile boolean laneWantsWork;
     private volatile boolean stopping;
     /** Held (read) while an answer is recorded; close takes it (write) to stop recording. */
     private final ReentrantReadWriteLock recording = new ReentrantReadWriteLock();
@@ -207,6 +213,25 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         }
     }
 
+    /**
+     * A commit scheduled deliveries. Wakes the driver only when a destination could start
+     * an attempt for them now: one whose last pass ended with free slots and nothing due
+     * (not paused, not held by its breaker or limiter, not full). Under load, when every
+     * slot is out, commits cost the driver nothing: an answer wakes it, and its next pass
+     * reads the new rows. Cheap and non-blocking; called by the intake's writers.
+     *
+     * <p>No wake-up is lost: this counts the commit before it reads {@code wantsWork}, and
+     * the driver sets {@code wantsWork} before it reads the count (both volatile), so
+     * either this sees the flag and wakes it, or the driver sees a commit made since its
+     * pass began and passes again instead of parking.
+     */
+    public void scheduled() {
+        commits.incrementAndGet();
+        if (wantsWork) {
+            wake();
+        }
+    }
+
     /** The admin paused or resumed {@code destination} (passes re-read the paused set; this only wakes the driver). */
     public void pausedChanged(String destination) {
         wake();
@@ -278,17 +303,28 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     private void drive() {
         while (!stopping) {
             long wait;
+            long commitsBefore = commits.get();
+            boolean idleLane = false;
             try {
                 pump();
                 wait = nextWaitNanos;
+                idleLane = laneWantsWork;
             } catch (RuntimeException e) {
                 LOG.warn("a delivery pass failed; trying again in {} ms: {}", MAX_PARK_MS, e.toString());
                 wait = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
+            }
+            if (idleLane) {
+                wantsWork = true; // before reading the count: see scheduled()
+                if (commits.get() != commitsBefore) {
+                    wantsWork = false;
+                    continue; // a commit since the pass began may not have been seen by its scans
+                }
             }
             if (!woken.getAndSet(false) && wait > 0 && !stopping) {
                 LockSupport.parkNanos(this, Math.min(wait, TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS)));
                 woken.set(false);
             }
+            wantsWork = false;
         }
     }
 
@@ -322,6 +358,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 } catch (RuntimeException e) {
                     LOG.warn("delivery pass for destination {} failed: {}", lane.name, e.toString());
                     lane.waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
+                    lane.wantsWork = false;
                 }
             }
             boolean[] claimed = recordAndClaim(answered, selections, nowMs);
@@ -334,9 +371,12 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 sel.lane().finish(sel, n, nowMs, claimed == null);
             }
             long wait = Long.MAX_VALUE;
+            boolean wantWork = false;
             for (Lane lane : lanes.values()) {
                 wait = Math.min(wait, lane.waitNanos);
+                wantWork |= lane.wantsWork;
             }
+            laneWantsWork = wantWork;
             nextWaitNanos = answered.size() == RECORD_BATCH ? 0 : wait;
             return started;
         }
@@ -426,6 +466,8 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         final Timer lag;
         /** Written by pass (under pumpLock). */
         long waitNanos;
+        /** The last pass left free slots and nothing due now (a commit may give it work); under pumpLock. */
+        boolean wantsWork;
 
         Lane(Destination d, MeterRegistry registry, Transport transport) {
             this.destination = d;
@@ -568,6 +610,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
 
         /** Sets {@link #waitNanos} after {@code sel}'s claims: {@code started} attempts began. */
         void finish(Selection sel, int started, long nowMs, boolean writeFailed) {
+            wantsWork = false;
             if (writeFailed) {
                 waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
                 return;
@@ -591,6 +634,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                     next = ledger.nextDueAfter(name, nowMs).orElse(-1); // the rows due now were all skipped
                 }
                 waitNanos = next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs));
+                wantsWork = true;
             }
         }
 

@@ -160,7 +160,7 @@ public final class EdgeServer implements AutoCloseable {
 
             // the dispatcher hears of every commit that scheduled deliveries (a test may inject its own)
             this.deliveryWakeup = backends.dispatcher() != null && wakeup == DeliveryWakeup.NONE
-                    ? backends.dispatcher()::wake : wakeup;
+                    ? backends.dispatcher()::scheduled : wakeup;
             Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics);
             ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(Transport.serverChannel())
                     .childHandler(pipeline);

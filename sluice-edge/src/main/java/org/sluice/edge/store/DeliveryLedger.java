@@ -100,6 +100,11 @@ public final class DeliveryLedger {
     /** Hook id -> sequence number of the hooks the dispatcher is likely to name (see {@link SeqCache}). */
     private final SeqCache seqCache = new SeqCache();
 
+    /** Serialises {@link #setPaused} calls and the first read of the paused set. */
+    private final Object pausedLock = new Object();
+    /** The paused destinations as stored; null until read (again after a reopen). */
+    private volatile Set<String> pausedCache;
+
     /** Per destination, where a due scan starts (see {@link DueFloor}). */
     private final Map<String, DueFloor> floors = new ConcurrentHashMap<>();
 
@@ -190,6 +195,7 @@ public final class DeliveryLedger {
 
     /** Recounts pending and dead rows per destination; at open and after a reopen (no concurrent writer). */
     void rebuildCounts(RocksDB db, ColumnFamilyHandle byDest) {
+        pausedCache = null;
         counts.clear();
         floors.clear();
         try (RocksIterator it = db.newIterator(byDest)) {
@@ -707,16 +713,42 @@ public final class DeliveryLedger {
     /** Pauses or resumes a destination; fsynced, so the state survives a restart. */
     public void setPaused(String destination, boolean paused, long nowMillis) {
         PendingHook.checkDestination(destination);
-        store.ledgerWrite(true, (rocks, writeOptions) -> {
-            RocksDB db = rocks.db();
-            db.put(store.family(CF_DESTINATIONS), writeOptions, Codec.utf8(destination),
-                    DeliveryCodec.destination(paused, nowMillis));
-            return null;
-        });
+        synchronized (pausedLock) {
+            Set<String> before = pausedDestinations();
+            store.ledgerWrite(true, (rocks, writeOptions) -> {
+                RocksDB db = rocks.db();
+                db.put(store.family(CF_DESTINATIONS), writeOptions, Codec.utf8(destination),
+                        DeliveryCodec.destination(paused, nowMillis));
+                return null;
+            });
+            Set<String> after = new TreeSet<>(before);
+            if (paused) {
+                after.add(destination);
+            } else {
+                after.remove(destination);
+            }
+            pausedCache = Set.copyOf(after);
+        }
     }
 
-    /** The destinations stored as paused. */
+    /**
+     * The destinations stored as paused. Read from the store once, then kept in memory and
+     * changed by {@link #setPaused} after its write (the dispatcher asks every pass).
+     */
     public Set<String> pausedDestinations() {
+        Set<String> cached = pausedCache;
+        if (cached != null) {
+            return cached;
+        }
+        synchronized (pausedLock) {
+            if (pausedCache == null) {
+                pausedCache = readPaused();
+            }
+            return pausedCache;
+        }
+    }
+
+    private Set<String> readPaused() {
         return store.underReadLock((rocks, unused) -> {
             RocksDB db = rocks.db();
             Set<String> paused = new TreeSet<>();

@@ -181,11 +181,11 @@ class DispatcherTest {
                     System.currentTimeMillis(), "a", "b"));
             if (batch.size() == 500) {
                 commitAll(batch, bodies);
-                d.wake();
+                d.scheduled(); // as the intake's writers call it after a commit
             }
         }
         commitAll(batch, bodies);
-        d.wake();
+        d.scheduled();
 
         List<Received> gotA = a.awaitRequests(total, Duration.ofMinutes(10));
         List<Received> gotB = b.awaitRequests(total, Duration.ofMinutes(10));
