@@ -135,12 +135,39 @@ public final class OutboundHeaders {
         }
         List<Map.Entry<String, String>> out = new ArrayList<>();
         for (Map.Entry<String, String> h : hook.headers().entrySet()) {
-            String name = h.getKey().toLowerCase(Locale.ROOT);
-            if (forward.contains(name) && !configured.containsKey(name) && isFieldValue(h.getValue())) {
+            String name = forwardedName(h.getKey()); // compared without lower-casing every received name
+            if (name != null && !configured.containsKey(name) && isFieldValue(h.getValue())) {
                 out.add(Map.entry(name, h.getValue()));
             }
         }
         return out;
+    }
+
+    /**
+     * The name in {@code forward_headers} (lower-case ASCII, a token) that {@code received}
+     * lower-cases to, else null: the same match as {@code received.toLowerCase(ROOT)}, made
+     * without a copy (only ASCII letters fold, so no other character can match a token's).
+     */
+    private String forwardedName(String received) {
+        for (String name : forward) {
+            if (name.length() == received.length() && asciiLowerEquals(name, received)) {
+                return name;
+            }
+        }
+        return null;
+    }
+
+    private static boolean asciiLowerEquals(String lower, String s) {
+        for (int i = 0; i < lower.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 'A' && c <= 'Z') {
+                c = (char) (c + ('a' - 'A'));
+            }
+            if (c != lower.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // ------------------------------------------------------------------ checks

@@ -135,6 +135,12 @@ final class DeliveryCodec {
         return out.array();
     }
 
+    /** The hook id a stored row names (its value's first field after the format byte). */
+    static UUID rowHookId(byte[] value) {
+        ByteBuffer in = ByteBuffer.wrap(value, 1, 16);
+        return Codec.uuid(in);
+    }
+
     static DeliveryRow row(String destination, byte[] value) {
         ByteBuffer in = ByteBuffer.wrap(value);
         byte format = in.get();

@@ -277,10 +277,7 @@ public final class DeliveryLedger {
                     DeliveryRow r = DeliveryCodec.row(destination, v);
                     if (r.state() == DeliveryState.PENDING) {
                         out.add(r);
-                        UUID id = parseId(r.hookId());
-                        if (id != null) {
-                            seqCache.put(id, seq); // its claim, its answer and the hook's read skip the id index
-                        }
+                        seqCache.put(DeliveryCodec.rowHookId(v), seq); // its claim, its answer and the hook's read skip the id index
                     }
                 }
             }
@@ -562,8 +559,10 @@ public final class DeliveryLedger {
             RocksDB db = rocks.db();
             lock.lock();
             try {
+                record RowName(String hookId, String destination) {
+                }
                 Map<String, Long> seqs = new HashMap<>();
-                Map<String, DeliveryRow> latest = new HashMap<>(); // "hookId destination" -> the row as this call leaves it
+                Map<RowName, DeliveryRow> latest = new HashMap<>(); // the row as this call leaves it
                 List<DeliveryRow> moved = new ArrayList<>(); // (cur, next) pairs
                 try (WriteBatch wb = new WriteBatch()) {
                     for (int i = 0; i < applied.length; i++) {
@@ -581,7 +580,7 @@ public final class DeliveryLedger {
                             seqs.put(seen.hookId(), seq);
                         }
                         String d = seen.destination();
-                        String rowName = seen.hookId() + ' ' + d;
+                        RowName rowName = new RowName(seen.hookId(), d);
                         DeliveryRow cur = latest.get(rowName);
                         if (cur == null) {
                             byte[] v = db.get(store.family(CF_DELIVERIES), DeliveryCodec.rowKey(seq, d));
