@@ -9,6 +9,8 @@
 #     dispatcher is not behind;
 #  3. full load fanned out to two destinations.
 # Usage (from anywhere): sluice-bench/scripts/delivery-bench.sh [seconds, default 60]
+#   SLUICE_JAR=path   run that server jar instead of building this checkout's (a before/after
+#                     comparison in the same conditions)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 scripts="$root/sluice-bench/scripts"
@@ -19,8 +21,11 @@ cd "$root"
 if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
   apt-get install -y wrk nginx-light >/dev/null
 fi
-mvn -B -ntp -q -pl sluice-edge -am package -DskipTests
-sluice_jar="$root/sluice-edge/target/sluice.jar"
+if [ -z "${SLUICE_JAR:-}" ]; then
+  mvn -B -ntp -q -pl sluice-edge -am package -DskipTests
+fi
+sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
+echo "server: $sluice_jar"
 work="$(mktemp -d)"
 logs=/tmp/nginx-receiver
 server_pid=""
