@@ -78,6 +78,53 @@ class HttpDeliveryClientTest {
     }
 
     @Test
+    void sendsFromManyThreadsAtOnceAreEachStartedAndAnsweredOnce() throws Exception {
+        // sends queue for the destination's loop, which starts everything queued in one task:
+        // an attempt queued while a run is being scheduled or is draining must not be left behind
+        receiver = HookReceiver.start();
+        client.register(new Destination("d", Destination.TYPE_HTTP, receiver.uri("/"), 30_000, 64, Optional.empty(),
+                Optional.empty(), OutboundHeaders.of("destinations.d", List.of(), Map.of(), null, "t"), Ordering.NONE,
+                RetryPolicy.defaults(), BreakerSettings.defaults(), Optional.empty()));
+        int threads = 4;
+        int perThread = 250;
+        List<java.util.concurrent.CompletableFuture<HttpDeliveryClient.Outcome>> futures =
+                java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        List<Thread> senders = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int from = t * perThread;
+            senders.add(new Thread(() -> {
+                for (int i = from; i < from + perThread; i++) {
+                    futures.add(client.send("d", List.of(Map.entry("webhook-id", "id-" + i)), BODY));
+                }
+            }));
+        }
+        senders.forEach(Thread::start);
+        for (Thread t : senders) {
+            t.join();
+        }
+        for (var f : futures) {
+            assertThat(f.get(60, TimeUnit.SECONDS).result()).isEqualTo(AttemptResult.answered(200));
+        }
+        assertThat(receiver.received()).extracting(r -> r.header("webhook-id")).hasSize(threads * perThread)
+                .doesNotHaveDuplicates();
+    }
+
+    @Test
+    void closingCompletesEveryAttemptStillOut() throws Exception {
+        plainReceiver(60_000);
+        receiver.plan(Answer.hang(), Answer.hang(), Answer.hang()); // three never answered: the close must end them
+        List<java.util.concurrent.CompletableFuture<HttpDeliveryClient.Outcome>> futures = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            futures.add(client.send("d", HEADERS, BODY));
+        }
+        client.close();
+        for (var f : futures) { // none is left hanging: answered, or failed by the close
+            assertThat(f.get(30, TimeUnit.SECONDS)).isNotNull();
+        }
+        assertThat(client.send("d", HEADERS, BODY).get(5, TimeUnit.SECONDS).error()).isEqualTo("client closed");
+    }
+
+    @Test
     void keepAliveConnectionIsReused() throws Exception {
         plainReceiver(30_000);
         for (int i = 0; i < 5; i++) {
