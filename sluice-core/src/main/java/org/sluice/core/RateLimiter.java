@@ -2,7 +2,6 @@ package org.sluice.core;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * An exact in-memory rate limiter over many keys, one {@link Limit} for all of them:
@@ -37,8 +36,8 @@ public final class RateLimiter {
     private final long interval;
     private final long tolerance;
     private final BucketTable table = new BucketTable();
-    private final LongAdder admitted = new LongAdder();
-    private final LongAdder denied = new LongAdder();
+    /** Admissions and refusals, counted per thread without an atomic add (see {@link Tally}). */
+    private final Tally tally = new Tally(Tally.defaultSlots());
 
     private RateLimiter(Builder b) {
         this.limit = b.limit;
@@ -69,7 +68,7 @@ public final class RateLimiter {
 
     private long charge(String key, long increment) {
         long wait = table.tryCharge(Objects.requireNonNull(key, "key"), increment, tolerance, clock.nanoTime());
-        (wait == 0L ? admitted : denied).increment();
+        tally.count(wait == 0L ? Tally.ADMITTED : Tally.DENIED);
         return wait;
     }
 
@@ -83,12 +82,23 @@ public final class RateLimiter {
         table.reset(Objects.requireNonNull(key, "key"));
     }
 
+    /**
+     * Counters since creation. {@code admitted} and {@code denied} are exact for every
+     * call that happens-before this one (a joined thread, a completed future, a latch);
+     * calls still running may or may not be counted yet. {@code keys} is a moment's
+     * snapshot under concurrency.
+     */
     public Stats stats() {
-        return new Stats(table.size(), admitted.sum(), denied.sum(), table.swept());
+        tally.reclaim();
+        return new Stats(table.size(), tally.admitted(), tally.denied(), table.swept());
     }
 
-    /** Sweeps one shard of full buckets (all 16 in turn over 16 ticks); returns rows deleted. */
+    /**
+     * Sweeps one shard of full buckets (all 16 in turn over 16 ticks); returns rows deleted.
+     * Also frees the counting slots of threads that have ended (their counts are kept).
+     */
     public int sweepTick() {
+        tally.reclaim();
         return table.sweepNext(clock.nanoTime());
     }
 

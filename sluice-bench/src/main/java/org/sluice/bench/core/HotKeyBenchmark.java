@@ -5,6 +5,7 @@ import io.github.bucket4j.Bucket;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -17,6 +18,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.sluice.core.BucketTable;
 import org.sluice.core.Clock;
 
 /**
@@ -42,6 +44,12 @@ public class HotKeyBenchmark {
     private org.sluice.core.RateLimiter sluice;
     private org.sluice.core.RateLimiter sluiceFixedClock;
     private org.sluice.core.RateLimiter sluiceTicking;
+    /** The pieces of {@code sluiceTicking}, for the cost breakdown below (flood only). */
+    private Clock ticking;
+    private BucketTable table;
+    private long increment;
+    private long tolerance;
+    private final LongAdder denied = new LongAdder();
     /** Read by the fixed clock: the limiter's own cost without a clock call (flood only). */
     private volatile long fixedNanos = System.nanoTime();
     private Yardstick yardstick;
@@ -58,6 +66,10 @@ public class HotKeyBenchmark {
                 .limit(org.sluice.core.Limit.of(rate, burst)).clock(() -> fixedNanos).build();
         sluiceTicking = org.sluice.core.RateLimiter.builder()
                 .limit(org.sluice.core.Limit.of(rate, burst)).clock(Clock.ticking(TICK)).build();
+        ticking = Clock.ticking(TICK);
+        table = new BucketTable();
+        increment = org.sluice.core.Limit.of(rate, burst).intervalNanos();
+        tolerance = org.sluice.core.Limit.of(rate, burst).toleranceNanos();
         yardstick = new Yardstick(rate, burst);
         bucket4j = Competitors.bucket4j(rate, burst);
         guava = Competitors.guava(rate);
@@ -96,6 +108,33 @@ public class HotKeyBenchmark {
     @Benchmark
     public long sluiceTicking() {
         return sluiceTicking.tryAcquire(KEY);
+    }
+
+    // ---------------------------------------------------------------- cost breakdown
+    // sluiceTicking taken apart, one piece at a time (flood only): the ticking clock's
+    // read alone; the table's refusal on that reading (hash, probe, word, Gcra) with no
+    // counting; and the same plus the LongAdder increment that RateLimiter counted each
+    // refusal with before it counted per thread (docs/benchmarks.md, "Where a refusal's
+    // time went"). sluiceTicking minus tableTicking is what RateLimiter adds now.
+
+    /** The ticking clock's reading alone: one volatile load. */
+    @Benchmark
+    public long tickingClockAlone() {
+        return ticking.nanoTime();
+    }
+
+    /** The table's charge on the ticking clock's reading, uncounted. */
+    @Benchmark
+    public long tableTicking() {
+        return table.tryCharge(KEY, increment, tolerance, ticking.nanoTime());
+    }
+
+    /** {@code tableTicking} plus a shared {@code LongAdder} increment per call: the old per-call counting. */
+    @Benchmark
+    public long tableTickingLongAdder() {
+        long wait = table.tryCharge(KEY, increment, tolerance, ticking.nanoTime());
+        denied.increment();
+        return wait;
     }
 
     @Benchmark

@@ -39,6 +39,13 @@ import org.sluice.shm.SharedRate;
  *   <li>{@code distinctByteKeysTicking}, {@code hotByteKeyTicking}: the byte-key cases on
  *       limiters given the opt-in coarse clock ({@code Clock.ticking(1 ms)}), which
  *       replaces the {@code System.nanoTime()} call by one volatile read.</li>
+ *   <li>{@code distinctByteKeysRefusedTicking}, {@code distinctByteKeysRetryAfterTicking},
+ *       {@code tickingClock}: {@code distinctByteKeysTicking} taken apart, one piece at a
+ *       time. The same keys on a limiter of one per hour, so that after the first pass
+ *       every call is refused (no compare-and-swap; the denied counter's atomic add
+ *       remains); {@code retryAfter} on the admitting limiter (the hash, the group's
+ *       read and the arithmetic: no write at all); the clock's reading alone. See
+ *       docs/benchmarks.md, "Where a refusal's time went".</li>
  *   <li>{@code nanoTime}: the clock read every check includes, for scale.</li>
  * </ul>
  * The {@code 2t} variants run the same with two threads.
@@ -57,6 +64,8 @@ public class SharedRateBench {
         SharedRate hot;
         SharedRate wideTicking;
         SharedRate hotTicking;
+        SharedRate strictTicking;
+        Clock ticking;
         SharedGcraTable tenants;
 
         @Setup(Level.Trial)
@@ -66,9 +75,10 @@ public class SharedRateBench {
             wide = arena.rate("wide", 1_000_000, Duration.ofSeconds(1), 8 * KEYS);
             hot = arena.rate("hot", 1000, Duration.ofSeconds(1), 64);
             tenants = arena.gcraTable("tenants", 8 * KEYS);
-            Clock ticking = Clock.ticking(Duration.ofMillis(1));
+            ticking = Clock.ticking(Duration.ofMillis(1));
             wideTicking = arena.rate("wide-ticking", 1_000_000, Duration.ofSeconds(1), 8 * KEYS, ticking);
             hotTicking = arena.rate("hot-ticking", 1000, Duration.ofSeconds(1), 64, ticking);
+            strictTicking = arena.rate("strict-ticking", 1, Duration.ofHours(1), 8 * KEYS, ticking);
         }
 
         @TearDown(Level.Trial)
@@ -147,6 +157,24 @@ public class SharedRateBench {
     @Benchmark
     public boolean hotByteKeyTicking(Arena a) {
         return a.hotTicking.allow(HOT);
+    }
+
+    /** As {@code distinctByteKeysTicking}, every call (after the first pass) refused: no CAS. */
+    @Benchmark
+    public boolean distinctByteKeysRefusedTicking(Arena a, Keys k) {
+        return a.strictTicking.allow(k.nextBytes());
+    }
+
+    /** The read-only part of {@code distinctByteKeysTicking}: hash, group read, arithmetic; no write, no counter. */
+    @Benchmark
+    public double distinctByteKeysRetryAfterTicking(Arena a, Keys k) {
+        return a.wideTicking.retryAfter(k.nextBytes());
+    }
+
+    /** The ticking clock's reading alone. */
+    @Benchmark
+    public long tickingClock(Arena a) {
+        return a.ticking.nanoTime();
     }
 
     @Benchmark
