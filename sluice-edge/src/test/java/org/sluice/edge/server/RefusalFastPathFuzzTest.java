@@ -19,6 +19,7 @@ import io.netty.util.ResourceLeakDetector;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -54,8 +55,9 @@ import org.slf4j.LoggerFactory;
  * whatever the TCP segments were. The client writes the input at once and never half-closes;
  * the servers' short {@code read_timeout_ms} ends every connection (answered 408 mid-request,
  * closed silently between requests), so the end of a stream is the server's decision, not a
- * race with the client. Both limiters' clocks move a minute per input (each input starts on a
- * full bucket of two) and then stand still, so {@code Retry-After} agrees to the millisecond.
+ * race with the client. Each input comes from a client address of its own, both limiters'
+ * clocks move a minute per input and then stand still: each input starts on a full bucket of
+ * two, and {@code Retry-After} agrees to the millisecond.
  *
  * <p>Also a finding: anything logged at WARN or above (a leaked buffer, at PARANOID leak
  * detection; an exception at the end of a pipeline), and a connection not closed within 20 s.
@@ -100,6 +102,15 @@ class RefusalFastPathFuzzTest {
             }
         }
     };
+
+    /**
+     * The client address of the next input, 127.0.0.2 to 127.0.0.254 in turn: each input's
+     * bucket is one no earlier connection can still charge. (A request pipelined behind an
+     * answer that closed the connection may still reach admission after the client has seen
+     * the close; on a shared address that charge landed in the next input's bucket, on one
+     * server and not the other, depending on the race.)
+     */
+    private static int nextClient;
 
     /** The reads each connection is cut into, by the client's port, until the server takes them. */
     private static final Map<Integer, int[]> READS = new ConcurrentHashMap<>();
@@ -165,7 +176,8 @@ class RefusalFastPathFuzzTest {
         try (SilentCloseable toTheServers = BugDetectors.allowNetworkConnections(
                 (host, port) -> port == fast.address.getPort() || port == plain.address.getPort())) {
             int[] reads = reads(cuts, input.length);
-            try (Socket toFast = send(fast, input, reads); Socket toPlain = send(plain, input, reads)) {
+            InetAddress client = InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) (2 + nextClient++ % 253)});
+            try (Socket toFast = send(fast, client, input, reads); Socket toPlain = send(plain, client, input, reads)) {
                 withFastPath = readToEnd(toFast);
                 without = readToEnd(toPlain);
             }
@@ -253,10 +265,10 @@ class RefusalFastPathFuzzTest {
     // ================================================================ the connections
 
     /** Connects from a port the servers then find in {@link #READS}, and writes the whole input. */
-    private static Socket send(TestEdge edge, byte[] input, int[] reads) throws IOException {
+    private static Socket send(TestEdge edge, InetAddress client, byte[] input, int[] reads) throws IOException {
         Socket socket = new Socket();
         try {
-            socket.bind(new InetSocketAddress("127.0.0.1", 0));
+            socket.bind(new InetSocketAddress(client, 0));
             READS.put(socket.getLocalPort(), reads);
             socket.connect(edge.address, 5_000);
             socket.setSoTimeout(CLOSE_WAIT_MILLIS);
