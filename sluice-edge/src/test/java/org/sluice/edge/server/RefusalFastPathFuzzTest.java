@@ -2,10 +2,6 @@ package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import com.code_intelligence.jazzer.api.BugDetectors;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.api.SilentCloseable;
@@ -15,7 +11,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ResourceLeakDetector;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,12 +28,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.slf4j.LoggerFactory;
 
 /**
  * Fuzz target for the refusal fast path ({@code http.RefusalFastPath}), checked against the
@@ -91,17 +84,8 @@ class RefusalFastPathFuzzTest {
             "00000000000000000002", "2, 2", "close", "keep-alive", "Keep-Alive", "close, keep-alive", "upgrade",
             "chunked", "100-continue", "t", "\u00e9", "a\u0000b", "a\u007fb", "", " 2 ", "\t2");
 
-    static final Queue<String> PROBLEMS = new ConcurrentLinkedQueue<>();
-    private static final AppenderBase<ILoggingEvent> WATCH = new AppenderBase<>() {
-        @Override
-        protected void append(ILoggingEvent e) {
-            if (e.getLevel().isGreaterOrEqual(Level.WARN)) {
-                PROBLEMS.add(e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage()
-                        + (e.getThrowableProxy() == null ? "" : " / " + e.getThrowableProxy().getClassName()
-                        + ": " + e.getThrowableProxy().getMessage()));
-            }
-        }
-    };
+    static final WarningWatch WATCH = new WarningWatch();
+    static final Queue<String> PROBLEMS = WATCH.problems;
 
     /**
      * The client address of the next input, 127.0.0.2 to 127.0.0.254 in turn: each input's
@@ -119,14 +103,10 @@ class RefusalFastPathFuzzTest {
     static Path plainDir;
     static TestEdge fast;
     static TestEdge plain;
-    static ResourceLeakDetector.Level leakLevelBefore;
 
     @BeforeAll
     static void start() throws IOException {
-        leakLevelBefore = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         WATCH.start();
-        ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(WATCH);
         fastDir = Files.createTempDirectory("sluice-fast-path-fuzz");
         plainDir = Files.createTempDirectory("sluice-plain-path-fuzz");
         fast = TestEdge.startWith(fastDir, CONFIG,
@@ -140,8 +120,7 @@ class RefusalFastPathFuzzTest {
         try {
             closeAll(fast, plain);
         } finally {
-            ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(WATCH);
-            ResourceLeakDetector.setLevel(leakLevelBefore);
+            WATCH.stop();
             for (Path dir : new Path[] {fastDir, plainDir}) {
                 try (var files = Files.walk(dir)) {
                     files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
