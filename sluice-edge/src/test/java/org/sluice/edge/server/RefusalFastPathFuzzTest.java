@@ -89,10 +89,9 @@ class RefusalFastPathFuzzTest {
 
     /**
      * The client address of the next input, 127.0.0.2 to 127.0.0.254 in turn: each input's
-     * bucket is one no earlier connection can still charge. (A request pipelined behind an
-     * answer that closed the connection may still reach admission after the client has seen
-     * the close; on a shared address that charge landed in the next input's bucket, on one
-     * server and not the other, depending on the race.)
+     * bucket is one no earlier connection can still charge. (With one shared address, two
+     * runs saw an input start on a bucket short of one hook on one server and not the other:
+     * a charge from an earlier input's connection arriving late, not yet explained.)
      */
     private static int nextClient;
 
