@@ -34,7 +34,8 @@ import org.sluice.edge.config.RefusedBody;
  * a folded or malformed header line, a bare LF, a head over {@code http.max_header_bytes}, a
  * trusted proxy's connection...) turns it into a pass-through for the rest of the connection:
  * the codec then sees every later byte itself, as without this handler. A head that has not
- * all arrived is kept here (at most the codec's own limits) until it has.
+ * all arrived is kept here until it has, but only while the codec would be waiting for more
+ * of it too (see {@link #worthWaitingFor}).
  *
  * <h2>When it answers</h2>
  * All of: the pipeline is between requests ({@link InOrderGate#idle}: every earlier answer is
