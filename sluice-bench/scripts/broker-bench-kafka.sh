@@ -13,11 +13,8 @@
 # Usage (from anywhere): sluice-bench/scripts/broker-bench-kafka.sh [seconds, default 60]
 # (SKIP_BUILD=1 uses the jars of the last build.)
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-scripts="$root/sluice-bench/scripts"
-fixtures="$scripts/fixtures"
+source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
-cd "$root"
 
 if ! command -v wrk >/dev/null; then
   apt-get install -y wrk >/dev/null
@@ -31,23 +28,13 @@ tool_cp="$root/sluice-bench/target/test-classes:$root/sluice-bench/target/classe
 tool() { java -Xmx1g -Dlogback.configurationFile="$root/sluice-bench/src/test/resources/logback-test.xml" -cp "$tool_cp" org.sluice.bench.consuming.KafkaBenchTool "$@"; }
 work="$(mktemp -d)"
 broker_pid=""
-server_pid=""
 TOKEN="bench-admin-token-0123456789abcdef"
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  if [ -n "$broker_pid" ]; then kill "$broker_pid" 2>/dev/null || true; wait "$broker_pid" 2>/dev/null || true; fi
+  stop_pid "$server_pid"
+  stop_pid "$broker_pid"
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-wait_port() { # host port
-  for _ in $(seq 1 600); do
-    if (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "nothing listening on $1:$2" >&2; return 1
-}
-now_ms() { date +%s%3N; }
 
 admin() { # method path
   curl -sf -X "$1" -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:18182$2"
@@ -57,42 +44,19 @@ pending() {
 }
 
 start_sluice() { # name topic
-  cat > "$work/$1.yaml" <<YAML
-node: {id: bench-kafka, data_dir: "$work/$1-data"}
-admin: {listen: "127.0.0.1:18182", token: "$TOKEN"}
-http: {listen: "127.0.0.1:18181"}
-intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
-destinations:
-  bus: {type: kafka, bootstrap_servers: ["$bootstrap"], topic: "$2", key: source, compression: lz4, linger_ms: 5, max_in_flight: 256}
-sources:
-  bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}, dedupe: {header: X-Event-Id}, deliver_to: [bus]}
-YAML
-  java -Xms1g -Xmx1g -jar "$sluice_jar" serve --config "$work/$1.yaml" > "$work/$1.out" 2> "$work/$1.err" &
-  server_pid=$!
-  wait_port 127.0.0.1 18181
-  wait_port 127.0.0.1 18182
+  delivery_yaml "$1" bench-kafka "{listen: \"127.0.0.1:18182\", token: \"$TOKEN\"}" 18181 \
+    "  bus: {type: kafka, bootstrap_servers: [\"$bootstrap\"], topic: \"$2\", key: source, compression: lz4, linger_ms: 5, max_in_flight: 256}" bus
+  launch_sluice "$1" 18181 18182
 }
 
-stop_sluice() {
-  kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=""
-}
-
+nothing_pending() { [ "$(pending)" = "0" ]; }
 drain() { # wait (up to 300 s) until nothing is pending
-  for _ in $(seq 1 3000); do
-    if [ "$(pending)" = "0" ]; then return 0; fi
-    sleep 0.1
-  done
-  echo "  (not drained after 300 s)"
+  poll 3000 0.1 nothing_pending || echo "  (not drained after 300 s)"
 }
 
 load() { # label: wrk at full load; sets ACCEPTED, FROM, TO
-  FROM=$(now_ms)
-  wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18181/hooks/bench" > "$work/$1.wrk"
-  TO=$(now_ms)
-  local total; total=$(awk '/requests in/ {print $1}' "$work/$1.wrk")
-  local non2xx; non2xx=$(awk '/Non-2xx/ {print $5}' "$work/$1.wrk"); non2xx=${non2xx:-0}
-  ACCEPTED=$((total - non2xx))
-  echo "$1: accepted/s=$(awk -v a="$ACCEPTED" -v ms="$((TO - FROM))" 'BEGIN {printf "%.0f", a / (ms / 1000)}') ($ACCEPTED in $((TO - FROM)) ms; non_2xx $non2xx; latency $(awk '/^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {print "p50=" p50 " p99=" p99}' "$work/$1.wrk"))"
+  accepting_load "$1" 18181
+  echo "$1: accepted/s=$(per_second "$ACCEPTED" "$((TO - FROM))") ($ACCEPTED in $((TO - FROM)) ms; non_2xx $NON2XX; latency $(wrk_latency "$work/$1.wrk"))"
 }
 
 echo "load before: $(uptime)"

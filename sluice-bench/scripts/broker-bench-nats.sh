@@ -5,11 +5,8 @@
 # the UUIDv7 receipt time), a plain async publisher's acked/s (1 KiB, same as the load's
 # bodies), and the rate of a backlog replay (destination paused under load, then resumed).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-scripts="$root/sluice-bench/scripts"
-fixtures="$scripts/fixtures"
+source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
-cd "$root"
 
 command -v wrk >/dev/null || apt-get install -y wrk >/dev/null
 command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || apt-get install -y nats-server >/dev/null
@@ -21,16 +18,13 @@ bench=(java -cp "$root/sluice-bench/target/benchmarks.jar" org.sluice.bench.edge
 work="$(mktemp -d)"
 nats_url=nats://127.0.0.1:14222
 token=broker-bench-token-0123456789
-server_pid=""; nats_pid=""
+nats_pid=""
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  if [ -n "$nats_pid" ]; then kill "$nats_pid" 2>/dev/null || true; wait "$nats_pid" 2>/dev/null || true; fi
+  stop_pid "$server_pid"
+  stop_pid "$nats_pid"
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-wait_port() { for _ in $(seq 1 600); do (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
-now_ms() { date +%s%3N; }
 
 start_nats() {
   if [ -n "$nats_pid" ]; then kill "$nats_pid"; wait "$nats_pid" || true; fi
@@ -42,38 +36,20 @@ start_nats() {
 }
 
 start_sluice() { # name
-  cat > "$work/$1.yaml" <<YAML
-node: {id: bench-nats, data_dir: "$work/$1-data"}
-admin: {listen: "127.0.0.1:18082", token: "$token"}
-http: {listen: "127.0.0.1:18081"}
-intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
-destinations:
-  bus: {type: nats, servers: ["$nats_url"], subject: "hooks.{tenant}.{source}", max_in_flight: 64}
-sources:
-  bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}, dedupe: {header: X-Event-Id}, deliver_to: [bus]}
-YAML
-  java -Xms1g -Xmx1g -jar "$sluice_jar" serve --config "$work/$1.yaml" > "$work/$1.out" 2> "$work/$1.err" &
-  server_pid=$!
-  wait_port 127.0.0.1 18081; wait_port 127.0.0.1 18082
+  delivery_yaml "$1" bench-nats "{listen: \"127.0.0.1:18082\", token: \"$token\"}" 18081 \
+    '  bus: {type: nats, servers: ["'"$nats_url"'"], subject: "hooks.{tenant}.{source}", max_in_flight: 64}' bus
+  launch_sluice "$1" 18081 18082
 }
-stop_sluice() { kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=""; }
 admin() { curl -sf --retry 5 --retry-connrefused -X POST -H "Authorization: Bearer $token" -H "X-Sluice-Actor: bench" "http://127.0.0.1:18082$1" > /dev/null; }
 
 load() { # label: wrk at full load; sets ACCEPTED FROM TO
-  FROM=$(now_ms)
-  wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/$1.wrk"
-  TO=$(now_ms)
-  local total non2xx; total=$(awk '/requests in/ {print $1}' "$work/$1.wrk")
-  non2xx=$(awk '/Non-2xx/ {print $5}' "$work/$1.wrk"); non2xx=${non2xx:-0}
-  ACCEPTED=$((total - non2xx))
-  echo "$1: accepted/s=$(awk -v a="$ACCEPTED" -v ms="$((TO - FROM))" 'BEGIN {printf "%.0f", a / (ms / 1000)}') (non_2xx $non2xx)"
+  accepting_load "$1" 18081
+  echo "$1: accepted/s=$(per_second "$ACCEPTED" "$((TO - FROM))") (non_2xx $NON2XX)"
 }
+stream_holds() { [ "$("${bench[@]}" count "$nats_url" HOOKS)" -ge "$1" ]; } # count
 drain() { # expected: until the stream holds that many (up to 300 s); prints when
   local start; start=$(now_ms)
-  for _ in $(seq 1 1500); do
-    [ "$("${bench[@]}" count "$nats_url" HOOKS)" -ge "$1" ] && break
-    sleep 0.2
-  done
+  poll 1500 0.2 stream_holds "$1" || true
   DRAINED=$(now_ms); echo "  stream holds $("${bench[@]}" count "$nats_url" HOOKS) messages, $((DRAINED - start)) ms after the load stopped"
 }
 
@@ -86,7 +62,7 @@ start_nats
 start_sluice live
 load "full load, nats destination"
 in_window=$("${bench[@]}" count "$nats_url" HOOKS)
-echo "  delivered/s during the load=$(awk -v n="$in_window" -v ms="$((TO - FROM))" 'BEGIN {printf "%.0f", n / (ms / 1000)}') (stream count at the end of the load)"
+echo "  delivered/s during the load=$(per_second "$in_window" "$((TO - FROM))") (stream count at the end of the load)"
 drain "$ACCEPTED"
 echo "  $("${bench[@]}" lag "$nats_url" HOOKS "$FROM" "$TO")"
 stop_sluice
@@ -98,6 +74,6 @@ load "backlog build-up (destination paused)"
 sleep 2
 resumed=$(now_ms); admin /v1/destinations/bus/resume
 drain "$ACCEPTED"
-echo "  backlog replay: $ACCEPTED hooks in $((DRAINED - resumed)) ms = $(awk -v n="$ACCEPTED" -v ms="$((DRAINED - resumed))" 'BEGIN {printf "%.0f", n / (ms / 1000)}') delivered/s"
+echo "  backlog replay: $ACCEPTED hooks in $((DRAINED - resumed)) ms = $(per_second "$ACCEPTED" "$((DRAINED - resumed))") delivered/s"
 stop_sluice
 echo "load after: $(uptime)"

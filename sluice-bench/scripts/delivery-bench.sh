@@ -12,11 +12,8 @@
 #   SLUICE_JAR=path   run that server jar instead of building this checkout's (a before/after
 #                     comparison in the same conditions)
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-scripts="$root/sluice-bench/scripts"
-fixtures="$scripts/fixtures"
+source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
-cd "$root"
 
 if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
   apt-get install -y wrk nginx-light >/dev/null
@@ -28,22 +25,12 @@ sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
 echo "server: $sluice_jar"
 work="$(mktemp -d)"
 logs=/tmp/nginx-receiver
-server_pid=""
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  stop_pid "$server_pid"
   nginx -c "$fixtures/nginx-receiver.conf" -s stop 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-wait_port() { # host port
-  for _ in $(seq 1 600); do
-    if (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "nothing listening on $1:$2" >&2; return 1
-}
-now_ms() { date +%s%3N; }
 
 start_receiver() {
   nginx -c "$fixtures/nginx-receiver.conf" -s stop 2>/dev/null || true
@@ -54,40 +41,23 @@ start_receiver() {
 }
 
 start_sluice() { # name destinations-yaml deliver_to-list
-  cat > "$work/$1.yaml" <<YAML
-node: {id: bench-delivery, data_dir: "$work/$1-data"}
-admin: {listen: "127.0.0.1:0"}
-http: {listen: "127.0.0.1:18081"}
-intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
-destinations:
-$2
-sources:
-  bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}, dedupe: {header: X-Event-Id}, deliver_to: [$3]}
-YAML
-  java -Xms1g -Xmx1g -jar "$sluice_jar" serve --config "$work/$1.yaml" > "$work/$1.out" 2> "$work/$1.err" &
-  server_pid=$!
-  wait_port 127.0.0.1 18081
-}
-
-stop_sluice() {
-  kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=""
+  delivery_yaml "$1" bench-delivery '{listen: "127.0.0.1:0"}' 18081 "$2" "$3"
+  launch_sluice "$1" 18081
 }
 
 lines() { # log: lines with a webhook-id
   if [ -f "$1" ]; then grep -vc ' -$' "$1" || true; else echo 0; fi
 }
 
-drain() { # expected log...: wait (up to 300 s) until each log has at least expected lines
+logs_hold() { # expected log...: each log has at least expected lines
   local expected=$1; shift
-  for _ in $(seq 1 3000); do
-    local done=1
-    for log in "$@"; do
-      if [ "$(lines "$log")" -lt "$expected" ]; then done=0; fi
-    done
-    if [ $done = 1 ]; then return 0; fi
-    sleep 0.1
+  for log in "$@"; do
+    if [ "$(lines "$log")" -lt "$expected" ]; then return 1; fi
   done
-  echo "  (not drained after 300 s)"
+}
+
+drain() { # expected log...: wait (up to 300 s) until each log has at least expected lines
+  poll 3000 0.1 logs_hold "$@" || echo "  (not drained after 300 s)"
 }
 
 APP='  app: {url: "http://127.0.0.1:18090/hooks", max_in_flight: 64}'
@@ -99,24 +69,19 @@ echo "cores: $(nproc)"
 # ---- 0. the receiver's ceiling ---------------------------------------------------------
 start_receiver
 wrk -t2 -c64 -d"${secs}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18090/hooks" > "$work/ceiling.wrk"
-echo "receiver ceiling (wrk straight at nginx): $(awk '/Requests\/sec/ {print $2}' "$work/ceiling.wrk") requests/s"
+echo "receiver ceiling (wrk straight at nginx): $(wrk_rps "$work/ceiling.wrk") requests/s"
 
 accepting() { # label logs...: wrk at full load, then drain and report
   local label=$1; shift
-  local from; from=$(now_ms)
-  wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/$label.wrk"
-  local to; to=$(now_ms)
-  local total; total=$(awk '/requests in/ {print $1}' "$work/$label.wrk")
-  local non2xx; non2xx=$(awk '/Non-2xx/ {print $5}' "$work/$label.wrk"); non2xx=${non2xx:-0}
-  local accepted=$((total - non2xx))
-  echo "$label: accepted/s=$(awk -v a="$accepted" -v ms="$((to - from))" 'BEGIN {printf "%.0f", a / (ms / 1000)}') (wrk: $(awk '/Requests\/sec/ {print $2}' "$work/$label.wrk") requests/s, non_2xx $non2xx, latency $(awk '/^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {print "p50=" p50 " p99=" p99}' "$work/$label.wrk"))"
+  accepting_load "$label" 18081
+  echo "$label: accepted/s=$(per_second "$ACCEPTED" "$((TO - FROM))") (wrk: $(wrk_rps "$work/$label.wrk") requests/s, non_2xx $NON2XX, latency $(wrk_latency "$work/$label.wrk"))"
   local start_drain; start_drain=$(now_ms)
-  drain "$accepted" "$@"
+  drain "$ACCEPTED" "$@"
   echo "  backlog drained $(( $(now_ms) - start_drain )) ms after the load stopped"
   for log in "$@"; do
-    echo "  $(basename "$log" .log): $(python3 "$scripts/delivery-lag.py" "$log" "$from" "$to")"
+    echo "  $(basename "$log" .log): $(python3 "$scripts/delivery-lag.py" "$log" "$FROM" "$TO")"
   done
-  ACCEPTED_PER_S=$(awk -v a="$accepted" -v ms="$((to - from))" 'BEGIN {printf "%.0f", a / (ms / 1000)}')
+  ACCEPTED_PER_S=$(per_second "$ACCEPTED" "$((TO - FROM))")
 }
 
 # ---- 1. full load, one destination -----------------------------------------------------

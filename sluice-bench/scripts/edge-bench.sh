@@ -27,12 +27,10 @@
 #                     build kept aside, for a before/after comparison in the same conditions)
 #   SERVER_JAVA_OPTS  JVM options for the Sluice server (default: -Xms1g -Xmx1g)
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-fixtures="$root/sluice-bench/scripts/fixtures"
+source "$(dirname "$0")/lib.sh"
 secs="${1:-10}"
 only="${2:-all}"
 case "$only" in all|flood|accept|open) ;; *) echo "unknown section $only (all, flood, accept or open)" >&2; exit 2 ;; esac
-cd "$root"
 
 if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
   apt-get install -y wrk nginx-light >/dev/null
@@ -43,28 +41,16 @@ fi
 sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
 bench_jar="$root/sluice-bench/target/benchmarks.jar"
 work="$(mktemp -d)"
-server_pid=""
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  stop_pid "$server_pid"
   nginx -c "$fixtures/nginx-limit-req.conf" -s stop 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-wait_port() { # host port
-  for _ in $(seq 1 600); do
-    if (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "nothing listening on $1:$2" >&2; return 1
-}
-
 start_sluice() { # name yaml-text
   printf '%s\n' "$2" > "$work/$1.yaml"
-  # shellcheck disable=SC2086 # options split on spaces on purpose
-  java ${SERVER_JAVA_OPTS:--Xms1g -Xmx1g} -jar "$sluice_jar" serve --config "$work/$1.yaml" > "$work/$1.out" 2> "$work/$1.err" &
-  server_pid=$!
-  wait_port 127.0.0.1 18081
+  launch_sluice "$1" 18081
 }
 
 commit_metrics() { # "commits hooks seconds" so far, from the intake's group-commit metrics
@@ -73,16 +59,9 @@ commit_metrics() { # "commits hooks seconds" so far, from the intake's group-com
     /^sluice_intake_commit_seconds_sum/ {t += $2} END {printf "%d %d %.6f\n", c, h, t}'
 }
 
-stop_sluice() {
-  kill -TERM "$server_pid" 2>/dev/null || echo "  (the server, pid $server_pid, had already exited: see its log)"; wait "$server_pid" || true; server_pid=""
-}
-
 summarise_wrk() { # label file
-  rps=$(awk '/Requests\/sec/ {print $2}' "$2")
-  non2xx=$(awk '/Non-2xx/ {print $5}' "$2")
-  total=$(awk '/requests in/ {print $1}' "$2")
   errors=$(grep -o 'Socket errors:.*' "$2" || echo "Socket errors: none")
-  echo "$1: requests/s=$rps total=$total non_2xx=${non2xx:-0} ($errors)"
+  echo "$1: requests/s=$(wrk_rps "$2") total=$(wrk_total "$2") non_2xx=$(wrk_non2xx "$2") ($errors)"
 }
 
 echo "server: $sluice_jar ($(date -r "$sluice_jar" -u +%FT%TZ)), options: ${SERVER_JAVA_OPTS:--Xms1g -Xmx1g}"
@@ -148,12 +127,12 @@ YAML
   wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/accept-$batch.wrk"
   commits_after="$(commit_metrics)"
   summarise_wrk "max_batch=$batch wrk (every answer should be 202: non_2xx 0)" "$work/accept-$batch.wrk"
-  echo "  latency $(awk '/^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {print "p50=" p50 " p99=" p99}' "$work/accept-$batch.wrk")"
+  echo "  latency $(wrk_latency "$work/accept-$batch.wrk")"
   if [ "$batch" = 256 ]; then
     # commits = fsyncs (one synced WriteBatch per group commit); busy = share of the run inside commits
     read -r commits hooks commit_s < <(echo "$commits_before $commits_after" | awk '{print $4-$1, $5-$2, $6-$3}')
     mean_batch=$(awk -v c="$commits" -v h="$hooks" 'BEGIN {printf "%.1f", (c > 0 ? h / c : 0)}')
-    rps=$(awk '/Requests\/sec/ {print $2}' "$work/accept-$batch.wrk")
+    rps=$(wrk_rps "$work/accept-$batch.wrk")
     echo "  store: commits(fsyncs)=$commits hooks=$hooks mean_batch=$mean_batch fsyncs/s=$(awk -v c="$commits" -v s="$secs" 'BEGIN {printf "%.0f", c / s}') commit_busy=$(awk -v t="$commit_s" -v s="$secs" 'BEGIN {printf "%.2f", t / s}') mean_commit_ms=$(awk -v t="$commit_s" -v c="$commits" 'BEGIN {printf "%.2f", (c > 0 ? 1000 * t / c : 0)}')"
     # a hook is about its body plus 300 bytes in the write-ahead log (record, id index, batch framing)
     fsync_out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$mean_batch" 'BEGIN {printf "%d", b * 1324}')" "$secs")"

@@ -3,11 +3,7 @@ package org.sluice.testkit;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -33,23 +29,15 @@ import redis.embedded.core.ExecutableProvider;
  * <p>{@link #commandStats()} reads the server's own {@code INFO commandstats}, so a
  * test can prove that no command reached it.
  */
-public final class RedisServer implements AutoCloseable {
+public final class RedisServer extends ServerProcess implements AutoCloseable {
 
     private static final int START_TIMEOUT_MILLIS = 15_000;
     private static final int CALL_TIMEOUT_MILLIS = 5_000;
 
-    private final String binary;
-    private final Path dir;
-    private final int port;
-    private final List<String> extraArgs;
-    private volatile Process process;
     private volatile boolean paused;
 
     private RedisServer(String binary, Path dir, int port, List<String> extraArgs) {
-        this.binary = binary;
-        this.dir = dir;
-        this.port = port;
-        this.extraArgs = extraArgs;
+        super(binary, dir, port, extraArgs, "redis-server", "redis", START_TIMEOUT_MILLIS, 10);
     }
 
     /** Starts a server on a free port and waits until it answers {@code PING}. */
@@ -59,24 +47,8 @@ public final class RedisServer implements AutoCloseable {
 
     /** Like {@link #start} with a given {@code redis-server} binary. */
     public static RedisServer startWith(String binary, String... extraArgs) {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("sluice-redis");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        IllegalStateException last = null;
-        for (int attempt = 0; attempt < 3; attempt++) { // a free port may be taken before redis binds it
-            RedisServer server = new RedisServer(binary, dir, freePort(), List.of(extraArgs));
-            try {
-                server.launch();
-                return server;
-            } catch (IllegalStateException e) {
-                last = e;
-                server.destroyQuietly();
-            }
-        }
-        throw last;
+        Path dir = tempDir("sluice-redis");
+        return startOnFreePort(port -> new RedisServer(binary, dir, port, List.of(extraArgs)));
     }
 
     /** The path of the {@code redis-server} binary these servers run. */
@@ -110,84 +82,44 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private void launch() {
-        List<String> cmd = new ArrayList<>(List.of(binary,
-                "--port", Integer.toString(port),
+    @Override
+    List<String> arguments() {
+        return List.of("--port", Integer.toString(port()),
                 "--bind", "127.0.0.1",
                 "--save", "",
                 "--appendonly", "no",
                 "--protected-mode", "no",
                 "--daemonize", "no",
-                "--dir", dir.toString()));
-        cmd.addAll(extraArgs);
-        Path log = dir.resolve("redis-" + port + ".log");
-        try {
-            process = new ProcessBuilder(cmd)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not run " + binary, e);
-        }
-        paused = false;
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
-        while (System.nanoTime() - deadline < 0) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server exited on port " + port + ": " + tail(log));
-            }
-            try {
-                if ("PONG".equals(Resp.call(port, 500, "PING"))) {
-                    return;
-                }
-            } catch (RuntimeException notYet) {
-                // not listening yet
-            }
-            sleepMillis(10);
-        }
-        throw new IllegalStateException("redis-server did not answer PING on port " + port + " within "
-                + START_TIMEOUT_MILLIS + " ms: " + tail(log));
+                "--dir", dir.toString());
     }
 
-    private static String tail(Path log) {
+    @Override
+    boolean ready(Path log) {
         try {
-            String text = Files.readString(log, StandardCharsets.UTF_8);
-            return text.length() > 2000 ? text.substring(text.length() - 2000) : text;
-        } catch (IOException e) {
-            return "(no log)";
+            return "PONG".equals(Resp.call(port(), 500, "PING"));
+        } catch (RuntimeException notYet) {
+            return false; // not listening yet
         }
     }
 
-    public int port() {
-        return port;
+    @Override
+    String readyMeans() {
+        return "answer PING";
     }
 
     /** {@code redis://127.0.0.1:<port>}. */
     public String uri() {
-        return "redis://127.0.0.1:" + port;
+        return "redis://127.0.0.1:" + port();
     }
 
     /** The server's process id. */
     public long pid() {
-        return process.pid();
-    }
-
-    public boolean isAlive() {
-        Process p = process;
-        return p != null && p.isAlive();
+        return process().pid();
     }
 
     /** Sends one command with a raw socket and returns its reply (see {@link Resp}). */
     public Object call(String... args) {
-        return Resp.call(port, CALL_TIMEOUT_MILLIS, args);
+        return Resp.call(port(), CALL_TIMEOUT_MILLIS, args);
     }
 
     /**
@@ -220,25 +152,21 @@ public final class RedisServer implements AutoCloseable {
 
     /** A clean shutdown (SIGTERM); waits for the process to exit. */
     public void stop() {
-        Process p = process;
-        if (p == null) {
+        if (process() == null) {
             return;
         }
         if (paused) {
             resume();
         }
-        p.destroy();
-        awaitExit(p);
+        terminate();
     }
 
     /** {@code kill -9}: the server dies at once, connections reset. */
     public void kill9() {
-        Process p = process;
-        if (p == null) {
+        if (process() == null) {
             return;
         }
-        p.destroyForcibly();
-        awaitExit(p);
+        killNow();
         paused = false;
     }
 
@@ -257,18 +185,7 @@ public final class RedisServer implements AutoCloseable {
     /** Kills the server if it runs and starts a new, empty one on the same port. */
     public void restartEmpty() {
         kill9();
-        IllegalStateException last = null;
-        for (int attempt = 0; attempt < 50; attempt++) { // the old listener may take a moment to go
-            try {
-                launch();
-                return;
-            } catch (IllegalStateException e) {
-                last = e;
-                destroyQuietly();
-                sleepMillis(100);
-            }
-        }
-        throw last;
+        relaunch();
     }
 
     private void signal(String sig) {
@@ -285,33 +202,6 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private static void awaitExit(Process p) {
-        try {
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                p.waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void destroyQuietly() {
-        Process p = process;
-        if (p != null) {
-            p.destroyForcibly();
-            awaitExit(p);
-        }
-    }
-
-    private static void sleepMillis(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 
     /** Kills the server and removes its directory. */
     @Override
@@ -323,12 +213,8 @@ public final class RedisServer implements AutoCloseable {
                 // killing it anyway
             }
         }
-        destroyQuietly();
-        try (var files = Files.walk(dir)) {
-            files.sorted(Collections.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException ignored) {
-            // a temp dir left behind is harmless
-        }
+        killNow();
+        deleteDir();
     }
 
     @Override

@@ -34,7 +34,8 @@ import org.sluice.edge.config.RefusedBody;
  * a folded or malformed header line, a bare LF, a head over {@code http.max_header_bytes}, a
  * trusted proxy's connection...) turns it into a pass-through for the rest of the connection:
  * the codec then sees every later byte itself, as without this handler. A head that has not
- * all arrived is kept here (at most the codec's own limits) until it has.
+ * all arrived is kept here until it has, but only while the codec would be waiting for more
+ * of it too (see {@link #worthWaitingFor}).
  *
  * <h2>When it answers</h2>
  * All of: the pipeline is between requests ({@link InOrderGate#idle}: every earlier answer is
@@ -161,8 +162,8 @@ public final class RefusalFastPath extends ChannelInboundHandlerAdapter {
             }
             int parsed = parseHead(in);
             if (parsed == NEED_MORE) {
-                if (in.readableBytes() > MAX_REQUEST_LINE + shared.maxHeaderBytes) {
-                    writeAnswers(ctx); // no head this long is one the codec takes: it answers it
+                if (!worthWaitingFor(in)) {
+                    writeAnswers(ctx); // the codec may answer these bytes already: let it
                     framing = false;
                     ctx.fireChannelRead(in.readRetainedSlice(in.readableBytes()));
                     return;
@@ -187,6 +188,30 @@ public final class RefusalFastPath extends ChannelInboundHandlerAdapter {
             toCodec = whole - now;
             ctx.fireChannelRead(in.readRetainedSlice(now));
         }
+    }
+
+    /**
+     * A head that has not all arrived is kept here only while it could still be one this
+     * handler answers and the codec, given the same bytes, would still be waiting too: it
+     * starts with an upper-case letter, holds no control byte but tab, CR and LF, and is no
+     * longer than the codec's request line or header limit. Otherwise the codec gets the bytes
+     * now and answers them as without this handler (before, a request line with a NUL and no
+     * LF yet was kept here until the read deadline closed the connection silently, where the
+     * codec answers {@code 400} at once).
+     */
+    private boolean worthWaitingFor(ByteBuf in) {
+        int from = in.readerIndex();
+        int to = in.writerIndex();
+        if (to - from > Math.min(MAX_REQUEST_LINE, shared.maxHeaderBytes) || !isUpperLetter(in.getByte(from))) {
+            return false;
+        }
+        for (int i = from; i < to; i++) {
+            int c = in.getByte(i) & 0xff;
+            if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The client address's bucket would refuse: answer as the pipeline would. */

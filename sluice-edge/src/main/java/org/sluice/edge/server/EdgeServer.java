@@ -122,7 +122,8 @@ public final class EdgeServer implements AutoCloseable {
     private boolean closed;
 
     private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis,
-                       UnaryOperator<BatchCommitter> commitWrapper, DeliveryWakeup wakeup) throws Exception {
+                       UnaryOperator<BatchCommitter> commitWrapper, DeliveryWakeup wakeup, PipelineSeam seam)
+            throws Exception {
         this.config = config;
         int cores = Runtime.getRuntime().availableProcessors();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -161,7 +162,7 @@ public final class EdgeServer implements AutoCloseable {
             // the dispatcher hears of every commit that scheduled deliveries (a test may inject its own)
             this.deliveryWakeup = backends.dispatcher() != null && wakeup == DeliveryWakeup.NONE
                     ? backends.dispatcher()::scheduled : wakeup;
-            Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics);
+            Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics, seam);
             ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(Transport.serverChannel())
                     .childHandler(pipeline);
             if (!Transport.configure(bootstrap, config.http().reusePort())) {
@@ -386,9 +387,11 @@ public final class EdgeServer implements AutoCloseable {
         private final HookHandler hook;
         /** Null unless rate_limits.per_ip is set outside shadow mode under routing: path. */
         private final RefusalFastPath.Shared fastPath;
+        private final PipelineSeam seam;
 
-        Pipeline(SluiceConfig config, Clock clock, LongSupplier epochMillis, IngestMetrics metrics) {
+        Pipeline(SluiceConfig config, Clock clock, LongSupplier epochMillis, IngestMetrics metrics, PipelineSeam seam) {
             this.clock = clock;
+            this.seam = seam;
             this.metrics = metrics;
             this.shadow = config.rateLimits().shadow();
             this.ssl = config.http().tls().map(EdgeServer::serverTls).orElse(null);
@@ -428,7 +431,7 @@ public final class EdgeServer implements AutoCloseable {
             this.bodyRoom = new BodyRoomHandler(bodies, metrics);
             this.proceed = new ContinueHandler(metrics);
             this.hook = new HookHandler(stage, workers, metrics, inFlight, bodies);
-            this.fastPath = config.rateLimits().perIp().isPresent() && !shadow
+            this.fastPath = config.rateLimits().perIp().isPresent() && !shadow && seam.refusalFastPath()
                     && config.http().routing() != Routing.TENANT_PATH
                     ? new RefusalFastPath.Shared(preRead, clock, config.http().refusedBody(), metrics,
                             backends.tenants()::bodyLimit, config.http().trustedProxies()::contains, router,
@@ -440,6 +443,9 @@ public final class EdgeServer implements AutoCloseable {
         protected void initChannel(Channel ch) {
             connections.add(ch);
             ChannelPipeline p = ch.pipeline();
+            if (seam.first() != null) {
+                p.addLast("test-seam", seam.first().apply(ch));
+            }
             if (ssl != null) {
                 p.addLast("tls", ssl.newHandler(ch.alloc()));
             }
@@ -474,6 +480,7 @@ public final class EdgeServer implements AutoCloseable {
         private LongSupplier epochMillis = System::currentTimeMillis;
         private UnaryOperator<BatchCommitter> commitWrapper = UnaryOperator.identity();
         private DeliveryWakeup deliveryWakeup = DeliveryWakeup.NONE;
+        private PipelineSeam seam = PipelineSeam.NONE;
 
         private Builder(SluiceConfig config) {
             this.config = config;
@@ -503,10 +510,16 @@ public final class EdgeServer implements AutoCloseable {
             return this;
         }
 
+        /** TEST SEAM (package-private): changes each connection's pipeline (see {@link PipelineSeam}). */
+        Builder pipelineSeam(PipelineSeam seam) {
+            this.seam = java.util.Objects.requireNonNull(seam, "seam");
+            return this;
+        }
+
         /** Opens the store, binds both listeners and starts serving. */
         public EdgeServer start() {
             try {
-                return new EdgeServer(config, clock, epochMillis, commitWrapper, deliveryWakeup);
+                return new EdgeServer(config, clock, epochMillis, commitWrapper, deliveryWakeup, seam);
             } catch (RuntimeException e) {
                 throw e;
             } catch (InterruptedException e) {

@@ -2,17 +2,12 @@ package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import com.code_intelligence.jazzer.api.BugDetectors;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.api.SilentCloseable;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.netty.util.ResourceLeakDetector;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,11 +21,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.slf4j.LoggerFactory;
 
 /**
  * Fuzz target for the whole ingest path: fuzzed bytes written to a real server over a real
@@ -68,25 +61,12 @@ class IngestFuzzTest {
 
     static Path dir;
     static TestEdge edge;
-    static ResourceLeakDetector.Level leakLevelBefore;
-    static final Queue<String> PROBLEMS = new ConcurrentLinkedQueue<>();
-    private static final AppenderBase<ILoggingEvent> WATCH = new AppenderBase<>() {
-        @Override
-        protected void append(ILoggingEvent e) {
-            if (e.getLevel().isGreaterOrEqual(Level.WARN)) {
-                PROBLEMS.add(e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage()
-                        + (e.getThrowableProxy() == null ? "" : " / " + e.getThrowableProxy().getClassName()
-                        + ": " + e.getThrowableProxy().getMessage()));
-            }
-        }
-    };
+    static final WarningWatch WATCH = new WarningWatch();
+    static final Queue<String> PROBLEMS = WATCH.problems;
 
     @BeforeAll
     static void start() throws IOException {
-        leakLevelBefore = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         WATCH.start();
-        ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(WATCH);
         dir = Files.createTempDirectory("sluice-ingest-fuzz");
         edge = TestEdge.start(dir, """
                 http: {listen: "127.0.0.1:0", max_body_bytes: 4096, max_header_bytes: 2048, read_timeout_ms: 20000, trusted_proxies: ["127.0.0.1/32"]}
@@ -107,8 +87,7 @@ class IngestFuzzTest {
         try {
             edge.close();
         } finally {
-            ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(WATCH);
-            ResourceLeakDetector.setLevel(leakLevelBefore);
+            WATCH.stop();
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }

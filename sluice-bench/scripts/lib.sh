@@ -1,0 +1,89 @@
+# Functions the benchmark scripts share. Sourced, not run:
+#
+#   source "$(dirname "$0")/lib.sh"
+#
+# Sets root (the repository), scripts (this folder) and fixtures, and moves to root. The
+# Sluice helpers read $work (the script's temp dir), $sluice_jar and, when set,
+# SERVER_JAVA_OPTS (default -Xms1g -Xmx1g), and keep the running server's pid in
+# $server_pid; the wrk helpers read $secs and $fixtures.
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+scripts="$root/sluice-bench/scripts"
+fixtures="$scripts/fixtures"
+server_pid=""
+cd "$root"
+
+# ---- processes and ports -----------------------------------------------------------------
+
+wait_port() { # host port: until something accepts connections there (60 s at the most)
+  for _ in $(seq 1 600); do
+    if (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "nothing listening on $1:$2" >&2; return 1
+}
+
+now_ms() { date +%s%3N; }
+
+stop_pid() { # pid (may be empty): ends that process and reaps it, quietly
+  if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi
+}
+
+poll() { # tries interval command...: runs the command every interval seconds until it succeeds (status 1 if it never did)
+  local tries=$1 interval=$2; shift 2
+  for _ in $(seq 1 "$tries"); do
+    if "$@"; then return 0; fi
+    sleep "$interval"
+  done
+  return 1
+}
+
+# ---- Sluice ----------------------------------------------------------------------------
+
+launch_sluice() { # name port...: serves $work/name.yaml (written by the caller), then waits for each port
+  local name=$1; shift
+  # shellcheck disable=SC2086 # options split on spaces on purpose
+  java ${SERVER_JAVA_OPTS:--Xms1g -Xmx1g} -jar "$sluice_jar" serve --config "$work/$name.yaml" \
+    > "$work/$name.out" 2> "$work/$name.err" &
+  server_pid=$!
+  for port in "$@"; do wait_port 127.0.0.1 "$port"; done
+}
+
+stop_sluice() {
+  kill -TERM "$server_pid" 2>/dev/null || echo "  (the server, pid $server_pid, had already exited: see its log)"
+  wait "$server_pid" || true; server_pid=""
+}
+
+# ---- wrk -------------------------------------------------------------------------------
+
+wrk_rps() { awk '/Requests\/sec/ {print $2}' "$1"; } # file
+wrk_total() { awk '/requests in/ {print $1}' "$1"; } # file
+wrk_non2xx() { local n; n=$(awk '/Non-2xx/ {print $5}' "$1"); echo "${n:-0}"; } # file: answers other than 2xx
+wrk_latency() { # file (run with --latency): "p50=... p99=..."
+  awk '/^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {print "p50=" p50 " p99=" p99}' "$1"
+}
+per_second() { awk -v n="$1" -v ms="$2" 'BEGIN {printf "%.0f", n / (ms / 1000)}'; } # count milliseconds
+
+accepting_load() { # label port: wrk -t2 -c64 posting signed 1 KiB hooks to /hooks/bench for $secs into
+  # $work/label.wrk; sets FROM and TO (ms), NON2XX and ACCEPTED (the 2xx answers)
+  FROM=$(now_ms)
+  wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:$2/hooks/bench" > "$work/$1.wrk"
+  TO=$(now_ms)
+  NON2XX=$(wrk_non2xx "$work/$1.wrk")
+  ACCEPTED=$(( $(wrk_total "$work/$1.wrk") - NON2XX ))
+}
+
+# ---- delivery configs ------------------------------------------------------------------
+
+delivery_yaml() { # name node-id admin-yaml port destinations-yaml deliver-to: writes $work/name.yaml, a
+  # server on that port taking accepting_load's signed hooks (source bench) and delivering them
+  cat > "$work/$1.yaml" <<YAML
+node: {id: $2, data_dir: "$work/$1-data"}
+admin: $3
+http: {listen: "127.0.0.1:$4"}
+intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
+destinations:
+$5
+sources:
+  bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}, dedupe: {header: X-Event-Id}, deliver_to: [$6]}
+YAML
+}
