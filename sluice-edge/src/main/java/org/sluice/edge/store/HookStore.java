@@ -197,6 +197,8 @@ public final class HookStore implements AutoCloseable {
     /** False from a failed write until a write succeeds (see the class comment). */
     private volatile boolean healthy = true;
     private volatile boolean failWrites;
+    /** Test seam (see {@link #onCommitWrite}); null in the server. */
+    private volatile CommitWriteHook commitWriteHook;
 
     private HookStore(Path dir, Options options, DBOptions dbOptions, ColumnFamilyOptions cfOptions, BloomFilter bloom,
                       HealthListener listener, RocksDB db, List<ColumnFamilyHandle> handles) throws RocksDBException {
@@ -495,6 +497,23 @@ public final class HookStore implements AutoCloseable {
         this.failWrites = fail;
     }
 
+    /**
+     * Called by {@link #commit} around its fsynced write, on the committing thread, with the
+     * batch's first sequence number. A test seam like {@link #failWrites}: a test holds one
+     * commit's write open here to see what other commits and readers do meanwhile; an
+     * exception thrown by {@code beforeWrite} fails that commit as a failed write would.
+     */
+    interface CommitWriteHook {
+        void beforeWrite(long firstSeq);
+
+        void afterWrite(long firstSeq);
+    }
+
+    /** Installs (or, with null, removes) the {@link CommitWriteHook}; tests only. */
+    void onCommitWrite(CommitWriteHook hook) {
+        this.commitWriteHook = hook;
+    }
+
     // ================================================================ commit
 
     /**
@@ -528,6 +547,7 @@ public final class HookStore implements AutoCloseable {
                 long expiry = dedupeExpiry(now, options.dedupeTtlMillis());
                 Map<ByteKey, String> firstInBatch = new HashMap<>();
                 List<String> scheduled = new ArrayList<>();
+                long firstSeq = nextSeq;
                 try (WriteBatch wb = new WriteBatch()) {
                     for (int i = 0; i < n; i++) {
                         byte[] dk = dedupeKeys[i];
@@ -560,7 +580,14 @@ public final class HookStore implements AutoCloseable {
                         results[i] = CommitResult.accepted(id.toString());
                     }
                     if (wb.count() > 0) {
+                        CommitWriteHook hook = commitWriteHook;
+                        if (hook != null) {
+                            hook.beforeWrite(firstSeq);
+                        }
                         db.write(syncWrite, wb);
+                        if (hook != null) {
+                            hook.afterWrite(firstSeq);
+                        }
                         healthy = true;
                         ledger.scheduled(scheduled, now); // a dispatcher may finish one first: the counter dips for a moment, never drifts
                     }
