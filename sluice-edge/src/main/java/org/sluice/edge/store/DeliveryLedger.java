@@ -733,7 +733,8 @@ public final class DeliveryLedger {
      *       hook (so that it can be redelivered) until the dead letter itself expires.</li>
      * </ul>
      * The newest hook is never deleted (the commit sequence resumes after it at open). The
-     * pass stops early at the first hook too young for either rule; the next pass then
+     * pass stops early at the first hook too young for either rule, or numbered above the
+     * store's durable-up-to number (a commit below it is still writing); the next pass then
      * starts from the oldest again. Not fsynced: a pass lost in a crash is redone.
      */
     public RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks) {
@@ -752,6 +753,7 @@ public final class DeliveryLedger {
                 ColumnFamilyHandle hookIds = store.family(HookStore.CF_HOOK_IDS);
                 ColumnFamilyHandle rows = store.family(CF_DELIVERIES);
                 ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
+                long visible = store.durableUpTo(); // before the iterators: see HookStore's class comment
                 long lastSeq;
                 try (RocksIterator it = db.newIterator(hooks)) {
                     it.seekToLast();
@@ -780,12 +782,13 @@ public final class DeliveryLedger {
                         byte[] idBytes = it.key();
                         UUID id = Codec.uuid(ByteBuffer.wrap(idBytes));
                         long committed = UuidV7.millisOf(id);
-                        if (committed > youngest) {
+                        long seq = Codec.u64(it.value());
+                        if (committed > youngest || seq > visible) {
+                            // too young, or a lower number may still be in a write: the cursor must not pass it
                             break;
                         }
                         examined++;
                         last = idBytes;
-                        long seq = Codec.u64(it.value());
                         boolean keep = false;
                         List<byte[]> delivered = new ArrayList<>();
                         for (DeliveryRow r : rowsOf(db, seq)) {
