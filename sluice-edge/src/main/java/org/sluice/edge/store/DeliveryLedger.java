@@ -402,11 +402,13 @@ public final class DeliveryLedger {
      * Up to {@code limit} pending deliveries to {@code destination} in hook commit order,
      * after the hook of sequence number {@code afterSeq} (0: from the first). Reads only the
      * pending index (no row, no hook); a {@code fifo} dispatcher follows new commits with it.
+     * Stops at the store's durable-up-to number, as pagers do (see {@link HookStore}).
      */
     public List<PendingRef> pendingInOrder(String destination, long afterSeq, int limit) {
         checkLimit(limit);
         PendingHook.checkDestination(destination);
         return store.underReadLock((rocks, unused) -> {
+            long visible = store.durableUpTo(); // before the iterator: a follower's cursor must not pass a number still being written
             byte[] prefix = DeliveryCodec.indexPrefix(DeliveryState.PENDING, destination);
             List<PendingRef> out = new ArrayList<>();
             try (RocksIterator it = rocks.db().newIterator(store.family(CF_BY_DESTINATION))) {
@@ -414,7 +416,8 @@ public final class DeliveryLedger {
                 for (it.seek(DeliveryCodec.indexKey(DeliveryState.PENDING, destination, from));
                         it.isValid() && out.size() < limit; it.next()) {
                     byte[] k = it.key();
-                    if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 8) {
+                    if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 8
+                            || DeliveryCodec.indexKeySeq(k) > visible) {
                         break;
                     }
                     out.add(new PendingRef(DeliveryCodec.indexKeySeq(k), Codec.uuid(ByteBuffer.wrap(it.value())).toString()));

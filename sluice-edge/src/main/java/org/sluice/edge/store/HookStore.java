@@ -59,7 +59,8 @@ import org.rocksdb.WriteOptions;
  * oldest unresolved ticket is resolved. A failed write's numbers are a gap, never reused and
  * never visible in this process. Writes land in any order: a batch numbered after another
  * may be visible first. So every reader that walks hooks in commit order and keeps a cursor
- * ({@link #after}, {@link DeliveryScan}, the ledger's retention pass) reads
+ * ({@link #after}, {@link DeliveryScan}, the ledger's retention pass and
+ * {@code pendingInOrder}, which a {@code fifo} dispatcher follows) reads
  * {@code durableUpTo} BEFORE making its iterator, and stops at the first hook numbered
  * above it: everything up to it had returned from its write (or failed) before the read,
  * so the iterator's view holds all of it, and nothing above is returned that a lower,

@@ -93,6 +93,26 @@ class HookStoreSharedFsyncTest {
     }
 
     @Test
+    void aFifoFollowerOfThePendingIndexNeverSeesALaterHookBeforeAnEarlierOneIsDurable() throws Exception {
+        Held held = holdFirstWrite();
+        Future<List<CommitResult>> earlier = threads.submit(
+                () -> store.commit(List.of(Hooks.hook("early").withDestinations(List.of("d")))));
+        held.awaitHeld();
+        Future<List<CommitResult>> later = threads.submit(
+                () -> store.commit(List.of(Hooks.hook("late").withDestinations(List.of("d")))));
+        held.awaitOtherWritten();
+
+        assertThat(store.deliveries().pendingInOrder("d", 0, 10))
+                .as("the later hook's pending entry is written, but a cursor past it would skip the earlier one").isEmpty();
+
+        held.release();
+        String earlyId = earlier.get(WAIT_SECONDS, TimeUnit.SECONDS).get(0).id();
+        String lateId = later.get(WAIT_SECONDS, TimeUnit.SECONDS).get(0).id();
+        assertThat(store.deliveries().pendingInOrder("d", 0, 10)).extracting(DeliveryLedger.PendingRef::hookId)
+                .containsExactly(earlyId, lateId);
+    }
+
+    @Test
     void aKeyWhoseWriteIsStillOpenIsADuplicateForTheNextCommit() throws Exception {
         Held held = holdFirstWrite();
         Future<List<CommitResult>> first = threads.submit(() -> store.commit(List.of(Hooks.hook("k"))));
