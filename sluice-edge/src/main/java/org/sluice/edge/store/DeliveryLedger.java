@@ -418,11 +418,13 @@ public final class DeliveryLedger {
      * Up to {@code limit} pending deliveries to {@code destination} in hook commit order,
      * after the hook of sequence number {@code afterSeq} (0: from the first). Reads only the
      * pending index (no row, no hook); a {@code fifo} dispatcher follows new commits with it.
+     * Stops at the store's durable-up-to number, as pagers do (see {@link HookStore}).
      */
     public List<PendingRef> pendingInOrder(String destination, long afterSeq, int limit) {
         checkLimit(limit);
         PendingHook.checkDestination(destination);
         return store.underReadLock((rocks, unused) -> {
+            long visible = store.durableUpTo(); // before the iterator: a follower's cursor must not pass a number still being written
             byte[] prefix = DeliveryCodec.indexPrefix(DeliveryState.PENDING, destination);
             List<PendingRef> out = new ArrayList<>();
             try (RocksIterator it = rocks.db().newIterator(store.family(CF_BY_DESTINATION))) {
@@ -430,7 +432,8 @@ public final class DeliveryLedger {
                 for (it.seek(DeliveryCodec.indexKey(DeliveryState.PENDING, destination, from));
                         it.isValid() && out.size() < limit; it.next()) {
                     byte[] k = it.key();
-                    if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 8) {
+                    if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 8
+                            || DeliveryCodec.indexKeySeq(k) > visible) {
                         break;
                     }
                     out.add(new PendingRef(DeliveryCodec.indexKeySeq(k), Codec.uuid(ByteBuffer.wrap(it.value())).toString()));
@@ -777,7 +780,8 @@ public final class DeliveryLedger {
      *       hook (so that it can be redelivered) until the dead letter itself expires.</li>
      * </ul>
      * The newest hook is never deleted (the commit sequence resumes after it at open). The
-     * pass stops early at the first hook too young for either rule; the next pass then
+     * pass stops early at the first hook too young for either rule, or numbered above the
+     * store's durable-up-to number (a commit below it is still writing); the next pass then
      * starts from the oldest again. Not fsynced: a pass lost in a crash is redone.
      */
     public RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks) {
@@ -796,6 +800,7 @@ public final class DeliveryLedger {
                 ColumnFamilyHandle hookIds = store.family(HookStore.CF_HOOK_IDS);
                 ColumnFamilyHandle rows = store.family(CF_DELIVERIES);
                 ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
+                long visible = store.durableUpTo(); // before the iterators: see HookStore's class comment
                 long lastSeq;
                 try (RocksIterator it = db.newIterator(hooks)) {
                     it.seekToLast();
@@ -824,12 +829,13 @@ public final class DeliveryLedger {
                         byte[] idBytes = it.key();
                         UUID id = Codec.uuid(ByteBuffer.wrap(idBytes));
                         long committed = UuidV7.millisOf(id);
-                        if (committed > youngest) {
+                        long seq = Codec.u64(it.value());
+                        if (committed > youngest || seq > visible) {
+                            // too young, or a lower number may still be in a write: the cursor must not pass it
                             break;
                         }
                         examined++;
                         last = idBytes;
-                        long seq = Codec.u64(it.value());
                         boolean keep = false;
                         List<byte[]> delivered = new ArrayList<>();
                         for (DeliveryRow r : rowsOf(db, seq)) {

@@ -17,7 +17,8 @@ import org.rocksdb.RocksIterator;
  *
  * <p>Each call examines at most {@code maxHooks} hook ids and returns a cursor to continue
  * from, so a walk over any range holds one page in memory. Takes only the store's lifecycle
- * read lock: it never blocks ingest or the dispatcher.
+ * read lock: it never blocks ingest or the dispatcher. It stops at the first hook numbered
+ * above the store's durable-up-to number, as pagers do (see {@link HookStore}).
  */
 public final class DeliveryScan {
 
@@ -55,6 +56,7 @@ public final class DeliveryScan {
         }
         byte[] after = afterId == null ? null : Codec.uuid(UUID.fromString(afterId));
         return store.underReadLock((rocks, unused) -> {
+            long visible = store.durableUpTo(); // before the iterator: see HookStore's class comment
             RocksDB db = rocks.db();
             ColumnFamilyHandle ids = store.family(HookStore.CF_HOOK_IDS);
             ColumnFamilyHandle rowsFamily = store.family(DeliveryLedger.CF_DELIVERIES);
@@ -73,7 +75,10 @@ public final class DeliveryScan {
                 }
                 for (; it.isValid(); it.next()) {
                     UUID id = Codec.uuid(ByteBuffer.wrap(it.key()));
-                    if (UuidV7.millisOf(id) >= toMillis) {
+                    long seq = Codec.u64(it.value());
+                    if (UuidV7.millisOf(id) >= toMillis || seq > visible) {
+                        // past the range, or past what is durable without a gap: the walk ends here, as at
+                        // the end of the family (a later hook with a lower number may still be being written)
                         return new Page(out, null);
                     }
                     if (examined == maxHooks) {
@@ -81,7 +86,7 @@ public final class DeliveryScan {
                     }
                     examined++;
                     last = id.toString();
-                    byte[] row = db.get(rowsFamily, DeliveryCodec.rowKey(Codec.u64(it.value()), destination));
+                    byte[] row = db.get(rowsFamily, DeliveryCodec.rowKey(seq, destination));
                     if (row != null) {
                         out.add(DeliveryCodec.row(destination, row));
                     }

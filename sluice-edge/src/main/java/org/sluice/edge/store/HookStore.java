@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
@@ -37,29 +39,57 @@ import org.rocksdb.WriteOptions;
  * their audit trail, in one RocksDB database under the data dir.
  *
  * <h2>Commit protocol and ordering</h2>
- * {@link #commit(List)} checks dedupe, assigns each new hook the next commit sequence
- * number and a UUIDv7, and writes the hooks, their id-index entries and their dedupe
- * entries in ONE {@link WriteBatch} with {@code sync=true}, all under {@code commitLock}.
- * Because the sequence numbers are assigned and written inside the same critical
- * section, at most one batch is in flight and it holds the highest sequence numbers;
- * every batch with lower numbers has already returned from its write. A RocksDB write
- * batch becomes visible to readers atomically, so any reader's view of the {@code hooks}
- * column family is a prefix of the commit order (minus the numbers of failed batches,
- * which are never reused and never become visible in this process). {@link #after}
- * therefore never sees a hook and later discovers one ordered before it: paging with
- * {@code next} returns every hook exactly once, in commit order. Readers take no commit
- * lock (a RocksDB iterator is a consistent point-in-time view), so reading never blocks
- * ingest. The lock costs no throughput worth having: RocksDB groups concurrent syncing
- * writers behind one fsync leader anyway, so two partitions' writes would queue either way.
+ * {@link #commit(List)} writes every new hook, its id-index entry, its dedupe entries and
+ * its pending delivery rows in ONE {@link WriteBatch} with {@code sync=true}, in three phases:
+ * <ol>
+ *   <li><b>assign</b>, under {@code commitLock}, with no write: the dedupe checks, the next
+ *       commit sequence numbers and UUIDv7 ids (both in the same order), the batch built, and
+ *       a {@code Ticket} for the numbers queued in {@code unresolved} (number order);</li>
+ *   <li><b>write</b>, outside the lock: {@code db.write} with fsync. The intake's partitions
+ *       are in this phase at the same time, and RocksDB merges the batches of writers that
+ *       wait in its write path together into one log write and one fsync (its group commit);
+ *       holding the lock across the write, as before, gave every batch an fsync of its own.
+ *       Then the ticket is resolved, durable or failed;</li>
+ *   <li><b>wait</b>: the commit returns once every number handed out before it returned
+ *       from phase 1 is resolved, so an answered id is always one a pager reads.</li>
+ * </ol>
+ *
+ * <p><b>Durable up to.</b> {@code durableUpTo} is the highest number N such that every number
+ * up to N is durable or failed; it moves (under the {@code published} monitor) only when the
+ * oldest unresolved ticket is resolved. A failed write's numbers are a gap, never reused and
+ * never visible in this process. Writes land in any order: a batch numbered after another
+ * may be visible first. So every reader that walks hooks in commit order and keeps a cursor
+ * ({@link #after}, {@link DeliveryScan}, the ledger's retention pass and
+ * {@code pendingInOrder}, which a {@code fifo} dispatcher follows) reads
+ * {@code durableUpTo} BEFORE making its iterator, and stops at the first hook numbered
+ * above it: everything up to it had returned from its write (or failed) before the read,
+ * so the iterator's view holds all of it, and nothing above is returned that a lower,
+ * still-open number could precede. Paging with {@code next} therefore returns every hook
+ * exactly once, in commit order, as before. Point reads ({@link #get}, the ledger's due
+ * scan, which keeps no cursor in number order) read whatever is written. Readers take no
+ * commit lock.
+ *
+ * <p><b>Dedupe.</b> The check runs under the commit lock against the database and, first,
+ * against {@code inFlight}: the keys of commits past phase 1 whose write is not over (put in
+ * phase 1, removed once the write has returned, so the database shows them by then). A copy
+ * of such a key is answered a duplicate of that commit's id, and its commit, which waits for
+ * the earlier numbers anyway, fails with a {@link HookStoreException} if that write failed
+ * (nothing in it acknowledged; the sender's retry is then the first copy). {@link #sweepDedupe}
+ * takes the commit lock and leaves the entry of a key in {@code inFlight} alone (that
+ * commit's put could land after the sweep's delete); any later renewal takes the lock after
+ * the sweep has written. So a key is never committed twice and a renewal is never swept.
+ *
+ * <p><b>Lock order.</b> lifecycle (read side, held through all three phases), then
+ * {@code commitLock}, then {@code published}; {@code published} is never held while taking
+ * another lock, and the wait of phase 3 holds only the lifecycle read lock (the commits it
+ * waits for already hold theirs, so a reopen waiting for the write side cannot starve them).
+ * The override store's writes and the resume probe take {@code overrideLock} instead of the
+ * commit lock: they touch no hook, number or dedupe key.
  *
  * <p>The same batch holds one pending delivery row per destination the hook names
  * ({@link PendingHook#destinations()}), so a 202 means its deliveries are as durable as the
  * hook; everything after that is the {@link DeliveryLedger}'s ({@link #deliveries()}),
  * which shares this database and lifecycle but never takes the commit lock.
- *
- * <p>The dedupe check runs under the same lock, so a key cannot be committed twice even by
- * concurrent callers; {@link #sweepDedupe} takes the lock for its deletes so it never
- * removes an entry a commit has just renewed.
  *
  * <h2>Lifecycle</h2>
  * Every operation holds the read side of {@code lifecycle}; {@link #close()} and
@@ -67,8 +97,9 @@ import org.rocksdb.WriteOptions;
  * replaced under a running read or write. The RocksDB handles are therefore plain fields:
  * written only under the write side, read only under the read side. The handles,
  * {@code closed} and {@code reopenFailure} are marked {@code @GuardedBy("lifecycle")}
- * (either side), {@code nextSeq} {@code @GuardedBy("commitLock")}. Error Prone enforces the
- * second; for the read-write lock the marks are documentation only (an unlocked read of
+ * (either side), {@code nextSeq} {@code @GuardedBy("commitLock")}, {@code unresolved}
+ * {@code @GuardedBy("published")}. Error Prone enforces the last two; for the read-write
+ * lock the marks are documentation only (an unlocked read of
  * {@code db} added as a trial was not flagged by Error Prone 2.42). Code outside this class reaches the handles only
  * through {@link #underReadLock}/{@link #underWriteLock}, which hand it a {@link Rocks}.
  *
@@ -188,6 +219,41 @@ public final class HookStore implements AutoCloseable {
     /** Next commit sequence number. */
     @GuardedBy("commitLock")
     private long nextSeq;
+    /** Serialises the override store's writes (read, then write with its audit record) and the resume probe. */
+    private final ReentrantLock overrideLock = new ReentrantLock();
+
+    // sequence publication (see the class comment, "Commit protocol and ordering")
+    /**
+     * One commit's sequence numbers, from their assignment until its write is over. {@code last}
+     * is set under the commit lock before the ticket is queued; {@code done} and {@code failed}
+     * are read and written under the store's {@code published} monitor.
+     */
+    private static final class Ticket {
+        final long first;
+        long last;
+        boolean done;
+        boolean failed;
+
+        Ticket(long first) {
+            this.first = first;
+        }
+    }
+
+    /**
+     * A dedupe key a commit is writing, with the id it gets. At most one open commit writes a
+     * key: a later one finds it here and answers a duplicate instead.
+     */
+    private record OpenKey(String id, Ticket ticket) {}
+
+    /** Monitor for {@code unresolved} and the tickets' state; waited on by commits for earlier numbers. */
+    private final Object published = new Object();
+    /** Tickets in number order whose write is not over, or over but behind one that is not. */
+    @GuardedBy("published")
+    private final ArrayDeque<Ticket> unresolved = new ArrayDeque<>();
+    /** Every number up to this one is durable or failed; written under {@code published}, read anywhere. */
+    private volatile long durableUpTo;
+    /** Dedupe keys of commits whose write is not over: put under the commit lock, removed after the write. */
+    private final ConcurrentHashMap<ByteKey, OpenKey> inFlight = new ConcurrentHashMap<>();
     /** Written under lifecycle's write lock, read under its read lock. */
     @GuardedBy("lifecycle")
     private boolean closed;
@@ -197,6 +263,8 @@ public final class HookStore implements AutoCloseable {
     /** False from a failed write until a write succeeds (see the class comment). */
     private volatile boolean healthy = true;
     private volatile boolean failWrites;
+    /** Test seam (see {@link #onCommitWrite}); null in the server. */
+    private volatile CommitWriteHook commitWriteHook;
 
     private HookStore(Path dir, Options options, DBOptions dbOptions, ColumnFamilyOptions cfOptions, BloomFilter bloom,
                       HealthListener listener, RocksDB db, List<ColumnFamilyHandle> handles) throws RocksDBException {
@@ -332,6 +400,12 @@ public final class HookStore implements AutoCloseable {
                 ids.continueAfter(Codec.uuid(ByteBuffer.wrap(it.value(), 1, 16)));
             } else {
                 nextSeq = Math.max(nextSeq, 1);
+            }
+            synchronized (published) {
+                if (!unresolved.isEmpty()) { // every commit runs under lifecycle's read lock, and the caller holds the write lock
+                    throw new IllegalStateException("commits still open while the store is (re)opened: " + unresolved.size());
+                }
+                durableUpTo = nextSeq - 1; // everything stored is durable (it was read back from the log at open)
             }
         } finally {
             commitLock.unlock();
@@ -495,6 +569,23 @@ public final class HookStore implements AutoCloseable {
         this.failWrites = fail;
     }
 
+    /**
+     * Called by {@link #commit} around its fsynced write, on the committing thread, with the
+     * batch's first sequence number. A test seam like {@link #failWrites}: a test holds one
+     * commit's write open here to see what other commits and readers do meanwhile; an
+     * exception thrown by {@code beforeWrite} fails that commit as a failed write would.
+     */
+    interface CommitWriteHook {
+        void beforeWrite(long firstSeq);
+
+        void afterWrite(long firstSeq);
+    }
+
+    /** Installs (or, with null, removes) the {@link CommitWriteHook}; tests only. */
+    void onCommitWrite(CommitWriteHook hook) {
+        this.commitWriteHook = hook;
+    }
+
     // ================================================================ commit
 
     /**
@@ -519,58 +610,195 @@ public final class HookStore implements AutoCloseable {
         // encoding (the body copy, off-heap) happens before the lock; the id is filled in under it
         BatchRecords records = BatchRecords.encode(batch, NO_ID);
         CommitResult[] results = new CommitResult[n];
-        // the commit lock is taken here rather than through writeUnderCommitLock so that Error Prone sees it
-        // held where nextSeq is used (it cannot know that a lambda handed to a helper runs at once)
         write(() -> {
-            commitLock.lock();
-            try {
-                long now = options.wallClockMillis().getAsLong();
-                long expiry = dedupeExpiry(now, options.dedupeTtlMillis());
-                Map<ByteKey, String> firstInBatch = new HashMap<>();
-                List<String> scheduled = new ArrayList<>();
-                try (WriteBatch wb = new WriteBatch()) {
-                    for (int i = 0; i < n; i++) {
-                        byte[] dk = dedupeKeys[i];
-                        if (dk != null) {
-                            String first = firstInBatch.get(new ByteKey(dk));
-                            if (first != null) {
-                                results[i] = CommitResult.duplicate(first);
-                                continue;
-                            }
-                            byte[] existing = db.get(dedupe, dk);
-                            if (existing != null && Codec.dedupeValueExpiry(existing) > now) {
-                                results[i] = CommitResult.duplicate(Codec.dedupeValueId(existing).toString());
-                                continue;
-                            }
-                        }
-                        UUID id = ids.next(now);
-                        ledger.schedule(wb, nextSeq, id, batch.get(i).destinations(), now);
-                        scheduled.addAll(batch.get(i).destinations());
-                        long seqNo = nextSeq++;
-                        byte[] seq = Codec.u64(seqNo);
-                        byte[] idBytes = Codec.uuid(id);
-                        records.setId(i, id);
-                        records.put(wb, hooks, seqNo, i);
-                        wb.put(hookIds, idBytes, seq);
-                        if (dk != null) {
-                            wb.put(dedupe, dk, Codec.dedupeValue(id, expiry));
-                            wb.put(dedupeExpiry, Codec.expiryKey(expiry, dk), new byte[0]);
-                            firstInBatch.put(new ByteKey(dk), id.toString());
-                        }
-                        results[i] = CommitResult.accepted(id.toString());
-                    }
-                    if (wb.count() > 0) {
-                        db.write(syncWrite, wb);
-                        healthy = true;
-                        ledger.scheduled(scheduled, now); // a dispatcher may finish one first: the counter dips for a moment, never drifts
-                    }
-                }
-                return null;
-            } finally {
-                commitLock.unlock();
+            try (WriteBatch wb = new WriteBatch()) {
+                Assigned assigned = assign(batch, dedupeKeys, records, results, wb);
+                writeAssigned(assigned, wb);
+                awaitEarlierCommits(assigned);
             }
+            return null;
         }); // a failed write leaves the sequence numbers it handed out consumed: a gap, never reused
         return Arrays.asList(results);
+    }
+
+    /**
+     * What {@link #assign} decided for one commit: its numbers ({@code ticket}, null when
+     * every hook was a duplicate), the dedupe keys it writes ({@code keys}, in
+     * {@code inFlight} until the write is over), the commits whose open writes it answered
+     * duplicates of ({@code dependsOn}), and the highest number handed out before it returned
+     * ({@code waitFor}: the commit answers once everything up to there is durable).
+     */
+    private record Assigned(Ticket ticket, long waitFor, List<ByteKey> keys, List<Ticket> dependsOn,
+                            List<String> scheduled, long nowMillis) {}
+
+    /**
+     * Phase 1, under the commit lock and with no write: the dedupe checks (the database,
+     * then the keys of writes still open), the numbers and ids, the batch built.
+     */
+    private Assigned assign(List<PendingHook> batch, byte[][] dedupeKeys, BatchRecords records, CommitResult[] results,
+                            WriteBatch wb) throws RocksDBException {
+        // the commit lock is taken here rather than through underCommitLock so that Error Prone sees it
+        // held where nextSeq is used (it cannot know that a lambda handed to a helper runs at once)
+        commitLock.lock();
+        try {
+            int n = batch.size();
+            long now = options.wallClockMillis().getAsLong();
+            long expiry = dedupeExpiry(now, options.dedupeTtlMillis());
+            Map<ByteKey, String> firstInBatch = new HashMap<>();
+            List<String> scheduled = new ArrayList<>();
+            List<ByteKey> keys = new ArrayList<>();
+            List<Ticket> dependsOn = new ArrayList<>();
+            long firstSeq = nextSeq;
+            Ticket ticket = null;
+            try {
+                for (int i = 0; i < n; i++) {
+                    byte[] dk = dedupeKeys[i];
+                    ByteKey key = dk == null ? null : new ByteKey(dk);
+                    if (key != null) {
+                        String first = firstInBatch.get(key);
+                        if (first != null) {
+                            results[i] = CommitResult.duplicate(first);
+                            continue;
+                        }
+                        OpenKey open = inFlight.get(key);
+                        if (open != null) { // renewed by a commit whose write is still open: a duplicate if it lands
+                            results[i] = CommitResult.duplicate(open.id());
+                            dependsOn.add(open.ticket());
+                            continue;
+                        }
+                        byte[] existing = db.get(dedupe, dk);
+                        if (existing != null && Codec.dedupeValueExpiry(existing) > now) {
+                            results[i] = CommitResult.duplicate(Codec.dedupeValueId(existing).toString());
+                            continue;
+                        }
+                    }
+                    if (ticket == null) {
+                        ticket = new Ticket(firstSeq);
+                    }
+                    UUID id = ids.next(now);
+                    ledger.schedule(wb, nextSeq, id, batch.get(i).destinations(), now);
+                    scheduled.addAll(batch.get(i).destinations());
+                    long seqNo = nextSeq++;
+                    byte[] seq = Codec.u64(seqNo);
+                    byte[] idBytes = Codec.uuid(id);
+                    records.setId(i, id);
+                    records.put(wb, hooks, seqNo, i);
+                    wb.put(hookIds, idBytes, seq);
+                    String idText = id.toString();
+                    if (key != null) {
+                        wb.put(dedupe, dk, Codec.dedupeValue(id, expiry));
+                        wb.put(dedupeExpiry, Codec.expiryKey(expiry, dk), new byte[0]);
+                        firstInBatch.put(key, idText);
+                        keys.add(key);
+                    }
+                    results[i] = CommitResult.accepted(idText);
+                }
+            } catch (RocksDBException | RuntimeException | Error e) {
+                if (ticket != null) { // numbers were handed out: resolve them as failed, or later commits would wait for them
+                    ticket.last = nextSeq - 1;
+                    synchronized (published) {
+                        unresolved.addLast(ticket);
+                    }
+                    resolve(ticket, false);
+                }
+                throw e;
+            }
+            if (ticket != null) {
+                ticket.last = nextSeq - 1;
+                for (ByteKey key : keys) {
+                    inFlight.put(key, new OpenKey(firstInBatch.get(key), ticket));
+                }
+                synchronized (published) {
+                    unresolved.addLast(ticket); // in number order: tickets are only made here, under the commit lock
+                }
+            }
+            return new Assigned(ticket, nextSeq - 1, keys, dependsOn, scheduled, now);
+        } finally {
+            commitLock.unlock();
+        }
+    }
+
+    /**
+     * Phase 2, outside the commit lock: the fsynced write, which RocksDB may merge with other
+     * commits' writes into one log write and one fsync. Whatever happens, the ticket is
+     * resolved (durable or failed) and the keys leave {@code inFlight}, so that no later
+     * commit or reader waits for it forever.
+     */
+    @GuardedBy("lifecycle")
+    private void writeAssigned(Assigned assigned, WriteBatch wb) throws RocksDBException {
+        Ticket ticket = assigned.ticket();
+        if (ticket == null) {
+            return; // every hook a duplicate: nothing to write
+        }
+        boolean written = false;
+        try {
+            CommitWriteHook hook = commitWriteHook;
+            if (hook != null) {
+                hook.beforeWrite(ticket.first);
+            }
+            db.write(syncWrite, wb);
+            written = true;
+            if (hook != null) {
+                hook.afterWrite(ticket.first);
+            }
+        } finally {
+            // the write is visible (or failed) before its keys leave: a later commit then finds them in the database
+            for (ByteKey key : assigned.keys()) {
+                inFlight.remove(key);
+            }
+            resolve(ticket, written);
+        }
+        healthy = true;
+        ledger.scheduled(assigned.scheduled(), assigned.nowMillis()); // a dispatcher may finish one first: the counter dips for a moment, never drifts
+    }
+
+    /**
+     * Phase 3: waits until every number handed out before this commit's own is durable or
+     * failed, so that an answered id is always readable by a pager, and checks that no
+     * duplicate it answered names a hook whose write failed.
+     */
+    private void awaitEarlierCommits(Assigned assigned) {
+        boolean interrupted = false;
+        synchronized (published) {
+            while (durableUpTo < assigned.waitFor()) {
+                try {
+                    published.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true; // the numbers below are being written: this wait is short and must not be cut
+                }
+            }
+            for (Ticket t : assigned.dependsOn()) {
+                if (t.failed) {
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new HookStoreException("write to the store at " + dir
+                            + " failed: the batch holding the first copy of a dedupe key in this batch could not be written");
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void resolve(Ticket ticket, boolean written) {
+        synchronized (published) {
+            ticket.done = true;
+            ticket.failed = !written;
+            while (!unresolved.isEmpty() && unresolved.peekFirst().done) {
+                durableUpTo = unresolved.pollFirst().last;
+            }
+            published.notifyAll();
+        }
+    }
+
+    /**
+     * The highest commit sequence number below which (inclusive) every number is durable or
+     * failed: what pagers read up to. See the class comment.
+     */
+    long durableUpTo() {
+        return durableUpTo;
     }
 
     // ================================================================ dedupe
@@ -621,7 +849,8 @@ public final class HookStore implements AutoCloseable {
                     for (byte[] k : due) {
                         long expiry = Codec.expiryKeyMillis(k);
                         byte[] dk = Codec.expiryKeyDedupeKey(k);
-                        byte[] current = db.get(dedupe, dk);
+                        // a key an open commit is renewing keeps its entry: that commit's put may land after this delete
+                        byte[] current = inFlight.containsKey(new ByteKey(dk)) ? null : db.get(dedupe, dk);
                         if (current != null && Codec.dedupeValueExpiry(current) == expiry) {
                             wb.delete(dedupe, dk);
                         }
@@ -682,6 +911,7 @@ public final class HookStore implements AutoCloseable {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
         return read(() -> {
+            long visible = durableUpTo; // read before the iterator is made: every number up to it is in its view or never will be
             long fromSeq = 0;
             if (afterId != null) {
                 UUID uuid = parseId(afterId);
@@ -695,27 +925,45 @@ public final class HookStore implements AutoCloseable {
             boolean more;
             long bytes = 0;
             try (RocksIterator it = db.newIterator(hooks)) {
-                for (it.seek(Codec.u64(fromSeq + 1)); it.isValid() && page.size() < limit && bytes < maxBytes; it.next()) {
+                for (it.seek(Codec.u64(fromSeq + 1)); visibleAt(it, visible) && page.size() < limit && bytes < maxBytes; it.next()) {
                     StoredHook h = Codec.hook(it.value());
                     page.add(h);
                     bytes += h.body().length;
                 }
                 it.status();
-                more = it.isValid();
+                more = visibleAt(it, visible);
             }
             String next = more && !page.isEmpty() ? page.get(page.size() - 1).id() : null;
             return new HookPage(page, next);
         });
     }
 
+    /**
+     * Whether the hooks iterator is on a hook a pager may return: one numbered at most
+     * {@code visible}. A higher one is written, but a lower number may still be in a write
+     * that is not over; returning it now would let that lower one be skipped by the next page.
+     */
+    private static boolean visibleAt(RocksIterator it, long visible) {
+        return it.isValid() && Codec.u64(it.key()) <= visible;
+    }
+
     // ================================================================ overrides (see RocksOverrideStore)
 
-    /** Runs {@code body} with the store open and the commit lock held (writes of the override store). */
+    /**
+     * Runs {@code body} with the store open and the override lock held (writes of the override
+     * store, the resume probe). Not the commit lock: these writes touch no hook, number or
+     * dedupe key, so ingest does not wait for their fsync.
+     */
     <T> T underWriteLock(RocksWork<T> body) {
-        return writeUnderCommitLock(() -> {
-            T result = body.run(rocks(), syncWrite);
-            healthy = true;
-            return result;
+        return write(() -> {
+            overrideLock.lock();
+            try {
+                T result = body.run(rocks(), syncWrite);
+                healthy = true;
+                return result;
+            } finally {
+                overrideLock.unlock();
+            }
         });
     }
 
@@ -822,9 +1070,9 @@ public final class HookStore implements AutoCloseable {
      *                        into a HookStoreException "<action> the store at <dir> failed: <reason>"
      *   writing              the write rules: the test fault first, and a RocksDB failure marks the
      *                        store unhealthy (each caller says when a success makes it healthy again)
-     *   underCommitLock      the commit lock, for the writes it serialises
-     *   read, write,         the usual combinations: a read; a write (the ledger's, without the
-     *   writeUnderCommitLock commit lock); a write under the commit lock (overrides, the probe)
+     *   underCommitLock      the commit lock, for the dedupe sweep (commit() takes it itself)
+     *   read, write          the usual combinations: a read; a write (the ledger's, the override
+     *                        store's under its own lock, without the commit lock)
      * commit() and sweepDedupe() combine them by hand (see there).
      */
 
@@ -840,10 +1088,6 @@ public final class HookStore implements AutoCloseable {
 
     private <T> T write(Work<T> body) {
         return underLifecycle("write to", () -> writing(body));
-    }
-
-    private <T> T writeUnderCommitLock(Work<T> body) {
-        return write(() -> underCommitLock(body));
     }
 
     private <T> T underLifecycle(String action, Work<T> body) {
