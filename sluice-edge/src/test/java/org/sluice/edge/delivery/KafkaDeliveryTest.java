@@ -72,7 +72,7 @@ class KafkaDeliveryTest {
     private static Destination kafkaDestination(String name, String topic, KafkaSettings.Key key, Ordering ordering,
                                                 long timeoutMs, RetryPolicy retry, BreakerSettings breaker) {
         KafkaSettings k = new KafkaSettings(List.of(kafka.bootstrapServers()), topic, key, "lz4", 5, Map.of());
-        return new Destination(name, KafkaSettings.TYPE, null, timeoutMs, 16, Optional.empty(), Optional.empty(),
+        return new Destination(name, Destination.TYPE_KAFKA, null, timeoutMs, 16, Optional.empty(), Optional.empty(),
                 OutboundHeaders.of("destinations." + name, List.of("Content-Type", "X-Event-Type"), Map.of(), null, "test"),
                 ordering, retry, breaker, Optional.empty(), Optional.of(k));
     }
