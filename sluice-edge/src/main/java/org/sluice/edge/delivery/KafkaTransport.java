@@ -48,8 +48,8 @@ import org.sluice.edge.store.StoredHook;
  * byte, and the headers of {@link OutboundHeaders#forBroker} ({@code webhook-id},
  * {@code sluice-tenant}, {@code sluice-source}, {@code sluice-received-at},
  * {@code sluice-attempt}, then the {@code forward_headers} the hook was received with). The attempt is delivered when the
- * broker acknowledges the record ({@code acks=all}, so every in-sync replica has it); the
- * dispatcher records an acknowledgement like an HTTP 200.
+ * broker acknowledges the record ({@code acks=all}, so every in-sync replica has it):
+ * {@link AttemptResult#acknowledged()}, recorded without a status (there is no HTTP answer).
  *
  * <h2>Errors</h2>
  * A refusal no retry can change ({@link #isPermanent}: record or batch too large, topic or
@@ -297,7 +297,7 @@ final class KafkaTransport implements Transport {
             }
             try {
                 // the callback answers; the returned future says the same thing again
-                var unused = p.send(record, (metadata, e) -> a.complete(e == null ? new Outcome(AttemptResult.answered(200), null) : outcome(e)));
+                var unused = p.send(record, (metadata, e) -> a.complete(e == null ? new Outcome(AttemptResult.acknowledged(), null) : outcome(e)));
             } catch (RuntimeException e) { // closed, or an error the producer throws rather than reports
                 a.complete(outcome(e));
             }

@@ -52,7 +52,7 @@ import org.sluice.edge.store.StoredHook;
  * <h2>Verdicts</h2>
  * <ul>
  *   <li>publish ack (a duplicate ack too: the stream already holds the hook): delivered,
- *       recorded as status {@code 200};</li>
+ *       {@link AttemptResult#acknowledged()}, recorded without a status;</li>
  *   <li>no responders (no stream captures the subject; one may be created later), a
  *       JetStream error other than those below, a lost connection:
  *       {@link AttemptResult.Failure#BROKER}, retried;</li>
@@ -184,7 +184,7 @@ final class NatsTransport implements Transport {
             return done(outcome(e, subject, destination.timeoutMs()));
         }
         return ack.orTimeout(destination.timeoutMs(), TimeUnit.MILLISECONDS)
-                .handle((a, e) -> e == null ? new Outcome(AttemptResult.answered(200), null)
+                .handle((a, e) -> e == null ? new Outcome(AttemptResult.acknowledged(), null)
                         : outcome(e, subject, destination.timeoutMs()));
     }
 

@@ -70,6 +70,19 @@ class MixedFanOutTest {
                     }
                     return true;
                 });
+                // the admin API: an HTTP attempt has its status; a broker's acknowledgement has none
+                for (String id : sent.keySet()) {
+                    Map<String, com.fasterxml.jackson.databind.JsonNode> byDestination = new HashMap<>();
+                    sluice.get("/v1/hooks/" + id).get("deliveries").forEach(d -> byDestination.put(d.get("destination").asText(), d));
+                    assertThat(byDestination.keySet()).containsExactlyInAnyOrder("app", "log", "bus");
+                    assertThat(byDestination.get("app").get("last_status").asInt()).isEqualTo(200);
+                    for (String broker : List.of("log", "bus")) {
+                        com.fasterxml.jackson.databind.JsonNode d = byDestination.get(broker);
+                        assertThat(d.get("state").asText()).isEqualTo("delivered");
+                        assertThat(d.get("last_status").isNull()).as("%s last_status of %s: %s", broker, id, d).isTrue();
+                        assertThat(d.get("last_error").isNull()).as("%s last_error of %s: %s", broker, id, d).isTrue();
+                    }
+                }
             }
 
             // http: every hook, body byte for byte
@@ -92,6 +105,17 @@ class MixedFanOutTest {
             Map<String, Integer> inStream = stream.idCounts();
             assertThat(inStream.keySet()).isEqualTo(sent.keySet());
             assertThat(inStream.values()).allMatch(n -> n == 1);
+
+            // one header list on both brokers: the same sluice-received-at string, milliseconds always three digits
+            Map<String, String> natsReceivedAt = new HashMap<>();
+            stream.messages().forEach(m -> natsReceivedAt.put(m.getHeaders().getFirst("webhook-id"),
+                    m.getHeaders().getFirst("sluice-received-at")));
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                String id = header(r, "webhook-id");
+                assertThat(header(r, "sluice-received-at")).as("sluice-received-at of %s", id)
+                        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z")
+                        .isEqualTo(natsReceivedAt.get(id));
+            }
         }
     }
 
