@@ -64,6 +64,20 @@ public final class KafkaBrokers implements AutoCloseable {
         }
     }
 
+    /** Makes topic {@code name} with its replicas placed by hand: partition to broker ids, the first the preferred leader. */
+    public void createTopic(String name, Map<Integer, List<Integer>> replicasByPartition, Map<String, String> config)
+            throws Exception {
+        try (Admin admin = cluster.admin()) {
+            admin.createTopics(List.of(new NewTopic(name, replicasByPartition).configs(config))).all()
+                    .get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The nodes that also run the (only) controller: stopping their broker leaves the cluster its quorum. */
+    public Set<Integer> controllerIds() {
+        return cluster.controllers().keySet();
+    }
+
     /** Stops the broker of node {@code id} (its data stays). */
     public void stopBroker(int id) {
         cluster.brokers().get(id).shutdown();
