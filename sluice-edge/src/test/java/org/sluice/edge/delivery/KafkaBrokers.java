@@ -1,7 +1,9 @@
 package org.sluice.edge.delivery;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -14,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -123,6 +126,19 @@ public final class KafkaBrokers implements AutoCloseable {
                 c.poll(Duration.ofMillis(200)).forEach(out::add);
             }
         }
+        return out;
+    }
+
+    /** Header {@code name} of {@code r} as UTF-8 text (its last value), or null when it has none. */
+    public static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        Header h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    /** The {@code webhook-id}s of {@code records}, each once, in the order first seen. */
+    public static Set<String> hookIds(List<ConsumerRecord<byte[], byte[]>> records) {
+        Set<String> out = new LinkedHashSet<>();
+        records.forEach(r -> out.add(header(r, "webhook-id")));
         return out;
     }
 

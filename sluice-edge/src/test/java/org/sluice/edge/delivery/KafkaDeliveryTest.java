@@ -1,6 +1,7 @@
 package org.sluice.edge.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.sluice.edge.delivery.KafkaBrokers.header;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -133,11 +133,6 @@ class KafkaDeliveryTest {
 
     private long delivered(String destination) {
         return dispatcher.live(destination).orElseThrow().deliveredTotal();
-    }
-
-    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        Header h = r.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
     }
 
     private static List<String> headerNames(ConsumerRecord<byte[], byte[]> r) {

@@ -1,6 +1,8 @@
 package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.sluice.edge.delivery.KafkaBrokers.header;
+import static org.sluice.edge.delivery.KafkaBrokers.hookIds;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -119,22 +120,11 @@ class KafkaClusterDeliveryTest {
         });
         assertThat(destination(sluice).get("dead").asLong()).as("dead letters").isZero();
         Set<String> wanted = new HashSet<>(ids);
-        List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(List.of(topic), r -> ids(r).containsAll(wanted));
+        List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(List.of(topic), r -> hookIds(r).containsAll(wanted));
         Set<String> missing = new HashSet<>(wanted);
-        missing.removeAll(ids(records));
+        missing.removeAll(hookIds(records));
         assertThat(missing).as("delivered hooks not in topic %s (of %d)", topic, ids.size()).isEmpty();
         return records;
-    }
-
-    private static Set<String> ids(List<ConsumerRecord<byte[], byte[]>> records) {
-        Set<String> out = new HashSet<>();
-        records.forEach(r -> out.add(header(r, "webhook-id")));
-        return out;
-    }
-
-    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        Header h = r.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
     }
 
     // ---------------------------------------------------------------- cases

@@ -1,6 +1,8 @@
 package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.sluice.edge.delivery.KafkaBrokers.header;
+import static org.sluice.edge.delivery.KafkaBrokers.hookIds;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -8,12 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.delivery.KafkaBrokers;
@@ -93,8 +92,8 @@ class MixedFanOutTest {
 
             // kafka: every hook on the topic, value byte for byte, keyed by source
             List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(List.of("hooks"),
-                    got -> ids(got).containsAll(sent.keySet()));
-            assertThat(ids(records)).isEqualTo(sent.keySet());
+                    got -> hookIds(got).containsAll(sent.keySet()));
+            assertThat(hookIds(records)).isEqualTo(sent.keySet());
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 String id = header(r, "webhook-id");
                 assertThat(r.value()).as("kafka value of %s", id).isEqualTo(sent.get(id));
@@ -117,16 +116,5 @@ class MixedFanOutTest {
                         .isEqualTo(natsReceivedAt.get(id));
             }
         }
-    }
-
-    private static Set<String> ids(List<ConsumerRecord<byte[], byte[]>> records) {
-        Set<String> out = new LinkedHashSet<>();
-        records.forEach(r -> out.add(header(r, "webhook-id")));
-        return out;
-    }
-
-    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        Header h = r.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
     }
 }
