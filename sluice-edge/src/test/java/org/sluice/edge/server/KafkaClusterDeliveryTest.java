@@ -78,7 +78,7 @@ class KafkaClusterDeliveryTest {
                   %s
                 sources:
                 %s""".formatted(dir.resolve("data"), NatsDeliveryTest.TOKEN,
-                destination.replace("${BOOTSTRAP}", kafka.bootstrapServers()), sources));
+                destination.replace("${BOOTSTRAP}", String.join("\", \"", kafka.bootstrapServers().split(","))), sources));
         return NatsDeliveryTest.Sluice.start(config);
     }
 
