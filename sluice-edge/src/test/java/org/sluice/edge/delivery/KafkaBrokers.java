@@ -89,7 +89,17 @@ public final class KafkaBrokers implements AutoCloseable {
 
     /** Starts the broker of node {@code id} again on its data. */
     public void startBroker(int id) throws Exception {
-        cluster.brokers().get(id).startup();
+        startBrokers(List.of(id));
+    }
+
+    /**
+     * Starts the brokers of nodes {@code ids} again, then waits until every broker is ready
+     * (the test kit waits for all of them: one at a time would wait on those still stopped).
+     */
+    public void startBrokers(List<Integer> ids) throws Exception {
+        for (int id : ids) {
+            cluster.brokers().get(id).startup();
+        }
         cluster.waitForReadyBrokers();
     }
 

@@ -198,9 +198,7 @@ class KafkaClusterDeliveryTest {
                 assertThat(d.get("last_error").asText()).as("last_error: %s", d).startsWith("kafka ");
                 assertThat(destination(sluice).get("failed_attempts_total").asLong()).isPositive();
             } finally {
-                for (int id : others) {
-                    kafka.startBroker(id);
-                }
+                kafka.startBrokers(others);
             }
             awaitAllDeliveredAndRead(sluice, ids, "down");
             assertThat(sluice.delivery(ids.get(100)).get("last_status").isNull()).as("an ack has no status either").isTrue();
