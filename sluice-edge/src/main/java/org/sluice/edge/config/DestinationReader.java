@@ -17,7 +17,6 @@ import org.sluice.core.Limit;
 import org.sluice.edge.delivery.BreakerSettings;
 import org.sluice.edge.delivery.BrokerSettings;
 import org.sluice.edge.delivery.Destination;
-import org.sluice.edge.delivery.KafkaSettings;
 import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.RetryPolicy;
@@ -49,8 +48,7 @@ final class DestinationReader {
     /** The known keys per {@code type}. */
     static final Map<String, List<String>> TYPE_KEYS = Map.of(Destination.TYPE_HTTP, KEYS,
             Destination.TYPE_NATS, brokerKeys(NatsReader.OWN_KEYS),
-            KafkaSettings.TYPE, brokerKeys(KafkaReader.KEYS));
-    static final List<String> TYPES = List.of(Destination.TYPE_HTTP, KafkaSettings.TYPE, Destination.TYPE_NATS);
+            Destination.TYPE_KAFKA, brokerKeys(KafkaReader.KEYS));
     static final List<String> DEFAULT_FORWARD_HEADERS = List.of("Content-Type");
     static final long MAX_TIMEOUT_MS = 3_600_000;
     static final int MAX_IN_FLIGHT = 10_000;
@@ -102,8 +100,8 @@ final class DestinationReader {
         String type = Destination.TYPE_HTTP;
         if (s.has("type")) {
             String t = Values.string(s.raw("type"));
-            if (t == null || !TYPES.contains(t)) {
-                s.problem(s.pathOf("type") + " must be one of " + String.join(", ", TYPES) + ", got "
+            if (t == null || !Destination.TYPES.contains(t)) {
+                s.problem(s.pathOf("type") + " must be one of " + String.join(", ", Destination.TYPES) + ", got "
                         + Values.render(s.raw("type")));
                 return null;
             }
@@ -146,7 +144,7 @@ final class DestinationReader {
         switch (type) {
             case Destination.TYPE_NATS:
                 return NatsReader.read(s);
-            case KafkaSettings.TYPE:
+            case Destination.TYPE_KAFKA:
                 return KafkaReader.read(s);
             default:
                 s.problem(s.pathOf("type") + ": no reader for type " + type);

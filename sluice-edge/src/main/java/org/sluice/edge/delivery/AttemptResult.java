@@ -2,7 +2,7 @@ package org.sluice.edge.delivery;
 
 /**
  * What one delivery attempt came back with: an HTTP answer, no answer at all, or (from a
- * broker) a refusal that no retry can change.
+ * broker) an acknowledgement or a refusal that no retry can change.
  */
 public sealed interface AttemptResult {
 
@@ -19,6 +19,11 @@ public sealed interface AttemptResult {
         return new Answered(status, retryAfterMillis);
     }
 
+    /** A broker took the record or message for good (Kafka's ack, JetStream's publish ack): delivered. */
+    static AttemptResult acknowledged() {
+        return new Acknowledged();
+    }
+
     static AttemptResult failed(Failure failure) {
         return new Failed(failure);
     }
@@ -30,6 +35,10 @@ public sealed interface AttemptResult {
 
     /** An HTTP answer. Redirects are answers too: they are not followed. */
     record Answered(int status, long retryAfterMillis) implements AttemptResult {
+    }
+
+    /** A broker's acknowledgement. It has no status: the ledger records none ({@code last_status} null). */
+    record Acknowledged() implements AttemptResult {
     }
 
     /** No HTTP answer, or a broker's retriable error. */

@@ -2,6 +2,7 @@ package org.sluice.edge.delivery;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.sluice.core.Limit;
@@ -10,7 +11,7 @@ import org.sluice.core.Limit;
  * {@code destinations.<name>:} one place accepted hooks are handed on to, validated.
  *
  * @param name        the key under {@code destinations}, 1-64 of {@code A-Z a-z 0-9 _ -}
- * @param type        {@code http}, or a broker type ({@link #broker})
+ * @param type        {@link #TYPE_HTTP}, or a broker type ({@link #TYPE_KAFKA}, {@link #TYPE_NATS}) with its {@link #broker} settings
  * @param url         where attempts are POSTed, {@code http} or {@code https}; null for a broker
  * @param timeoutMs   the whole attempt, connect included
  * @param maxInFlight attempts to this destination at once
@@ -38,9 +39,14 @@ public record Destination(
         Optional<Path> caFile,
         Optional<BrokerSettings> broker) {
 
+    /** An HTTP(S) endpoint: attempts are POSTed to {@link #url}. */
     public static final String TYPE_HTTP = "http";
+    /** A Kafka topic ({@link KafkaSettings}). */
+    public static final String TYPE_KAFKA = "kafka";
     /** NATS JetStream ({@link NatsSettings}). */
     public static final String TYPE_NATS = "nats";
+    /** Every {@code type} a destination may have, in the order the docs list them. */
+    public static final List<String> TYPES = List.of(TYPE_HTTP, TYPE_KAFKA, TYPE_NATS);
     public static final long DEFAULT_TIMEOUT_MS = 15_000;
     public static final int DEFAULT_MAX_IN_FLIGHT = 32;
 

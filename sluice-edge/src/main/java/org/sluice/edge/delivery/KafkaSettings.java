@@ -19,7 +19,6 @@ import java.util.Set;
 public record KafkaSettings(List<String> bootstrapServers, String topic, Key key, String compression, long lingerMs,
                             Map<String, String> properties) implements BrokerSettings {
 
-    public static final String TYPE = "kafka";
     public static final List<String> COMPRESSIONS = List.of("none", "gzip", "snappy", "lz4", "zstd");
     public static final long DEFAULT_LINGER_MS = 5;
     /** Producer settings Sluice sets itself from the destination's keys; {@code properties} may not name them. */

@@ -2,7 +2,6 @@ package org.sluice.edge.delivery;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,11 +45,11 @@ import org.sluice.edge.store.StoredHook;
  * <h2>One attempt</h2>
  * A hook becomes one record: the topic is {@code topic} with {@code {tenant}} and
  * {@code {source}} filled, the key per {@code key}, the value the received body byte for
- * byte, and the headers {@code webhook-id}, {@code sluice-tenant}, {@code sluice-source},
- * {@code sluice-received-at} (RFC 3339, UTC), {@code sluice-attempt}, then the
- * {@code forward_headers} the hook was received with. The attempt is delivered when the
- * broker acknowledges the record ({@code acks=all}, so every in-sync replica has it); the
- * dispatcher records an acknowledgement like an HTTP 200.
+ * byte, and the headers of {@link OutboundHeaders#forBroker} ({@code webhook-id},
+ * {@code sluice-tenant}, {@code sluice-source}, {@code sluice-received-at},
+ * {@code sluice-attempt}, then the {@code forward_headers} the hook was received with). The attempt is delivered when the
+ * broker acknowledges the record ({@code acks=all}, so every in-sync replica has it):
+ * {@link AttemptResult#acknowledged()}, recorded without a status (there is no HTTP answer).
  *
  * <h2>Errors</h2>
  * A refusal no retry can change ({@link #isPermanent}: record or batch too large, topic or
@@ -88,8 +87,6 @@ import org.sluice.edge.store.StoredHook;
  */
 final class KafkaTransport implements Transport {
 
-    /** The header with the hook's receipt time, RFC 3339 in UTC. */
-    static final String SLUICE_RECEIVED_AT = "sluice-received-at";
     /** The most requests in flight per connection with which idempotence keeps order. */
     static final int MAX_IN_FLIGHT_PER_CONNECTION = 5;
     private static final int MAX_ERROR_CHARS = 200;
@@ -169,13 +166,8 @@ final class KafkaTransport implements Transport {
 
     static ProducerRecord<byte[], byte[]> record(Destination d, KafkaSettings k, StoredHook hook, int attempt) {
         List<Header> headers = new ArrayList<>();
-        headers.add(header(OutboundHeaders.WEBHOOK_ID, hook.id()));
-        headers.add(header(OutboundHeaders.SLUICE_TENANT, hook.tenant() == null ? "" : hook.tenant()));
-        headers.add(header(OutboundHeaders.SLUICE_SOURCE, hook.source()));
-        headers.add(header(SLUICE_RECEIVED_AT, Instant.ofEpochMilli(hook.receivedAtMillis()).toString()));
-        headers.add(header(OutboundHeaders.SLUICE_ATTEMPT, Integer.toString(attempt)));
-        for (Map.Entry<String, String> h : d.headers().forwarded(hook)) {
-            headers.add(header(h.getKey(), h.getValue()));
+        for (Map.Entry<String, String> h : d.headers().forBroker(hook, attempt)) {
+            headers.add(new RecordHeader(h.getKey(), h.getValue().getBytes(StandardCharsets.UTF_8)));
         }
         return new ProducerRecord<>(k.topicFor(hook.tenant(), hook.source()), null, key(k.key(), hook), hook.body(), headers);
     }
@@ -193,10 +185,6 @@ final class KafkaTransport implements Transport {
             case NONE -> null;
         };
         return k == null ? null : k.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static Header header(String name, String value) {
-        return new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8));
     }
 
     // ------------------------------------------------------------------ the producer
@@ -309,7 +297,7 @@ final class KafkaTransport implements Transport {
             }
             try {
                 // the callback answers; the returned future says the same thing again
-                var unused = p.send(record, (metadata, e) -> a.complete(e == null ? new Outcome(AttemptResult.answered(200), null) : outcome(e)));
+                var unused = p.send(record, (metadata, e) -> a.complete(e == null ? new Outcome(AttemptResult.acknowledged(), null) : outcome(e)));
             } catch (RuntimeException e) { // closed, or an error the producer throws rather than reports
                 a.complete(outcome(e));
             }

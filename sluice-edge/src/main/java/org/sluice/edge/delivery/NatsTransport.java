@@ -14,9 +14,6 @@ import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -47,17 +44,15 @@ import org.sluice.edge.store.StoredHook;
  * The message is the received body, byte for byte, on the destination's subject with
  * {@code {tenant}} and {@code {source}} filled. Its headers: {@code Nats-Msg-Id} (the
  * hook id: the stream drops a second message with the same id within its duplicate
- * window), {@code webhook-id}, {@code sluice-tenant}, {@code sluice-source},
- * {@code sluice-received-at} (RFC 3339, UTC, milliseconds), {@code sluice-attempt}, then
- * the destination's {@code forward_headers}. The publish is asynchronous: {@link #send}
- * only queues the message on the connection (no network wait on the caller's thread); the
+ * window), then those of {@link OutboundHeaders#forBroker}, the same as a Kafka record's.
+ * The publish is asynchronous: {@link #send} only queues the message on the connection (no network wait on the caller's thread); the
  * future completes on the client's threads when the ack arrives, or after
  * {@code timeout_ms} ({@link AttemptResult.Failure#TIMEOUT}).
  *
  * <h2>Verdicts</h2>
  * <ul>
  *   <li>publish ack (a duplicate ack too: the stream already holds the hook): delivered,
- *       recorded as status {@code 200};</li>
+ *       {@link AttemptResult#acknowledged()}, recorded without a status;</li>
  *   <li>no responders (no stream captures the subject; one may be created later), a
  *       JetStream error other than those below, a lost connection:
  *       {@link AttemptResult.Failure#BROKER}, retried;</li>
@@ -75,9 +70,6 @@ final class NatsTransport implements Transport {
     static final int MESSAGE_TOO_LARGE = 10054;
     /** JetStream errors no later attempt of the same message can get past. */
     static final Set<Integer> PERMANENT_API_ERRORS = Set.of(MESSAGE_TOO_LARGE);
-    static final String RECEIVED_AT = "sluice-received-at";
-    private static final DateTimeFormatter RFC_3339 =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
     private final Map<String, Link> links = new ConcurrentHashMap<>();
     private final ScheduledExecutorService connector = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -192,23 +184,18 @@ final class NatsTransport implements Transport {
             return done(outcome(e, subject, destination.timeoutMs()));
         }
         return ack.orTimeout(destination.timeoutMs(), TimeUnit.MILLISECONDS)
-                .handle((a, e) -> e == null ? new Outcome(AttemptResult.answered(200), null)
+                .handle((a, e) -> e == null ? new Outcome(AttemptResult.acknowledged(), null)
                         : outcome(e, subject, destination.timeoutMs()));
     }
 
-    /** The message headers of one attempt, in the order the class comment gives. */
+    /** The message headers of one attempt: {@link OutboundHeaders#forBroker}'s. */
     static Headers headers(Destination destination, StoredHook hook, int attempt) {
         Headers h = new Headers();
-        h.add(OutboundHeaders.WEBHOOK_ID, hook.id());
-        h.add(OutboundHeaders.SLUICE_TENANT, hook.tenant() == null ? "" : hook.tenant());
-        h.add(OutboundHeaders.SLUICE_SOURCE, hook.source());
-        h.add(RECEIVED_AT, RFC_3339.format(Instant.ofEpochMilli(hook.receivedAtMillis())));
-        h.add(OutboundHeaders.SLUICE_ATTEMPT, Integer.toString(attempt));
-        for (Map.Entry<String, String> f : destination.headers().forwarded(hook)) {
+        for (Map.Entry<String, String> f : destination.headers().forBroker(hook, attempt)) {
             try {
                 h.add(f.getKey(), f.getValue());
             } catch (IllegalArgumentException notAHeader) {
-                // a value NATS headers cannot carry (not printable ASCII) is left out, never mangled
+                // a forwarded value NATS headers cannot carry (not printable ASCII) is left out, never mangled
             }
         }
         return h;

@@ -1,5 +1,8 @@
 package org.sluice.edge.delivery;
 
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +27,11 @@ import org.sluice.edge.store.StoredHook;
  * Names are sent lower-case. Neither list may name a header Sluice sets itself or one that
  * frames the message ({@link #RESERVED}); that is a configuration error naming the key path.
  *
+ * <p>A broker record or message carries another list, the same for Kafka and NATS
+ * ({@link #forBroker}): {@code webhook-id}, {@code sluice-tenant}, {@code sluice-source},
+ * {@code sluice-received-at} ({@link #RECEIVED_AT_FORMAT}), {@code sluice-attempt}, then
+ * the forwarded headers.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class OutboundHeaders {
@@ -34,13 +42,23 @@ public final class OutboundHeaders {
     public static final String SLUICE_TENANT = "sluice-tenant";
     public static final String SLUICE_SOURCE = "sluice-source";
     public static final String SLUICE_ATTEMPT = "sluice-attempt";
+    /** A broker header: when the hook was received, in {@link #RECEIVED_AT_FORMAT}. */
+    public static final String SLUICE_RECEIVED_AT = "sluice-received-at";
     public static final String USER_AGENT = "user-agent";
 
     /** Names that configuration may neither forward nor set. */
     public static final Set<String> RESERVED = Set.of(WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE,
-            SLUICE_TENANT, SLUICE_SOURCE, SLUICE_ATTEMPT, USER_AGENT,
+            SLUICE_TENANT, SLUICE_SOURCE, SLUICE_ATTEMPT, SLUICE_RECEIVED_AT, USER_AGENT,
             "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer",
             "upgrade", "proxy-connection", "expect");
+
+    /**
+     * {@code sluice-received-at}: RFC 3339 in UTC with exactly three fraction digits and
+     * {@code Z}, e.g. {@code 2026-12-03T08:22:38.000Z} (never shortened the way
+     * {@link Instant#toString()} drops zero milliseconds).
+     */
+    public static final DateTimeFormatter RECEIVED_AT_FORMAT =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
     private final List<String> forward;
     private final Map<String, String> configured;
@@ -122,6 +140,33 @@ public final class OutboundHeaders {
         out.addAll(forwarded(hook));
         configured.forEach((name, value) -> out.add(Map.entry(name, value)));
         return out;
+    }
+
+    /**
+     * The headers of attempt {@code attempt} (from 1) of {@code hook} to a broker (Kafka
+     * record headers, NATS message headers), as (name, value) pairs in this order:
+     * {@code webhook-id}, {@code sluice-tenant} (empty for a hook without one),
+     * {@code sluice-source}, {@code sluice-received-at}, {@code sluice-attempt}, then
+     * {@link #forwarded}. A broker has no {@code webhook-timestamp}, signature or
+     * {@code user-agent}, and takes no configured {@code headers}.
+     */
+    public List<Map.Entry<String, String>> forBroker(StoredHook hook, int attempt) {
+        if (attempt < 1) {
+            throw new IllegalArgumentException("attempts count from 1, got " + attempt);
+        }
+        List<Map.Entry<String, String>> out = new ArrayList<>();
+        out.add(Map.entry(WEBHOOK_ID, hook.id()));
+        out.add(Map.entry(SLUICE_TENANT, hook.tenant() == null ? "" : hook.tenant()));
+        out.add(Map.entry(SLUICE_SOURCE, hook.source()));
+        out.add(Map.entry(SLUICE_RECEIVED_AT, receivedAt(hook.receivedAtMillis())));
+        out.add(Map.entry(SLUICE_ATTEMPT, Integer.toString(attempt)));
+        out.addAll(forwarded(hook));
+        return out;
+    }
+
+    /** {@code epochMillis} in {@link #RECEIVED_AT_FORMAT}. */
+    public static String receivedAt(long epochMillis) {
+        return RECEIVED_AT_FORMAT.format(Instant.ofEpochMilli(epochMillis));
     }
 
     /**

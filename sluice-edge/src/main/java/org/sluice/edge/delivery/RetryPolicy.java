@@ -174,6 +174,9 @@ public final class RetryPolicy {
         if (result instanceof AttemptResult.Answered a) {
             return classify(a.status());
         }
+        if (result instanceof AttemptResult.Acknowledged) {
+            return Verdict.DELIVERED;
+        }
         return result instanceof AttemptResult.Permanent ? Verdict.PERMANENT : Verdict.RETRY;
     }
 

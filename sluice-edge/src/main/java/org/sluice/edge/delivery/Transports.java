@@ -35,7 +35,7 @@ final class Transports implements AutoCloseable {
                 return new HttpDeliveryClient((int) Math.min(2, http), wall);
             case Destination.TYPE_NATS:
                 return new NatsTransport();
-            case KafkaSettings.TYPE:
+            case Destination.TYPE_KAFKA:
                 return new KafkaTransport();
             default:
                 throw new IllegalArgumentException("destinations: no transport delivers type " + type);

@@ -475,12 +475,13 @@ public final class DeliveryLedger {
     }
 
     /**
-     * Marks the delivery delivered by an attempt answered {@code status}. Not fsynced: lost
-     * in a crash, the hook is sent once more (same {@code webhook-id}).
+     * Marks the delivery delivered by an attempt answered {@code status} (null: a broker's
+     * acknowledgement, which has no status). Not fsynced: lost in a crash, the hook is sent
+     * once more (same {@code webhook-id}).
      *
      * @return false when the row changed since {@code seen} was read (nothing written)
      */
-    public boolean markDelivered(DeliveryRow seen, int status, long nowMillis) {
+    public boolean markDelivered(DeliveryRow seen, Integer status, long nowMillis) {
         return apply(List.of(Transition.delivered(seen, status, nowMillis)))[0];
     }
 
@@ -528,7 +529,7 @@ public final class DeliveryLedger {
         }
 
         /** As {@link DeliveryLedger#markDelivered}. */
-        public static Transition delivered(DeliveryRow seen, int status, long nowMillis) {
+        public static Transition delivered(DeliveryRow seen, Integer status, long nowMillis) {
             return new Transition(seen, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.DELIVERED,
                     cur.attempts() + 1, cur.nextAttemptAtMillis(), cur.scheduledAtMillis(), nowMillis, status, null,
                     nowMillis, null, null));

@@ -1,7 +1,9 @@
 package org.sluice.edge.delivery;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -14,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -64,6 +67,20 @@ public final class KafkaBrokers implements AutoCloseable {
         }
     }
 
+    /** Makes topic {@code name} with its replicas placed by hand: partition to broker ids, the first the preferred leader. */
+    public void createTopic(String name, Map<Integer, List<Integer>> replicasByPartition, Map<String, String> config)
+            throws Exception {
+        try (Admin admin = cluster.admin()) {
+            admin.createTopics(List.of(new NewTopic(name, replicasByPartition).configs(config))).all()
+                    .get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The nodes that also run the (only) controller: stopping their broker leaves the cluster its quorum. */
+    public Set<Integer> controllerIds() {
+        return cluster.controllers().keySet();
+    }
+
     /** Stops the broker of node {@code id} (its data stays). */
     public void stopBroker(int id) {
         cluster.brokers().get(id).shutdown();
@@ -72,7 +89,17 @@ public final class KafkaBrokers implements AutoCloseable {
 
     /** Starts the broker of node {@code id} again on its data. */
     public void startBroker(int id) throws Exception {
-        cluster.brokers().get(id).startup();
+        startBrokers(List.of(id));
+    }
+
+    /**
+     * Starts the brokers of nodes {@code ids} again, then waits until every broker is ready
+     * (the test kit waits for all of them: one at a time would wait on those still stopped).
+     */
+    public void startBrokers(List<Integer> ids) throws Exception {
+        for (int id : ids) {
+            cluster.brokers().get(id).startup();
+        }
         cluster.waitForReadyBrokers();
     }
 
@@ -109,6 +136,19 @@ public final class KafkaBrokers implements AutoCloseable {
                 c.poll(Duration.ofMillis(200)).forEach(out::add);
             }
         }
+        return out;
+    }
+
+    /** Header {@code name} of {@code r} as UTF-8 text (its last value), or null when it has none. */
+    public static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        Header h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    /** The {@code webhook-id}s of {@code records}, each once, in the order first seen. */
+    public static Set<String> hookIds(List<ConsumerRecord<byte[], byte[]>> records) {
+        Set<String> out = new LinkedHashSet<>();
+        records.forEach(r -> out.add(header(r, "webhook-id")));
         return out;
     }
 

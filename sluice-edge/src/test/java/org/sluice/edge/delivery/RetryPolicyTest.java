@@ -84,6 +84,13 @@ class RetryPolicyTest {
     }
 
     @Test
+    void aBrokersAcknowledgementIsDeliveredOnAnyAttempt() {
+        assertThat(DEFAULTS.classify(AttemptResult.acknowledged())).isEqualTo(Verdict.DELIVERED);
+        assertThat(DEFAULTS.decide(1, AttemptResult.acknowledged(), 0, FixedRandom.LOWEST)).isEqualTo(new Decision.Delivered());
+        assertThat(DEFAULTS.decide(20, AttemptResult.acknowledged(), 0, FixedRandom.LOWEST)).isEqualTo(new Decision.Delivered());
+    }
+
+    @Test
     void aBrokersPermanentRefusalIsDeadAtOnceAsPermanentError() {
         assertThat(DEFAULTS.classify(AttemptResult.permanent())).isEqualTo(Verdict.PERMANENT);
         assertThat(DEFAULTS.decide(1, AttemptResult.permanent(), 0, FixedRandom.LOWEST))

@@ -1,9 +1,9 @@
 package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.sluice.edge.delivery.KafkaBrokers.hookIds;
 
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.delivery.KafkaBrokers;
@@ -81,9 +80,9 @@ class KafkaDeliveryCrashTest {
             try (ChildJvm again = CrashSafetyTest.startServer(config)) {
                 CrashSafetyTest.addressOf(again);
                 List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(List.of("crash.t"),
-                        r -> ids(r).containsAll(ackedIds));
+                        r -> hookIds(r).containsAll(ackedIds));
                 Set<String> missing = new HashSet<>(ackedIds);
-                missing.removeAll(ids(records)); // a set difference: AssertJ's containsAll scans a list per id
+                missing.removeAll(hookIds(records)); // a set difference: AssertJ's containsAll scans a list per id
                 assertThat(missing).as("202'd hooks not in the topic (of %d)", ackedIds.size()).isEmpty();
                 again.terminate();
                 again.waitFor(Duration.ofSeconds(60));
@@ -93,14 +92,5 @@ class KafkaDeliveryCrashTest {
 
     private static List<String> tail(List<String> lines) {
         return lines.subList(Math.max(0, lines.size() - 15), lines.size());
-    }
-
-    private static Set<String> ids(List<ConsumerRecord<byte[], byte[]>> records) {
-        Set<String> out = new HashSet<>();
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            Header h = r.headers().lastHeader("webhook-id");
-            out.add(new String(h.value(), StandardCharsets.UTF_8));
-        }
-        return out;
     }
 }

@@ -1,6 +1,8 @@
 package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.sluice.edge.delivery.KafkaBrokers.header;
+import static org.sluice.edge.delivery.KafkaBrokers.hookIds;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -8,12 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.delivery.KafkaBrokers;
@@ -70,6 +69,19 @@ class MixedFanOutTest {
                     }
                     return true;
                 });
+                // the admin API: an HTTP attempt has its status; a broker's acknowledgement has none
+                for (String id : sent.keySet()) {
+                    Map<String, com.fasterxml.jackson.databind.JsonNode> byDestination = new HashMap<>();
+                    sluice.get("/v1/hooks/" + id).get("deliveries").forEach(d -> byDestination.put(d.get("destination").asText(), d));
+                    assertThat(byDestination.keySet()).containsExactlyInAnyOrder("app", "log", "bus");
+                    assertThat(byDestination.get("app").get("last_status").asInt()).isEqualTo(200);
+                    for (String broker : List.of("log", "bus")) {
+                        com.fasterxml.jackson.databind.JsonNode d = byDestination.get(broker);
+                        assertThat(d.get("state").asText()).isEqualTo("delivered");
+                        assertThat(d.get("last_status").isNull()).as("%s last_status of %s: %s", broker, id, d).isTrue();
+                        assertThat(d.get("last_error").isNull()).as("%s last_error of %s: %s", broker, id, d).isTrue();
+                    }
+                }
             }
 
             // http: every hook, body byte for byte
@@ -80,8 +92,8 @@ class MixedFanOutTest {
 
             // kafka: every hook on the topic, value byte for byte, keyed by source
             List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(List.of("hooks"),
-                    got -> ids(got).containsAll(sent.keySet()));
-            assertThat(ids(records)).isEqualTo(sent.keySet());
+                    got -> hookIds(got).containsAll(sent.keySet()));
+            assertThat(hookIds(records)).isEqualTo(sent.keySet());
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 String id = header(r, "webhook-id");
                 assertThat(r.value()).as("kafka value of %s", id).isEqualTo(sent.get(id));
@@ -92,17 +104,17 @@ class MixedFanOutTest {
             Map<String, Integer> inStream = stream.idCounts();
             assertThat(inStream.keySet()).isEqualTo(sent.keySet());
             assertThat(inStream.values()).allMatch(n -> n == 1);
+
+            // one header list on both brokers: the same sluice-received-at string, milliseconds always three digits
+            Map<String, String> natsReceivedAt = new HashMap<>();
+            stream.messages().forEach(m -> natsReceivedAt.put(m.getHeaders().getFirst("webhook-id"),
+                    m.getHeaders().getFirst("sluice-received-at")));
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                String id = header(r, "webhook-id");
+                assertThat(header(r, "sluice-received-at")).as("sluice-received-at of %s", id)
+                        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z")
+                        .isEqualTo(natsReceivedAt.get(id));
+            }
         }
-    }
-
-    private static Set<String> ids(List<ConsumerRecord<byte[], byte[]>> records) {
-        Set<String> out = new LinkedHashSet<>();
-        records.forEach(r -> out.add(header(r, "webhook-id")));
-        return out;
-    }
-
-    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        Header h = r.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
     }
 }

@@ -1,6 +1,7 @@
 package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -192,6 +193,7 @@ class NatsDeliveryTest {
             headers.put("X-Event-Id", "e-1");
             String id = sluice.post(headers, body);
             Eventually.until("the hook delivered", LONG, () -> "delivered".equals(sluice.delivery(id).get("state").asText()));
+            assertThat(sluice.delivery(id).get("last_status").isNull()).as("a publish ack has no HTTP status").isTrue();
 
             List<MessageInfo> messages = stream.messages();
             assertThat(messages).hasSize(1);
@@ -280,6 +282,50 @@ class NatsDeliveryTest {
             assertThat(stream.idCounts().values()).allMatch(n -> n == 1);
             assertThat(stream.count()).isEqualTo(ids.size());
             assertThat(sluice.get("/v1/destinations").get("destinations").get(0).get("state").asText()).isEqualTo("ok");
+        }
+    }
+
+    @Test
+    void aCredentialsFileLetsSluiceIntoAServerThatRequiresOneAndAStrangersIsRetriedWithTheReason() throws Exception {
+        NatsOperator operator = NatsOperator.create();
+        Path good = operator.userCreds(dir.resolve("sluice.creds"), "sluice");
+        // a user of an account this server does not trust
+        Path stranger = NatsOperator.create().userCreds(dir.resolve("stranger.creds"), "stranger");
+        try (NatsServer nats = NatsServer.start("-c", operator.serverConfig(dir.resolve("nats.conf")).toString());
+             NatsStream stream = NatsStream.on(nats.url(), "HOOKS", operator.userCreds(dir.resolve("test.creds"), "test"))
+                     .create(-1, "hooks.>")) {
+            assertThatThrownBy(() -> io.nats.client.Nats.connect(nats.url()).close())
+                    .as("the server admits no client without credentials").isInstanceOf(java.io.IOException.class);
+            Path config = dir.resolve("sluice.yaml");
+            Files.writeString(config, """
+                    node: {id: creds, data_dir: "%s"}
+                    admin: {listen: "127.0.0.1:0", token: "%s"}
+                    http: {listen: "127.0.0.1:0"}
+                    destinations:
+                      bus: {type: nats, servers: ["%s"], subject: "hooks.{tenant}.{source}", credentials_file: "%s"}
+                      stranger: {type: nats, servers: ["%s"], subject: "hooks.{tenant}.{source}", credentials_file: "%s",
+                                 timeout_ms: 2000, retry: {initial_ms: 100, max_ms: 300}, breaker: {failures: 1000}}
+                    sources:
+                      s: {tenant: t, verify: {scheme: none}, deliver_to: [bus]}
+                      x: {tenant: t, verify: {scheme: none}, deliver_to: [stranger]}
+                    """.formatted(dir.resolve("data"), TOKEN, nats.url(), good, nats.url(), stranger));
+            try (Sluice sluice = Sluice.start(config)) {
+                String id = sluice.post(Map.of(), "{\"n\":1}".getBytes(StandardCharsets.UTF_8));
+                Eventually.until("delivered with the credentials", LONG,
+                        () -> "delivered".equals(sluice.delivery(id).get("state").asText()));
+                assertThat(stream.idCounts()).containsOnlyKeys(id);
+
+                Http.Response r = Http.post(sluice.ingest(), "/hooks/x", Map.of(), "{\"n\":2}".getBytes(StandardCharsets.UTF_8));
+                assertThat(r.status()).isEqualTo(202);
+                String refused = CrashSafetyTest.JSON.readTree(r.body()).get("id").asText();
+                Eventually.until("attempts refused with the reason", LONG, () -> {
+                    JsonNode d = sluice.delivery(refused);
+                    return d.get("attempts").asInt() >= 2
+                            && d.get("last_error").asText().toLowerCase(java.util.Locale.ROOT).contains("authorization violation");
+                });
+                assertThat(sluice.delivery(refused).get("state").asText()).isEqualTo("pending");
+                assertThat(stream.idCounts()).containsOnlyKeys(id);
+            }
         }
     }
 }

@@ -4,11 +4,13 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
+import io.nats.client.Options;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,10 +24,14 @@ final class NatsStream implements AutoCloseable {
     private final Connection connection;
     private final JetStreamManagement jsm;
 
-    private NatsStream(String url, String name) {
+    private NatsStream(String url, String name, Path credentials) {
         this.name = name;
         try {
-            this.connection = Nats.connect(url);
+            Options.Builder options = new Options.Builder().server(url);
+            if (credentials != null) {
+                options.authHandler(Nats.credentials(credentials.toString()));
+            }
+            this.connection = Nats.connect(options.build());
             this.jsm = connection.jetStreamManagement();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -37,7 +43,12 @@ final class NatsStream implements AutoCloseable {
 
     /** A view of stream {@code name}, not created yet. */
     static NatsStream on(String url, String name) {
-        return new NatsStream(url, name);
+        return new NatsStream(url, name, null);
+    }
+
+    /** As {@link #on(String, String)}, connecting as the user of the {@code .creds} file {@code credentials}. */
+    static NatsStream on(String url, String name, Path credentials) {
+        return new NatsStream(url, name, credentials);
     }
 
     /** Creates the stream: file storage, over {@code subjects}, {@code maxMsgSize} bytes at most a message (-1: any). */

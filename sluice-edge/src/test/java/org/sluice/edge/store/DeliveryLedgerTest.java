@@ -142,6 +142,20 @@ class DeliveryLedgerTest {
     }
 
     @Test
+    void aBrokerAcknowledgementIsDeliveredWithoutAStatus() {
+        String id = commit("k1", "a");
+        DeliveryRow row = only("a", T0);
+
+        assertThat(ledger.markDelivered(row, null, T0 + 3)).isTrue();
+
+        DeliveryRow done = ledger.deliveries(id).get(0);
+        assertThat(done.state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(done.lastStatus()).isNull();
+        assertThat(done.lastError()).isNull();
+        assertThat(done.deliveredAtMillis()).isEqualTo(T0 + 3);
+    }
+
+    @Test
     void markDeliveredFinishesTheRowAndRemovesItFromDue() {
         String id = commit("k1", "a");
         DeliveryRow row = only("a", T0);

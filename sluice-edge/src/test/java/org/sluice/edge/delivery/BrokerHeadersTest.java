@@ -1,0 +1,91 @@
+package org.sluice.edge.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nats.client.impl.Headers;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.sluice.edge.store.StoredHook;
+
+/**
+ * The headers a Kafka record and a NATS message carry are one list
+ * ({@link OutboundHeaders#forBroker}): the same names, values and order, and one format of
+ * {@code sluice-received-at}. Built by each transport's own code, no broker needed.
+ */
+class BrokerHeadersTest {
+
+    private static final List<String> FORWARD = List.of("Content-Type", "X-Trace");
+
+    private static Destination destination(String type, BrokerSettings broker) {
+        return new Destination("d", type, null, 5_000, 4, Optional.empty(), Optional.empty(),
+                OutboundHeaders.of("destinations.d", FORWARD, Map.of(), null, "test"), Ordering.NONE,
+                RetryPolicy.defaults(), BreakerSettings.defaults(), Optional.empty(), Optional.of(broker));
+    }
+
+    private static final Destination KAFKA = destination(Destination.TYPE_KAFKA,
+            new KafkaSettings(List.of("127.0.0.1:9"), "t", KafkaSettings.Key.SOURCE, "none", 0, Map.of()));
+    private static final Destination NATS = destination(Destination.TYPE_NATS,
+            new NatsSettings(List.of("nats://127.0.0.1:9"), "hooks.{tenant}", Optional.empty()));
+
+    private static StoredHook hook(String tenant, long receivedAtMillis) {
+        Map<String, String> received = new LinkedHashMap<>();
+        received.put("X-Trace", "tr-9");
+        received.put("Content-Type", "application/json");
+        received.put("X-Other", "not forwarded");
+        return new StoredHook("h-1", tenant, "github", null, receivedAtMillis, received,
+                "{}".getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static List<Map.Entry<String, String>> kafkaHeaders(StoredHook hook, int attempt) {
+        ProducerRecord<byte[], byte[]> r = KafkaTransport.record(KAFKA, (KafkaSettings) KAFKA.broker().orElseThrow(), hook, attempt);
+        List<Map.Entry<String, String>> out = new ArrayList<>();
+        r.headers().forEach(h -> out.add(Map.entry(h.key(), new String(h.value(), StandardCharsets.UTF_8))));
+        return out;
+    }
+
+    private static Map<String, String> natsHeaders(StoredHook hook, int attempt) {
+        Headers h = NatsTransport.headers(NATS, hook, attempt);
+        Map<String, String> out = new LinkedHashMap<>();
+        h.keySet().forEach(k -> out.put(k, h.getFirst(k)));
+        return out;
+    }
+
+    @Test
+    void kafkaAndNatsCarryTheSameHeadersInTheContractOrder() {
+        StoredHook hook = hook("acme", 1_796_286_158_123L); // 2026-12-03T08:22:38.123Z
+        List<Map.Entry<String, String>> expected = List.of(
+                Map.entry("webhook-id", "h-1"),
+                Map.entry("sluice-tenant", "acme"),
+                Map.entry("sluice-source", "github"),
+                Map.entry("sluice-received-at", "2026-12-03T08:22:38.123Z"),
+                Map.entry("sluice-attempt", "2"),
+                Map.entry("x-trace", "tr-9"),
+                Map.entry("content-type", "application/json"));
+        assertThat(kafkaHeaders(hook, 2)).containsExactlyElementsOf(expected);
+        // NATS headers are a map on the wire: the same pairs, order not kept by the client
+        assertThat(natsHeaders(hook, 2)).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(expected.toArray(Map.Entry[]::new)));
+    }
+
+    @Test
+    void receivedAtOnAWholeSecondKeepsItsThreeFractionDigitsOnKafkaAsOnNats() {
+        StoredHook hook = hook(null, 1_796_286_158_000L);
+        String kafka = kafkaHeaders(hook, 1).stream().filter(e -> e.getKey().equals("sluice-received-at"))
+                .findFirst().orElseThrow().getValue();
+        assertThat(kafka).isEqualTo("2026-12-03T08:22:38.000Z");
+        assertThat(natsHeaders(hook, 1).get("sluice-received-at")).isEqualTo(kafka);
+        assertThat(natsHeaders(hook, 1).get("sluice-tenant")).isEmpty();
+    }
+
+    @Test
+    void receivedAtIsAlwaysThreeFractionDigitsInUtc() {
+        assertThat(OutboundHeaders.receivedAt(0)).isEqualTo("1970-01-01T00:00:00.000Z");
+        assertThat(OutboundHeaders.receivedAt(1_796_286_158_007L)).isEqualTo("2026-12-03T08:22:38.007Z");
+        assertThat(OutboundHeaders.receivedAt(1_796_286_158_070L)).isEqualTo("2026-12-03T08:22:38.070Z");
+    }
+}
