@@ -364,11 +364,15 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             boolean[] claimed = recordAndClaim(answered, selections, nowMs);
             int started = 0;
             int at = 0;
-            for (Selection sel : selections) {
-                int n = sel.lane().sendClaimed(sel, claimed, at, nowMs);
-                at += sel.picks().size();
-                started += n;
-                sel.lane().finish(sel, n, nowMs, claimed == null);
+            try {
+                for (Selection sel : selections) {
+                    int n = sel.lane().sendClaimed(sel, claimed, at, nowMs);
+                    at += sel.picks().size();
+                    started += n;
+                    sel.lane().finish(sel, n, nowMs, claimed == null);
+                }
+            } finally {
+                transports.flush(); // the pass's attempts start now: one hand-off per transport's thread
             }
             long wait = Long.MAX_VALUE;
             boolean wantWork = false;
@@ -554,7 +558,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 if (out.contains(row.hookId())) {
                     continue;
                 }
-                Optional<StoredHook> found = store.get(row.hookId());
+                Optional<StoredHook> found = store.getForDelivery(row.hookId());
                 if (found.isEmpty()) {
                     continue; // a pending row's hook is never deleted; nothing to send if it were
                 }

@@ -80,11 +80,12 @@ import org.sluice.edge.store.StoredHook;
  * <h2>Threads</h2>
  * One small event loop group ({@code sluice-delivery-io-N}) does all socket work. Each
  * destination is bound to one of its loops: its connections, its attempts' timers and
- * its answers all live there, so its pool of idle connections needs no lock. {@link #send}
- * only queues the attempt and, unless a run is already pending, submits one task that
- * starts every attempt queued since (builds the request, takes or opens a connection,
- * writes): a dispatcher pass that sends N attempts wakes the loop once, not N times, and
- * nothing is written from a foreign thread. Futures complete on the loop, so whatever runs
+ * its answers all live there, so its pool of idle connections needs no lock.
+ * {@link #send(Destination, StoredHook, int, long)} only queues the attempt; {@link #flush()}
+ * then submits, for each destination with queued attempts and no run pending, one task
+ * that starts every attempt queued since (builds the request, takes or opens a
+ * connection, writes): a dispatcher pass that sends N attempts wakes each loop once, not
+ * N times (waking a loop is a system call), and nothing is written from a foreign thread. Futures complete on the loop, so whatever runs
  * in their completion must be short and must never block (the dispatcher only judges the
  * answer and queues it). Nothing here takes a lock.
  */
@@ -117,8 +118,9 @@ final class HttpDeliveryClient implements Transport {
     }
 
     /**
-     * Sends one attempt with the destination's headers for it ({@link OutboundHeaders#forAttempt}:
-     * forwarded, configured, {@code webhook-*} and the signature at {@code nowMillis}).
+     * Queues one attempt with the destination's headers for it ({@link OutboundHeaders#forAttempt}:
+     * forwarded, configured, {@code webhook-*} and the signature at {@code nowMillis}); it
+     * starts at the next {@link #flush()}.
      */
     @Override
     public CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
@@ -128,25 +130,55 @@ final class HttpDeliveryClient implements Transport {
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failure(AttemptResult.Failure.PROTOCOL, "cannot build the request"));
         }
-        return send(destination.name(), headers, hook.body());
+        return queue(pool(destination.name()), headers, hook.body());
+    }
+
+    /** Starts every attempt queued by {@link #send(Destination, StoredHook, int, long)} since the last flush. */
+    @Override
+    public void flush() {
+        for (Pool pool : pools.values()) {
+            if (!pool.queued.isEmpty()) {
+                scheduleStart(pool);
+            }
+        }
     }
 
     /**
-     * Sends one attempt; the future completes on the destination's event loop, never
-     * exceptionally. The attempt is queued for that loop, which starts every attempt queued
-     * since its last run in one task (see "Threads" above).
+     * Sends one attempt now (queued and its start scheduled at once); the future completes
+     * on the destination's event loop, never exceptionally.
      */
     CompletableFuture<Outcome> send(String destination, List<Map.Entry<String, String>> headers, byte[] body) {
+        Pool pool = pool(destination);
+        CompletableFuture<Outcome> f = queue(pool, headers, body);
+        scheduleStart(pool);
+        return f;
+    }
+
+    private Pool pool(String destination) {
         Pool pool = pools.get(destination);
         if (pool == null) {
             throw new IllegalArgumentException("no destination " + destination + " is registered");
         }
+        return pool;
+    }
+
+    private CompletableFuture<Outcome> queue(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
         Exchange exchange = new Exchange(pool, headers, body);
         if (closed.get()) {
             exchange.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
             return exchange.future;
         }
         pool.queued.add(exchange);
+        return exchange.future;
+    }
+
+    /** Attempts queued for {@code destination} and not yet started (for tests). */
+    int queued(String destination) {
+        return pool(destination).queued.size();
+    }
+
+    /** Submits a run of {@link #startQueued} to the pool's loop unless one is pending. */
+    private void scheduleStart(Pool pool) {
         if (pool.startScheduled.compareAndSet(false, true)) {
             try {
                 pool.loop.execute(() -> startQueued(pool));
@@ -155,7 +187,6 @@ final class HttpDeliveryClient implements Transport {
                 failQueued(pool);
             }
         }
-        return exchange.future;
     }
 
     /** On the pool's loop: starts every queued attempt (a timer, then a pooled or a new connection). */

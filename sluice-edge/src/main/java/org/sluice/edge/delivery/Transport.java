@@ -31,6 +31,15 @@ interface Transport extends AutoCloseable {
      */
     CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis);
 
+    /**
+     * Starts the attempts {@link #send} handed over since the last flush, if the transport
+     * holds them back so that one pass's attempts cost one hand-off to its I/O thread. The
+     * dispatcher calls it after every pass that sent; a transport that starts each attempt
+     * in {@code send} does nothing here.
+     */
+    default void flush() {
+    }
+
     /** Stops: attempts still out complete as failed; nothing is sent after this. */
     @Override
     void close();

@@ -51,6 +51,11 @@ final class Transports implements AutoCloseable {
         return t;
     }
 
+    /** {@link Transport#flush()} of every transport. */
+    void flush() {
+        byType.values().forEach(Transport::flush);
+    }
+
     @Override
     public void close() {
         byType.values().forEach(Transport::close);

@@ -162,8 +162,12 @@ public final class DeliveryLedger {
 
     // ================================================================ scheduling (called by HookStore.commit)
 
-    /** Adds a new hook's pending rows to the commit's batch; the caller holds the commit lock. */
-    void schedule(WriteBatch wb, long seq, UUID id, List<String> destinations, long nowMillis) throws RocksDBException {
+    /**
+     * Adds a new hook's pending rows to the commit's batch, and keeps the hook in memory for
+     * the dispatcher's read if it fits ({@link SeqCache}); the caller holds the commit lock.
+     */
+    void schedule(WriteBatch wb, long seq, UUID id, PendingHook hook, long nowMillis) throws RocksDBException {
+        List<String> destinations = hook.destinations();
         if (destinations.isEmpty()) {
             return;
         }
@@ -171,7 +175,8 @@ public final class DeliveryLedger {
         ColumnFamilyHandle due = store.family(CF_DUE);
         ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
         byte[] idBytes = Codec.uuid(id);
-        seqCache.put(id, seq);
+        seqCache.put(id, seq, new StoredHook(id.toString(), hook.tenant(), hook.source(), hook.dedupeKey(),
+                hook.receivedAtMillis(), hook.headers(), hook.body()));
         for (String d : destinations) {
             DeliveryRow row = fresh(id, d, nowMillis);
             wb.put(rows, DeliveryCodec.rowKey(seq, d), DeliveryCodec.row(id, row));
@@ -191,6 +196,16 @@ public final class DeliveryLedger {
     /** The sequence number {@code id} was committed under if the cache knows it, else -1 (see {@link SeqCache}). */
     long cachedSeq(UUID id) {
         return seqCache.get(id);
+    }
+
+    /** The hook committed as {@code id} if the cache keeps it, else null (see {@link SeqCache}). */
+    StoredHook cachedHook(UUID id) {
+        return seqCache.hook(id);
+    }
+
+    /** Bytes of the hooks the cache keeps for the dispatcher now (bounded, see {@link SeqCache}). */
+    public long cachedHookBytes() {
+        return seqCache.hookBytes();
     }
 
     /** Recounts pending and dead rows per destination; at open and after a reopen (no concurrent writer). */

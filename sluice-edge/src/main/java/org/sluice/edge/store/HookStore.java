@@ -676,7 +676,7 @@ public final class HookStore implements AutoCloseable {
                         ticket = new Ticket(firstSeq);
                     }
                     UUID id = ids.next(now);
-                    ledger.schedule(wb, nextSeq, id, batch.get(i).destinations(), now);
+                    ledger.schedule(wb, nextSeq, id, batch.get(i), now);
                     scheduled.addAll(batch.get(i).destinations());
                     long seqNo = nextSeq++;
                     byte[] seq = Codec.u64(seqNo);
@@ -885,6 +885,21 @@ public final class HookStore implements AutoCloseable {
             byte[] value = db.get(hooks, seq);
             return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
         });
+    }
+
+    /**
+     * The hook with this id for the dispatcher, which is about to send it: from memory when
+     * its commit kept it there (recent hooks with pending deliveries, bounded, see
+     * {@code SeqCache}), else as {@link #get}. Unlike {@link #get}, the body array may be the
+     * one committed and shared with other readers of this method: callers must not modify it.
+     */
+    public Optional<StoredHook> getForDelivery(String id) {
+        UUID uuid = parseId(id);
+        if (uuid == null) {
+            return Optional.empty();
+        }
+        StoredHook kept = ledger.cachedHook(uuid);
+        return kept != null ? Optional.of(kept) : get(id);
     }
 
     /**

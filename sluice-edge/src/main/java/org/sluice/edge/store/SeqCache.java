@@ -1,49 +1,106 @@
 package org.sluice.edge.store;
 
-import java.util.Arrays;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A bounded, lossy memory of which sequence number a hook id was committed under, so that
- * the delivery path (which names hooks by id) can skip the {@code hook_ids} index read.
+ * the delivery path (which names hooks by id) can skip the {@code hook_ids} index read,
+ * and of the recently committed hooks themselves, so that the dispatcher's read of a hook
+ * it is about to send skips the store.
  *
  * <p>Direct-mapped: {@value #SLOTS} slots, a slot chosen by a mix of the id's bits, a new
- * entry replacing whatever was there. Memory is therefore fixed (about 600 KiB) whatever
- * the number of hooks. A miss costs what the cache saves, one index read; nothing depends
- * on a hit.
+ * entry replacing whatever was there. The numbers take a fixed amount of memory (about
+ * 600 KiB) whatever the number of hooks. The hooks kept with them are bounded by bytes:
+ * at most {@link #HOOK_BYTES} of bodies plus {@value #HOOK_OVERHEAD} bytes each, and
+ * no body over {@value #MAX_HOOK_BODY} bytes; a hook that does not fit is simply not
+ * kept. A miss costs what the cache saves (an index read, a hook read); nothing depends on
+ * a hit.
  *
  * <p>Why an entry can never be wrong: a {@link HookStore} hands out each sequence number
  * once (numbers of failed batches stay consumed, a reopen continues past the last one), and
- * an id is committed once, under one number. So {@code id -> seq} never changes while the
- * store lives; once retention deletes the hook, reads at that number find nothing, exactly
- * as an index read would find no id. An entry made for a batch whose write then failed
- * names an id that no caller was ever given.
+ * an id is committed once, under one number, with content that never changes. So
+ * {@code id -> (seq, hook)} never changes while the store lives; once retention deletes the
+ * hook, reads at that number find nothing, exactly as an index read would find no id (and
+ * the kept hook is only served to the dispatcher, which reads only hooks with a pending
+ * delivery, never deleted). An entry made for a batch whose write then failed names an id
+ * that no caller was ever given.
  *
- * <p>Thread-safe without locks: slots are written and read plainly; an entry is an
- * immutable object with final fields, so a reader sees either a whole entry or another
- * one (or none), and it checks the id before using the number.
+ * <p>Thread-safe without locks: an entry is an immutable object with final fields, swapped
+ * in whole. Hooks are only added by the commit path, under the store's commit lock (one
+ * thread at a time), so the byte count it checks before adding is never exceeded; the
+ * delivery path adds numbers only, and never replaces an entry that already knows its id.
  */
 final class SeqCache {
 
     static final int SLOTS = 1 << 14;
+    /** Most body bytes (plus {@value #HOOK_OVERHEAD} per hook) of the hooks kept at once: 32 MiB. */
+    static final long HOOK_BYTES = 32L << 20;
+    /** A hook with a larger body is never kept. */
+    static final int MAX_HOOK_BODY = 256 * 1024;
+    /** What a kept hook is counted for besides its body: the entry, the record, headers and strings. */
+    static final int HOOK_OVERHEAD = 1024;
 
-    private record Entry(long msb, long lsb, long seq) {
+    private record Entry(long msb, long lsb, long seq, StoredHook hook) {
+        boolean names(UUID id) {
+            return msb == id.getMostSignificantBits() && lsb == id.getLeastSignificantBits();
+        }
+
+        long bytes() {
+            return hook == null ? 0 : hook.body().length + (long) HOOK_OVERHEAD;
+        }
     }
 
-    private final Entry[] slots = new Entry[SLOTS];
+    private final AtomicReferenceArray<Entry> slots = new AtomicReferenceArray<>(SLOTS);
+    private final AtomicLong hookBytes = new AtomicLong();
 
+    /** Remembers {@code id}'s number; keeps what the slot knows already of the same id. */
     void put(UUID id, long seq) {
-        slots[slot(id)] = new Entry(id.getMostSignificantBits(), id.getLeastSignificantBits(), seq);
+        int i = slot(id);
+        Entry e = slots.get(i);
+        if (e != null && e.names(id)) {
+            return;
+        }
+        replace(i, new Entry(id.getMostSignificantBits(), id.getLeastSignificantBits(), seq, null));
+    }
+
+    /**
+     * Remembers {@code id}'s number and, if it fits the byte bound, the hook itself. Called
+     * by one thread at a time (the commit path, under the commit lock).
+     */
+    void put(UUID id, long seq, StoredHook hook) {
+        int i = slot(id);
+        Entry old = slots.get(i);
+        long freed = old == null ? 0 : old.bytes();
+        long size = hook.body().length + (long) HOOK_OVERHEAD;
+        boolean keep = hook.body().length <= MAX_HOOK_BODY && hookBytes.get() - freed + size <= HOOK_BYTES;
+        replace(i, new Entry(id.getMostSignificantBits(), id.getLeastSignificantBits(), seq, keep ? hook : null));
+    }
+
+    private void replace(int i, Entry e) {
+        Entry old = slots.getAndSet(i, e);
+        long delta = e.bytes() - (old == null ? 0 : old.bytes());
+        if (delta != 0) {
+            hookBytes.addAndGet(delta);
+        }
     }
 
     /** The sequence number {@code id} was committed under, or -1 when this cache does not know. */
     long get(UUID id) {
-        Entry e = slots[slot(id)];
-        return e != null && e.msb == id.getMostSignificantBits() && e.lsb == id.getLeastSignificantBits() ? e.seq : -1;
+        Entry e = slots.get(slot(id));
+        return e != null && e.names(id) ? e.seq : -1;
     }
 
-    void clear() {
-        Arrays.fill(slots, null);
+    /** The hook committed as {@code id} if it is kept here, else null. */
+    StoredHook hook(UUID id) {
+        Entry e = slots.get(slot(id));
+        return e != null && e.names(id) ? e.hook : null;
+    }
+
+    /** Body bytes plus overhead of the hooks kept now (at most {@link #HOOK_BYTES}). */
+    long hookBytes() {
+        return hookBytes.get();
     }
 
     private static int slot(UUID id) {

@@ -110,6 +110,39 @@ class HttpDeliveryClientTest {
     }
 
     @Test
+    void attemptsHandedOverByTheDispatcherStartAtTheFlushAndNotBefore() throws Exception {
+        // the dispatcher's sends only queue, so that a pass wakes the loop once; the flush at its end starts them
+        receiver = HookReceiver.start();
+        Destination d = destination("d", receiver.uri("/"), 30_000, null);
+        client.register(d);
+        org.sluice.edge.store.StoredHook hook = new org.sluice.edge.store.StoredHook(
+                "0190f6c2-7a40-7000-8000-000000000001", "t", "s", null, 1_700_000_000_000L, Map.of(), BODY);
+        List<java.util.concurrent.CompletableFuture<HttpDeliveryClient.Outcome>> futures = new java.util.ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            futures.add(client.send(d, hook, i, 1_700_000_000_000L));
+        }
+        assertThat(client.queued("d")).isEqualTo(3);
+        client.flush();
+        for (var f : futures) {
+            assertThat(f.get(60, TimeUnit.SECONDS).result()).isEqualTo(AttemptResult.answered(200));
+        }
+        assertThat(client.queued("d")).isZero();
+        assertThat(receiver.received()).extracting(r -> r.header("sluice-attempt")).containsExactlyInAnyOrder("1", "2", "3");
+    }
+
+    @Test
+    void closingFailsAttemptsQueuedAndNeverFlushed() throws Exception {
+        plainReceiver(30_000);
+        Destination d = destination("d", receiver.uri("/"), 30_000, null);
+        org.sluice.edge.store.StoredHook hook = new org.sluice.edge.store.StoredHook(
+                "0190f6c2-7a40-7000-8000-000000000002", "t", "s", null, 1_700_000_000_000L, Map.of(), BODY);
+        var f = client.send(d, hook, 1, 1_700_000_000_000L);
+        client.close();
+        assertThat(f.get(30, TimeUnit.SECONDS).error()).isEqualTo("client closed");
+        assertThat(receiver.received()).isEmpty();
+    }
+
+    @Test
     void closingCompletesEveryAttemptStillOut() throws Exception {
         plainReceiver(60_000);
         receiver.plan(Answer.hang(), Answer.hang(), Answer.hang()); // three never answered: the close must end them

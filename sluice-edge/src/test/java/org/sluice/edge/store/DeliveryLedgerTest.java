@@ -82,6 +82,27 @@ class DeliveryLedgerTest {
     }
 
     @Test
+    void theDispatchersReadOfAHookWithPendingDeliveriesMatchesTheStoredOne() {
+        String id = commit("k1", "a");
+        StoredHook stored = store.get(id).orElseThrow();
+        StoredHook forDelivery = store.getForDelivery(id).orElseThrow();
+        assertThat(forDelivery).usingRecursiveComparison().isEqualTo(stored);
+        assertThat(forDelivery.body()).isEqualTo(stored.body());
+        assertThat(ledger.cachedHookBytes()).isPositive(); // served from memory, not re-read
+        reopen(); // memory is gone: read from the store, the same hook
+        assertThat(store.getForDelivery(id).orElseThrow()).usingRecursiveComparison().isEqualTo(stored);
+        assertThat(ledger.cachedHookBytes()).isZero();
+        assertThat(store.getForDelivery("not-a-uuid")).isEmpty();
+        assertThat(store.getForDelivery("0190f6c2-7a40-7000-8000-000000000001")).isEmpty();
+    }
+
+    @Test
+    void aHookWithoutDestinationsIsNotKeptForTheDispatcher() {
+        store.commit(List.of(Hooks.hook("k9")));
+        assertThat(ledger.cachedHookBytes()).isZero();
+    }
+
+    @Test
     void duplicateSchedulesNothingAndHookWithoutDestinationsHasNoRows() {
         String id = commit("k1", "a");
         List<CommitResult> again = store.commit(List.of(Hooks.hook("k1").withDestinations(List.of("a", "b")),
