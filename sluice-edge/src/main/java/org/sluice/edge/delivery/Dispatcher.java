@@ -32,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
 import org.sluice.core.RateLimiter;
+import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DestinationCounts;
@@ -62,12 +63,22 @@ import org.sluice.edge.store.StoredHook;
  * attempt (the breaker hears {@code succeeded} or {@code failed} at once) and queued. The next pass records
  * the queued answers ({@code recordAttempt}, {@code markDelivered} or {@code markDead}
  * transitions) and the claims of every destination's picks in ONE
- * {@link DeliveryLedger#apply} write, then sends the claimed rows. An attempt holds its
+ * {@link DeliveryLedger#apply} write, then sends the claimed rows, started together by {@link Transport#flush()}. An attempt holds its
  * {@code max_in_flight} slot until that write, so the attempts whose outcome is not
  * recorded never exceed {@code max_in_flight} (what a crash can re-send). One write per
  * pass matters: a ledger write waits for the store's fsync in progress (RocksDB writes in
  * groups and ingest's groups are fsynced), and one write per row capped delivery at a
  * few rows per fsync.
+ *
+ * <h2>Gathering answers</h2>
+ * Under load each answer would wake the driver for a pass of its own: one ledger write,
+ * one due scan and one wake-up of the transport's thread per attempt, and those fixed
+ * costs, not the attempts, would take the CPU. So the driver, before a pass, waits up to
+ * {@value #GATHER_NANOS} ns of real time while at least {@value #GATHER_OUT} attempts are
+ * out and fewer than {@value #GATHER_ANSWERS} answers are queued, and the pass then takes
+ * every answer in together. With fewer attempts out (a quiet destination) nothing waits.
+ * The wait adds at most that much latency to a delivery; due times, pacing and breakers
+ * still run on the injected clocks.
  *
  * <h2>Threads</h2>
  * <ul>
@@ -91,7 +102,7 @@ import org.sluice.edge.store.StoredHook;
  * times, ages, {@code webhook-timestamp}), so a test drives a day of retries on a manual
  * clock. Only the attempt's own I/O timeout runs on real time (the event loop's timer).
  */
-public final class Dispatcher implements DeliveryStatus, AutoCloseable {
+public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
@@ -104,6 +115,12 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     /** Answers recorded in one ledger write at most. */
     private static final int RECORD_BATCH = 256;
     private static final Duration DEFAULT_CLOSE_GRACE = Duration.ofSeconds(5);
+    /** A pass woken by answers waits for more while at least this many attempts are still out... */
+    static final int GATHER_OUT = 32;
+    /** ...and fewer than this many answers are queued... */
+    static final int GATHER_ANSWERS = 16;
+    /** ...for at most this long (real time; see "Gathering answers" above). */
+    static final long GATHER_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     private static final Duration[] LATENCY_BUCKETS = {
         Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
@@ -143,6 +160,12 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     private boolean closed; // guarded by recording's write lock (read under its read lock)
     /** Answers judged and waiting to be written; drained by one answer thread at a time (see {@link #recordAnswers()}). */
     private final ConcurrentLinkedQueue<Answer> toRecord = new ConcurrentLinkedQueue<>();
+    /** Size of {@link #toRecord} (its own size() walks the queue). */
+    private final AtomicInteger answersQueued = new AtomicInteger();
+    /** First attempts started by their commit ({@link #committed}), over every destination. */
+    private final AtomicLong startedAtCommit = new AtomicLong();
+    /** Attempts started and not yet answered, over every destination. */
+    private final AtomicInteger unanswered = new AtomicInteger();
     private final AtomicBoolean draining = new AtomicBoolean();
     private final Object idle = new Object();
     private int outstanding; // guarded by idle: attempts started and not yet fully handled
@@ -196,6 +219,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         driver = new Thread(this::drive, "sluice-delivery-dispatcher");
         driver.setDaemon(true);
         driver.start();
+        store.setCommitClaims(this);
     }
 
     /**
@@ -250,6 +274,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             stopping = true;
             d = driver;
         }
+        store.setCommitClaims(null);
         if (d != null) {
             LockSupport.unpark(d);
             try {
@@ -303,6 +328,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
     private void drive() {
         while (!stopping) {
             long wait;
+            gather();
             long commitsBefore = commits.get();
             boolean idleLane = false;
             try {
@@ -328,6 +354,75 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         }
     }
 
+    /**
+     * When many attempts are out and few answers are in, waits a moment ({@value #GATHER_NANOS}
+     * ns at most) for more, so that the pass records and replaces them together: one ledger
+     * write, one scan and one hand-off to the transport's thread for many attempts instead
+     * of one each. Wakes from answers are held off meanwhile (they would end the wait at the
+     * first answer). Costs at most the wait in latency, only while the destination is busy.
+     */
+    private void gather() {
+        if (unanswered.get() < GATHER_OUT || answersQueued.get() >= GATHER_ANSWERS) {
+            return;
+        }
+        woken.set(true); // wake() from answers is a no-op until the pass
+        LockSupport.parkNanos(this, GATHER_NANOS);
+        woken.set(false); // an answer queued from now on is polled by the pass or wakes the next one
+    }
+
+    // ================================================================ first attempts at commit
+
+    /**
+     * Under the store's commit lock, for a new hook: claims its delivery to
+     * {@code destination} so that the first attempt starts as soon as the commit is durable
+     * ({@link #committed}), when the driver runs and the destination is not {@code fifo},
+     * not paused, its breaker closed, its pacing allows an attempt now, and it has a slot
+     * free beyond the ones kept for the due scan (a quarter of {@code max_in_flight}, at
+     * least one), so that rows already due (retries, an older backlog) are never starved by
+     * new ones. The slot, the breaker's pass and the pacing token are taken here.
+     */
+    @Override
+    public long claim(String destination, long nowMillis) {
+        if (stopping || driver == null) {
+            return -1; // with no driver (a test pumping by hand) every delivery goes through the scan
+        }
+        Lane lane = lanes.get(destination);
+        if (lane == null || lane.fifo != null || ledger.mayBePaused(destination)) {
+            return -1;
+        }
+        return lane.claimAtCommit(nowMillis);
+    }
+
+    /**
+     * After the commit's write: starts the claimed first attempts (one hand-off to each
+     * transport's thread for them all), or gives their slots back when the write failed.
+     * Runs on the committing thread; sending only queues, it never waits for the network.
+     */
+    @Override
+    public void committed(List<CommitClaims.Claimed> claimed, boolean written) {
+        long nowMs = wallMillis.getAsLong();
+        try {
+            for (CommitClaims.Claimed c : claimed) {
+                Lane lane = lanes.get(c.row().destination());
+                if (written) {
+                    lane.sendClaimedAtCommit(c.row(), c.hook(), nowMs);
+                    startedAtCommit.incrementAndGet();
+                } else {
+                    lane.unclaimAtCommit();
+                }
+            }
+        } finally {
+            if (written) {
+                transports.flush();
+            }
+        }
+    }
+
+    /** First attempts started by their commit rather than by a pass, since this dispatcher was made. */
+    long startedAtCommit() {
+        return startedAtCommit.get();
+    }
+
     // ================================================================ one pass
 
     /**
@@ -345,6 +440,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             // the answers waiting to be recorded go in this pass's write: their slots are free for its claims
             List<Answer> answered = new ArrayList<>();
             for (Answer a; answered.size() < RECORD_BATCH && (a = toRecord.poll()) != null; ) {
+                answersQueued.decrementAndGet();
                 answered.add(a);
                 a.lane().inFlight.decrementAndGet();
             }
@@ -594,6 +690,43 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             return new Selection(this, picks, free, rows.size(), limit, nextDue, finished, heldNanos);
         }
 
+        /** See {@link Dispatcher#claim}: the claim's expiry, or -1 (nothing taken). */
+        long claimAtCommit(long nowMs) {
+            int limit = destination.maxInFlight() - Math.max(1, destination.maxInFlight() / 4);
+            for (int cur = inFlight.get(); ; cur = inFlight.get()) {
+                if (cur >= limit) {
+                    return -1;
+                }
+                if (inFlight.compareAndSet(cur, cur + 1)) {
+                    break;
+                }
+            }
+            DestinationBreaker.Pass pass = breaker.tryPass();
+            if (pass != DestinationBreaker.Pass.ATTEMPT) { // open, or a probe due: the scan's pass decides
+                if (pass == DestinationBreaker.Pass.PROBE) {
+                    breaker.abandoned(pass);
+                }
+                inFlight.decrementAndGet();
+                return -1;
+            }
+            if (limiter != null && limiter.tryAcquire(name) > 0) {
+                inFlight.decrementAndGet();
+                return -1;
+            }
+            return nowMs + destination.timeoutMs() + CLAIM_SLACK_MS;
+        }
+
+        /** The commit holding a claim taken by {@link #claimAtCommit} was not written. */
+        void unclaimAtCommit() {
+            inFlight.decrementAndGet();
+            wake(); // a slot is free again
+        }
+
+        /** Starts the first attempt of a delivery claimed at its commit (its slot is taken). */
+        void sendClaimedAtCommit(DeliveryRow row, StoredHook hook, long nowMs) {
+            start(row, hook, DestinationBreaker.Pass.ATTEMPT, nowMs);
+        }
+
         /**
          * Sends the picks of {@code sel} whose claim applied ({@code claimed} from
          * {@code at}; null: the write failed); the others give their breaker pass back.
@@ -643,9 +776,15 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
         }
 
         private void send(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long nowMs) {
+            inFlight.incrementAndGet();
+            start(row, hook, pass, nowMs);
+        }
+
+        /** Sends one attempt whose {@code max_in_flight} slot is taken. */
+        private void start(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long nowMs) {
             int attempt = row.nextAttemptNumber();
             out.add(row.hookId());
-            inFlight.incrementAndGet();
+            unanswered.incrementAndGet();
             synchronized (idle) {
                 outstanding++;
             }
@@ -653,6 +792,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             // judged on the thread that completes the attempt (the transport's own, e.g. the
             // HTTP client's event loop): a few arithmetic steps and a queue, no I/O, no hand-off
             transport.send(destination, hook, attempt, nowMs).whenComplete((o, e) -> {
+                unanswered.decrementAndGet();
                 if (o != null) {
                     answered(row, hook, pass, startNanos, o);
                 } else { // transports never fail their futures; if one did, the row stays claimed, due again later
@@ -689,6 +829,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
                 release(row);
                 return;
             }
+            answersQueued.incrementAndGet();
             toRecord.add(answer);
             if (driver == null || stopping) {
                 recordOffThisThread(); // no pass will come for it (a test pumping by hand, or closing)
@@ -781,6 +922,7 @@ public final class Dispatcher implements DeliveryStatus, AutoCloseable {
             try {
                 List<Answer> batch = new ArrayList<>();
                 for (Answer a; batch.size() < RECORD_BATCH && (a = toRecord.poll()) != null; ) {
+                    answersQueued.decrementAndGet();
                     batch.add(a);
                 }
                 record(batch);

@@ -165,8 +165,11 @@ public final class DeliveryLedger {
     /**
      * Adds a new hook's pending rows to the commit's batch, and keeps the hook in memory for
      * the dispatcher's read if it fits ({@link SeqCache}); the caller holds the commit lock.
+     * A row that {@code claims} claims is written due at the claim's expiry and added to
+     * {@code claimed}; the others are due at {@code nowMillis}.
      */
-    void schedule(WriteBatch wb, long seq, UUID id, PendingHook hook, long nowMillis) throws RocksDBException {
+    void schedule(WriteBatch wb, long seq, UUID id, PendingHook hook, long nowMillis, CommitClaims claims,
+                  List<CommitClaims.Claimed> claimed) throws RocksDBException {
         List<String> destinations = hook.destinations();
         if (destinations.isEmpty()) {
             return;
@@ -175,13 +178,19 @@ public final class DeliveryLedger {
         ColumnFamilyHandle due = store.family(CF_DUE);
         ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
         byte[] idBytes = Codec.uuid(id);
-        seqCache.put(id, seq, new StoredHook(id.toString(), hook.tenant(), hook.source(), hook.dedupeKey(),
-                hook.receivedAtMillis(), hook.headers(), hook.body()));
+        StoredHook stored = new StoredHook(id.toString(), hook.tenant(), hook.source(), hook.dedupeKey(),
+                hook.receivedAtMillis(), hook.headers(), hook.body());
+        seqCache.put(id, seq, stored);
         for (String d : destinations) {
-            DeliveryRow row = fresh(id, d, nowMillis);
+            long until = claims == null ? -1 : claims.claim(d, nowMillis);
+            DeliveryRow row = new DeliveryRow(stored.id(), d, DeliveryState.PENDING, 0, until >= 0 ? until : nowMillis,
+                    nowMillis, nowMillis, null, null, null, null, null);
             wb.put(rows, DeliveryCodec.rowKey(seq, d), DeliveryCodec.row(id, row));
-            wb.put(due, DeliveryCodec.dueKey(d, nowMillis, seq), EMPTY);
+            wb.put(due, DeliveryCodec.dueKey(d, row.nextAttemptAtMillis(), seq), EMPTY);
             wb.put(byDest, DeliveryCodec.indexKey(DeliveryState.PENDING, d, seq), idBytes);
+            if (until >= 0) {
+                claimed.add(new CommitClaims.Claimed(stored, row));
+            }
         }
     }
 
@@ -764,6 +773,15 @@ public final class DeliveryLedger {
             }
             return pausedCache;
         }
+    }
+
+    /**
+     * Whether {@code destination} may be paused, from memory only (no read, no lock): true
+     * when paused, and also when the paused set has not been read since the store opened.
+     */
+    public boolean mayBePaused(String destination) {
+        Set<String> cached = pausedCache;
+        return cached == null || cached.contains(destination);
     }
 
     private Set<String> readPaused() {

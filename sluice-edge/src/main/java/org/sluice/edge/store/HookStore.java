@@ -33,6 +33,8 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node's durable store: committed hooks, the dedupe index, rate-limit overrides and
@@ -117,6 +119,8 @@ import org.rocksdb.WriteOptions;
  * <p>Thread-safe.
  */
 public final class HookStore implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HookStore.class);
 
     /**
      * Store format written to and checked against {@code meta/format}: 2 since the delivery
@@ -209,6 +213,8 @@ public final class HookStore implements AutoCloseable {
     @GuardedBy("lifecycle")
     private ColumnFamilyHandle meta;
     private final WriteOptions syncWrite;
+    /** See {@link #setCommitClaims}; read once per commit, under the commit lock. */
+    private volatile CommitClaims commitClaims;
     private final WriteOptions lazyWrite;
     private final UuidV7 ids = new UuidV7();
     private final DeliveryLedger ledger = new DeliveryLedger(this);
@@ -629,7 +635,8 @@ public final class HookStore implements AutoCloseable {
      * ({@code waitFor}: the commit answers once everything up to there is durable).
      */
     private record Assigned(Ticket ticket, long waitFor, List<ByteKey> keys, List<Ticket> dependsOn,
-                            List<String> scheduled, long nowMillis) {}
+                            List<String> scheduled, long nowMillis, CommitClaims claims,
+                            List<CommitClaims.Claimed> claimed) {}
 
     /**
      * Phase 1, under the commit lock and with no write: the dedupe checks (the database,
@@ -648,6 +655,8 @@ public final class HookStore implements AutoCloseable {
             List<String> scheduled = new ArrayList<>();
             List<ByteKey> keys = new ArrayList<>();
             List<Ticket> dependsOn = new ArrayList<>();
+            CommitClaims claims = commitClaims;
+            List<CommitClaims.Claimed> claimed = new ArrayList<>();
             long firstSeq = nextSeq;
             Ticket ticket = null;
             try {
@@ -676,7 +685,7 @@ public final class HookStore implements AutoCloseable {
                         ticket = new Ticket(firstSeq);
                     }
                     UUID id = ids.next(now);
-                    ledger.schedule(wb, nextSeq, id, batch.get(i), now);
+                    ledger.schedule(wb, nextSeq, id, batch.get(i), now, claims, claimed);
                     scheduled.addAll(batch.get(i).destinations());
                     long seqNo = nextSeq++;
                     byte[] seq = Codec.u64(seqNo);
@@ -694,6 +703,7 @@ public final class HookStore implements AutoCloseable {
                     results[i] = CommitResult.accepted(idText);
                 }
             } catch (RocksDBException | RuntimeException | Error e) {
+                handOver(claims, claimed, false);
                 if (ticket != null) { // numbers were handed out: resolve them as failed, or later commits would wait for them
                     ticket.last = nextSeq - 1;
                     synchronized (published) {
@@ -712,7 +722,7 @@ public final class HookStore implements AutoCloseable {
                     unresolved.addLast(ticket); // in number order: tickets are only made here, under the commit lock
                 }
             }
-            return new Assigned(ticket, nextSeq - 1, keys, dependsOn, scheduled, now);
+            return new Assigned(ticket, nextSeq - 1, keys, dependsOn, scheduled, now, claims, claimed);
         } finally {
             commitLock.unlock();
         }
@@ -747,9 +757,22 @@ public final class HookStore implements AutoCloseable {
                 inFlight.remove(key);
             }
             resolve(ticket, written);
+            handOver(assigned.claims(), assigned.claimed(), written);
         }
         healthy = true;
         ledger.scheduled(assigned.scheduled(), assigned.nowMillis()); // a dispatcher may finish one first: the counter dips for a moment, never drifts
+    }
+
+    /** Tells {@code claims} how the write of its claimed deliveries went; never throws. */
+    private static void handOver(CommitClaims claims, List<CommitClaims.Claimed> claimed, boolean written) {
+        if (claimed.isEmpty()) {
+            return;
+        }
+        try {
+            claims.committed(claimed, written);
+        } catch (RuntimeException e) { // the rows are stored claimed: they come due again when the claims expire
+            LOG.warn("starting {} deliveries claimed at commit failed: {}", claimed.size(), e.toString());
+        }
     }
 
     /**
@@ -885,6 +908,14 @@ public final class HookStore implements AutoCloseable {
             byte[] value = db.get(hooks, seq);
             return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
         });
+    }
+
+    /**
+     * Who may claim new deliveries as they are committed ({@link CommitClaims}), or null for
+     * nobody (every delivery is written due at once). A dispatcher sets itself while it runs.
+     */
+    public void setCommitClaims(CommitClaims claims) {
+        this.commitClaims = claims;
     }
 
     /**

@@ -232,6 +232,84 @@ class DispatcherTest {
         batch.clear();
     }
 
+    // ---------------------------------------------------------------- first attempts at commit
+
+    @Test
+    void firstAttemptsStartAtTheirCommitOnlyInTheSlotsNotKeptForTheScan() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.defaultAnswer(Answer.hang()); // every attempt stays out: the slots fill and stay full
+        Spec s = new Spec("app", r.uri("/h"));
+        s.maxInFlight = 4; // a quarter, one slot, is kept for the due scan
+        Dispatcher d = dispatcher(s);
+        d.start();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            ids.add(commit("acme", "gh", "{\"i\":" + i + "}", "app"));
+        }
+
+        assertThat(d.startedAtCommit()).isEqualTo(3);
+        r.awaitInFlight(4, WAIT); // the fourth slot: the driver's pass, from the scan
+        for (String id : ids.subList(0, 3)) { // written claimed by the commit itself, until the attempt's timeout
+            assertThat(store.deliveries().deliveries(id)).singleElement().satisfies(row -> {
+                assertThat(row.state()).isEqualTo(DeliveryState.PENDING);
+                assertThat(row.attempts()).isZero();
+                assertThat(row.nextAttemptAtMillis()).isEqualTo(T0 + s.timeoutMs + Dispatcher.CLAIM_SLACK_MS);
+            });
+        }
+        assertThat(r.received()).extracting(x -> x.header("webhook-id")).containsAll(ids.subList(0, 3));
+        assertThat(d.live("app").orElseThrow().inFlight()).isEqualTo(4);
+        assertThat(r.maxInFlight()).isEqualTo(4);
+    }
+
+    @Test
+    void aCommitThatFailsGivesBackTheSlotsItsClaimsTook() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.defaultAnswer(Answer.hang());
+        Spec s = new Spec("app", r.uri("/h"));
+        s.maxInFlight = 4;
+        Dispatcher d = dispatcher(s);
+        d.start();
+        org.sluice.edge.store.StoreFaults.failCommitWrites(store, true);
+        for (int i = 0; i < 5; i++) {
+            int n = i;
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> commit("acme", "gh", "{\"f\":" + n + "}", "app"))
+                    .isInstanceOf(org.sluice.edge.store.HookStoreException.class);
+        }
+        assertThat(d.live("app").orElseThrow().inFlight()).as("no slot held by a hook that was never stored").isZero();
+        org.sluice.edge.store.StoreFaults.failCommitWrites(store, false);
+        for (int i = 0; i < 3; i++) {
+            commit("acme", "gh", "{\"i\":" + i + "}", "app");
+        }
+        assertThat(d.startedAtCommit()).isEqualTo(3);
+        r.awaitInFlight(3, WAIT);
+        assertThat(r.received()).extracting(Received::bodyText).containsExactlyInAnyOrder("{\"i\":0}", "{\"i\":1}",
+                "{\"i\":2}");
+    }
+
+    @Test
+    void pausedAndFifoDestinationsTakeNothingAtCommit() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        Spec paused = new Spec("paused", r.uri("/p"));
+        Spec fifo = new Spec("fifo", r.uri("/f"));
+        fifo.ordering = Ordering.FIFO;
+        Dispatcher d = dispatcher(paused, fifo);
+        store.deliveries().setPaused("paused", true, wall.getAsLong());
+        d.start();
+        String id = commit("acme", "gh", "{}", "paused", "fifo");
+
+        assertThat(d.startedAtCommit()).isZero();
+        r.awaitRequests(1, WAIT); // fifo: sent by the driver's pass, in commit order
+        assertThat(r.received()).singleElement().extracting(Received::path).isEqualTo("/f");
+        store.deliveries().setPaused("paused", false, wall.getAsLong());
+        d.pausedChanged("paused");
+        r.awaitRequests(2, WAIT);
+        assertThat(r.received()).extracting(x -> x.header("webhook-id")).containsExactly(id, id);
+        assertThat(d.startedAtCommit()).isZero();
+    }
+
     // ---------------------------------------------------------------- retry schedule
 
     @Test

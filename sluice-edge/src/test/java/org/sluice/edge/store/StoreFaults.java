@@ -15,4 +15,22 @@ public final class StoreFaults {
     public static void failWrites(HookStore store, boolean fail) {
         store.failWrites(fail);
     }
+
+    /**
+     * While {@code fail} is true every commit of {@code store} fails at its fsynced write,
+     * after its numbers, rows and claims were made (unlike {@link #failWrites}, which fails
+     * before any of that).
+     */
+    public static void failCommitWrites(HookStore store, boolean fail) {
+        store.onCommitWrite(!fail ? null : new HookStore.CommitWriteHook() {
+            @Override
+            public void beforeWrite(long firstSeq) {
+                throw new HookStoreException("injected failure of the commit's write (failCommitWrites)");
+            }
+
+            @Override
+            public void afterWrite(long firstSeq) {
+            }
+        });
+    }
 }
