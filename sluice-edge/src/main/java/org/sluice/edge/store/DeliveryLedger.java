@@ -277,6 +277,7 @@ public final class DeliveryLedger {
             long next = -1;
             long[] window = floor.open();
             long firstLive = Long.MAX_VALUE;
+            long durable = store.durableUpTo(); // a row of a commit still being fsynced is not sent yet
             try (RocksIterator it = db.newIterator(store.family(CF_DUE))) {
                 for (it.seek(DeliveryCodec.dueKey(destination, window[0], 0)); it.isValid(); it.next()) {
                     byte[] k = it.key();
@@ -289,7 +290,10 @@ public final class DeliveryLedger {
                         next = m;
                         break;
                     }
-                    seqs.add(DeliveryCodec.dueKeySeq(k));
+                    long seq = DeliveryCodec.dueKeySeq(k);
+                    if (seq <= durable) {
+                        seqs.add(seq);
+                    }
                 }
                 it.status();
             }

@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
@@ -42,19 +43,31 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Commit protocol and ordering</h2>
  * {@link #commit(List)} writes every new hook, its id-index entry, its dedupe entries and
- * its pending delivery rows in ONE {@link WriteBatch} with {@code sync=true}, in three phases:
+ * its pending delivery rows in ONE {@link WriteBatch}, made durable by an fsync of the
+ * write-ahead log before it answers, in three phases:
  * <ol>
  *   <li><b>assign</b>, under {@code commitLock}, with no write: the dedupe checks, the next
  *       commit sequence numbers and UUIDv7 ids (both in the same order), the batch built, and
  *       a {@code Ticket} for the numbers queued in {@code unresolved} (number order);</li>
- *   <li><b>write</b>, outside the lock: {@code db.write} with fsync. The intake's partitions
- *       are in this phase at the same time, and RocksDB merges the batches of writers that
- *       wait in its write path together into one log write and one fsync (its group commit);
- *       holding the lock across the write, as before, gave every batch an fsync of its own.
- *       Then the ticket is resolved, durable or failed;</li>
+ *   <li><b>write</b>, outside the lock: {@code db.write} without sync (RocksDB merges the
+ *       batches of writers waiting in its write path into one log write), then the log's
+ *       fsync ({@code SyncWAL}) in {@code syncLog}, one at a time, each covering every
+ *       commit written before it began (group commit). The fsync is kept out of RocksDB's
+ *       write path on purpose: a {@code sync=true} write holds that path through its fsync,
+ *       so every other write, the delivery ledger's unsynced ones included, waited an fsync
+ *       (under ingest load the dispatcher spent most of its time there). Then the ticket is
+ *       resolved, durable or failed;</li>
  *   <li><b>wait</b>: the commit returns once every number handed out before it returned
  *       from phase 1 is resolved, so an answered id is always one a pager reads.</li>
  * </ol>
+ *
+ * <p><b>Visible before durable.</b> A commit's write is visible to readers from the end of
+ * its {@code db.write}, before its fsync. So nothing that answers or acts for a hook reads
+ * past what is known durable: cursors stop at {@code durableUpTo} (below), the due scan
+ * skips rows numbered above it (nothing is sent before its hook is durable), and
+ * {@link #findDuplicate} leaves keys still in {@code inFlight} to the commit's own check.
+ * (A kill -9 loses nothing written: RocksDB hands each write to the OS; the fsync is for
+ * power loss.)
  *
  * <p><b>Durable up to.</b> {@code durableUpTo} is the highest number N such that every number
  * up to N is durable or failed; it moves (under the {@code published} monitor) only when the
@@ -67,13 +80,13 @@ import org.slf4j.LoggerFactory;
  * above it: everything up to it had returned from its write (or failed) before the read,
  * so the iterator's view holds all of it, and nothing above is returned that a lower,
  * still-open number could precede. Paging with {@code next} therefore returns every hook
- * exactly once, in commit order, as before. Point reads ({@link #get}, the ledger's due
- * scan, which keeps no cursor in number order) read whatever is written. Readers take no
- * commit lock.
+ * exactly once, in commit order, as before. Point reads ({@link #get}) read whatever is
+ * written. Readers take no commit lock.
  *
  * <p><b>Dedupe.</b> The check runs under the commit lock against the database and, first,
  * against {@code inFlight}: the keys of commits past phase 1 whose write is not over (put in
- * phase 1, removed once the write has returned, so the database shows them by then). A copy
+ * phase 1, removed once the write and its fsync have returned, so the database shows them
+ * durably by then). A copy
  * of such a key is answered a duplicate of that commit's id, and its commit, which waits for
  * the earlier numbers anyway, fails with a {@link HookStoreException} if that write failed
  * (nothing in it acknowledged; the sender's retry is then the first copy). {@link #sweepDedupe}
@@ -213,6 +226,11 @@ public final class HookStore implements AutoCloseable {
     @GuardedBy("lifecycle")
     private ColumnFamilyHandle meta;
     private final WriteOptions syncWrite;
+    /** Commits whose (unsynced) write has returned, counted in {@link #syncLog}. */
+    private final AtomicLong commitWrites = new AtomicLong();
+    private final Object syncLock = new Object();
+    @GuardedBy("syncLock")
+    private long syncedUpTo;
     /** See {@link #setCommitClaims}; read once per commit, under the commit lock. */
     private volatile CommitClaims commitClaims;
     private final WriteOptions lazyWrite;
@@ -584,6 +602,10 @@ public final class HookStore implements AutoCloseable {
     interface CommitWriteHook {
         void beforeWrite(long firstSeq);
 
+        /** After the batch is written (visible) and before the log's fsync (durable). */
+        default void beforeSync(long firstSeq) {
+        }
+
         void afterWrite(long firstSeq);
     }
 
@@ -746,7 +768,11 @@ public final class HookStore implements AutoCloseable {
             if (hook != null) {
                 hook.beforeWrite(ticket.first);
             }
-            db.write(syncWrite, wb);
+            db.write(lazyWrite, wb);
+            if (hook != null) {
+                hook.beforeSync(ticket.first);
+            }
+            syncLog();
             written = true;
             if (hook != null) {
                 hook.afterWrite(ticket.first);
@@ -772,6 +798,26 @@ public final class HookStore implements AutoCloseable {
             claims.committed(claimed, written);
         } catch (RuntimeException e) { // the rows are stored claimed: they come due again when the claims expire
             LOG.warn("starting {} deliveries claimed at commit failed: {}", claimed.size(), e.toString());
+        }
+    }
+
+    /**
+     * Makes every commit written so far durable: one {@code fsync} of the write-ahead log
+     * ({@code SyncWAL}) at a time, and a commit whose write an fsync that began after it
+     * covered needs none of its own (group commit: while one fsync runs, the commits written
+     * meanwhile queue here, and the first of them syncs for all). Outside RocksDB's write
+     * path, so that unsynced writes (the delivery ledger's) never wait for an fsync.
+     */
+    @GuardedBy("lifecycle")
+    private void syncLog() throws RocksDBException {
+        long mine = commitWrites.incrementAndGet(); // this commit's write has returned
+        synchronized (syncLock) {
+            if (syncedUpTo >= mine) {
+                return; // an fsync that began after this write returned covered it
+            }
+            long upTo = commitWrites.get(); // every write counted so far has returned: this fsync covers them
+            db.syncWal();
+            syncedUpTo = upTo;
         }
     }
 
@@ -832,6 +878,9 @@ public final class HookStore implements AutoCloseable {
      */
     public Optional<String> findDuplicate(String tenant, String source, String key, long nowMillis) {
         byte[] dk = Codec.dedupeKey(tenant, source, key);
+        if (inFlight.containsKey(new ByteKey(dk))) {
+            return Optional.empty(); // its write may not be durable yet: the commit's own check waits for it
+        }
         return read(() -> {
             byte[] v = db.get(dedupe, dk);
             if (v == null || Codec.dedupeValueExpiry(v) <= nowMillis) {

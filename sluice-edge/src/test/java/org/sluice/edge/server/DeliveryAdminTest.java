@@ -64,8 +64,31 @@ class DeliveryAdminTest {
         return new Answer(r.statusCode(), r.body());
     }
 
-    /** Commits hooks through the server's store with rows to {@code destinations}, as ingest with deliver_to does. */
+    /**
+     * Commits hooks through the server's store with rows to {@code destinations}, as ingest with deliver_to does,
+     * but with every delivery held back a day (claimed at its commit by a claimant that sends nothing), so that
+     * these tests look at pending rows no attempt touches: neither the commit's own start nor the dispatcher's
+     * scan (due rows only) reaches them.
+     */
     static List<String> commit(TestEdge edge, int n, String... destinations) {
+        edge.backends().store().setCommitClaims(new org.sluice.edge.store.CommitClaims() {
+            @Override
+            public long claim(String destination, long nowMillis) {
+                return nowMillis + java.time.Duration.ofDays(1).toMillis();
+            }
+
+            @Override
+            public void committed(List<Claimed> claimed, boolean written) {
+            }
+        });
+        try {
+            return commitEach(edge, n, destinations);
+        } finally {
+            edge.backends().store().setCommitClaims(edge.backends().dispatcher());
+        }
+    }
+
+    private static List<String> commitEach(TestEdge edge, int n, String... destinations) {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             // received now: a hook from the fixture's fixed past would be dead of max_age at the dispatcher's first look

@@ -154,6 +154,43 @@ class HookStoreSharedFsyncTest {
         assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id).containsExactly(copyResults.get(0).id());
     }
 
+    @Test
+    void aCommitWrittenButNotYetFsyncedIsNotPagedSentOrNamedAsTheOriginalOfADuplicate() throws Exception {
+        // the fsync runs after the write, outside RocksDB's write path: the batch is visible first
+        CountDownLatch written = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        store.onCommitWrite(new Hook() {
+            @Override
+            public void beforeSync(long firstSeq) {
+                written.countDown();
+                try {
+                    release.await(2 * WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        Future<List<CommitResult>> first = threads.submit(
+                () -> store.commit(List.of(Hooks.hook("k").withDestinations(List.of("d")))));
+        assertThat(written.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(rawHookCount()).as("written and visible in RocksDB").isEqualTo(1);
+        assertThat(store.after(null, 10).hooks()).as("not paged before it is durable").isEmpty();
+        assertThat(store.deliveries().due("d", Long.MAX_VALUE, 10)).as("not due to be sent before it is durable").isEmpty();
+        assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).as("not yet the original of a copy").isEmpty();
+        store.onCommitWrite(null); // the copy's own write goes through
+        Future<List<CommitResult>> copy = threads.submit(() -> store.commit(List.of(Hooks.hook("k"))));
+        Thread.sleep(100); // room for a wrong early return; a pass does not depend on it
+        assertThat(copy.isDone()).as("a copy is answered only once the original is durable").isFalse();
+
+        release.countDown();
+        String id = first.get(WAIT_SECONDS, TimeUnit.SECONDS).get(0).id();
+        assertThat(copy.get(WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(CommitResult.duplicate(id));
+        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id).containsExactly(id);
+        assertThat(store.deliveries().due("d", Long.MAX_VALUE, 10)).extracting(DeliveryRow::hookId).containsExactly(id);
+        assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).contains(id);
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private long rawHookCount() {
