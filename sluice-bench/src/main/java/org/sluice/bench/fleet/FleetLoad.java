@@ -53,6 +53,8 @@ public final class FleetLoad {
     private static final long THINK_NANOS = 1_000_000;
     /** {@code -Dsluice.bench.breakdown=true}: split each Sluice call's latency (see {@link Breakdown}). */
     static final String BREAKDOWN_PROPERTY = "sluice.bench.breakdown";
+    /** True while the measured part of a scenario runs (one scenario per JVM). */
+    private static final AtomicBoolean MEASURING = new AtomicBoolean();
 
     interface Caller {
         /** One decision; true when it was answered by the store (not a fallback). */
@@ -96,9 +98,10 @@ public final class FleetLoad {
         try (FleetClient fleet = FleetClient.start(settings, "bench-" + ProcessHandle.current().pid())) {
             Caller caller = tenant -> {
                 String key = dedupe ? Long.toString(seq.incrementAndGet()) : null;
+                long t0 = System.nanoTime();
                 CompletableFuture<FleetAnswer> f = fleet.admit(tenant, "bench", key, inc, tol, 0, 0, true, dedupe)
                         .toCompletableFuture();
-                FleetAnswer a = breakdown == null ? f.join() : breakdown.join(f);
+                FleetAnswer a = breakdown == null ? f.join() : breakdown.join(f, t0);
                 if (dedupe && a.claimToken() != null) {
                     fleet.settleRelease(tenant, "bench", key, a.claimToken());
                 }
@@ -262,7 +265,7 @@ public final class FleetLoad {
      * batch slot, the batch's round trip through Redis, decoding), {@code wakeup} from
      * there to the moment the waiting caller runs again (the OS scheduling a parked
      * thread). Diagnostic only: the extra completion stage costs a little, so the figures
-     * of record are taken without it. Recorded for the whole run, warm-up included.
+     * of record are taken without it. Recorded while measuring, like the totals.
      */
     static final class Breakdown {
         private final List<Histogram[]> all = new CopyOnWriteArrayList<>();
@@ -272,12 +275,15 @@ public final class FleetLoad {
             return h;
         });
 
-        <T> T join(CompletableFuture<T> f) {
-            long t0 = System.nanoTime();
+        /** Waits for {@code f}, a call made at {@code t0}, and records its two parts. */
+        <T> T join(CompletableFuture<T> f, long t0) {
             long[] completedAt = new long[1];
             CompletableFuture<T> marked = f.whenComplete((v, e) -> completedAt[0] = System.nanoTime());
             T v = marked.join(); // join's happens-before edge publishes completedAt[0]
             long t2 = System.nanoTime();
+            if (!MEASURING.get()) {
+                return v;
+            }
             Histogram[] h = mine.get();
             h[0].recordValue(Math.min((completedAt[0] - t0) / 1_000, h[0].getHighestTrackableValue()));
             h[1].recordValue(Math.min(Math.max(0, t2 - completedAt[0]) / 1_000, h[1].getHighestTrackableValue()));
@@ -307,7 +313,7 @@ public final class FleetLoad {
         for (int i = 0; i < tenants; i++) {
             names[i] = "tenant-" + i;
         }
-        AtomicBoolean measuring = new AtomicBoolean();
+        AtomicBoolean measuring = MEASURING;
         AtomicBoolean stop = new AtomicBoolean();
         List<Histogram> hists = new ArrayList<>();
         AtomicLong fallbacks = new AtomicLong();
