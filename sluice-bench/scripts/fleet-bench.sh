@@ -48,16 +48,24 @@ uri="redis://127.0.0.1:$port"
 echo "# $(date -u +%FT%TZ) $(redis-server --version | cut -d' ' -f1-3) load:$(uptime | sed 's/.*load average//')"
 echo "# java: $(java -version 2>&1 | head -1); cores: $(nproc); threads=$THREADS seconds=$SECONDS_PER_RUN warmup=$WARMUP"
 
+# Redis's CPU seconds so far (user + sys; CONFIG RESETSTAT does not reset them)
+redis_cpu() {
+  redis-cli -p "$port" info cpu | tr -d '\r' | awk -F: '$1 == "used_cpu_sys" || $1 == "used_cpu_user" { t += $2 } END { printf "%.2f", t }'
+}
+
 run() {
   redis-cli -p "$port" flushall >/dev/null
   redis-cli -p "$port" config resetstat >/dev/null
+  local cpu_before
+  cpu_before=$(redis_cpu)
   # shellcheck disable=SC2086 # FLEET_JAVA_OPTS is a list of options
   java -Xms512m -Xmx512m ${FLEET_JAVA_OPTS:-} -Dlogback.configurationFile=sluice-bench/scripts/fleet-logback.xml -cp "$JAR" org.sluice.bench.fleet.FleetLoad --redis "$uri" --redis-pid "$redis_pid" \
     --threads "$THREADS" --seconds "$SECONDS_PER_RUN" --warmup "$WARMUP" --scenario "$1" 2>"$workdir/$1.err" | grep -E '^(RESULT|#)' | tee -a "$workdir/results"
-  # what Redis did for it: commands (a Sluice batch is one evalsha), its time per command and its CPU
+  # what Redis did for it (warm-up included): commands (a Sluice batch is one evalsha), its
+  # time per command, and the CPU seconds it used
   echo "# $1 redis: $(redis-cli -p "$port" info commandstats | tr -d '\r' | grep -E '^cmdstat_' \
-    | sed -E 's/,(rejected|failed)_calls=[0-9]+//g' | tr '\n' ' ')$(redis-cli -p "$port" info cpu | tr -d '\r' \
-    | grep -E '^used_cpu_(sys|user):' | tr '\n' ' ')"
+    | sed -E 's/,(rejected|failed)_calls=[0-9]+//g' | tr '\n' ' ')cpu_s=$(awk -v a="$cpu_before" -v b="$(redis_cpu)" \
+    'BEGIN { printf "%.2f", b - a }')"
 }
 
 for scenario in $SCENARIOS; do
