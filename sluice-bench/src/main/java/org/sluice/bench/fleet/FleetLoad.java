@@ -16,6 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -49,6 +51,10 @@ public final class FleetLoad {
     private static final int BURST = 1_000_000_000;
     /** Think time of each caller in the pause scenario: a steady offered load, not 64 spinning threads. */
     private static final long THINK_NANOS = 1_000_000;
+    /** {@code -Dsluice.bench.breakdown=true}: split each Sluice call's latency (see {@link Breakdown}). */
+    static final String BREAKDOWN_PROPERTY = "sluice.bench.breakdown";
+    /** True while the measured part of a scenario runs (one scenario per JVM). */
+    private static final AtomicBoolean MEASURING = new AtomicBoolean();
 
     interface Caller {
         /** One decision; true when it was answered by the store (not a fallback). */
@@ -88,11 +94,14 @@ public final class FleetLoad {
         long inc = FleetGcra.micros(1, RATE);
         long tol = FleetGcra.micros(BURST, RATE);
         AtomicLong seq = new AtomicLong();
+        Breakdown breakdown = Boolean.getBoolean(BREAKDOWN_PROPERTY) ? new Breakdown() : null;
         try (FleetClient fleet = FleetClient.start(settings, "bench-" + ProcessHandle.current().pid())) {
             Caller caller = tenant -> {
                 String key = dedupe ? Long.toString(seq.incrementAndGet()) : null;
-                FleetAnswer a = fleet.admit(tenant, "bench", key, inc, tol, 0, 0, true, dedupe)
-                        .toCompletableFuture().join();
+                long t0 = System.nanoTime();
+                CompletableFuture<FleetAnswer> f = fleet.admit(tenant, "bench", key, inc, tol, 0, 0, true, dedupe)
+                        .toCompletableFuture();
+                FleetAnswer a = breakdown == null ? f.join() : breakdown.join(f, t0);
                 if (dedupe && a.claimToken() != null) {
                     fleet.settleRelease(tenant, "bench", key, a.claimToken());
                 }
@@ -100,6 +109,9 @@ public final class FleetLoad {
             };
             run(name, caller, threads, warmup, seconds, tenants);
             System.out.printf(Locale.ROOT, "# %s fallbacks: %s%n", name, fleet.stats());
+            if (breakdown != null) {
+                breakdown.print(name);
+            }
         }
     }
 
@@ -200,9 +212,9 @@ public final class FleetLoad {
             stored.forEach(hs::add);
             open.forEach(ho::add);
             System.out.printf(Locale.ROOT,
-                    "RESULT pause-store-calls threads=%d pause_s=%d budget_ms=%d calls=%d p50_us=%d p99_us=%d max_us=%d%n",
+                    "RESULT pause-store-calls threads=%d pause_s=%d budget_ms=%d calls=%d p50_us=%d p99_us=%d p999_us=%d max_us=%d%n",
                     threads, pauseSeconds, settings.timeoutMs(), hs.getTotalCount(), hs.getValueAtPercentile(50),
-                    hs.getValueAtPercentile(99), hs.getMaxValue());
+                    hs.getValueAtPercentile(99), hs.getValueAtPercentile(99.9), hs.getMaxValue());
             System.out.printf(Locale.ROOT,
                     "RESULT pause-breaker-open threads=%d calls=%d p50_us=%d p99_us=%d p9999_us=%d max_us=%d breaker_now=%s%n",
                     threads, ho.getTotalCount(), ho.getValueAtPercentile(50), ho.getValueAtPercentile(99),
@@ -247,6 +259,52 @@ public final class FleetLoad {
         }
     }
 
+    /**
+     * Where a Sluice call's time goes, as the caller sees it: {@code answered} runs from the
+     * call to the moment its stage completes (on Lettuce's I/O thread: queueing for a
+     * batch slot, the batch's round trip through Redis, decoding), {@code wakeup} from
+     * there to the moment the waiting caller runs again (the OS scheduling a parked
+     * thread). Diagnostic only: the extra completion stage costs a little, so the figures
+     * of record are taken without it. Recorded while measuring, like the totals.
+     */
+    static final class Breakdown {
+        private final List<Histogram[]> all = new CopyOnWriteArrayList<>();
+        private final ThreadLocal<Histogram[]> mine = ThreadLocal.withInitial(() -> {
+            Histogram[] h = {new Histogram(TimeUnit.SECONDS.toMicros(60), 3), new Histogram(TimeUnit.SECONDS.toMicros(60), 3)};
+            all.add(h);
+            return h;
+        });
+
+        /** Waits for {@code f}, a call made at {@code t0}, and records its two parts. */
+        <T> T join(CompletableFuture<T> f, long t0) {
+            long[] completedAt = new long[1];
+            CompletableFuture<T> marked = f.whenComplete((v, e) -> completedAt[0] = System.nanoTime());
+            T v = marked.join(); // join's happens-before edge publishes completedAt[0]
+            long t2 = System.nanoTime();
+            if (!MEASURING.get()) {
+                return v;
+            }
+            Histogram[] h = mine.get();
+            h[0].recordValue(Math.min((completedAt[0] - t0) / 1_000, h[0].getHighestTrackableValue()));
+            h[1].recordValue(Math.min(Math.max(0, t2 - completedAt[0]) / 1_000, h[1].getHighestTrackableValue()));
+            return v;
+        }
+
+        void print(String name) {
+            Histogram answered = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
+            Histogram wakeup = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
+            for (Histogram[] h : all) {
+                answered.add(h[0]);
+                wakeup.add(h[1]);
+            }
+            for (Histogram h : List.of(answered, wakeup)) {
+                System.out.printf(Locale.ROOT, "# %s breakdown %s: p50_us=%d p99_us=%d p999_us=%d max_us=%d%n",
+                        name, h == answered ? "answered" : "wakeup", h.getValueAtPercentile(50),
+                        h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue());
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ the loop
 
     private static void run(String name, Caller caller, int threads, int warmup, int seconds, int tenants)
@@ -255,7 +313,7 @@ public final class FleetLoad {
         for (int i = 0; i < tenants; i++) {
             names[i] = "tenant-" + i;
         }
-        AtomicBoolean measuring = new AtomicBoolean();
+        AtomicBoolean measuring = MEASURING;
         AtomicBoolean stop = new AtomicBoolean();
         List<Histogram> hists = new ArrayList<>();
         AtomicLong fallbacks = new AtomicLong();
