@@ -46,8 +46,9 @@ import java.util.Objects;
  * (volatile). A refusal that read the old {@code resets} may have read the row before the
  * reset; its memo carries the old epoch and is ignored once the increment is visible,
  * which it is to every call that the reset happens-before. A refusal that read the new
- * {@code resets} read the row after the deletion (volatile reads and the table's atomic
- * writes are totally ordered), so its memo is true. Charges of several units neither
+ * {@code resets} read the row after the deletion (the deletion happens-before the
+ * increment, which happens-before that read of it, which precedes the table read in
+ * program order), so its memo is true. Charges of several units neither
  * read nor write the memo.
  */
 public final class RateLimiter {
