@@ -1,5 +1,7 @@
 package org.sluice.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -21,11 +23,48 @@ import java.util.Objects;
  * one shard per {@link #sweepTick()}, scheduled every 3.75 s by default on a shared
  * daemon thread that holds the limiter only weakly (an unused limiter is collected and
  * its schedule cancelled). Thread-safe; charges on known keys allocate nothing.
+ *
+ * <h2>The refusal memo (one-unit charges)</h2>
+ * A flood repeats one refused key. When {@link #tryAcquire(String)} is refused with a wait
+ * {@code w} at reading {@code now}, the key's bucket has {@code tat = until - interval +
+ * tolerance} with {@code until = now + w}, and at every reading {@code r < until} a
+ * one-unit charge is refused with wait {@code until - r} (see {@link Gcra}). That stays
+ * true while the key's tat does not move back: admissions only move it later (and none is
+ * possible before {@code until}, for any cost), and a sweep deletes a row only when its
+ * tat is at or before the sweep's reading, after which a charge starts from that reading
+ * or later ({@link BucketTable}'s invariant 5). Only {@link #reset} moves a tat back.
+ * So the calling thread keeps {@code (key, until, epoch)} in its counting slot ({@link
+ * Tally}), {@code epoch} being {@link #resets} read before the table was, and a later call
+ * of that thread with the same key (identity, then {@code equals}), a reading before
+ * {@code until} and an unchanged {@link #resets} is refused from the memo, counted as
+ * denied, without reading the table. Both answers are the table's: the same refusal and,
+ * when no admission at a reading of {@code until} or later has landed meanwhile, the same
+ * wait (if one has, on another thread, the memo's wait is the one the table gave before
+ * it, a linearisation in which this call's reading came first).
+ *
+ * <p>Memory ordering: {@link #reset} deletes the row, then increments {@link #resets}
+ * (volatile). A refusal that read the old {@code resets} may have read the row before the
+ * reset; its memo carries the old epoch and is ignored once the increment is visible,
+ * which it is to every call that the reset happens-before. A refusal that read the new
+ * {@code resets} read the row after the deletion (the deletion happens-before the
+ * increment, which happens-before that read of it, which precedes the table read in
+ * program order), so its memo is true. Charges of several units neither
+ * read nor write the memo.
  */
 public final class RateLimiter {
 
     /** Default time between sweep ticks: each of the 16 shards is swept once a minute. */
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofMillis(3750);
+
+    private static final VarHandle RESETS;
+
+    static {
+        try {
+            RESETS = MethodHandles.lookup().findVarHandle(RateLimiter.class, "resets", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Counters since creation; {@code keys} is the number of rows present now. */
     public record Stats(long keys, long admitted, long denied, long swept) {
@@ -36,8 +75,10 @@ public final class RateLimiter {
     private final long interval;
     private final long tolerance;
     private final BucketTable table = new BucketTable();
-    /** Admissions and refusals, counted per thread without an atomic add (see {@link Tally}). */
+    /** Admissions and refusals, counted per thread without an atomic add, and each thread's refusal memo (see {@link Tally}). */
     private final Tally tally = new Tally(Tally.defaultSlots());
+    /** Completed {@link #reset} calls: the epoch of a refusal memo (see the class comment). */
+    private volatile long resets;
 
     private RateLimiter(Builder b) {
         this.limit = b.limit;
@@ -52,7 +93,27 @@ public final class RateLimiter {
 
     /** Charges one unit to {@code key}: 0 when admitted, else the wait in ns (at least 1). */
     public long tryAcquire(String key) {
-        return charge(key, interval);
+        Objects.requireNonNull(key, "key");
+        long now = clock.nanoTime();
+        long epoch = resets; // before the table is read: see the class comment
+        int s = tally.slot();
+        if (s >= 0) {
+            long remembered = tally.recall(s, key, now, epoch);
+            if (remembered != 0L) {
+                tally.countAt(s, Tally.DENIED);
+                return remembered;
+            }
+        }
+        long wait = table.tryCharge(key, interval, tolerance, now);
+        if (wait == 0L) {
+            tally.countAt(s, Tally.ADMITTED);
+        } else {
+            tally.countAt(s, Tally.DENIED);
+            if (s >= 0) {
+                tally.remember(s, key, now + wait, epoch);
+            }
+        }
+        return wait;
     }
 
     /**
@@ -80,6 +141,7 @@ public final class RateLimiter {
     /** Refills {@code key} to full. */
     public void reset(String key) {
         table.reset(Objects.requireNonNull(key, "key"));
+        RESETS.getAndAdd(this, 1L); // after the deletion: retires every refusal memo taken before it
     }
 
     /**

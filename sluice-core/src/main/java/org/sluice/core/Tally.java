@@ -16,10 +16,18 @@ import java.util.concurrent.atomic.LongAdder;
  * owner and two counts, alone on their own 128 bytes (two cache lines, so neither a
  * neighbour's writes nor the adjacent-line prefetcher pull the line away):
  * <pre>
- *   owners [ Thread | null | Thread | ... ]                 one per slot
- *   counts [ pad x16 | adm den pad x14 | adm den pad x14 | ... | pad x16 ]
- *                      └── slot 0 ───┘  └── slot 1 ───┘
+ *   owners   [ Thread | null | Thread | ... ]                      one per slot
+ *   counts   [ pad x16 | adm den until epoch pad x12 | adm den ... | ... | pad x16 ]
+ *                        └──────── slot 0 ─────────┘  └ slot 1 ...
+ *   memoKeys [ pad x16 | key pad x15               | key ...     | ... | pad x16 ]
  * </pre>
+ * {@code until}, {@code epoch} and {@code key} are the slot's <b>refusal memo</b>, kept
+ * here because the limiter finds the thread's slot on every call anyway: the last key the
+ * owner saw refused, the first clock reading at which the table could admit it, and the
+ * limiter's reset count when it was refused. {@code RateLimiter} (its class comment says
+ * why a memo stays true) answers a repeated refusal from it without reading the table.
+ * Only the owner reads or writes a memo, with plain accesses; {@link #reclaim} clears it
+ * with the counts.
  *
  * <h2>States of a slot</h2>
  * <ul>
@@ -63,7 +71,10 @@ final class Tally {
 
     static final int ADMITTED = 0;
     static final int DENIED = 1;
-    /** Longs per slot: 128 bytes. */
+    /** Offsets of the refusal memo's two longs in a slot (see the class comment). */
+    private static final int UNTIL = 2;
+    private static final int EPOCH = 3;
+    /** Longs per slot: 128 bytes; also references per slot of {@link #memoKeys} (64 or 128 bytes). */
     static final int STRIDE = 16;
 
     private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
@@ -72,6 +83,8 @@ final class Tally {
     private final Thread[] owners;
     /** Slot {@code s}'s count {@code c} at {@code (s + 1) x STRIDE + c}; one stride of padding at each end. */
     private final long[] counts;
+    /** Slot {@code s}'s memo key at {@code (s + 1) x STRIDE}, padded like {@link #counts}. */
+    private final Object[] memoKeys;
     private final int mask;
     private final LongAdder sharedAdmitted = new LongAdder();
     private final LongAdder sharedDenied = new LongAdder();
@@ -88,6 +101,7 @@ final class Tally {
         }
         owners = new Thread[slots];
         counts = new long[(slots + 2) * STRIDE];
+        memoKeys = new Object[(slots + 2) * STRIDE];
         mask = slots - 1;
     }
 
@@ -99,23 +113,65 @@ final class Tally {
 
     /** Counts one decision: {@code which} is {@link #ADMITTED} or {@link #DENIED}. */
     void count(int which) {
+        countAt(slot(), which);
+    }
+
+    /**
+     * The calling thread's slot: the one it owns (claiming it if it is free), or -1 when
+     * another live thread owns it (the caller then counts through the adders).
+     */
+    int slot() {
         Thread t = Thread.currentThread();
         int s = (int) t.getId() & mask;
         if (owners[s] == t) {
+            return s;
+        }
+        return OWNERS.getVolatile(owners, s) == null && OWNERS.compareAndSet(owners, s, null, t) ? s : -1;
+    }
+
+    /** Counts one decision in slot {@code s} from {@link #slot()} (its owner calls), or in the adders when it is -1. */
+    void countAt(int s, int which) {
+        if (s >= 0) {
             int i = (s + 1) * STRIDE + which;
-            COUNTS.setRelease(counts, i, counts[i] + 1);
+            COUNTS.setRelease(counts, i, counts[i] + 1); // one writer: the owner (a free slot's counts are zero)
         } else {
-            countSlow(t, s, which);
+            (which == ADMITTED ? sharedAdmitted : sharedDenied).increment();
         }
     }
 
-    private void countSlow(Thread t, int s, int which) {
-        if (OWNERS.getVolatile(owners, s) == null && OWNERS.compareAndSet(owners, s, null, t)) {
-            int i = (s + 1) * STRIDE + which;
-            COUNTS.setRelease(counts, i, counts[i] + 1); // the counts a free slot holds are zero
-            return;
+    // ------------------------------------------------------------------ the refusal memo
+
+    /**
+     * The wait the memo of slot {@code s} (owned by the caller) gives {@code key} at
+     * {@code now}: {@code until - now} when the slot's last refusal was of this key, was
+     * remembered under {@code epoch}, and {@code now} is before its {@code until}; else 0
+     * (no answer: ask the table). Counts nothing.
+     */
+    long recall(int s, String key, long now, long epoch) {
+        int i = (s + 1) * STRIDE;
+        long wait = counts[i + UNTIL] - now;
+        if (wait > 0 && counts[i + EPOCH] == epoch) {
+            Object k = memoKeys[i];
+            if (k == key || key.equals(k)) {
+                return wait;
+            }
         }
-        (which == ADMITTED ? sharedAdmitted : sharedDenied).increment();
+        return 0L;
+    }
+
+    /**
+     * Remembers in slot {@code s} (owned by the caller) that {@code key} is refused at every
+     * reading before {@code until}, as long as the limiter's reset count is {@code epoch}.
+     * Plain writes: only the owner reads them. Stores the key reference only when it
+     * changes (no write barrier on a repeated key).
+     */
+    void remember(int s, String key, long until, long epoch) {
+        int i = (s + 1) * STRIDE;
+        if (memoKeys[i] != key) {
+            memoKeys[i] = key;
+        }
+        counts[i + UNTIL] = until;
+        counts[i + EPOCH] = epoch;
     }
 
     synchronized long admitted() {
@@ -145,6 +201,9 @@ final class Tally {
                 retiredDenied += counts[i + DENIED];
                 counts[i + ADMITTED] = 0L;
                 counts[i + DENIED] = 0L;
+                counts[i + UNTIL] = 0L;
+                counts[i + EPOCH] = 0L;
+                memoKeys[i] = null; // lets the key go; a null key never matches
                 OWNERS.setVolatile(owners, s, null); // publishes the zeroes to the next owner's CAS
                 freed++;
             }

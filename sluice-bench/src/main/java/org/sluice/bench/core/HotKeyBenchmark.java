@@ -110,6 +110,24 @@ public class HotKeyBenchmark {
         return sluiceTicking.tryAcquire(KEY);
     }
 
+    /** Two equal key strings that are different objects, taken in turn by each thread. */
+    @State(Scope.Thread)
+    public static class EqualKeys {
+        final String[] keys = {new String(KEY), new String(KEY)};
+        int next;
+    }
+
+    /**
+     * {@code sluiceTicking} with the key as a server builds it: equal to the last one, but a
+     * new object each call (two copies in turn). A repeated refusal is answered from the
+     * limiter's refusal memo in both cases; here after an identity check that fails and a
+     * {@code String.equals}.
+     */
+    @Benchmark
+    public long sluiceTickingEqualKeys(EqualKeys k) {
+        return sluiceTicking.tryAcquire(k.keys[k.next++ & 1]);
+    }
+
     // ---------------------------------------------------------------- cost breakdown
     // sluiceTicking taken apart, one piece at a time (flood only): the ticking clock's
     // read alone; the table's refusal on that reading (hash, probe, word, Gcra) with no

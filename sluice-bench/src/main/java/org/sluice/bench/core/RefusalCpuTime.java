@@ -27,8 +27,9 @@ import org.sluice.shm.SharedRate;
  * <pre>
  *   java -cp sluice-bench/target/benchmarks.jar org.sluice.bench.core.RefusalCpuTime CASE [threads] [seconds]
  * </pre>
- * CASE: sluiceTicking, sluice, tableTicking, tableTickingLongAdder, bucket4j (the hot-key
- * flood: 100/s, burst 50, key "tenant-hot"); shmDistinctTicking, shmRefusedTicking,
+ * CASE: sluiceTicking, sluiceTickingEqualKeys (two equal copies of the key in turn), sluice,
+ * tableTicking, tableTickingLongAdder, bucket4j (the hot-key flood: 100/s, burst 50, key
+ * "tenant-hot"); shmDistinctTicking, shmRefusedTicking,
  * shmRetryAfterTicking, shmHotTicking (SharedRate with {@code Clock.ticking(1 ms)} on an
  * arena in /dev/shm, 1024 keys per thread). Prints CPU ns per call per thread (the
  * figure to compare: the least over windows of 200 000 calls, which filters out the
@@ -94,9 +95,17 @@ public final class RefusalCpuTime {
                     return w;
                 };
                 case "bucket4j" -> () -> bucket4j.tryConsume(1) ? 1 : 0;
+                case "sluiceTickingEqualKeys" -> null; // per thread, below
                 default -> throw new IllegalArgumentException("unknown case " + which);
             };
             java.util.Arrays.fill(calls, call);
+            if (which.equals("sluiceTickingEqualKeys")) {
+                for (int t = 0; t < threads; t++) {
+                    String[] copies = {new String(KEY), new String(KEY)};
+                    int[] next = {0};
+                    calls[t] = () -> sluiceTicking.tryAcquire(copies[next[0]++ & 1]);
+                }
+            }
         }
         run(calls, seconds); // warm-up
         double[] r = run(calls, seconds);
