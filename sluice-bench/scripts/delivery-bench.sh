@@ -9,6 +9,10 @@
 #     dispatcher is not behind;
 #  3. full load fanned out to two destinations.
 # Usage (from anywhere): sluice-bench/scripts/delivery-bench.sh [seconds, default 60]
+#   MAX_IN_FLIGHT=n   the destinations' max_in_flight (default 256: nginx on loopback takes far more;
+#                     an attempt holds its slot until its answer is recorded, and under a full
+#                     ingest load that cycle takes tens of ms, so 64 slots bound delivery; the
+#                     runs before 2026-12-03 12:40 UTC used 64)
 #   SLUICE_JAR=path   run that server jar instead of building this checkout's (a before/after
 #                     comparison in the same conditions)
 set -euo pipefail
@@ -60,8 +64,10 @@ drain() { # expected log...: wait (up to 300 s) until each log has at least expe
   poll 3000 0.1 logs_hold "$@" || echo "  (not drained after 300 s)"
 }
 
-APP='  app: {url: "http://127.0.0.1:18090/hooks", max_in_flight: 64}'
-AUDIT='  audit: {url: "http://127.0.0.1:18091/hooks", max_in_flight: 64}'
+mif="${MAX_IN_FLIGHT:-256}"
+APP="  app: {url: \"http://127.0.0.1:18090/hooks\", max_in_flight: $mif}"
+AUDIT="  audit: {url: \"http://127.0.0.1:18091/hooks\", max_in_flight: $mif}"
+echo "destinations: max_in_flight $mif"
 
 echo "load before: $(uptime)"
 echo "cores: $(nproc)"
