@@ -1,6 +1,5 @@
 package org.sluice.edge.store;
 
-import java.util.Arrays;
 import java.util.UUID;
 
 /**
@@ -40,10 +39,6 @@ final class SeqCache {
     long get(UUID id) {
         Entry e = slots[slot(id)];
         return e != null && e.msb == id.getMostSignificantBits() && e.lsb == id.getLeastSignificantBits() ? e.seq : -1;
-    }
-
-    void clear() {
-        Arrays.fill(slots, null);
     }
 
     private static int slot(UUID id) {
