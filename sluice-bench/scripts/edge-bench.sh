@@ -13,11 +13,15 @@
 #     against the same server: AcceptLoad (64 blocking Java threads, HdrHistogram) and
 #     wrk -t2 -c64 with post-signed-1k.lua (the same request, a lighter client on the
 #     same two cores).
-#     With max_batch 256 it also reads the intake's commit metrics around the wrk run (hooks
-#     per group commit, commits per second, time inside commits) and runs FsyncBench in the
-#     same directory as the store's data: one writer appending a mean batch's bytes and
-#     fdatasync-ing each, back to back. disk_ratio = accepted hooks/s / (fsyncs/s x mean batch)
-#     near 1 says the disk is what is left. Rerun alone: edge-bench.sh 10 accept
+#     With max_batch 256 it also reads the store's metrics around the wrk run: group commits
+#     (hooks per commit, time inside commits) and the store's real fsyncs, RocksDB's log syncs
+#     (sluice_store_wal_syncs_total). Commits that reach RocksDB together share one sync, so
+#     there are fewer syncs than commits and more hooks per sync than per commit. It then runs
+#     FsyncBench in the same directory as the store's data: one writer appending the bytes of
+#     one sync's hooks and fdatasync-ing each, back to back.
+#     disk_ratio = accepted hooks/s / (FsyncBench syncs/s x hooks per real sync)
+#     near 1 says the disk is what is left. (A server without the syncs metric, see SLUICE_JAR,
+#     falls back to one sync per commit.) Rerun alone: edge-bench.sh 10 accept
 #  3. (only when asked: `open`) the same accepting server (max_batch 256) under an open-loop
 #     load from `sluice load`: a fixed arrival rate (OPEN_RATE, default 2000 per second),
 #     latency from each request's intended send time, a report and a JSON summary in
@@ -53,10 +57,11 @@ start_sluice() { # name yaml-text
   launch_sluice "$1" 18081
 }
 
-commit_metrics() { # "commits hooks seconds" so far, from the intake's group-commit metrics
+commit_metrics() { # "commits hooks seconds syncs" so far: the intake's group commits, the store's WAL syncs
   curl -s http://127.0.0.1:18082/metrics | awk '
     /^sluice_intake_commit_batch_size_count/ {c += $2} /^sluice_intake_commit_batch_size_sum/ {h += $2}
-    /^sluice_intake_commit_seconds_sum/ {t += $2} END {printf "%d %d %.6f\n", c, h, t}'
+    /^sluice_intake_commit_seconds_sum/ {t += $2} /^sluice_store_wal_syncs_total/ {w += $2}
+    END {printf "%d %d %.6f %d\n", c, h, t, w}'
 }
 
 summarise_wrk() { # label file
@@ -129,16 +134,22 @@ YAML
   summarise_wrk "max_batch=$batch wrk (every answer should be 202: non_2xx 0)" "$work/accept-$batch.wrk"
   echo "  latency $(wrk_latency "$work/accept-$batch.wrk")"
   if [ "$batch" = 256 ]; then
-    # commits = fsyncs (one synced WriteBatch per group commit); busy = share of the run inside commits
-    read -r commits hooks commit_s < <(echo "$commits_before $commits_after" | awk '{print $4-$1, $5-$2, $6-$3}')
+    # commits: synced WriteBatches (one per group commit); syncs: the WAL syncs RocksDB really did,
+    # one for every group of commits it wrote together; busy = share of the run inside commits
+    read -r commits hooks commit_s syncs < <(echo "$commits_before $commits_after" | awk '{print $5-$1, $6-$2, $7-$3, $8-$4}')
+    if [ "$syncs" -le 0 ]; then
+      echo "  (no sluice_store_wal_syncs_total from this server: counting one sync per commit)"
+      syncs=$commits
+    fi
     mean_batch=$(awk -v c="$commits" -v h="$hooks" 'BEGIN {printf "%.1f", (c > 0 ? h / c : 0)}')
+    per_sync=$(awk -v w="$syncs" -v h="$hooks" 'BEGIN {printf "%.1f", (w > 0 ? h / w : 0)}')
     rps=$(wrk_rps "$work/accept-$batch.wrk")
-    echo "  store: commits(fsyncs)=$commits hooks=$hooks mean_batch=$mean_batch fsyncs/s=$(awk -v c="$commits" -v s="$secs" 'BEGIN {printf "%.0f", c / s}') commit_busy=$(awk -v t="$commit_s" -v s="$secs" 'BEGIN {printf "%.2f", t / s}') mean_commit_ms=$(awk -v t="$commit_s" -v c="$commits" 'BEGIN {printf "%.2f", (c > 0 ? 1000 * t / c : 0)}')"
+    echo "  store: commits=$commits wal_syncs=$syncs hooks=$hooks mean_batch=$mean_batch hooks_per_sync=$per_sync commits/s=$(awk -v c="$commits" -v s="$secs" 'BEGIN {printf "%.0f", c / s}') syncs/s=$(awk -v w="$syncs" -v s="$secs" 'BEGIN {printf "%.0f", w / s}') commit_busy=$(awk -v t="$commit_s" -v s="$secs" 'BEGIN {printf "%.2f", t / s}') mean_commit_ms=$(awk -v t="$commit_s" -v c="$commits" 'BEGIN {printf "%.2f", (c > 0 ? 1000 * t / c : 0)}')"
     # a hook is about its body plus 300 bytes in the write-ahead log (record, id index, batch framing)
-    fsync_out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$mean_batch" 'BEGIN {printf "%d", b * 1324}')" "$secs")"
+    fsync_out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$per_sync" 'BEGIN {printf "%d", b * 1324}')" "$secs")"
     echo "  $fsync_out"
     fsyncs=$(echo "$fsync_out" | sed -n 's/.*syncs_per_s=\([0-9.]*\).*/\1/p')
-    echo "  disk_ratio = accepted hooks/s / (fsyncs/s x mean batch) = $rps / ($fsyncs x $mean_batch) = $(awk -v r="$rps" -v f="$fsyncs" -v b="$mean_batch" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"
+    echo "  disk_ratio = accepted hooks/s / (FsyncBench syncs/s x hooks per real sync) = $rps / ($fsyncs x $per_sync) = $(awk -v r="$rps" -v f="$fsyncs" -v b="$per_sync" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"
   fi
   stop_sluice
 done

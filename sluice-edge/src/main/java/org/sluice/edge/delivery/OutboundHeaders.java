@@ -190,8 +190,9 @@ public final class OutboundHeaders {
 
     /**
      * The name in {@code forward_headers} (lower-case ASCII, a token) that {@code received}
-     * lower-cases to, else null: the same match as {@code received.toLowerCase(ROOT)}, made
-     * without a copy (only ASCII letters fold, so no other character can match a token's).
+     * equals with ASCII letters folded, else null; made without a copy. Only A-Z fold: unlike
+     * {@code received.toLowerCase(ROOT)}, which turns the Kelvin sign U+212A into {@code k},
+     * no other character can match a token's.
      */
     private String forwardedName(String received) {
         for (String name : forward) {

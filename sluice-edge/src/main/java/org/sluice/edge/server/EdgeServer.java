@@ -50,6 +50,7 @@ import org.sluice.edge.config.TlsConfig;
 import org.sluice.edge.dedupe.DedupeKeys;
 import org.sluice.edge.intake.BatchCommitter;
 import org.sluice.edge.store.DeliveryWakeup;
+import org.sluice.edge.store.HookStore;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.http.InFlight;
@@ -152,6 +153,9 @@ public final class EdgeServer implements AutoCloseable {
                     .description("Rows in the tenant limiter table (swept when full)").register(registry);
             Gauge.builder("sluice.store.healthy", backends.store(), s -> s.isHealthy() ? 1 : 0)
                     .description("1 while the store's writes succeed, 0 from a failed write until one succeeds")
+                    .register(registry);
+            FunctionCounter.builder("sluice.store.wal.syncs", backends.store(), HookStore::walSyncs)
+                    .description("Syncs of the store's write-ahead log (commits that share one count once)")
                     .register(registry);
             FunctionCounter.builder("sluice.limiter.swept", backends.tenantRows(), t -> t.swept())
                     .description("Limiter rows deleted by the sweeper").register(registry);

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,10 +29,13 @@ import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
+import org.rocksdb.HistogramType;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Statistics;
 import org.rocksdb.Status;
+import org.rocksdb.TickerType;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -105,6 +109,12 @@ import org.slf4j.LoggerFactory;
  * ({@link PendingHook#destinations()}), so a 202 means its deliveries are as durable as the
  * hook; everything after that is the {@link DeliveryLedger}'s ({@link #deliveries()}),
  * which shares this database and lifecycle but never takes the commit lock.
+ *
+ * <p><b>Counting fsyncs.</b> Because commits share syncs, the number of commits says little
+ * about the disk; RocksDB's statistics count the log syncs themselves ({@link #walSyncs()},
+ * exported as {@code sluice_store_wal_syncs_total}). They keep tickers only, every
+ * histogram ignored, so the timing of the histograms is off too: what a write or read pays
+ * is a few relaxed adds to per-core counters.
  *
  * <h2>Lifecycle</h2>
  * Every operation holds the read side of {@code lifecycle}; {@link #close()} and
@@ -206,6 +216,10 @@ public final class HookStore implements AutoCloseable {
     private final ColumnFamilyOptions cfOptions;
     private final BloomFilter bloom;
     private final HealthListener listener;
+    /** RocksDB's counters, tickers only (see "Counting fsyncs"); kept across a reopen, freed at close. */
+    private final Statistics statistics;
+    /** {@link #walSyncs()} as it was at {@link #close()}, when the statistics are freed. */
+    private volatile long walSyncsAtClose;
     // the native handles: replaced by a reopen (under lifecycle's write lock), null while a reopen has failed
     @GuardedBy("lifecycle")
     private RocksDB db;
@@ -290,9 +304,11 @@ public final class HookStore implements AutoCloseable {
     /** Test seam (see {@link #onCommitWrite}); null in the server. */
     private volatile CommitWriteHook commitWriteHook;
 
-    private HookStore(Path dir, Options options, DBOptions dbOptions, ColumnFamilyOptions cfOptions, BloomFilter bloom,
-                      HealthListener listener, RocksDB db, List<ColumnFamilyHandle> handles) throws RocksDBException {
+    private HookStore(Path dir, Options options, DBOptions dbOptions, Statistics statistics, ColumnFamilyOptions cfOptions,
+                      BloomFilter bloom, HealthListener listener, RocksDB db, List<ColumnFamilyHandle> handles)
+            throws RocksDBException {
         this.bloom = bloom;
+        this.statistics = statistics;
         this.dir = dir;
         this.options = options;
         this.dbOptions = dbOptions;
@@ -352,8 +368,10 @@ public final class HookStore implements AutoCloseable {
         }
         RocksDB.loadLibrary();
         HealthListener listener = new HealthListener();
+        Statistics statistics = new Statistics(EnumSet.allOf(HistogramType.class)); // tickers only
         DBOptions dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
-                .setKeepLogFileNum(4).setMaxLogFileSize(16L << 20).setListeners(List.of(listener));
+                .setKeepLogFileNum(4).setMaxLogFileSize(16L << 20).setListeners(List.of(listener))
+                .setStatistics(statistics);
         // point lookups (dedupe checks, id lookups) skip SST files that cannot hold the key
         BloomFilter bloom = new BloomFilter(10);
         ColumnFamilyOptions cfOptions = new ColumnFamilyOptions()
@@ -364,6 +382,7 @@ public final class HookStore implements AutoCloseable {
             db = RocksDB.open(dbOptions, dir.toString(), descriptors(cfOptions), handles);
         } catch (RocksDBException e) {
             dbOptions.close();
+            statistics.close();
             cfOptions.close();
             bloom.close();
             listener.close();
@@ -373,11 +392,12 @@ public final class HookStore implements AutoCloseable {
             throw new HookStoreException("cannot open the store at " + dir + ": " + msg + hint, e);
         }
         try {
-            return new HookStore(dir, options, dbOptions, cfOptions, bloom, listener, db, handles);
+            return new HookStore(dir, options, dbOptions, statistics, cfOptions, bloom, listener, db, handles);
         } catch (RocksDBException | RuntimeException e) {
             handles.forEach(ColumnFamilyHandle::close);
             db.close();
             dbOptions.close();
+            statistics.close();
             cfOptions.close();
             bloom.close();
             listener.close();
@@ -446,6 +466,20 @@ public final class HookStore implements AutoCloseable {
         return options.dedupeTtlMillis();
     }
 
+    /**
+     * How many times RocksDB has synced its write-ahead log since this store was opened
+     * ({@code sluice_store_wal_syncs_total}): the store's real fsyncs, fewer than its synced
+     * commits when commits share a sync. After {@link #close()}, the count at the close.
+     */
+    public long walSyncs() {
+        lifecycle.readLock().lock();
+        try {
+            return closed ? walSyncsAtClose : statistics.getTickerCount(TickerType.WAL_FILE_SYNCED);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
     /** True until {@link #close()} (readiness: {@code GET /readyz}). */
     public boolean isOpen() {
         lifecycle.readLock().lock();
@@ -479,7 +513,9 @@ public final class HookStore implements AutoCloseable {
             syncWrite.close();
             lazyWrite.close();
             closeDatabase();
+            walSyncsAtClose = statistics.getTickerCount(TickerType.WAL_FILE_SYNCED);
             dbOptions.close();
+            statistics.close();
             cfOptions.close();
             bloom.close();
             listener.close();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.sluice.edge.store.StoredHook;
@@ -75,6 +76,16 @@ class OutboundHeadersTest {
     void aForwardedValueWithALineBreakIsDroppedNotSent() {
         OutboundHeaders h = OutboundHeaders.of(APP, List.of("x-evil"), Map.of(), null, "dev");
         assertThat(asMap(h.forAttempt(hook(received()), 1, 5L))).doesNotContainKey("x-evil");
+    }
+
+    @Test
+    void forwardedNamesFoldOnlyAsciiLettersSoTheKelvinSignIsNotAK() {
+        OutboundHeaders h = OutboundHeaders.of(APP, List.of("Kelvin"), Map.of(), null, "dev");
+        // U+212A KELVIN SIGN: String.toLowerCase(Locale.ROOT) would turn it into an ASCII 'k'
+        assertThat("\u212Aelvin".toLowerCase(Locale.ROOT)).isEqualTo("kelvin");
+        assertThat(h.forwarded(hook(Map.of("\u212Aelvin", "sign")))).isEmpty();
+        assertThat(h.forwarded(hook(Map.of("KELVIN", "upper")))).containsExactly(Map.entry("kelvin", "upper"));
+        assertThat(h.forwarded(hook(Map.of("kelvin", "lower")))).containsExactly(Map.entry("kelvin", "lower"));
     }
 
     @Test

@@ -2,7 +2,6 @@ package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,11 +10,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.testkit.ChildJvm;
@@ -54,21 +48,8 @@ class DeliveryCrashTest {
                       s: {tenant: t, verify: {scheme: none}, dedupe: {header: X-Event-Id}, deliver_to: [app]}
                     """.formatted(dir.resolve("data"), receiver.uri("/in"), MAX_IN_FLIGHT));
 
-            Map<String, String> acked = new ConcurrentHashMap<>(); // dedupe key -> id of its 202
-            AtomicInteger acks = new AtomicInteger();
-            ExecutorService senders = Executors.newFixedThreadPool(CrashSafetyTest.SENDERS);
-            try (ChildJvm server = CrashSafetyTest.startServer(config)) {
-                InetSocketAddress address = CrashSafetyTest.addressOf(server);
-                for (int s = 0; s < CrashSafetyTest.SENDERS; s++) {
-                    int sender = s;
-                    senders.execute(() -> CrashSafetyTest.send(address, sender, acked, acks));
-                }
-                TestEdge.await(() -> acks.get() >= ACKS_BEFORE_KILL && receiver.requestCount() >= DELIVERIES_BEFORE_KILL);
-                server.kill();
-                server.waitFor(Duration.ofSeconds(60));
-            }
-            senders.shutdown();
-            assertThat(senders.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+            Map<String, String> acked = HookStorm.sendUntilKilled(config, "a delivery storm under way", Eventually.DEFAULT_BOUND,
+                    acks -> acks >= ACKS_BEFORE_KILL && receiver.requestCount() >= DELIVERIES_BEFORE_KILL);
             int beforeRestart = receiver.requestCount();
 
             Set<String> ackedIds = new HashSet<>(acked.values());

@@ -3,7 +3,6 @@ package org.sluice.edge.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.sluice.edge.delivery.KafkaBrokers.hookIds;
 
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,11 +10,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,31 +44,9 @@ class KafkaDeliveryCrashTest {
                       s: {tenant: t, verify: {scheme: none}, dedupe: {header: X-Event-Id}, deliver_to: [bus]}
                     """.formatted(dir.resolve("data"), kafka.bootstrapServers()));
 
-            Map<String, String> acked = new ConcurrentHashMap<>();
-            AtomicInteger acks = new AtomicInteger();
-            ExecutorService senders = Executors.newFixedThreadPool(CrashSafetyTest.SENDERS);
-            try (ChildJvm server = CrashSafetyTest.startServer(config)) {
-                InetSocketAddress address = CrashSafetyTest.addressOf(server);
-                for (int s = 0; s < CrashSafetyTest.SENDERS; s++) {
-                    int sender = s;
-                    senders.execute(() -> CrashSafetyTest.send(address, sender, acked, acks));
-                }
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-                while (true) {
-                    int published = kafka.readAll(List.of("crash.t"), r -> true).size();
-                    if (acks.get() >= ACKS_BEFORE_KILL && published >= ACKS_BEFORE_KILL / 4) {
-                        break;
-                    }
-                    assertThat(System.nanoTime() - deadline).as(() -> "mid-stream within 90 s: " + acks.get() + " acks, "
-                            + published + " records; the server said " + tail(server.stdoutLines()) + tail(server.stderrLines()))
-                            .isNegative();
-                    Thread.sleep(100);
-                }
-                server.kill();
-                server.waitFor(Duration.ofSeconds(60));
-            }
-            senders.shutdown();
-            assertThat(senders.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+            Map<String, String> acked = HookStorm.sendUntilKilled(config, ACKS_BEFORE_KILL + " hooks acknowledged and "
+                    + ACKS_BEFORE_KILL / 4 + " in the topic", Duration.ofSeconds(90),
+                    acks -> acks >= ACKS_BEFORE_KILL && kafka.readAll(List.of("crash.t"), r -> true).size() >= ACKS_BEFORE_KILL / 4);
 
             Set<String> ackedIds = new HashSet<>(acked.values());
             try (ChildJvm again = CrashSafetyTest.startServer(config)) {
@@ -88,9 +60,5 @@ class KafkaDeliveryCrashTest {
                 again.waitFor(Duration.ofSeconds(60));
             }
         }
-    }
-
-    private static List<String> tail(List<String> lines) {
-        return lines.subList(Math.max(0, lines.size() - 15), lines.size());
     }
 }

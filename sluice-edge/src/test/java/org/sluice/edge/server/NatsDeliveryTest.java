@@ -23,11 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -141,22 +136,8 @@ class NatsDeliveryTest {
         try (NatsServer nats = NatsServer.start();
              NatsStream stream = NatsStream.on(nats.url(), "HOOKS").create(-1, "hooks.>")) {
             Path config = config(nats, "");
-            Map<String, String> acked = new ConcurrentHashMap<>();
-            AtomicInteger acks = new AtomicInteger();
-            ExecutorService senders = Executors.newFixedThreadPool(CrashSafetyTest.SENDERS);
-            try (ChildJvm server = CrashSafetyTest.startServer(config)) {
-                InetSocketAddress address = CrashSafetyTest.addressOf(server);
-                for (int s = 0; s < CrashSafetyTest.SENDERS; s++) {
-                    int sender = s;
-                    senders.execute(() -> CrashSafetyTest.send(address, sender, acked, acks));
-                }
-                Eventually.until("400 hooks acknowledged and 100 in the stream", LONG,
-                        () -> acks.get() >= 400 && stream.count() >= 100);
-                server.kill();
-                server.waitFor(Duration.ofSeconds(60));
-            }
-            senders.shutdown();
-            assertThat(senders.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+            Map<String, String> acked = HookStorm.sendUntilKilled(config, "400 hooks acknowledged and 100 in the stream", LONG,
+                    acks -> acks >= 400 && stream.count() >= 100);
             long beforeRestart = stream.count();
 
             Set<String> ackedIds = new HashSet<>(acked.values());

@@ -51,6 +51,17 @@ class HookStoreSharedFsyncTest {
     }
 
     @Test
+    void walSyncsCountsTheLogSyncOfASyncedCommitAndSurvivesClose() {
+        long before = store.walSyncs();
+        store.commit(List.of(Hooks.hook("a")));
+        assertThat(store.walSyncs()).as("one commit alone: its own sync").isEqualTo(before + 1);
+        store.commit(List.of(Hooks.hook("b"), Hooks.hook("c")));
+        assertThat(store.walSyncs()).as("one batch, one sync").isEqualTo(before + 2);
+        store.close();
+        assertThat(store.walSyncs()).as("read after close: the count at close").isGreaterThanOrEqualTo(before + 2);
+    }
+
+    @Test
     void twoCommitsAreInsideTheirFsyncedWriteAtOnceInsteadOfQueueingOnTheCommitLock() throws Exception {
         CyclicBarrier bothWriting = new CyclicBarrier(2);
         store.onCommitWrite(new Hook() {
