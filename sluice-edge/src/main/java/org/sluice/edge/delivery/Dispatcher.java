@@ -219,6 +219,11 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         driver = new Thread(this::drive, "sluice-delivery-dispatcher");
         driver.setDaemon(true);
         driver.start();
+        try {
+            ledger.pausedDestinations(); // read once now: claims at commit know the paused set only from memory
+        } catch (RuntimeException e) { // the store is failing: until a pass reads it, every delivery goes through the scan
+            LOG.warn("reading the paused destinations failed: {}", e.toString());
+        }
         store.setCommitClaims(this);
     }
 
