@@ -977,9 +977,10 @@ public final class HookStore implements AutoCloseable {
     /** The committed hook with this id, or empty (also for a string that is not a UUID). */
     public Optional<StoredHook> get(String id) {
         UUID uuid = parseId(id);
-        if (uuid == null) {
-            return Optional.empty();
-        }
+        return uuid == null ? Optional.empty() : get(uuid);
+    }
+
+    private Optional<StoredHook> get(UUID uuid) {
         return read(() -> {
             long cached = ledger.cachedSeq(uuid); // the delivery path's hooks: skips the id index
             if (cached >= 0) {
@@ -1015,7 +1016,7 @@ public final class HookStore implements AutoCloseable {
             return Optional.empty();
         }
         StoredHook kept = ledger.cachedHook(uuid);
-        return kept != null ? Optional.of(kept) : get(id);
+        return kept != null ? Optional.of(kept) : get(uuid); // parsed once, also on a miss
     }
 
     /**
