@@ -70,17 +70,20 @@ class DeliveryAdminTest {
      * these tests look at pending rows no attempt touches: neither the commit's own start nor the dispatcher's
      * scan (due rows only) reaches them.
      */
-    static List<String> commit(TestEdge edge, int n, String... destinations) {
-        edge.backends().store().setCommitClaims(new org.sluice.edge.store.CommitClaims() {
-            @Override
-            public long claim(String destination, long nowMillis) {
-                return nowMillis + java.time.Duration.ofDays(1).toMillis();
-            }
+    /** Claims every delivery at its commit for a day and sends nothing: rows stay pending, untouched by any attempt. */
+    static final org.sluice.edge.store.CommitClaims HOLD_A_DAY = new org.sluice.edge.store.CommitClaims() {
+        @Override
+        public long claim(String destination, long nowMillis) {
+            return nowMillis + java.time.Duration.ofDays(1).toMillis();
+        }
 
-            @Override
-            public void committed(List<Claimed> claimed, boolean written) {
-            }
-        });
+        @Override
+        public void committed(List<Claimed> claimed, boolean written) {
+        }
+    };
+
+    static List<String> commit(TestEdge edge, int n, String... destinations) {
+        edge.backends().store().setCommitClaims(HOLD_A_DAY);
         try {
             return commitEach(edge, n, destinations);
         } finally {

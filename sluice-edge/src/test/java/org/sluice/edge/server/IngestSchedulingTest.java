@@ -42,6 +42,8 @@ class IngestSchedulingTest {
         AtomicInteger wakeups = new AtomicInteger();
         try (TestEdge edge = TestEdge.startWith(dir, CONFIG, b -> b.deliveryWakeup(wakeups::incrementAndGet))) {
             DeliveryLedger ledger = edge.backends().store().deliveries();
+            // rows no attempt touches: held a day at their commit (the destinations refuse connections at once)
+            edge.backends().store().setCommitClaims(DeliveryAdminTest.HOLD_A_DAY);
 
             String fanned = accepted(edge.post("/hooks/fan", Map.of("X-Event-Id", "e1"), "{\"n\":1}"));
             List<DeliveryRow> rows = ledger.deliveries(fanned);
