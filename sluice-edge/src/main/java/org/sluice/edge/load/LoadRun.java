@@ -73,11 +73,12 @@ public final class LoadRun {
             long start = System.nanoTime();
             Thread scheduler = new Thread(() -> offer(options, factory, pool, stats, start, total), "sluice-load-scheduler");
             scheduler.setDaemon(true);
+            LoadStats.Snapshot first = stats.snapshot(); // before any request: the seconds' deltas add up to the total
             scheduler.start();
 
             List<Second> seconds = new ArrayList<>();
             Histogram totalLatency = new Histogram(LoadStats.MAX_MICROS, 3);
-            LoadStats.Snapshot previous = stats.snapshot();
+            LoadStats.Snapshot previous = first;
             long drainDeadline = Long.MAX_VALUE;
             for (int t = 1; ; t++) {
                 long due = start + t * SECOND;
