@@ -11,7 +11,8 @@
 #     how fast Sluice publishes when ingest is not the bottleneck (hooks / time from the
 #     first to the last append).
 # Usage (from anywhere): sluice-bench/scripts/broker-bench-kafka.sh [seconds, default 60]
-# (SKIP_BUILD=1 uses the jars of the last build.)
+# (SKIP_BUILD=1 uses the jars of the last build; MAX_IN_FLIGHT=n sets the destination's
+# max_in_flight, default 256.)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
@@ -45,13 +46,14 @@ pending() {
 
 start_sluice() { # name topic
   delivery_yaml "$1" bench-kafka "{listen: \"127.0.0.1:18182\", token: \"$TOKEN\"}" 18181 \
-    "  bus: {type: kafka, bootstrap_servers: [\"$bootstrap\"], topic: \"$2\", key: source, compression: lz4, linger_ms: 5, max_in_flight: 256}" bus
+    "  bus: {type: kafka, bootstrap_servers: [\"$bootstrap\"], topic: \"$2\", key: source, compression: lz4, linger_ms: 5, max_in_flight: ${MAX_IN_FLIGHT:-256}}" bus
   launch_sluice "$1" 18181 18182
 }
 
 nothing_pending() { [ "$(pending)" = "0" ]; }
-drain() { # wait (up to 300 s) until nothing is pending
-  poll 3000 0.1 nothing_pending || echo "  (not drained after 300 s)"
+drain() { # wait (up to 300 s) until nothing is pending; every look costs the server an admin
+  # request, so it looks twice a second (the publishing rate comes from the topic's append times)
+  poll 600 0.5 nothing_pending || echo "  (not drained after 300 s)"
 }
 
 load() { # label: wrk at full load; sets ACCEPTED, FROM, TO

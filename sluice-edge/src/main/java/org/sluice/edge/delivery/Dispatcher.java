@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -49,8 +50,9 @@ import org.sluice.edge.store.StoredHook;
  * <ol>
  *   <li>skip it while paused ({@link DeliveryLedger#pausedDestinations()}, re-read every
  *       pass) or while {@code max_in_flight} attempts are out;</li>
- *   <li>read due rows ({@link DeliveryLedger#dueRows}; for {@code fifo}, the heads of each
- *       (tenant, source), see {@link FifoHeads}), skipping rows whose attempt is out;</li>
+ *   <li>read the rows due by now ({@link DeliveryLedger#dueBy}, a scan that never reads
+ *       past now; for {@code fifo}, the heads of each (tenant, source), see
+ *       {@link FifoHeads}), skipping rows whose attempt is out;</li>
  *   <li>a row whose hook is {@code max_age_seconds} old is dead ({@code max_age}) without
  *       an attempt;</li>
  *   <li>ask the breaker ({@link DestinationBreaker#tryPass()}) and then the pacing limiter
@@ -83,9 +85,11 @@ import org.sluice.edge.store.StoredHook;
  * <h2>Threads</h2>
  * <ul>
  *   <li>the driver ({@code sluice-delivery-dispatcher}, started by {@link #start()}): runs a
- *       pass, then parks until the earliest time something can start (next due row,
- *       breaker's open time, limiter's wait; at most {@value #MAX_PARK_MS} ms) or until
- *       {@link #wake()}; tests call {@link #pump()} themselves on a manual clock instead;</li>
+ *       pass, then parks until the earliest time something can start (a retry it recorded,
+ *       the next row of a {@code fifo} scan, breaker's open time, limiter's wait; at most
+ *       {@value #MAX_PARK_MS} ms, so a row due later for another reason, such as a claim
+ *       that expired, waits at most that long) or until {@link #wake()}; tests call
+ *       {@link #pump()} themselves on a manual clock instead;</li>
  *   <li>the transports' own threads (the HTTP client's event loops {@code sluice-delivery-io-N},
  *       a broker client's I/O thread): their network work, and, when an attempt completes,
  *       judging its answer, telling the breaker, queueing it and waking the driver (no I/O,
@@ -112,6 +116,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
     static final long MAX_PARK_MS = 1_000;
     /** Extra due rows read per pass beyond the free slots (rows whose attempt is out are skipped). */
     private static final int READ_AHEAD = 16;
+    /** Retry due times a destination keeps to wake the driver for (see {@code Lane.retryTimes}). */
+    static final int RETRY_TIMES = 4096;
     /** Answers recorded in one ledger write at most. */
     private static final int RECORD_BATCH = 256;
     private static final Duration DEFAULT_CLOSE_GRACE = Duration.ofSeconds(5);
@@ -423,6 +429,11 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         }
     }
 
+    /** How long the last pass said the driver may park (0: pass again at once); for tests. */
+    long nextWaitNanos() {
+        return nextWaitNanos;
+    }
+
     /** First attempts started by their commit rather than by a pass, since this dispatcher was made. */
     long startedAtCommit() {
         return startedAtCommit.get();
@@ -571,6 +582,14 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         final Timer lag;
         /** Written by pass (under pumpLock). */
         long waitNanos;
+        /**
+         * The due times (epoch ms) of the retries recorded and not yet come due: when the
+         * driver wakes for them. At most {@value #RETRY_TIMES} are kept (the latest are
+         * dropped; a pass finds those within {@value #MAX_PARK_MS} ms of their time). Written
+         * where answers are recorded (the driver, or the answer executor when no driver
+         * runs), read by the driver; guarded by itself.
+         */
+        private final TreeSet<Long> retryTimes = new TreeSet<>();
         /** The last pass left free slots and nothing due now (a commit may give it work); under pumpLock. */
         boolean wantsWork;
 
@@ -645,7 +664,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 rows = due.rows();
                 nextDue = due.nextDueMillis();
             } else {
-                DeliveryLedger.Due due = ledger.dueRows(name, nowMs, limit);
+                DeliveryLedger.Due due = ledger.dueBy(name, nowMs, limit);
                 rows = due.rows();
                 nextDue = due.nextDueMillis();
             }
@@ -770,13 +789,34 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 waitNanos = 0; // more may be due now
             } else {
                 long next;
-                if (fifo != null || nextDue < 0 || nextDue > nowMs) {
-                    next = nextDue; // the scan saw the first entry after the rows it read
+                if (fifo != null) {
+                    next = nextDue; // the heads' scan saw the first entry after the rows it read
                 } else {
-                    next = ledger.nextDueAfter(name, nowMs).orElse(-1); // the rows due now were all skipped
+                    // the scan stops at now (see DeliveryLedger#dueBy): the next row this lane
+                    // knows of is its own earliest retry; the rest (a claim's expiry, a row an
+                    // operator scheduled) is found by a pass within MAX_PARK_MS, and commits
+                    // and answers wake the driver themselves
+                    next = nextRetryAfter(nowMs);
                 }
                 waitNanos = next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs));
                 wantsWork = true;
+            }
+        }
+
+        private void retryAt(long dueMs) {
+            synchronized (retryTimes) {
+                retryTimes.add(dueMs);
+                if (retryTimes.size() > RETRY_TIMES) {
+                    retryTimes.pollLast();
+                }
+            }
+        }
+
+        /** The earliest retry due after {@code nowMs}, or -1; forgets those due by then (this pass's scan saw them). */
+        private long nextRetryAfter(long nowMs) {
+            synchronized (retryTimes) {
+                retryTimes.headSet(nowMs, true).clear();
+                return retryTimes.isEmpty() ? -1 : retryTimes.first();
             }
         }
 
@@ -860,8 +900,9 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 delivered.incrementAndGet();
                 attemptsDelivered.increment();
                 lag.record(Math.max(0, a.nowMs() - a.hook().receivedAtMillis()), TimeUnit.MILLISECONDS);
-            } else if (a.decision() instanceof Decision.Retry) {
+            } else if (a.decision() instanceof Decision.Retry r) {
                 attemptsRetry.increment();
+                retryAt(a.nowMs() + r.delayMillis());
                 return;
             } else {
                 attemptsDead.increment();

@@ -18,9 +18,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 
 /**
@@ -166,10 +168,11 @@ public final class DeliveryLedger {
      * Adds a new hook's pending rows to the commit's batch, and keeps the hook in memory for
      * the dispatcher's read if it fits ({@link SeqCache}); the caller holds the commit lock.
      * A row that {@code claims} claims is written due at the claim's expiry and added to
-     * {@code claimed}; the others are due at {@code nowMillis}.
+     * {@code claimed}; the others are due at {@code nowMillis}. Each row is added to
+     * {@code scheduled} with its due time, for {@link #scheduled} after the write.
      */
     void schedule(WriteBatch wb, long seq, UUID id, PendingHook hook, long nowMillis, CommitClaims claims,
-                  List<CommitClaims.Claimed> claimed) throws RocksDBException {
+                  List<CommitClaims.Claimed> claimed, List<NewRow> scheduled) throws RocksDBException {
         List<String> destinations = hook.destinations();
         if (destinations.isEmpty()) {
             return;
@@ -188,18 +191,33 @@ public final class DeliveryLedger {
             wb.put(rows, DeliveryCodec.rowKey(seq, d), DeliveryCodec.row(id, row));
             wb.put(due, DeliveryCodec.dueKey(d, row.nextAttemptAtMillis(), seq), EMPTY);
             wb.put(byDest, DeliveryCodec.indexKey(DeliveryState.PENDING, d, seq), idBytes);
+            scheduled.add(new NewRow(d, row.nextAttemptAtMillis()));
             if (until >= 0) {
                 claimed.add(new CommitClaims.Claimed(stored, row));
             }
         }
     }
 
-    /** After the commit's write succeeded: counts its pending rows, due at {@code nowMillis}. */
-    void scheduled(List<String> destinations, long nowMillis) {
-        for (String d : destinations) {
-            counter(d).pending.incrementAndGet();
-            floor(d).lower(nowMillis);
+    /** A pending row a commit wrote: its destination and when it is due (epoch ms). */
+    record NewRow(String destination, long dueMillis) {}
+
+    /**
+     * After the commit's write succeeded: counts its pending rows and lowers each
+     * destination's floor to the row's own due time. A row claimed at its commit is due at
+     * the claim's expiry, not now: lowering the floor to now would make the next scan seek
+     * from now and step over the deleted due entries of every claim answered since (one per
+     * delivered hook over the last {@code timeout_ms} + 30 s), on every pass.
+     */
+    void scheduled(List<NewRow> rows) {
+        for (NewRow r : rows) {
+            counter(r.destination()).pending.incrementAndGet();
+            floor(r.destination()).lower(r.dueMillis());
         }
+    }
+
+    /** The destination's scan floor (no live due entry lies below it); for tests. */
+    long floorMillis(String destination) {
+        return floor(destination).millis();
     }
 
     /** The sequence number {@code id} was committed under if the cache knows it, else -1 (see {@link SeqCache}). */
@@ -266,6 +284,24 @@ public final class DeliveryLedger {
      * destination's due floor (see {@code DueFloor}), past the tombstones of handled rows.
      */
     public Due dueRows(String destination, long nowMillis, int limit) {
+        return scanDue(destination, nowMillis, limit, false);
+    }
+
+    /**
+     * As {@link #dueRows}, but the scan stops at {@code nowMillis}: it never reads an entry
+     * due later, so its {@link Due#nextDueMillis()} is only known when more rows were due
+     * than {@code limit} (then at or before {@code nowMillis}), else -1. This is the
+     * dispatcher's scan. The entries just after now are, under load, mostly deleted ones:
+     * every claim (a row due again at its attempt's timeout plus a slack) whose answer was
+     * recorded leaves one there, and stepping over them to find the next live entry cost a
+     * pass one step per delivery of the last {@code timeout_ms} + 30 s. RocksDB's upper
+     * bound lets the scan stop at the bound without stepping over what lies beyond it.
+     */
+    public Due dueBy(String destination, long nowMillis, int limit) {
+        return scanDue(destination, nowMillis, limit, true);
+    }
+
+    private Due scanDue(String destination, long nowMillis, int limit, boolean bounded) {
         checkLimit(limit);
         PendingHook.checkDestination(destination);
         DueFloor floor = floor(destination);
@@ -278,7 +314,13 @@ public final class DeliveryLedger {
             long[] window = floor.open();
             long firstLive = Long.MAX_VALUE;
             long durable = store.durableUpTo(); // a row of a commit still being fsynced is not sent yet
-            try (RocksIterator it = db.newIterator(store.family(CF_DUE))) {
+            long bound = nowMillis == Long.MAX_VALUE ? nowMillis : nowMillis + 1;
+            try (Slice upper = bounded ? new Slice(DeliveryCodec.dueKey(destination, bound, 0)) : null;
+                 ReadOptions options = new ReadOptions();
+                 RocksIterator it = db.newIterator(store.family(CF_DUE), bounded ? options.setIterateUpperBound(upper) : options)) {
+                if (bounded) {
+                    firstLive = bound; // nothing live below the bound but what the scan reads
+                }
                 for (it.seek(DeliveryCodec.dueKey(destination, window[0], 0)); it.isValid(); it.next()) {
                     byte[] k = it.key();
                     if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 16) {

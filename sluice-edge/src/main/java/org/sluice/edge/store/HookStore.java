@@ -693,7 +693,7 @@ public final class HookStore implements AutoCloseable {
      * ({@code waitFor}: the commit answers once everything up to there is durable).
      */
     private record Assigned(Ticket ticket, long waitFor, List<ByteKey> keys, List<Ticket> dependsOn,
-                            List<String> scheduled, long nowMillis, CommitClaims claims,
+                            List<DeliveryLedger.NewRow> scheduled, CommitClaims claims,
                             List<CommitClaims.Claimed> claimed) {}
 
     /**
@@ -710,7 +710,7 @@ public final class HookStore implements AutoCloseable {
             long now = options.wallClockMillis().getAsLong();
             long expiry = dedupeExpiry(now, options.dedupeTtlMillis());
             Map<ByteKey, String> firstInBatch = new HashMap<>();
-            List<String> scheduled = new ArrayList<>();
+            List<DeliveryLedger.NewRow> scheduled = new ArrayList<>();
             List<ByteKey> keys = new ArrayList<>();
             List<Ticket> dependsOn = new ArrayList<>();
             CommitClaims claims = commitClaims;
@@ -743,8 +743,7 @@ public final class HookStore implements AutoCloseable {
                         ticket = new Ticket(firstSeq);
                     }
                     UUID id = ids.next(now);
-                    ledger.schedule(wb, nextSeq, id, batch.get(i), now, claims, claimed);
-                    scheduled.addAll(batch.get(i).destinations());
+                    ledger.schedule(wb, nextSeq, id, batch.get(i), now, claims, claimed, scheduled);
                     long seqNo = nextSeq++;
                     byte[] seq = Codec.u64(seqNo);
                     byte[] idBytes = Codec.uuid(id);
@@ -780,7 +779,7 @@ public final class HookStore implements AutoCloseable {
                     unresolved.addLast(ticket); // in number order: tickets are only made here, under the commit lock
                 }
             }
-            return new Assigned(ticket, nextSeq - 1, keys, dependsOn, scheduled, now, claims, claimed);
+            return new Assigned(ticket, nextSeq - 1, keys, dependsOn, scheduled, claims, claimed);
         } finally {
             commitLock.unlock();
         }
@@ -822,7 +821,7 @@ public final class HookStore implements AutoCloseable {
             handOver(assigned.claims(), assigned.claimed(), written);
         }
         healthy = true;
-        ledger.scheduled(assigned.scheduled(), assigned.nowMillis()); // a dispatcher may finish one first: the counter dips for a moment, never drifts
+        ledger.scheduled(assigned.scheduled()); // a dispatcher may finish one first: the counter dips for a moment, never drifts
     }
 
     /** Tells {@code claims} how the write of its claimed deliveries went; never throws. */

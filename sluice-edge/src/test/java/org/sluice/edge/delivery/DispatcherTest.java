@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.AfterEach;
@@ -362,6 +363,29 @@ class DispatcherTest {
         advanceMillis(1);
         assertThat(pumpAndSettle(d)).isEqualTo(1);
         assertThat(row(id, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+    }
+
+    @Test
+    void aPassThatFindsNothingDueParksUntilTheRetryItRecordedComesDue() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.plan(Answer.status(429).withHeader("Retry-After", "7"));
+        Dispatcher d = dispatcher(new Spec("app", r.uri("/h")));
+        String id = commit("acme", "gh", "{}", "app");
+
+        assertThat(pumpAndSettle(d)).isEqualTo(1);
+        assertThat(d.pump()).isZero();
+        assertThat(d.nextWaitNanos()).as("the scan stops at now; the retry's own time wakes the driver")
+                .isEqualTo(TimeUnit.MILLISECONDS.toNanos(7000));
+        advanceMillis(6999);
+        assertThat(d.pump()).isZero();
+        assertThat(d.nextWaitNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(1));
+        advanceMillis(1);
+        assertThat(pumpAndSettle(d)).isEqualTo(1);
+        assertThat(row(id, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(d.pump()).isZero();
+        assertThat(d.nextWaitNanos()).as("nothing known to come due: park until woken or the longest park")
+                .isEqualTo(Long.MAX_VALUE);
     }
 
     @Test

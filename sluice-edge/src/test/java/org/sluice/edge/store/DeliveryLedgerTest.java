@@ -282,6 +282,76 @@ class DeliveryLedgerTest {
     }
 
     @Test
+    void aCommitThatClaimsItsRowsLeavesTheScanFloorAtTheClaimNotAtNow() {
+        long hold = 40_000; // as a dispatcher claims: the attempt's timeout and a slack after the commit
+        store.setCommitClaims(new CommitClaims() {
+            @Override
+            public long claim(String destination, long nowMillis) {
+                return nowMillis + hold;
+            }
+
+            @Override
+            public void committed(List<Claimed> claimed, boolean written) {
+            }
+        });
+        List<String> answered = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            wall.set(T0 + i);
+            answered.add(commit("claimed" + i, "a"));
+        }
+        ledger.apply(answered.stream().map(id -> DeliveryLedger.Transition.delivered(ledger.deliveries(id).get(0), 200, T0 + 500))
+                .toList());
+        assertThat(ledger.due("a", T0 + 500, 10)).isEmpty(); // this scan steps over the 500 answered claims' entries once
+
+        wall.set(T0 + 1_000);
+        String out = commit("out", "a"); // claimed too: due at the claim's expiry
+
+        assertThat(ledger.floorMillis("a")).as("lowered to the new row's due time, the claim's expiry").isEqualTo(T0 + 1_000 + hold);
+        long skipped = deletesSkipped(() -> assertThat(ledger.due("a", T0 + 1_000, 10)).isEmpty());
+        assertThat(skipped).as("the next scan does not step over the answered claims' entries again").isZero();
+        assertThat(ledger.due("a", T0 + 1_000 + hold, 10)).extracting(DeliveryRow::hookId).containsExactly(out);
+
+        store.setCommitClaims(null);
+        wall.set(T0 + 2_000);
+        String unclaimed = commit("unclaimed", "a"); // due now: the floor comes down to it
+        assertThat(ledger.floorMillis("a")).isEqualTo(T0 + 2_000);
+        assertThat(ledger.due("a", T0 + 2_000, 10)).extracting(DeliveryRow::hookId).containsExactly(unclaimed);
+    }
+
+    @Test
+    void theDispatchersScanStopsAtNowWithoutSteppingOverTheAnsweredClaimsBeyondIt() {
+        List<String> answered = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            answered.add(commit("answered" + i, "a"));
+        }
+        String live = commit("live", "a");
+        // every row claimed (due again 40 s on, as a dispatcher claims), then all but one answered
+        List<DeliveryRow> claimed = ledger.due("a", T0, 1_000);
+        ledger.apply(claimed.stream().map(r -> DeliveryLedger.Transition.claim(r, r.hookId().equals(live) ? T0 + 40_500 : T0 + 40_000))
+                .toList());
+        ledger.apply(answered.stream().map(id -> DeliveryLedger.Transition.delivered(ledger.deliveries(id).get(0), 200, T0 + 1))
+                .toList());
+        assertThat(ledger.dueBy("a", T0 + 1, 10).rows()).isEmpty(); // steps over the claims' old entries once
+        wall.set(T0 + 2);
+        String now = commit("now", "a"); // due now: the floor comes down to it, below the 500 deleted claims
+
+        long skipped = deletesSkipped(() -> {
+            DeliveryLedger.Due due = ledger.dueBy("a", T0 + 2, 10);
+            assertThat(due.rows()).extracting(DeliveryRow::hookId).containsExactly(now);
+            assertThat(due.nextDueMillis()).as("nothing more due by now; what comes later is not read").isEqualTo(-1);
+        });
+        assertThat(skipped).as("the answered claims' entries lie beyond now: never stepped over").isZero();
+        long unbounded = deletesSkipped(() -> assertThat(ledger.dueRows("a", T0 + 2, 10).nextDueMillis())
+                .as("the exact scan goes on to the live claim").isEqualTo(T0 + 40_500));
+        assertThat(unbounded).as("and steps over the 500 deleted entries before it").isGreaterThanOrEqualTo(500);
+
+        assertThat(ledger.dueBy("a", T0 + 2, 10).rows()).hasSize(1);
+        commit("second", "a");
+        assertThat(ledger.dueBy("a", T0 + 2, 1).nextDueMillis()).as("more due by now than the limit").isEqualTo(T0 + 2);
+        assertThat(ledger.dueBy("a", T0 + 40_500, 10).rows()).extracting(DeliveryRow::hookId).contains(live).hasSize(3);
+    }
+
+    @Test
     void dueRowsTellsWhenTheFirstEntryAfterThoseReadComesDue() {
         commit("k1", "a");
         commit("k2", "a");
