@@ -902,7 +902,9 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 lag.record(Math.max(0, a.nowMs() - a.hook().receivedAtMillis()), TimeUnit.MILLISECONDS);
             } else if (a.decision() instanceof Decision.Retry r) {
                 attemptsRetry.increment();
-                retryAt(a.nowMs() + r.delayMillis());
+                if (fifo == null) { // a fifo scan reads its next due time itself
+                    retryAt(a.nowMs() + r.delayMillis());
+                }
                 return;
             } else {
                 attemptsDead.increment();
