@@ -5,7 +5,7 @@
 #     hooks (as in edge-bench.sh) for SECONDS; accepted/s from wrk, delivered/s and the
 #     delivery lag (arrival at nginx - receipt, the receipt read from the UUIDv7
 #     webhook-id) from nginx's own log, after the backlog has drained;
-#  2. half that load, open loop (`sluice load --rate accepted/2`, WARM_UP seconds (15) not
+#  2. half that load, open loop (`sluice load --rate accepted/2`, WARM_UP seconds (30) not
 #     counted before the measured window): the lag when the
 #     dispatcher is not behind;
 #  3. full load fanned out to two destinations.
@@ -14,7 +14,7 @@
 #                     an attempt holds its slot until its answer is recorded, and under a full
 #                     ingest load that cycle takes tens of ms, so 64 slots bound delivery; the
 #                     runs before 2026-12-03 12:40 UTC used 64)
-#   WARM_UP=s         seconds of the half load run before its counted window (default 15)
+#   WARM_UP=s         seconds of the half load run before its counted window (default 30)
 #   SLUICE_JAR=path   run that server jar instead of building this checkout's (a before/after
 #                     comparison in the same conditions)
 set -euo pipefail
@@ -103,7 +103,7 @@ stop_sluice
 # WARM_UP seconds are not counted: both JVMs (server and load tool) are fresh, and until
 # their JIT has compiled the hot paths the load tool falls behind its schedule and then
 # catches up in bursts of twice the rate, which measures the warm-up, not the steady state.
-warm="${WARM_UP:-15}"
+warm="${WARM_UP:-30}"
 half=$((ACCEPTED_PER_S / 2))
 start_receiver
 start_sluice half "$APP" app
