@@ -40,10 +40,11 @@ import org.apache.kafka.common.test.TestKitNodes;
  *   <li>{@code ceiling BOOTSTRAP TOPIC SECONDS BYTES}: a plain producer loop (idempotent,
  *       {@code acks=all}, lz4 as the bench destination, 64 KiB batches) at full speed:
  *       records/s acknowledged;</li>
- *   <li>{@code count BOOTSTRAP TOPIC FROM_MS TO_MS}: reads the topic whole: records,
- *       distinct hooks, repeats, first and last append time, hooks appended per second
- *       between FROM_MS and TO_MS, and the lag (append time - receipt, the receipt read from
- *       the UUIDv7 {@code webhook-id}) p50 / p99 / max.</li>
+ *   <li>{@code count BOOTSTRAP TOPIC FROM_MS TO_MS [RECEIVED_FROM_MS]}: reads the topic
+ *       whole: records, distinct hooks, repeats, first and last append time, hooks appended
+ *       per second between FROM_MS and TO_MS, and the lag (append time - receipt, the receipt
+ *       read from the UUIDv7 {@code webhook-id}) p50 / p99 / max, over every hook or, with
+ *       RECEIVED_FROM_MS, over the hooks received from then on (a warm-up left out).</li>
  * </ul>
  */
 public final class KafkaBenchTool {
@@ -56,7 +57,8 @@ public final class KafkaBenchTool {
             case "broker" -> broker(Path.of(args[1]));
             case "topic" -> topic(args[1], args[2], Integer.parseInt(args[3]));
             case "ceiling" -> ceiling(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
-            case "count" -> count(args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
+            case "count" -> count(args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]),
+                    args.length > 5 ? Long.parseLong(args[5]) : Long.MIN_VALUE);
             default -> throw new IllegalArgumentException("unknown command " + Arrays.toString(args));
         }
     }
@@ -117,7 +119,7 @@ public final class KafkaBenchTool {
                 bytes, acked.get() / secs, acked.get(), secs, failed.get());
     }
 
-    private static void count(String bootstrap, String topic, long fromMs, long toMs) {
+    private static void count(String bootstrap, String topic, long fromMs, long toMs, long receivedFromMs) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -147,7 +149,10 @@ public final class KafkaBenchTool {
                     }
                     String id = new String(h.value(), StandardCharsets.UTF_8);
                     if (ids.add(id)) {
-                        lags.add(at - receiptMillis(id));
+                        long received = receiptMillis(id);
+                        if (received >= receivedFromMs) {
+                            lags.add(at - received);
+                        }
                         if (at >= fromMs && at <= toMs) {
                             inWindow++;
                         }

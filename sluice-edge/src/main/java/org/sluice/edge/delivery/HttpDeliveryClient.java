@@ -41,6 +41,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -87,7 +88,8 @@ import org.sluice.edge.store.StoredHook;
  * connection, writes): a dispatcher pass that sends N attempts wakes each loop once, not
  * N times (waking a loop is a system call), and nothing is written from a foreign thread. Futures complete on the loop, so whatever runs
  * in their completion must be short and must never block (the dispatcher only judges the
- * answer and queues it). Nothing here takes a lock.
+ * answer and queues it). No lock is held across a network call; the set of live attempts (which lets
+ * {@link #close()} fail an attempt whose loop stopped before completing it) is a concurrent set.
  */
 final class HttpDeliveryClient implements Transport {
 
@@ -168,7 +170,11 @@ final class HttpDeliveryClient implements Transport {
             exchange.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
             return exchange.future;
         }
+        pool.live.add(exchange);
         pool.queued.add(exchange);
+        if (closed.get()) { // closed meanwhile: close() may have swept the pool already
+            exchange.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
+        }
         return exchange.future;
     }
 
@@ -221,6 +227,13 @@ final class HttpDeliveryClient implements Transport {
         if (closed.compareAndSet(false, true)) {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
             pools.values().forEach(HttpDeliveryClient::failQueued); // queued after the loop's last run
+            // an attempt whose completion was to run on a loop that has stopped (a connect
+            // that raced the shutdown: its listener is never run) would hang forever
+            for (Pool pool : pools.values()) {
+                for (Exchange ex : pool.live) {
+                    ex.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
+                }
+            }
         }
     }
 
@@ -388,6 +401,7 @@ final class HttpDeliveryClient implements Transport {
             if (t != null) {
                 t.cancel(false);
             }
+            pool.live.remove(this);
             if (reuse != null) {
                 pool.giveBack(reuse);
             }
@@ -522,6 +536,8 @@ final class HttpDeliveryClient implements Transport {
         final EventLoop loop;
         /** Attempts sent and not yet started on {@link #loop}. */
         final Queue<Exchange> queued = new ConcurrentLinkedQueue<>();
+        /** Attempts queued and not yet completed (an attempt leaves when it completes). */
+        final Set<Exchange> live = ConcurrentHashMap.newKeySet();
         /** A run of {@code startQueued} is submitted to {@link #loop} and has not begun. */
         final AtomicBoolean startScheduled = new AtomicBoolean();
         /** Idle connections, most recently used first; touched on {@link #loop} only. */
