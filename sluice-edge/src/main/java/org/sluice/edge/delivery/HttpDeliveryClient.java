@@ -166,13 +166,9 @@ final class HttpDeliveryClient implements Transport {
 
     private CompletableFuture<Outcome> queue(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
         Exchange exchange = new Exchange(pool, headers, body);
-        if (closed.get()) {
-            exchange.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
-            return exchange.future;
-        }
         pool.live.add(exchange);
         pool.queued.add(exchange);
-        if (closed.get()) { // closed meanwhile: close() may have swept the pool already
+        if (closed.get()) { // closed, perhaps after close() swept the pool: nothing will start it
             exchange.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
         }
         return exchange.future;
