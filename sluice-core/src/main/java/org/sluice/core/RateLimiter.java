@@ -96,21 +96,21 @@ public final class RateLimiter {
         Objects.requireNonNull(key, "key");
         long now = clock.nanoTime();
         long epoch = resets; // before the table is read: see the class comment
-        int s = tally.slot();
-        if (s >= 0) {
-            long remembered = tally.recall(s, key, now, epoch);
+        Tally.Slot s = tally.slot();
+        if (s != null) {
+            long remembered = Tally.recall(s, key, now, epoch);
             if (remembered != 0L) {
-                tally.countAt(s, Tally.DENIED);
+                tally.denied(s);
                 return remembered;
             }
         }
         long wait = table.tryCharge(key, interval, tolerance, now);
         if (wait == 0L) {
-            tally.countAt(s, Tally.ADMITTED);
+            tally.admitted(s);
         } else {
-            tally.countAt(s, Tally.DENIED);
-            if (s >= 0) {
-                tally.remember(s, key, now + wait, epoch);
+            tally.denied(s);
+            if (s != null) {
+                Tally.remember(s, key, now + wait, epoch);
             }
         }
         return wait;

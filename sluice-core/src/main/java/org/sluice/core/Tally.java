@@ -11,16 +11,17 @@ import java.util.concurrent.atomic.LongAdder;
  * the decision path.
  *
  * <h2>Layout</h2>
- * A fixed number of slots (a power of two); a thread's slot is its id modulo that number
- * (ids are handed out in sequence, so live threads rarely share one). Each slot has an
- * owner and two counts, alone on their own 128 bytes (two cache lines, so neither a
- * neighbour's writes nor the adjacent-line prefetcher pull the line away):
+ * A fixed number of {@link Slot}s (a power of two); a thread's slot is its id modulo that
+ * number (ids are handed out in sequence, so live threads rarely share one). A slot is one
+ * object holding its owner, its two counts and its refusal memo, with 128 bytes of padding
+ * on each side (two cache lines, so neither a neighbour's writes nor the adjacent-line
+ * prefetcher pull its line away):
  * <pre>
- *   owners   [ Thread | null | Thread | ... ]                      one per slot
- *   counts   [ pad x16 | adm den until epoch pad x12 | adm den ... | ... | pad x16 ]
- *                        └──────── slot 0 ─────────┘  └ slot 1 ...
- *   memoKeys [ pad x16 | key pad x15               | key ...     | ... | pad x16 ]
+ *   slots [ Slot | Slot | ... ]           allocated together, in order
+ *   Slot  [ pad x16 | owner adm den until epoch key | pad x16 ]
  * </pre>
+ * The decision path reads one array element and then fields of one object on one line:
+ * no index arithmetic and one bounds check.
  * {@code until}, {@code epoch} and {@code key} are the slot's <b>refusal memo</b>, kept
  * here because the limiter finds the thread's slot on every call anyway: the last key the
  * owner saw refused, the first clock reading at which the table could admit it, and the
@@ -71,20 +72,47 @@ final class Tally {
 
     static final int ADMITTED = 0;
     static final int DENIED = 1;
-    /** Offsets of the refusal memo's two longs in a slot (see the class comment). */
-    private static final int UNTIL = 2;
-    private static final int EPOCH = 3;
-    /** Longs per slot: 128 bytes; also references per slot of {@link #memoKeys} (64 or 128 bytes). */
-    static final int STRIDE = 16;
 
-    private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle OWNERS = MethodHandles.arrayElementVarHandle(Thread[].class);
+    /** 128 bytes before a slot's fields. */
+    @SuppressWarnings("unused")
+    abstract static class PadBefore {
+        long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+    }
 
-    private final Thread[] owners;
-    /** Slot {@code s}'s count {@code c} at {@code (s + 1) x STRIDE + c}; one stride of padding at each end. */
-    private final long[] counts;
-    /** Slot {@code s}'s memo key at {@code (s + 1) x STRIDE}, padded like {@link #counts}. */
-    private final Object[] memoKeys;
+    /** A slot's fields (see the class comment). */
+    abstract static class Fields extends PadBefore {
+        /** Written by CAS (claim) and volatile write (reclaim); the owner reads it plainly. */
+        Thread owner;
+        long admitted;
+        long denied;
+        /** The refusal memo: the key refused, the first reading that could admit it, the reset count then. */
+        long until;
+        long epoch;
+        Object key;
+    }
+
+    /** One thread's counting slot: its fields between 128 bytes of padding on each side. */
+    @SuppressWarnings("unused")
+    static final class Slot extends Fields {
+        long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+    }
+
+    private static final VarHandle OWNER;
+    private static final VarHandle ADMITTED_COUNT;
+    private static final VarHandle DENIED_COUNT;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            OWNER = l.findVarHandle(Fields.class, "owner", Thread.class);
+            ADMITTED_COUNT = l.findVarHandle(Fields.class, "admitted", long.class);
+            DENIED_COUNT = l.findVarHandle(Fields.class, "denied", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Slot[] slots;
     private final int mask;
     private final LongAdder sharedAdmitted = new LongAdder();
     private final LongAdder sharedDenied = new LongAdder();
@@ -99,9 +127,10 @@ final class Tally {
         if (slots < 1 || Integer.bitCount(slots) != 1) {
             throw new IllegalArgumentException("slots must be a power of two, got " + slots);
         }
-        owners = new Thread[slots];
-        counts = new long[(slots + 2) * STRIDE];
-        memoKeys = new Object[(slots + 2) * STRIDE];
+        this.slots = new Slot[slots];
+        for (int s = 0; s < slots; s++) {
+            this.slots[s] = new Slot(); // in order: each one's padding keeps its neighbours off its lines
+        }
         mask = slots - 1;
     }
 
@@ -113,29 +142,42 @@ final class Tally {
 
     /** Counts one decision: {@code which} is {@link #ADMITTED} or {@link #DENIED}. */
     void count(int which) {
-        countAt(slot(), which);
+        Slot s = slot();
+        if (which == ADMITTED) {
+            admitted(s);
+        } else {
+            denied(s);
+        }
     }
 
     /**
-     * The calling thread's slot: the one it owns (claiming it if it is free), or -1 when
+     * The calling thread's slot: the one it owns (claiming it if it is free), or null when
      * another live thread owns it (the caller then counts through the adders).
      */
-    int slot() {
+    Slot slot() {
         Thread t = Thread.currentThread();
-        int s = (int) t.getId() & mask;
-        if (owners[s] == t) {
+        Slot s = slots[(int) t.getId() & mask];
+        if (s.owner == t) {
             return s;
         }
-        return OWNERS.getVolatile(owners, s) == null && OWNERS.compareAndSet(owners, s, null, t) ? s : -1;
+        return OWNER.getVolatile(s) == null && OWNER.compareAndSet(s, null, t) ? s : null;
     }
 
-    /** Counts one decision in slot {@code s} from {@link #slot()} (its owner calls), or in the adders when it is -1. */
-    void countAt(int s, int which) {
-        if (s >= 0) {
-            int i = (s + 1) * STRIDE + which;
-            COUNTS.setRelease(counts, i, counts[i] + 1); // one writer: the owner (a free slot's counts are zero)
+    /** Counts an admission in slot {@code s} from {@link #slot()} (its owner calls), or in the adder when it is null. */
+    void admitted(Slot s) {
+        if (s != null) {
+            ADMITTED_COUNT.setRelease(s, s.admitted + 1); // one writer: the owner (a free slot's counts are zero)
         } else {
-            (which == ADMITTED ? sharedAdmitted : sharedDenied).increment();
+            sharedAdmitted.increment();
+        }
+    }
+
+    /** Counts a refusal, as {@link #admitted(Slot)}. */
+    void denied(Slot s) {
+        if (s != null) {
+            DENIED_COUNT.setRelease(s, s.denied + 1);
+        } else {
+            sharedDenied.increment();
         }
     }
 
@@ -147,11 +189,10 @@ final class Tally {
      * remembered under {@code epoch}, and {@code now} is before its {@code until}; else 0
      * (no answer: ask the table). Counts nothing.
      */
-    long recall(int s, String key, long now, long epoch) {
-        int i = (s + 1) * STRIDE;
-        long wait = counts[i + UNTIL] - now;
-        if (wait > 0 && counts[i + EPOCH] == epoch) {
-            Object k = memoKeys[i];
+    static long recall(Slot s, String key, long now, long epoch) {
+        long wait = s.until - now;
+        if (wait > 0 && s.epoch == epoch) {
+            Object k = s.key;
             if (k == key || key.equals(k)) {
                 return wait;
             }
@@ -165,27 +206,26 @@ final class Tally {
      * Plain writes: only the owner reads them. Stores the key reference only when it
      * changes (no write barrier on a repeated key).
      */
-    void remember(int s, String key, long until, long epoch) {
-        int i = (s + 1) * STRIDE;
-        if (memoKeys[i] != key) {
-            memoKeys[i] = key;
+    static void remember(Slot s, String key, long until, long epoch) {
+        if (s.key != key) {
+            s.key = key;
         }
-        counts[i + UNTIL] = until;
-        counts[i + EPOCH] = epoch;
+        s.until = until;
+        s.epoch = epoch;
     }
 
     synchronized long admitted() {
-        return retiredAdmitted + sharedAdmitted.sum() + sumOf(ADMITTED);
+        long n = retiredAdmitted + sharedAdmitted.sum();
+        for (Slot s : slots) {
+            n += (long) ADMITTED_COUNT.getAcquire(s);
+        }
+        return n;
     }
 
     synchronized long denied() {
-        return retiredDenied + sharedDenied.sum() + sumOf(DENIED);
-    }
-
-    private long sumOf(int which) {
-        long n = 0;
-        for (int s = 0; s <= mask; s++) {
-            n += (long) COUNTS.getAcquire(counts, (s + 1) * STRIDE + which);
+        long n = retiredDenied + sharedDenied.sum();
+        for (Slot s : slots) {
+            n += (long) DENIED_COUNT.getAcquire(s);
         }
         return n;
     }
@@ -193,18 +233,17 @@ final class Tally {
     /** Frees the slots of threads that have ended, keeping their counts; returns how many. */
     synchronized int reclaim() {
         int freed = 0;
-        for (int s = 0; s <= mask; s++) {
-            Thread o = (Thread) OWNERS.getVolatile(owners, s);
+        for (Slot s : slots) {
+            Thread o = (Thread) OWNER.getVolatile(s);
             if (o != null && !o.isAlive()) { // o's last count happens-before this
-                int i = (s + 1) * STRIDE;
-                retiredAdmitted += counts[i + ADMITTED];
-                retiredDenied += counts[i + DENIED];
-                counts[i + ADMITTED] = 0L;
-                counts[i + DENIED] = 0L;
-                counts[i + UNTIL] = 0L;
-                counts[i + EPOCH] = 0L;
-                memoKeys[i] = null; // lets the key go; a null key never matches
-                OWNERS.setVolatile(owners, s, null); // publishes the zeroes to the next owner's CAS
+                retiredAdmitted += s.admitted;
+                retiredDenied += s.denied;
+                s.admitted = 0L;
+                s.denied = 0L;
+                s.until = 0L;
+                s.epoch = 0L;
+                s.key = null; // lets the key go; a null key never matches
+                OWNER.setVolatile(s, null); // publishes the zeroes to the next owner's CAS
                 freed++;
             }
         }
@@ -214,8 +253,8 @@ final class Tally {
     /** Slots owned now (tests). */
     int owned() {
         int n = 0;
-        for (int s = 0; s <= mask; s++) {
-            if (OWNERS.getVolatile(owners, s) != null) {
+        for (Slot s : slots) {
+            if (OWNER.getVolatile(s) != null) {
                 n++;
             }
         }
