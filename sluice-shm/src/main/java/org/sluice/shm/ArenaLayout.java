@@ -37,11 +37,13 @@ final class ArenaLayout {
     /** "SLUICEAR" read as a little-endian long. */
     static final long MAGIC = 0x524145434955_4C53L;
     /**
-     * 2: the key hash is SipHash-1-3 under the 128-bit key at {@link #HASH_KEY_AT}
-     * (1: a seeded MurmurHash3-style mix, seed at 48). Buckets of one version are at other
-     * slots in the other, so the two never share a file.
+     * 3: each counter stripe's upper 32 bytes are a counting lane (holder token, allowed,
+     * denied) that one thread writes with plain adds (see {@link SlotTable}); a process of
+     * version 2 would neither sum nor respect them. 2: the key hash is SipHash-1-3 under
+     * the 128-bit key at {@link #HASH_KEY_AT} (1: a seeded MurmurHash3-style mix, seed at
+     * 48; buckets of one are at other slots in the other). No two versions share a file.
      */
-    static final int LAYOUT_VERSION = 2;
+    static final int LAYOUT_VERSION = 3;
 
     static final int MAGIC_AT = 0;
     static final int VERSION_AT = 8;

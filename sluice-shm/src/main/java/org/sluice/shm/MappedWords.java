@@ -134,6 +134,33 @@ final class MappedWords {
         }
     }
 
+    /** A plain read: for a word only the calling thread writes (a counting lane's own count). */
+    long getPlain(int at) {
+        assert inside(at) : at;
+        if (UNSAFE == null) {
+            return (long) VIEW.get(map, at);
+        }
+        try {
+            return UNSAFE.getLong(null, address + at);
+        } finally {
+            Reference.reachabilityFence(map);
+        }
+    }
+
+    /** A release write: every write before it is visible to whoever reads this value with {@link #getVolatile}. */
+    void setRelease(int at, long value) {
+        assert inside(at) : at;
+        if (UNSAFE == null) {
+            VIEW.setRelease(map, at, value);
+            return;
+        }
+        try {
+            UNSAFE.putOrderedLong(null, address + at, value);
+        } finally {
+            Reference.reachabilityFence(map);
+        }
+    }
+
     void getAndAdd(int at, long delta) {
         assert inside(at) : at;
         if (UNSAFE == null) {

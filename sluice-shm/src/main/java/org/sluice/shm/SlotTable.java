@@ -1,5 +1,7 @@
 package org.sluice.shm;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import org.sluice.core.Gcra;
@@ -13,9 +15,12 @@ import org.sluice.core.Gcra;
  * <pre>
  *  carve offset
  *  +0      +-----------------------------------------------------------+
- *          | counter stripe 0: allowed | denied | evicted | contended  |  64 bytes
- *          | counter stripe 1 ...                                      |  (one cache
- *          | ...                       16 stripes                      |   line each)
+ *          | stripe 0: allowed denied evicted contended | lane 0:     |  64 bytes
+ *          |           (atomic adds, any thread)        | holder     |  (one cache
+ *          |                                            | allowed    |   line each)
+ *          |                                            | denied     |
+ *          |                                            | (unused)   |
+ *          | stripe 1 ...                 16 stripes, 16 lanes         |
  *  +1024   +-----------------------------------------------------------+
  *          | group 0: word 0 | word 1 | word 2 | word 3                |  32 bytes
  *          | group 1: ...                                              |
@@ -25,6 +30,37 @@ import org.sluice.core.Gcra;
  * A key's 64-bit hash picks a group (low bits), a home word within it (two more bits)
  * and a fingerprint (the top 24 bits, see {@link BucketWord}). The four words of a group
  * share one cache line, so a lookup costs one line.
+ *
+ * <h2>Counting lanes</h2>
+ * Every admission and refusal is counted, so the count's cost is on every decision. A
+ * thread counts {@code allowed} and {@code denied} in a lane it holds alone, with a plain
+ * read and a release write (no locked instruction); without one it adds atomically to
+ * a stripe picked by its id and its process (as {@code evicted} and {@code contended}
+ * always are, being rare). A sum reads every stripe and every lane.
+ * <ul>
+ *   <li><b>Holding.</b> In this process a thread first claims holder {@code id mod 16}
+ *       (a CAS in this object; a holder taken by another live thread leaves the caller on
+ *       the atomic path), then a lane of the carve: the first whose holder word is 0, by
+ *       a CAS from 0 to this process's token (the pid above a random nonce), else one
+ *       whose token names a process that has ended (a pid with no live process, or this
+ *       pid with another nonce: an earlier process given the same pid). No free lane:
+ *       the thread counts atomically until it ends.</li>
+ *   <li><b>Release.</b> Before every sum, this process frees the holders of its threads
+ *       that have ended and sets their lanes' holder words back to 0. A process that ends
+ *       without that (a crash, {@code kill -9}) leaves its token, which the next claim
+ *       recognises as ended. A lane keeps its counts through every change of holder, and
+ *       every sum includes them: a new holder adds on to what is there.</li>
+ *   <li><b>One writer per lane.</b> A lane changes holder only by a CAS of its holder
+ *       word, from 0 (which a release writes only after the last holder thread ended) or
+ *       from the token of a process that ended. A pid reused by an unrelated process
+ *       makes a dead holder look alive: the lane stays unused (a slower count, never a
+ *       shared plain write). Processes in different pid namespaces sharing one file would
+ *       see each other as ended: do not share an arena across pid namespaces (boot and
+ *       user checks aside, nothing here can tell).</li>
+ *   <li><b>Crash.</b> As with the atomic adds, a kill between a bucket's CAS and its count
+ *       can leave a counter one short; a kill between a lane's read and its write loses
+ *       nothing more (the write is one store).</li>
+ * </ul>
  *
  * <h2>States of a word</h2>
  * <ul>
@@ -67,7 +103,11 @@ import org.sluice.core.Gcra;
  * once there, when the table is made: every offset below is the carve's start plus a
  * masked group index, a two-bit home and a stripe below 16, so it cannot leave the
  * carve); the word offsets are 8-byte aligned in a page-aligned mapping, which those
- * atomic operations require. Counters use an atomic add. Nothing else is shared.
+ * atomic operations require. Stripe counters use an atomic add; a lane's counts are
+ * written with a release store by their one holder and read with {@code getVolatile}, so
+ * a reader that a holder's calls happen-before (a joined thread, a process that exited
+ * before the read) sees them all; its holder word changes only by CAS (a release also by
+ * CAS, after the holder thread was seen ended). Nothing else is shared.
  */
 final class SlotTable {
 
@@ -89,7 +129,20 @@ final class SlotTable {
     static final int OP_RESET = 1;
     static final int OP_FORGET = 2;
 
-    private static final long STRIPE_SALT = ProcessHandle.current().pid() * 0x9E3779B97F4A7C15L;
+    private static final long PID = ProcessHandle.current().pid();
+    private static final long STRIPE_SALT = PID * 0x9E3779B97F4A7C15L;
+    /** Offset in a stripe of its counting lane: holder token, then allowed and denied (see the class comment). */
+    static final int LANE_OWNER = 32;
+    /** Threads of this process that can hold a lane of one carve at once (by thread id). */
+    static final int LANE_HOLDERS = 16;
+    /** Marks a lane held by this process: the pid above a random nonzero nonce, so a later process given the same pid can tell. */
+    private static final long LANE_TOKEN = PID << 32 | (new java.security.SecureRandom().nextInt() | 1) & 0xFFFF_FFFFL;
+    private static final VarHandle HOLDERS = MethodHandles.arrayElementVarHandle(Thread[].class);
+
+    /** The thread of this process holding holder {@code h} (its id modulo {@link #LANE_HOLDERS}), or null. */
+    private final Thread[] holders = new Thread[LANE_HOLDERS];
+    /** The count offset of holder {@code h}'s lane, 0 when it holds none; written by the holder and, once it ended, by {@link #releaseEnded}. */
+    private final int[] laneAt = new int[LANE_HOLDERS];
 
     private final MappedWords words;
     private final int countersOffset;
@@ -237,18 +290,126 @@ final class SlotTable {
 
     // ------------------------------------------------------------------ counters and walks
 
+    /**
+     * Counts one event. {@code allowed} and {@code denied} go to the calling thread's
+     * counting lane when it holds one (a plain add and a release write: one writer per
+     * lane), else, as {@code evicted} and {@code contended} always do, to a stripe by an
+     * atomic add. See "Counting lanes" in the class comment.
+     */
     private void count(int field) {
+        if (field <= DENIED) {
+            Thread t = Thread.currentThread();
+            int h = (int) t.getId() & (LANE_HOLDERS - 1);
+            if (holders[h] == t || hold(t, h)) {
+                int at = laneAt[h];
+                if (at != 0) {
+                    words.setRelease(at + field, words.getPlain(at + field) + 1L);
+                    return;
+                }
+            }
+        }
         long t = Thread.currentThread().getId() + STRIPE_SALT;
         int stripe = (int) ((t * 0x9E3779B97F4A7C15L) >>> 60);
         words.getAndAdd(countersOffset + stripe * STRIPE_BYTES + field, 1L);
     }
 
+    /**
+     * Claims holder {@code h} for {@code t} when it is free, and with it a lane of the
+     * carve if one is free or its holder's process has ended; true when {@code t} now
+     * holds {@code h} (with a lane or, none being free, without: it then counts by
+     * atomic adds until it ends).
+     */
+    private boolean hold(Thread t, int h) {
+        if (HOLDERS.getVolatile(holders, h) != null || !HOLDERS.compareAndSet(holders, h, null, t)) {
+            return false;
+        }
+        laneAt[h] = claimLane();
+        return true;
+    }
+
+    /** The count offset of a lane this process now holds (a free one, else a dead process's), or 0 when none. */
+    private int claimLane() {
+        for (int s = 0; s < STRIPES; s++) {
+            int owner = countersOffset + s * STRIPE_BYTES + LANE_OWNER;
+            if (words.getVolatile(owner) == 0L && words.compareAndSet(owner, 0L, LANE_TOKEN)) {
+                return owner + 8;
+            }
+        }
+        for (int s = 0; s < STRIPES; s++) {
+            int owner = countersOffset + s * STRIPE_BYTES + LANE_OWNER;
+            long held = words.getVolatile(owner);
+            if (held != 0L && ended(held) && words.compareAndSet(owner, held, LANE_TOKEN)) {
+                return owner + 8; // its counts stay in the lane and in every sum: this process adds on
+            }
+        }
+        return 0;
+    }
+
+    /** True when the process that wrote {@code token} has ended: an earlier process with this pid, or a pid with no live process. */
+    static boolean ended(long token) {
+        long pid = token >>> 32;
+        if (pid == PID) {
+            return token != LANE_TOKEN;
+        }
+        return ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true);
+    }
+
+    /**
+     * Frees the holders of threads that have ended, handing their lanes back to the carve
+     * (their counts stay in the lane). Called before every sum.
+     */
+    private synchronized void releaseEnded() {
+        for (int h = 0; h < LANE_HOLDERS; h++) {
+            Thread t = (Thread) HOLDERS.getVolatile(holders, h);
+            if (t != null && !t.isAlive()) { // t's last count happens-before this
+                int at = laneAt[h];
+                if (at != 0) {
+                    words.compareAndSet(at - 8, LANE_TOKEN, 0L); // after t's last release write
+                    laneAt[h] = 0;
+                }
+                HOLDERS.setVolatile(holders, h, null); // publishes laneAt's 0 to the next holder's CAS
+            }
+        }
+    }
+
     long counter(int field) {
+        releaseEnded();
         long sum = 0;
         for (int s = 0; s < STRIPES; s++) {
             sum += words.getVolatile(countersOffset + s * STRIPE_BYTES + field);
+            if (field <= DENIED) {
+                sum += words.getVolatile(countersOffset + s * STRIPE_BYTES + LANE_OWNER + 8 + field);
+            }
         }
         return sum;
+    }
+
+    /** Lanes of this carve held by some process now (tests). */
+    int lanesHeld() {
+        int n = 0;
+        for (int s = 0; s < STRIPES; s++) {
+            if (words.getVolatile(countersOffset + s * STRIPE_BYTES + LANE_OWNER) != 0L) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The holder word of lane {@code s} (tests). */
+    long laneHolder(int s) {
+        return words.getVolatile(countersOffset + s * STRIPE_BYTES + LANE_OWNER);
+    }
+
+    /** Writes {@code token} as the holder of lane {@code s} and {@code allowed} as its count (tests: a lane a dead process left). */
+    void plantLane(int s, long token, long allowed) {
+        int owner = countersOffset + s * STRIPE_BYTES + LANE_OWNER;
+        words.setRelease(owner + 8 + ALLOWED, allowed);
+        words.compareAndSet(owner, words.getVolatile(owner), token);
+    }
+
+    /** This process's lane token: its pid above a random nonce (tests). */
+    static long laneToken() {
+        return LANE_TOKEN;
     }
 
     /** Words holding a live bucket at {@code now}. Walks the whole table. */

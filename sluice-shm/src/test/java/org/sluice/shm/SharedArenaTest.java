@@ -82,11 +82,11 @@ class SharedArenaTest {
     void attachRefusesAnotherLayoutVersion() throws Exception {
         Path file = files.fresh();
         SharedArena.create(file, 1 << 20).close();
-        writeInt(file, ArenaLayout.VERSION_AT, 3);
+        writeInt(file, ArenaLayout.VERSION_AT, 2);
         assertThatThrownBy(() -> SharedArena.attach(file))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("has layout version 3; this library reads layout version 2");
-        assertThatThrownBy(() -> SharedArena.create(file, 1 << 20)).hasMessageContaining("layout version 3");
+                .hasMessageContaining("has layout version 2; this library reads layout version 3");
+        assertThatThrownBy(() -> SharedArena.create(file, 1 << 20)).hasMessageContaining("layout version 2");
     }
 
     @Test
