@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -258,19 +257,18 @@ public final class DeliveryLedger {
 
     /**
      * Up to {@code limit} pending deliveries to {@code destination} due at or before
-     * {@code nowMillis}, earliest due first (then commit order). Reads only due entries.
+     * {@code nowMillis}, earliest due first (then commit order): {@link #dueBy}'s rows.
      */
     public List<DeliveryRow> due(String destination, long nowMillis, int limit) {
-        return dueRows(destination, nowMillis, limit).rows();
+        return dueBy(destination, nowMillis, limit).rows();
     }
 
     /**
-     * What {@link #due} reads, and when the first due entry it did not return comes due.
+     * What {@link #dueBy} reads.
      *
-     * @param rows          as {@link #due} returns them
-     * @param nextDueMillis the due time (epoch ms) of the first entry after those read: at or
-     *                      before the scan's time when more were due than {@code limit}, else
-     *                      what {@link #nextDueAfter} would answer; -1 when there is none
+     * @param rows          pending rows due by the scan's time, earliest due first
+     * @param nextDueMillis when more rows were due than the limit, the due time (epoch ms,
+     *                      at or before the scan's time) of the first one not returned; else -1
      */
     public record Due(List<DeliveryRow> rows, long nextDueMillis) {
         public Due {
@@ -279,29 +277,18 @@ public final class DeliveryLedger {
     }
 
     /**
-     * {@link #due}, plus the due time of the entry after the rows read, so that the
-     * dispatcher learns when to look again from the same seek. The seek starts at the
-     * destination's due floor (see {@code DueFloor}), past the tombstones of handled rows.
-     */
-    public Due dueRows(String destination, long nowMillis, int limit) {
-        return scanDue(destination, nowMillis, limit, false);
-    }
-
-    /**
-     * As {@link #dueRows}, but the scan stops at {@code nowMillis}: it never reads an entry
-     * due later, so its {@link Due#nextDueMillis()} is only known when more rows were due
-     * than {@code limit} (then at or before {@code nowMillis}), else -1. This is the
-     * dispatcher's scan. The entries just after now are, under load, mostly deleted ones:
-     * every claim (a row due again at its attempt's timeout plus a slack) whose answer was
-     * recorded leaves one there, and stepping over them to find the next live entry cost a
-     * pass one step per delivery of the last {@code timeout_ms} + 30 s. RocksDB's upper
-     * bound lets the scan stop at the bound without stepping over what lies beyond it.
+     * Up to {@code limit} pending deliveries to {@code destination} due at or before
+     * {@code nowMillis}; the dispatcher's scan. It seeks from the destination's due floor
+     * (see {@code DueFloor}), past the tombstones of handled rows, and stops at
+     * {@code nowMillis}: it never reads an entry due later, so {@link Due#nextDueMillis()}
+     * is only known when more rows were due than {@code limit}. The entries just after now
+     * are, under load, mostly deleted ones: every claim (a row due again at its attempt's
+     * timeout plus a slack) whose answer was recorded leaves one there, and stepping over
+     * them to find the next live entry cost a pass one step per delivery of the last
+     * {@code timeout_ms} + 30 s. RocksDB's upper bound lets the scan stop at the bound
+     * without stepping over what lies beyond it.
      */
     public Due dueBy(String destination, long nowMillis, int limit) {
-        return scanDue(destination, nowMillis, limit, true);
-    }
-
-    private Due scanDue(String destination, long nowMillis, int limit, boolean bounded) {
         checkLimit(limit);
         PendingHook.checkDestination(destination);
         DueFloor floor = floor(destination);
@@ -312,15 +299,13 @@ public final class DeliveryLedger {
             List<Long> seqs = new ArrayList<>();
             long next = -1;
             long[] window = floor.open();
-            long firstLive = Long.MAX_VALUE;
+            long firstLive;
             long durable = store.durableUpTo(); // a row of a commit still being fsynced is not sent yet
             long bound = nowMillis == Long.MAX_VALUE ? nowMillis : nowMillis + 1;
-            try (Slice upper = bounded ? new Slice(DeliveryCodec.dueKey(destination, bound, 0)) : null;
-                 ReadOptions options = new ReadOptions();
-                 RocksIterator it = db.newIterator(store.family(CF_DUE), bounded ? options.setIterateUpperBound(upper) : options)) {
-                if (bounded) {
-                    firstLive = bound; // nothing live below the bound but what the scan reads
-                }
+            firstLive = bound; // nothing live below the bound but what the scan reads
+            try (Slice upper = new Slice(DeliveryCodec.dueKey(destination, bound, 0));
+                 ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
+                 RocksIterator it = db.newIterator(store.family(CF_DUE), options)) {
                 for (it.seek(DeliveryCodec.dueKey(destination, window[0], 0)); it.isValid(); it.next()) {
                     byte[] k = it.key();
                     if (!DeliveryCodec.startsWith(k, prefix) || k.length != prefix.length + 16) {
@@ -457,27 +442,6 @@ public final class DeliveryLedger {
             }
         });
         return new DestinationCounts(pending, dead, oldest);
-    }
-
-    /**
-     * When the earliest pending delivery to {@code destination} that is due strictly after
-     * {@code afterMillis} comes due (epoch ms), or empty when none is. One seek on the due
-     * index; the dispatcher sleeps until then.
-     */
-    public OptionalLong nextDueAfter(String destination, long afterMillis) {
-        PendingHook.checkDestination(destination);
-        return store.underReadLock((rocks, unused) -> {
-            byte[] prefix = DeliveryCodec.destinationPrefix(destination);
-            long from = afterMillis == Long.MAX_VALUE ? afterMillis : afterMillis + 1;
-            try (RocksIterator it = rocks.db().newIterator(store.family(CF_DUE))) {
-                it.seek(DeliveryCodec.dueKey(destination, Math.max(from, floor(destination).millis()), 0));
-                if (it.isValid() && DeliveryCodec.startsWith(it.key(), prefix) && it.key().length == prefix.length + 16) {
-                    return OptionalLong.of(DeliveryCodec.dueKeyMillis(it.key()));
-                }
-                it.status();
-                return OptionalLong.empty();
-            }
-        });
     }
 
     /** A pending delivery as the pending index lists it: the hook's commit sequence number and id. */

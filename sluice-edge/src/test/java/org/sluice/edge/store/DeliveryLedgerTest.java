@@ -265,7 +265,7 @@ class DeliveryLedgerTest {
 
         long first = deletesSkipped(() -> assertThat(ledger.due("a", T0 + 1, 10)).extracting(DeliveryRow::hookId)
                 .containsExactly(live));
-        long second = deletesSkipped(() -> assertThat(ledger.dueRows("a", T0 + 1, 10).rows()).hasSize(1));
+        long second = deletesSkipped(() -> assertThat(ledger.dueBy("a", T0 + 1, 10).rows()).hasSize(1));
 
         assertThat(first).as("the first scan walks over the 500 handled rows' entries").isGreaterThanOrEqualTo(500);
         assertThat(second).as("later scans start past them").isZero();
@@ -301,13 +301,15 @@ class DeliveryLedgerTest {
         }
         ledger.apply(answered.stream().map(id -> DeliveryLedger.Transition.delivered(ledger.deliveries(id).get(0), 200, T0 + 500))
                 .toList());
-        assertThat(ledger.due("a", T0 + 500, 10)).isEmpty(); // this scan steps over the 500 answered claims' entries once
+        // a scan as late as the answered claims' entries (T0 + 40 000 to T0 + 40 499) steps over them once
+        assertThat(ledger.due("a", T0 + hold + 499, 10)).isEmpty();
+        assertThat(ledger.floorMillis("a")).isEqualTo(T0 + hold + 500);
 
         wall.set(T0 + 1_000);
-        String out = commit("out", "a"); // claimed too: due at the claim's expiry
+        String out = commit("out", "a"); // claimed too: due at the claim's expiry, T0 + 41 000
 
-        assertThat(ledger.floorMillis("a")).as("lowered to the new row's due time, the claim's expiry").isEqualTo(T0 + 1_000 + hold);
-        long skipped = deletesSkipped(() -> assertThat(ledger.due("a", T0 + 1_000, 10)).isEmpty());
+        assertThat(ledger.floorMillis("a")).as("lowered to the new row's due time at most, not to the commit's").isEqualTo(T0 + hold + 500);
+        long skipped = deletesSkipped(() -> assertThat(ledger.due("a", T0 + hold + 999, 10)).isEmpty());
         assertThat(skipped).as("the next scan does not step over the answered claims' entries again").isZero();
         assertThat(ledger.due("a", T0 + 1_000 + hold, 10)).extracting(DeliveryRow::hookId).containsExactly(out);
 
@@ -340,10 +342,8 @@ class DeliveryLedgerTest {
             assertThat(due.rows()).extracting(DeliveryRow::hookId).containsExactly(now);
             assertThat(due.nextDueMillis()).as("nothing more due by now; what comes later is not read").isEqualTo(-1);
         });
-        assertThat(skipped).as("the answered claims' entries lie beyond now: never stepped over").isZero();
-        long unbounded = deletesSkipped(() -> assertThat(ledger.dueRows("a", T0 + 2, 10).nextDueMillis())
-                .as("the exact scan goes on to the live claim").isEqualTo(T0 + 40_500));
-        assertThat(unbounded).as("and steps over the 500 deleted entries before it").isGreaterThanOrEqualTo(500);
+        assertThat(skipped).as("the answered claims' entries lie beyond now: never stepped over (a scan without the"
+                + " upper bound steps over the 500 of them on its way to the live claim)").isZero();
 
         assertThat(ledger.dueBy("a", T0 + 2, 10).rows()).hasSize(1);
         commit("second", "a");
@@ -352,18 +352,21 @@ class DeliveryLedgerTest {
     }
 
     @Test
-    void dueRowsTellsWhenTheFirstEntryAfterThoseReadComesDue() {
-        commit("k1", "a");
-        commit("k2", "a");
+    void dueByTellsTheNextDueTimeOnlyWhenMoreWereDueThanTheLimit() {
+        String k1 = commit("k1", "a");
+        String k2 = commit("k2", "a");
         DeliveryRow first = ledger.due("a", T0, 1).get(0);
+        assertThat(first.hookId()).isEqualTo(k1);
         ledger.claim(first, T0 + 45_000);
 
-        assertThat(ledger.dueRows("a", T0, 10).nextDueMillis()).as("after the due rows: the claim").isEqualTo(T0 + 45_000);
-        assertThat(ledger.dueRows("a", T0, 1).nextDueMillis()).as("more due than the limit").isEqualTo(T0 + 45_000);
-        commit("k3", "a");
-        assertThat(ledger.dueRows("a", T0, 1).nextDueMillis()).as("more due now than the limit").isEqualTo(T0);
-        assertThat(ledger.dueRows("b", T0, 1).nextDueMillis()).as("nothing at all").isEqualTo(-1);
-        assertThat(ledger.nextDueAfter("a", T0)).hasValue(T0 + 45_000);
+        DeliveryLedger.Due due = ledger.dueBy("a", T0, 10);
+        assertThat(due.rows()).extracting(DeliveryRow::hookId).containsExactly(k2);
+        assertThat(due.nextDueMillis()).as("the claim is due after now: not read").isEqualTo(-1);
+        assertThat(ledger.dueBy("a", T0, 1).nextDueMillis()).as("exactly the limit due: nothing more by now").isEqualTo(-1);
+        String k3 = commit("k3", "a");
+        assertThat(ledger.dueBy("a", T0, 1).nextDueMillis()).as("more due now than the limit").isEqualTo(T0);
+        assertThat(ledger.dueBy("b", T0, 1).nextDueMillis()).as("nothing at all").isEqualTo(-1);
+        assertThat(ledger.dueBy("a", T0 + 45_000, 10).rows()).extracting(DeliveryRow::hookId).containsExactly(k2, k3, k1);
     }
 
     /** RocksDB's own count of write calls since open ("Cumulative writes" of its DB stats). */
