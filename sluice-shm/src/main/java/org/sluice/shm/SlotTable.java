@@ -297,8 +297,8 @@ final class SlotTable {
      * atomic add. See "Counting lanes" in the class comment.
      */
     private void count(int field) {
+        Thread t = Thread.currentThread();
         if (field <= DENIED) {
-            Thread t = Thread.currentThread();
             int h = (int) t.getId() & (LANE_HOLDERS - 1);
             if (holders[h] == t || hold(t, h)) {
                 int at = laneAt[h];
@@ -308,8 +308,7 @@ final class SlotTable {
                 }
             }
         }
-        long t = Thread.currentThread().getId() + STRIPE_SALT;
-        int stripe = (int) ((t * 0x9E3779B97F4A7C15L) >>> 60);
+        int stripe = (int) (((t.getId() + STRIPE_SALT) * 0x9E3779B97F4A7C15L) >>> 60);
         words.getAndAdd(countersOffset + stripe * STRIPE_BYTES + field, 1L);
     }
 
@@ -330,13 +329,13 @@ final class SlotTable {
     /** The count offset of a lane this process now holds (a free one, else a dead process's), or 0 when none. */
     private int claimLane() {
         for (int s = 0; s < STRIPES; s++) {
-            int owner = countersOffset + s * STRIPE_BYTES + LANE_OWNER;
+            int owner = laneOwner(s);
             if (words.getVolatile(owner) == 0L && words.compareAndSet(owner, 0L, LANE_TOKEN)) {
                 return owner + 8;
             }
         }
         for (int s = 0; s < STRIPES; s++) {
-            int owner = countersOffset + s * STRIPE_BYTES + LANE_OWNER;
+            int owner = laneOwner(s);
             long held = words.getVolatile(owner);
             if (held != 0L && ended(held) && words.compareAndSet(owner, held, LANE_TOKEN)) {
                 return owner + 8; // its counts stay in the lane and in every sum: this process adds on
@@ -378,7 +377,7 @@ final class SlotTable {
         for (int s = 0; s < STRIPES; s++) {
             sum += words.getVolatile(countersOffset + s * STRIPE_BYTES + field);
             if (field <= DENIED) {
-                sum += words.getVolatile(countersOffset + s * STRIPE_BYTES + LANE_OWNER + 8 + field);
+                sum += words.getVolatile(laneOwner(s) + 8 + field);
             }
         }
         return sum;
@@ -388,7 +387,7 @@ final class SlotTable {
     int lanesHeld() {
         int n = 0;
         for (int s = 0; s < STRIPES; s++) {
-            if (words.getVolatile(countersOffset + s * STRIPE_BYTES + LANE_OWNER) != 0L) {
+            if (laneHolder(s) != 0L) {
                 n++;
             }
         }
@@ -397,12 +396,17 @@ final class SlotTable {
 
     /** The holder word of lane {@code s} (tests). */
     long laneHolder(int s) {
-        return words.getVolatile(countersOffset + s * STRIPE_BYTES + LANE_OWNER);
+        return words.getVolatile(laneOwner(s));
+    }
+
+    /** The offset of lane {@code s}'s holder word; its allowed and denied counts follow it. */
+    private int laneOwner(int s) {
+        return countersOffset + s * STRIPE_BYTES + LANE_OWNER;
     }
 
     /** Writes {@code token} as the holder of lane {@code s} and {@code allowed} as its count (tests: a lane a dead process left). */
     void plantLane(int s, long token, long allowed) {
-        int owner = countersOffset + s * STRIPE_BYTES + LANE_OWNER;
+        int owner = laneOwner(s);
         words.setRelease(owner + 8 + ALLOWED, allowed);
         words.compareAndSet(owner, words.getVolatile(owner), token);
     }

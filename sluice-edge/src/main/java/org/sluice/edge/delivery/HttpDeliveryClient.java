@@ -222,10 +222,11 @@ final class HttpDeliveryClient implements Transport {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
-            pools.values().forEach(HttpDeliveryClient::failQueued); // queued after the loop's last run
-            // an attempt whose completion was to run on a loop that has stopped (a connect
-            // that raced the shutdown: its listener is never run) would hang forever
+            // every attempt not completed yet: queued after the loop's last run, or one whose
+            // completion was to run on a loop that has stopped (a connect that raced the
+            // shutdown: its listener is never run), which would otherwise hang forever
             for (Pool pool : pools.values()) {
+                pool.queued.clear(); // each one is in live too
                 for (Exchange ex : pool.live) {
                     ex.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
                 }
