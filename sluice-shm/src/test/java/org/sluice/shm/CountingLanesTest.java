@@ -97,6 +97,20 @@ class CountingLanesTest {
     }
 
     @Test
+    void garbageHolderWordsInTheFileNeitherFailNorStopCounting() throws InterruptedException {
+        long[] garbage = {-1L, 1L, 0xFFFF_FFFF_0000_0000L, Long.MIN_VALUE, 0x7FFF_FFFF_FFFF_FFFFL, 0x0000_0001_0000_0000L,
+            0xDEAD_BEEF_DEAD_BEEFL, 42L << 32 | 7, 0x8000_0000_0000_0001L, 3L, 0x0000_FFFF_FFFF_FFFFL, 0x1234_5678_9ABC_DEF0L,
+            -2L, 0xFFFF_FFFE_FFFF_FFFFL, 0x0000_0000_FFFF_FFFFL, 0x4000_0000_0000_0000L};
+        for (int lane = 0; lane < SlotTable.STRIPES; lane++) { // a corrupted file: a holder word and a count in each lane
+            rl.table().plantLane(lane, garbage[lane], 1);
+            SlotTable.ended(garbage[lane]); // any word: an answer, never an exception
+        }
+        crowd("garbage", 8, 50); // each thread takes over a lane whose holder looks ended, or counts atomically
+        assertThat(rl.stats().allowed()).isEqualTo(16L + 8 * 2);
+        assertThat(rl.stats().denied()).isEqualTo(8L * 48);
+    }
+
+    @Test
     void anEarlierProcessWithThisPidHasEndedAndThisOneHasNot() {
         long mine = SlotTable.laneToken();
         assertThat(mine >>> 32).isEqualTo(ProcessHandle.current().pid());
