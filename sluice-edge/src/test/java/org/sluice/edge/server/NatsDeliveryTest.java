@@ -257,7 +257,13 @@ class NatsDeliveryTest {
                     () -> "open".equals(sluice.get("/v1/destinations").get("destinations").get(0).get("state").asText()));
             assertThat(sluice.delivery(ids.get(20)).get("last_error").asText()).isNotBlank();
             nats.startAgain();
-            Eventually.until("every hook in the stream", LONG, () -> stream.idCounts().keySet().containsAll(ids));
+            Eventually.until("every hook in the stream", LONG, () -> {
+                try {
+                    return stream.idCounts().keySet().containsAll(ids);
+                } catch (RuntimeException notYet) { // the restarted server's JetStream API may not answer while it recovers
+                    return false;
+                }
+            });
             Eventually.until("every delivery done", LONG,
                     () -> sluice.get("/v1/destinations").get("destinations").get(0).get("pending").asLong() == 0);
             assertThat(stream.idCounts().values()).allMatch(n -> n == 1);
