@@ -13,8 +13,9 @@ command -v wrk >/dev/null || apt-get install -y wrk >/dev/null
 command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || apt-get install -y nats-server >/dev/null
 nats_server=$(command -v nats-server || echo /usr/sbin/nats-server)
 # SKIP_BUILD=1 uses the jars of the last build (broker-bench.sh builds once for both parts)
+# SLUICE_JAR=path runs that server jar instead of this checkout's (a before/after comparison)
 [ "${SKIP_BUILD:-}" = 1 ] || mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests -Djcstress.skip=true
-sluice_jar="$root/sluice-edge/target/sluice.jar"
+sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
 bench=(java -cp "$root/sluice-bench/target/benchmarks.jar" org.sluice.bench.edge.NatsBench)
 work="$(mktemp -d)"
 nats_url=nats://127.0.0.1:14222

@@ -5,7 +5,8 @@
 #     hooks (as in edge-bench.sh) for WARM_UP seconds not counted, the backlog drained,
 #     then SECONDS; accepted/s from wrk, delivered/s and the
 #     delivery lag (arrival at nginx - receipt, the receipt read from the UUIDv7
-#     webhook-id) from nginx's own log, after the backlog has drained;
+#     webhook-id) from nginx's own log, after the backlog has drained: over the hooks received
+#     in the counted window (the figure of record), and over every hook, the warm-up's too;
 #  2. half that load, open loop (`sluice load --rate accepted/2`, HALF_WARM_UP seconds (60)
 #     not counted before the measured window): the lag when the dispatcher is not behind;
 #  3. full load fanned out to two destinations (warmed up the same way).
@@ -99,8 +100,9 @@ accepting() { # label logs...: WARM_UP s of wrk at full load and its backlog dra
   local start_drain; start_drain=$(now_ms)
   drain "$((before + ACCEPTED))" "$@"
   echo "  backlog drained $(( $(now_ms) - start_drain )) ms after the load stopped"
-  for log in "$@"; do
-    echo "  $(basename "$log" .log): $(python3 "$scripts/delivery-lag.py" "$log" "$FROM" "$TO")"
+  for log in "$@"; do # the counted hooks (received in the window), then every hook, the warm-up's included
+    echo "  $(basename "$log" .log), hooks received in the window: $(python3 "$scripts/delivery-lag.py" "$log" "$FROM" "$TO" "$FROM")"
+    echo "  $(basename "$log" .log), every hook: $(python3 "$scripts/delivery-lag.py" "$log" "$FROM" "$TO")"
   done
   ACCEPTED_PER_S=$(per_second "$ACCEPTED" "$((TO - FROM))")
 }

@@ -52,25 +52,27 @@ import org.sluice.edge.store.StoredHook;
  *       pass) or while {@code max_in_flight} attempts are out;</li>
  *   <li>read the rows due by now ({@link DeliveryLedger#dueBy}, a scan that never reads
  *       past now; for {@code fifo}, the heads of each (tenant, source), see
- *       {@link FifoHeads}), skipping rows whose attempt is out;</li>
+ *       {@link FifoHeads}), stepping over the rows whose attempt is out without reading them;</li>
  *   <li>a row whose hook is {@code max_age_seconds} old is dead ({@code max_age}) without
  *       an attempt;</li>
  *   <li>ask the breaker ({@link DestinationBreaker#tryPass()}) and then the pacing limiter
  *       (a {@code sluice-core} {@link RateLimiter} over the destination's {@code rate});
  *       either one saying wait ends the destination's pass, spending no attempt;</li>
- *   <li>claim the row until {@code now + timeout_ms + }{@value #CLAIM_SLACK_MS}
- *       ms, so that an attempt lost with the process comes due again by itself, then send.</li>
+ *   <li>send: the row is held in memory while its attempt is out (the scan steps over it),
+ *       not claimed in the store. Its stored row stays pending and due, so an attempt lost
+ *       with the process is made again at the next start.</li>
  * </ol>
  * The answer is judged by {@link RetryPolicy#decide} on the thread that completed the
  * attempt (the breaker hears {@code succeeded} or {@code failed} at once) and queued. The next pass records
  * the queued answers ({@code recordAttempt}, {@code markDelivered} or {@code markDead}
- * transitions) and the claims of every destination's picks in ONE
- * {@link DeliveryLedger#apply} write, then sends the claimed rows, started together by {@link Transport#flush()}. An attempt holds its
+ * transitions) in ONE {@link DeliveryLedger#apply} write, then sends its picks, started
+ * together by {@link Transport#flush()}. An attempt holds its
  * {@code max_in_flight} slot until that write, so the attempts whose outcome is not
  * recorded never exceed {@code max_in_flight} (what a crash can re-send). One write per
  * pass matters: a ledger write waits for the store's fsync in progress (RocksDB writes in
  * groups and ingest's groups are fsynced), and one write per row capped delivery at a
- * few rows per fsync.
+ * few rows per fsync. Holding rows in memory instead of claiming them in the store saves
+ * a row read and three writes per attempt (see docs/benchmarks.md, "Rows held in memory").
  *
  * <h2>Gathering answers</h2>
  * Under load each answer would wake the driver for a pass of its own: one ledger write,
@@ -110,7 +112,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
 
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
-    /** A claimed row comes due again this long after its attempt's timeout, if its answer was never recorded. */
+    /** A row claimed at its commit comes due again this long after its attempt's timeout, if its answer was never recorded. */
     static final long CLAIM_SLACK_MS = 30_000;
     /** The driver looks again at least this often (paused destinations, a store that failed). */
     static final long MAX_PARK_MS = 1_000;
@@ -275,8 +277,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
     /**
      * Stops the driver, waits up to the close grace (5 s) for attempts in flight, then
      * stops recording answers and closes the connections. Anything not recorded stays
-     * pending in the ledger (claimed rows come due again after their claim), so after a
-     * restart it is attempted again. Call before the store closes.
+     * pending in the ledger (a row claimed at its commit comes due again after its claim,
+     * any other at once), so after a restart it is attempted again. Call before the store closes.
      */
     @Override
     public void close() {
@@ -416,7 +418,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             for (CommitClaims.Claimed c : claimed) {
                 Lane lane = lanes.get(c.row().destination());
                 if (written) {
-                    lane.sendClaimedAtCommit(c.row(), c.hook(), nowMs);
+                    lane.sendClaimedAtCommit(c.row(), c.hook(), c.seq(), nowMs);
                     startedAtCommit.incrementAndGet();
                 } else {
                     lane.unclaimAtCommit();
@@ -453,7 +455,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             }
             long nowMs = wallMillis.getAsLong();
             Set<String> paused = ledger.pausedDestinations();
-            // the answers waiting to be recorded go in this pass's write: their slots are free for its claims
+            // the answers waiting to be recorded go in this pass's write: their slots are free for its picks
             List<Answer> answered = new ArrayList<>();
             for (Answer a; answered.size() < RECORD_BATCH && (a = toRecord.poll()) != null; ) {
                 answersQueued.decrementAndGet();
@@ -473,15 +475,13 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                     lane.wantsWork = false;
                 }
             }
-            boolean[] claimed = recordAndClaim(answered, selections, nowMs);
+            boolean written = recordPass(answered, nowMs);
             int started = 0;
-            int at = 0;
             try {
                 for (Selection sel : selections) {
-                    int n = sel.lane().sendClaimed(sel, claimed, at, nowMs);
-                    at += sel.picks().size();
+                    int n = sel.lane().sendPicks(sel, written, nowMs);
                     started += n;
-                    sel.lane().finish(sel, n, nowMs, claimed == null);
+                    sel.lane().finish(sel, n, nowMs, !written);
                 }
             } finally {
                 transports.flush(); // the pass's attempts start now: one hand-off per transport's thread
@@ -499,22 +499,19 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
     }
 
     /**
-     * One ledger write: the outcomes of {@code answered} and the claims of every selection's
-     * picks, so an attempt's slot is counted until the write that records its outcome, and
-     * the rows picked with the freed slots are claimed in that same write. Returns whether
-     * each claim applied (selections' picks in order), or null when the write failed (then
-     * nothing applied; the answers' rows stay claimed and come due again).
+     * One ledger write: the outcomes of {@code answered}, so that an attempt's slot is counted
+     * until the write that records its outcome. Returns false when the write failed (then
+     * nothing applied; the answers' rows stay pending, due again at once, and the pass sends
+     * nothing: a store that fails its writes would only have its attempts sent again), true
+     * when it succeeded or there was nothing to write.
      */
-    private boolean[] recordAndClaim(List<Answer> answered, List<Selection> selections, long nowMs) {
-        List<DeliveryLedger.Transition> transitions = new ArrayList<>();
+    private boolean recordPass(List<Answer> answered, long nowMs) {
+        if (answered.isEmpty()) {
+            return true;
+        }
+        List<DeliveryLedger.Transition> transitions = new ArrayList<>(answered.size());
         for (Answer a : answered) {
             transitions.add(a.lane().transition(a));
-        }
-        for (Selection sel : selections) {
-            long until = nowMs + sel.lane().destination.timeoutMs() + CLAIM_SLACK_MS;
-            for (Pick p : sel.picks()) {
-                transitions.add(DeliveryLedger.Transition.claim(p.row(), until));
-            }
         }
         boolean[] applied = null;
         try {
@@ -525,14 +522,14 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 }
             }
         } catch (RuntimeException e) {
-            LOG.warn("recording {} answers and {} claims failed (the deliveries stay pending): {}", answered.size(),
-                    transitions.size() - answered.size(), e.toString());
+            LOG.warn("recording {} answers failed (the deliveries stay pending): {}", answered.size(), e.toString());
         } finally {
-            for (Answer a : answered) {
-                a.lane().releaseQuietly(a.row());
+            for (int i = 0; i < answered.size(); i++) {
+                Answer a = answered.get(i);
+                a.lane().releaseAnswered(a, applied != null && applied[i]);
             }
         }
-        return applied == null ? null : Arrays.copyOfRange(applied, answered.size(), applied.length);
+        return applied != null;
     }
 
     // ================================================================ status
@@ -573,6 +570,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         final AtomicInteger inFlight = new AtomicInteger();
         /** Hooks whose attempt to this destination is out: never read twice. */
         final Set<String> out = ConcurrentHashMap.newKeySet();
+        /** The same by commit sequence number (not for fifo's heads): the due scan's held rows. */
+        final Set<Long> outSeqs = ConcurrentHashMap.newKeySet();
         final AtomicLong delivered = new AtomicLong();
         final AtomicLong failed = new AtomicLong();
         final Counter attemptsDelivered;
@@ -645,7 +644,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
 
         /**
          * The first half of this destination's pass: picks the rows to send (breaker and
-         * limiter asked) without claiming them; {@link #finish} sets {@link #waitNanos}.
+         * limiter asked); {@link #finish} sets {@link #waitNanos}.
          * Under pumpLock.
          */
         Selection select(long nowMs, boolean paused) {
@@ -659,19 +658,23 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             List<DeliveryRow> rows;
             int limit = free + READ_AHEAD;
             long nextDue;
+            long[] seqs;
             if (fifo != null) {
-                FifoHeads.Due due = fifo.due(nowMs, limit);
+                FifoHeads.Due due = fifo.due(nowMs, limit, out::contains);
                 rows = due.rows();
+                seqs = null;
                 nextDue = due.nextDueMillis();
             } else {
-                DeliveryLedger.Due due = ledger.dueBy(name, nowMs, limit);
+                DeliveryLedger.Due due = ledger.dueBy(name, nowMs, limit, outSeqs::contains);
                 rows = due.rows();
+                seqs = due.seqs();
                 nextDue = due.nextDueMillis();
             }
             int finished = 0;
             List<Pick> picks = new ArrayList<>();
             long heldNanos = -1; // >= 0: the breaker or the limiter ended the pass, wait this long
-            for (DeliveryRow row : rows) {
+            for (int r = 0; r < rows.size(); r++) {
+                DeliveryRow row = rows.get(r);
                 if (picks.size() >= free || stopping) {
                     break;
                 }
@@ -705,7 +708,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                         break;
                     }
                 }
-                picks.add(new Pick(row, hook, pass));
+                picks.add(new Pick(row, hook, pass, seqs == null ? -1 : seqs[r]));
                 if (pass == DestinationBreaker.Pass.PROBE) {
                     heldNanos = Long.MAX_VALUE; // the probe's answer decides, and wakes the driver
                     break;
@@ -747,29 +750,26 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         }
 
         /** Starts the first attempt of a delivery claimed at its commit (its slot is taken). */
-        void sendClaimedAtCommit(DeliveryRow row, StoredHook hook, long nowMs) {
-            start(row, hook, DestinationBreaker.Pass.ATTEMPT, nowMs);
+        void sendClaimedAtCommit(DeliveryRow row, StoredHook hook, long seq, long nowMs) {
+            start(row, hook, DestinationBreaker.Pass.ATTEMPT, seq, nowMs);
         }
 
         /**
-         * Sends the picks of {@code sel} whose claim applied ({@code claimed} from
-         * {@code at}; null: the write failed); the others give their breaker pass back.
+         * Sends the picks of {@code sel} when the pass's write went through ({@code written});
+         * otherwise each gives its breaker pass back.
          */
-        int sendClaimed(Selection sel, boolean[] claimed, int at, long nowMs) {
-            int started = 0;
-            for (int i = 0; i < sel.picks().size(); i++) {
-                Pick p = sel.picks().get(i);
-                if (claimed != null && claimed[at + i]) {
-                    send(p.row(), p.hook(), p.pass(), nowMs);
-                    started++;
+        int sendPicks(Selection sel, boolean written, long nowMs) {
+            for (Pick p : sel.picks()) {
+                if (written) {
+                    send(p.row(), p.hook(), p.pass(), p.seq(), nowMs);
                 } else {
                     breaker.abandoned(p.pass());
                 }
             }
-            return started;
+            return written ? sel.picks().size() : 0;
         }
 
-        /** Sets {@link #waitNanos} after {@code sel}'s claims: {@code started} attempts began. */
+        /** Sets {@link #waitNanos} after {@code sel}'s sends: {@code started} attempts began. */
         void finish(Selection sel, int started, long nowMs, boolean writeFailed) {
             wantsWork = false;
             if (writeFailed) {
@@ -778,7 +778,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             }
             if (sel.heldNanos() >= 0) {
                 boolean probeLost = sel.heldNanos() == Long.MAX_VALUE && !sel.picks().isEmpty() && started == 0;
-                waitNanos = probeLost ? 0 : sel.heldNanos(); // a probe whose claim failed was abandoned: look again
+                waitNanos = probeLost ? 0 : sel.heldNanos(); // a probe not sent was abandoned: look again
                 return;
             }
             long nextDue = sel.nextDue();
@@ -793,7 +793,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                     next = nextDue; // the heads' scan saw the first entry after the rows it read
                 } else {
                     // the scan stops at now (see DeliveryLedger#dueBy): the next row this lane
-                    // knows of is its own earliest retry; the rest (a claim's expiry, a row an
+                    // knows of is its own earliest retry; the rest (a commit claim's expiry, a row an
                     // operator scheduled) is found by a pass within MAX_PARK_MS, and commits
                     // and answers wake the driver themselves
                     next = nextRetryAfter(nowMs);
@@ -820,15 +820,22 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             }
         }
 
-        private void send(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long nowMs) {
+        private void send(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long nowMs) {
             inFlight.incrementAndGet();
-            start(row, hook, pass, nowMs);
+            start(row, hook, pass, seq, nowMs);
         }
 
-        /** Sends one attempt whose {@code max_in_flight} slot is taken. */
-        private void start(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long nowMs) {
+        /**
+         * Sends one attempt whose {@code max_in_flight} slot is taken. The row is held in
+         * memory ({@link #out}, and {@link #outSeqs} by its sequence number, {@code seq} >= 0),
+         * not in the store: the due scan steps over it until its answer is recorded.
+         */
+        private void start(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long nowMs) {
             int attempt = row.nextAttemptNumber();
             out.add(row.hookId());
+            if (seq >= 0) {
+                outSeqs.add(seq);
+            }
             unanswered.incrementAndGet();
             synchronized (idle) {
                 outstanding++;
@@ -839,9 +846,9 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             transport.send(destination, hook, attempt, nowMs).whenComplete((o, e) -> {
                 unanswered.decrementAndGet();
                 if (o != null) {
-                    answered(row, hook, pass, startNanos, o);
-                } else { // transports never fail their futures; if one did, the row stays claimed, due again later
-                    release(row);
+                    answered(row, hook, pass, seq, startNanos, o);
+                } else { // transports never fail their futures; if one did, the row stays pending, due again
+                    release(row, seq);
                 }
             });
         }
@@ -851,7 +858,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
          * queues it to be recorded by the driver's next pass (or, with no driver, by the
          * answer executor).
          */
-        private void answered(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long startNanos,
+        private void answered(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long startNanos,
                               Transport.Outcome outcome) {
             Answer answer;
             try {
@@ -867,11 +874,11 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                     breaker.failed(pass);
                     failed.incrementAndGet();
                 }
-                answer = new Answer(this, row, hook, decision, status, outcome.error(), nowMs);
+                answer = new Answer(this, row, seq, hook, decision, status, outcome.error(), nowMs);
             } catch (RuntimeException e) {
                 LOG.warn("judging the answer of hook {} from destination {} failed (the delivery stays pending): {}",
                         row.hookId(), name, e.toString());
-                release(row);
+                release(row, seq);
                 return;
             }
             answersQueued.incrementAndGet();
@@ -879,7 +886,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             if (driver == null || stopping) {
                 recordOffThisThread(); // no pass will come for it (a test pumping by hand, or closing)
             } else {
-                wake(); // the next pass records it with its claims
+                wake(); // the next pass records it
             }
         }
 
@@ -915,18 +922,50 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         }
 
         /** The attempt ended without its answer being queued for recording. */
-        private void release(DeliveryRow row) {
+        private void release(DeliveryRow row, long seq) {
             inFlight.decrementAndGet();
-            releaseQuietly(row);
+            releaseQuietly(row, seq, row.nextAttemptAtMillis());
             wake();
         }
 
         /**
-         * The attempt's answer is recorded (or given up on): its row may be read again. Its
-         * slot ({@code inFlight}) is freed by whoever took the answer off the queue. No wake.
+         * After {@code a}'s write: its row may be read again. {@code applied}: its transition
+         * was written (a delivered or dead row has no due entry left; a retry's entry is at
+         * its new due time); else the row is as it was, due at its old time, or an operator's
+         * redelivery replaced it with one due by now.
          */
-        private void releaseQuietly(DeliveryRow row) {
+        private void releaseAnswered(Answer a, boolean applied) {
+            long dueAgain;
+            if (!applied) {
+                dueAgain = Math.min(a.row().nextAttemptAtMillis(), wallMillis.getAsLong());
+            } else if (a.decision() instanceof Decision.Retry r) {
+                dueAgain = a.nowMs() + r.delayMillis();
+            } else {
+                dueAgain = -1;
+            }
+            releaseQuietly(a.row(), a.seq(), dueAgain);
+        }
+
+        /**
+         * The attempt's answer is recorded (or given up on): its row may be read again, and
+         * when it is still pending ({@code dueAgainMillis} >= 0, when it is due) the due scan
+         * is told, since a scan that stepped over the held row may have raised its floor past
+         * it ({@link DeliveryLedger#unheld}; after the row leaves {@link #outSeqs}, so that a
+         * scan either sees it free or has its floor lowered after). Its slot ({@code inFlight})
+         * is freed by whoever took the answer off the queue. No wake.
+         */
+        private void releaseQuietly(DeliveryRow row, long seq, long dueAgainMillis) {
             out.remove(row.hookId());
+            if (seq >= 0) {
+                outSeqs.remove(seq);
+            }
+            if (dueAgainMillis >= 0) {
+                try {
+                    ledger.unheld(name, dueAgainMillis);
+                } catch (RuntimeException e) { // a bad destination name cannot happen: configured names are checked
+                    LOG.warn("telling the scan of destination {} about hook {} failed: {}", name, row.hookId(), e.toString());
+                }
+            }
             synchronized (idle) {
                 outstanding--;
                 idle.notifyAll();
@@ -936,8 +975,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
 
     // ================================================================ recording answers
 
-    /** A row picked in a pass, to be claimed with the others of the pass. */
-    private record Pick(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass) {
+    /** A row picked in a pass, to be sent after the pass's write; {@code seq} its hook's sequence number (-1: fifo). */
+    private record Pick(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq) {
     }
 
     /**
@@ -954,8 +993,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
     }
 
     /** An answer judged and waiting to be written to the ledger. */
-    private record Answer(Lane lane, DeliveryRow row, StoredHook hook, Decision decision, Integer status, String error,
-                          long nowMs) {
+    private record Answer(Lane lane, DeliveryRow row, long seq, StoredHook hook, Decision decision, Integer status,
+                          String error, long nowMs) {
     }
 
     /**
@@ -994,16 +1033,17 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
     }
 
     private void record(List<Answer> batch) {
+        boolean[] applied = null;
         recording.readLock().lock();
         try {
             if (closed) {
-                return; // the store may be closing; the rows stay claimed and come due again
+                return; // the store may be closing; the rows stay pending and come due again
             }
             List<DeliveryLedger.Transition> transitions = new ArrayList<>(batch.size());
             for (Answer a : batch) {
                 transitions.add(a.lane().transition(a));
             }
-            boolean[] applied = ledger.apply(transitions);
+            applied = ledger.apply(transitions);
             for (int i = 0; i < batch.size(); i++) {
                 if (applied[i]) {
                     batch.get(i).lane().recorded(batch.get(i));
@@ -1014,9 +1054,10 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                     batch.size(), batch.get(0).row().hookId(), batch.get(0).lane().name, e.toString());
         } finally {
             recording.readLock().unlock();
-            for (Answer a : batch) {
+            for (int i = 0; i < batch.size(); i++) {
+                Answer a = batch.get(i);
                 a.lane().inFlight.decrementAndGet();
-                a.lane().releaseQuietly(a.row());
+                a.lane().releaseAnswered(a, applied != null && applied[i]);
             }
             wake();
         }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
@@ -60,8 +61,8 @@ final class FifoHeads {
         this.destination = destination;
     }
 
-    /** The heads due at {@code nowMillis}, at most {@code limit}. */
-    Due due(long nowMillis, int limit) {
+    /** The heads due at {@code nowMillis}, at most {@code limit}, but those {@code out} names (their attempt is out). */
+    Due due(long nowMillis, int limit, Predicate<String> out) {
         refresh();
         List<String> heads;
         synchronized (this) {
@@ -73,6 +74,9 @@ final class FifoHeads {
         List<DeliveryRow> due = new ArrayList<>();
         long next = -1;
         for (String id : heads) {
+            if (out.test(id)) {
+                continue; // its answer wakes the driver
+            }
             Optional<DeliveryRow> row = rowOf(id);
             if (row.isEmpty()) {
                 finished(id); // no longer pending (should not happen: only the dispatcher finishes rows)

@@ -14,8 +14,12 @@ import java.util.List;
  */
 public interface CommitClaims {
 
-    /** A delivery claimed at its commit, with its hook, as written. */
-    record Claimed(StoredHook hook, DeliveryRow row) {
+    /**
+     * A delivery claimed at its commit, with its hook, as written, and the hook's commit
+     * sequence number (what {@link DeliveryLedger#dueBy(String, long, int,
+     * java.util.function.LongPredicate)}'s {@code held} test names rows by).
+     */
+    record Claimed(StoredHook hook, DeliveryRow row, long seq) {
     }
 
     /**

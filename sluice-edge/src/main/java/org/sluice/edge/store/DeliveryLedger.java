@@ -2,6 +2,7 @@ package org.sluice.edge.store;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -16,6 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongPredicate;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -192,7 +194,7 @@ public final class DeliveryLedger {
             wb.put(byDest, DeliveryCodec.indexKey(DeliveryState.PENDING, d, seq), idBytes);
             scheduled.add(new NewRow(d, row.nextAttemptAtMillis()));
             if (until >= 0) {
-                claimed.add(new CommitClaims.Claimed(stored, row));
+                claimed.add(new CommitClaims.Claimed(stored, row, seq));
             }
         }
     }
@@ -267,28 +269,51 @@ public final class DeliveryLedger {
      * What {@link #dueBy} reads.
      *
      * @param rows          pending rows due by the scan's time, earliest due first
+     * @param seqs          the commit sequence number of each row (same order), which names
+     *                      the row to {@link #dueBy}'s {@code held} test
      * @param nextDueMillis when more rows were due than the limit, the due time (epoch ms,
      *                      at or before the scan's time) of the first one not returned; else -1
      */
-    public record Due(List<DeliveryRow> rows, long nextDueMillis) {
+    public record Due(List<DeliveryRow> rows, long[] seqs, long nextDueMillis) {
         public Due {
             rows = List.copyOf(rows);
+            if (seqs.length != rows.size()) {
+                throw new IllegalArgumentException(seqs.length + " sequence numbers for " + rows.size() + " rows");
+            }
         }
     }
 
     /**
      * Up to {@code limit} pending deliveries to {@code destination} due at or before
-     * {@code nowMillis}; the dispatcher's scan. It seeks from the destination's due floor
-     * (see {@code DueFloor}), past the tombstones of handled rows, and stops at
-     * {@code nowMillis}: it never reads an entry due later, so {@link Due#nextDueMillis()}
-     * is only known when more rows were due than {@code limit}. The entries just after now
-     * are, under load, mostly deleted ones: every claim (a row due again at its attempt's
-     * timeout plus a slack) whose answer was recorded leaves one there, and stepping over
-     * them to find the next live entry cost a pass one step per delivery of the last
-     * {@code timeout_ms} + 30 s. RocksDB's upper bound lets the scan stop at the bound
-     * without stepping over what lies beyond it.
+     * {@code nowMillis}; {@link #dueBy(String, long, int, LongPredicate)} with nothing held.
      */
     public Due dueBy(String destination, long nowMillis, int limit) {
+        return dueBy(destination, nowMillis, limit, seq -> false);
+    }
+
+    /**
+     * Up to {@code limit} pending deliveries to {@code destination} due at or before
+     * {@code nowMillis}, skipping the rows whose sequence number {@code held} names; the
+     * dispatcher's scan, {@code held} being the rows whose attempt is out. A held row's
+     * entry is stepped over without reading the row or counting it towards the limit.
+     *
+     * <p>It seeks from the destination's due floor (see {@code DueFloor}), past the
+     * tombstones of handled rows, and stops at {@code nowMillis}: it never reads an entry
+     * due later, so {@link Due#nextDueMillis()} is only known when more rows were due than
+     * {@code limit}. The entries just after now are, under load, mostly deleted ones: every
+     * row claimed at its commit (due again at its attempt's timeout plus a slack) whose
+     * answer was recorded leaves one there, and stepping over them to find the next live
+     * entry cost a pass one step per delivery of the last {@code timeout_ms} + 30 s.
+     * RocksDB's upper bound lets the scan stop at the bound without stepping over what lies
+     * beyond it.
+     *
+     * <p>The floor may rise past a held row: an attempt can be out for as long as its
+     * timeout, and a floor kept below it would send every scan of that time over the
+     * tombstones of everything delivered since. So whoever holds a row must, when it lets
+     * the row go without a transition of {@link #apply} having changed it, call
+     * {@link #unheld} (the row is then seen by the next scan).
+     */
+    public Due dueBy(String destination, long nowMillis, int limit, LongPredicate held) {
         checkLimit(limit);
         PendingHook.checkDestination(destination);
         DueFloor floor = floor(destination);
@@ -312,12 +337,15 @@ public final class DeliveryLedger {
                         break;
                     }
                     long m = DeliveryCodec.dueKeyMillis(k);
+                    long seq = DeliveryCodec.dueKeySeq(k);
+                    if (m <= nowMillis && held.test(seq)) {
+                        continue; // out: its holder calls unheld if it lets it go unchanged
+                    }
                     firstLive = Math.min(firstLive, m);
                     if (seqs.size() >= limit || m > nowMillis) {
                         next = m;
                         break;
                     }
-                    long seq = DeliveryCodec.dueKeySeq(k);
                     if (seq <= durable) {
                         seqs.add(seq);
                     }
@@ -326,18 +354,30 @@ public final class DeliveryLedger {
             }
             floor.raise(window[1], firstLive);
             List<DeliveryRow> out = new ArrayList<>(seqs.size());
+            long[] outSeqs = new long[seqs.size()];
             for (long seq : seqs) {
                 byte[] v = db.get(rows, DeliveryCodec.rowKey(seq, destination));
                 if (v != null) { // a transition may have finished it since the index was read
                     DeliveryRow r = DeliveryCodec.row(destination, v);
-                    if (r.state() == DeliveryState.PENDING) {
+                    // a transition since the iterator was made may also have moved it later
+                    if (r.state() == DeliveryState.PENDING && r.nextAttemptAtMillis() <= nowMillis) {
+                        outSeqs[out.size()] = seq;
                         out.add(r);
-                        seqCache.put(DeliveryCodec.rowHookId(v), seq); // its claim, its answer and the hook's read skip the id index
+                        seqCache.put(DeliveryCodec.rowHookId(v), seq); // its answer and the hook's read skip the id index
                     }
                 }
             }
-            return new Due(out, next);
+            return new Due(out, Arrays.copyOf(outSeqs, out.size()), next);
         });
+    }
+
+    /**
+     * A row that a scan's {@code held} test named (see {@link #dueBy(String, long, int,
+     * LongPredicate)}) is let go unchanged, still due at {@code nextAttemptAtMillis}: the
+     * destination's scans look for it again. Costs no read or write.
+     */
+    public void unheld(String destination, long nextAttemptAtMillis) {
+        floor(destination).lower(nextAttemptAtMillis);
     }
 
     /** Every delivery row of the hook, by destination name; empty when the hook is unknown or has none. */

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -586,6 +587,66 @@ class DispatcherTest {
     }
 
     @Test
+    void rowsWhoseAttemptIsOutAreSteppedOverByTheScanWithoutTakingItsReadAhead() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        Answer[] hung = new Answer[19];
+        Arrays.fill(hung, Answer.hang());
+        r.plan(hung).defaultAnswer(Answer.status(200));
+        Spec s = new Spec("app", r.uri("/h"));
+        s.maxInFlight = 20;
+        Dispatcher d = dispatcher(s);
+        List<String> held = new ArrayList<>();
+        for (int i = 0; i < 19; i++) {
+            held.add(commit("acme", "gh", "{\"i\":" + i + "}", "app"));
+        }
+        assertThat(d.pump()).isEqualTo(19);
+        r.awaitInFlight(19, WAIT);
+        for (String id : held) {
+            DeliveryRow row = row(id, "app");
+            assertThat(row.nextAttemptAtMillis()).as("held in memory, not claimed in the store").isEqualTo(row.scheduledAtMillis());
+        }
+
+        // one slot free and a read-ahead of 16: the 19 rows due before it, all out, must not fill the scan
+        String last = commit("acme", "gh", "{\"i\":19}", "app");
+        assertThat(d.pump()).isEqualTo(1);
+        r.awaitRequests(20, WAIT);
+        assertThat(d.pump()).as("nothing is read twice while its attempt is out").isZero();
+        assertThat(r.received()).extracting(x -> x.header("webhook-id")).filteredOn(last::equals).hasSize(1);
+        assertThat(r.requestCount()).isEqualTo(20);
+    }
+
+    @Test
+    void rowsLetGoWithTheirAnswersUnrecordedAreFoundAgainAfterTheScanMovedPastThem() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.plan(Answer.hang()).defaultAnswer(Answer.status(200));
+        Spec s = new Spec("app", r.uri("/h"));
+        s.maxInFlight = 2;
+        s.timeoutMs = 500; // real time: the hung attempt ends on the client's timer
+        Dispatcher d = dispatcher(s);
+        String first = commit("acme", "gh", "1", "app");
+        assertThat(d.pump()).isEqualTo(1);
+        r.awaitInFlight(1, WAIT);
+
+        advanceMillis(1_000);
+        String second = commit("acme", "gh", "2", "app");
+        org.sluice.edge.store.StoreFaults.failWrites(store, true); // no answer from now on is recorded
+        assertThat(d.pump()).as("the scan steps over the first, out, and takes the second").isEqualTo(1);
+        assertThat(d.awaitIdle(WAIT)).as("both answers (the first's timeout, the second's 200) handled").isTrue();
+        org.sluice.edge.store.StoreFaults.failWrites(store, false);
+        assertThat(r.requestCount()).isEqualTo(2);
+        assertThat(row(first, "app").attempts()).isZero();
+        assertThat(row(second, "app").attempts()).isZero();
+
+        // the second pass's scan raised the due floor past the first; letting each go lowered it again
+        assertThat(pumpAndSettle(d)).isEqualTo(2);
+        assertThat(row(first, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(row(second, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(r.received()).extracting(x -> x.header("webhook-id")).containsExactlyInAnyOrder(first, second, first, second);
+    }
+
+    @Test
     void closeWithAttemptsInFlightLeavesTheirRowsPendingAndTheyComeDueAgain() throws Exception {
         openStore();
         HookReceiver r = receiver(clock);
@@ -603,15 +664,17 @@ class DispatcherTest {
             DeliveryRow left = row(id, "app");
             assertThat(left.state()).isEqualTo(DeliveryState.PENDING);
             assertThat(left.attempts()).isZero();
+            assertThat(left.nextAttemptAtMillis()).as("held in memory while out, never claimed in the store")
+                    .isEqualTo(left.scheduledAtMillis());
         }
 
         r.defaultAnswer(Answer.status(200));
         Dispatcher again = dispatcher(s); // as after a restart
-        assertThat(pumpAndSettle(again)).as("claimed rows are not due before their claim ends").isZero();
-        advanceMillis(s.timeoutMs + Dispatcher.CLAIM_SLACK_MS);
-        assertThat(pumpAndSettle(again)).isEqualTo(2);
+        assertThat(pumpAndSettle(again)).as("an attempt out at the stop is made again at once").isEqualTo(2);
         assertThat(row(h1, "app").state()).isEqualTo(DeliveryState.DELIVERED);
         assertThat(row(h2, "app").state()).isEqualTo(DeliveryState.DELIVERED);
+        assertThat(r.received()).extracting(x -> x.header("webhook-id"))
+                .as("the attempt lost with the stop and its repeat, under one id").containsExactlyInAnyOrder(h1, h1, h2, h2);
     }
 
     // ---------------------------------------------------------------- meters
