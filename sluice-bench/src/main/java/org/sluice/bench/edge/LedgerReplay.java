@@ -31,7 +31,8 @@ import org.sluice.edge.store.PendingHook;
  *   <li><b>ledger cycle:</b> what the dispatcher does per delivery, 100 rows at a time: the
  *       due scan ({@link DeliveryLedger#dueBy}), the hook read
  *       ({@link HookStore#getForDelivery(String)}) and the "delivered" answers in one write
- *       ({@link DeliveryLedger#apply}); with {@code claim}, also a claim of each row in a
+ *       ({@link DeliveryLedger#apply}, each transition taking the row as the scan read it,
+ *       {@link DeliveryLedger.Transition#seenAt}); with {@code claim}, also a claim of each row in a
  *       write of its own before the answers (what the dispatcher did before it held the
  *       rows whose attempt is out in memory). It fails when a transition does not apply or
  *       a row is left pending.</li>
@@ -97,7 +98,8 @@ public final class LedgerReplay {
             while (true) {
                 long now = System.currentTimeMillis();
                 long s0 = System.nanoTime();
-                List<DeliveryRow> rows = ledger.dueBy("bus", now, PASS).rows();
+                DeliveryLedger.Due due = ledger.dueBy("bus", now, PASS);
+                List<DeliveryRow> rows = due.rows();
                 if (rows.isEmpty()) {
                     break;
                 }
@@ -115,8 +117,10 @@ public final class LedgerReplay {
                 }
                 long s3 = System.nanoTime();
                 List<DeliveryLedger.Transition> delivered = new ArrayList<>();
-                for (DeliveryRow r : rows) {
-                    delivered.add(DeliveryLedger.Transition.delivered(r, null, now));
+                for (int i = 0; i < rows.size(); i++) {
+                    DeliveryLedger.Transition t = DeliveryLedger.Transition.delivered(rows.get(i), null, now);
+                    // as the dispatcher records an answer: the row as the scan read it (a claim changed it)
+                    delivered.add(claimRows ? t : t.seenAt(due.seqs()[i], due.writes()));
                 }
                 requireAll(ledger.apply(delivered), "delivered");
                 long s4 = System.nanoTime();

@@ -418,7 +418,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             for (CommitClaims.Claimed c : claimed) {
                 Lane lane = lanes.get(c.row().destination());
                 if (written) {
-                    lane.sendClaimedAtCommit(c.row(), c.hook(), c.seq(), nowMs);
+                    lane.sendClaimedAtCommit(c.row(), c.hook(), c.seq(), c.writes(), nowMs);
                     startedAtCommit.incrementAndGet();
                 } else {
                     lane.unclaimAtCommit();
@@ -659,6 +659,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             int limit = free + READ_AHEAD;
             long nextDue;
             long[] seqs;
+            long writes = -1;
             if (fifo != null) {
                 FifoHeads.Due due = fifo.due(nowMs, limit, out::contains);
                 rows = due.rows();
@@ -668,6 +669,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 DeliveryLedger.Due due = ledger.dueBy(name, nowMs, limit, outSeqs::contains);
                 rows = due.rows();
                 seqs = due.seqs();
+                writes = due.writes();
                 nextDue = due.nextDueMillis();
             }
             int finished = 0;
@@ -708,7 +710,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                         break;
                     }
                 }
-                picks.add(new Pick(row, hook, pass, seqs == null ? -1 : seqs[r]));
+                picks.add(new Pick(row, hook, pass, seqs == null ? -1 : seqs[r], writes));
                 if (pass == DestinationBreaker.Pass.PROBE) {
                     heldNanos = Long.MAX_VALUE; // the probe's answer decides, and wakes the driver
                     break;
@@ -750,8 +752,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         }
 
         /** Starts the first attempt of a delivery claimed at its commit (its slot is taken). */
-        void sendClaimedAtCommit(DeliveryRow row, StoredHook hook, long seq, long nowMs) {
-            start(row, hook, DestinationBreaker.Pass.ATTEMPT, seq, nowMs);
+        void sendClaimedAtCommit(DeliveryRow row, StoredHook hook, long seq, long writes, long nowMs) {
+            start(row, hook, DestinationBreaker.Pass.ATTEMPT, seq, writes, nowMs);
         }
 
         /**
@@ -761,7 +763,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         int sendPicks(Selection sel, boolean written, long nowMs) {
             for (Pick p : sel.picks()) {
                 if (written) {
-                    send(p.row(), p.hook(), p.pass(), p.seq(), nowMs);
+                    send(p.row(), p.hook(), p.pass(), p.seq(), p.writes(), nowMs);
                 } else {
                     breaker.abandoned(p.pass());
                 }
@@ -820,17 +822,21 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             }
         }
 
-        private void send(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long nowMs) {
+        private void send(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long writes,
+                          long nowMs) {
             inFlight.incrementAndGet();
-            start(row, hook, pass, seq, nowMs);
+            start(row, hook, pass, seq, writes, nowMs);
         }
 
         /**
          * Sends one attempt whose {@code max_in_flight} slot is taken. The row is held in
          * memory ({@link #out}, and {@link #outSeqs} by its sequence number, {@code seq} >= 0),
          * not in the store: the due scan steps over it until its answer is recorded.
+         * {@code writes}: the ledger's {@link DeliveryLedger#othersWrites()} before the row was
+         * read (-1: unknown), so that the answer's transition need not read it again.
          */
-        private void start(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long nowMs) {
+        private void start(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long writes,
+                           long nowMs) {
             int attempt = row.nextAttemptNumber();
             out.add(row.hookId());
             if (seq >= 0) {
@@ -846,7 +852,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             transport.send(destination, hook, attempt, nowMs).whenComplete((o, e) -> {
                 unanswered.decrementAndGet();
                 if (o != null) {
-                    answered(row, hook, pass, seq, startNanos, o);
+                    answered(row, hook, pass, seq, writes, startNanos, o);
                 } else { // transports never fail their futures; if one did, the row stays pending, due again
                     release(row, seq);
                 }
@@ -858,8 +864,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
          * queues it to be recorded by the driver's next pass (or, with no driver, by the
          * answer executor).
          */
-        private void answered(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long startNanos,
-                              Transport.Outcome outcome) {
+        private void answered(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long writes,
+                              long startNanos, Transport.Outcome outcome) {
             Answer answer;
             try {
                 long nowMs = wallMillis.getAsLong();
@@ -874,7 +880,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                     breaker.failed(pass);
                     failed.incrementAndGet();
                 }
-                answer = new Answer(this, row, seq, hook, decision, status, outcome.error(), nowMs);
+                answer = new Answer(this, row, seq, writes, hook, decision, status, outcome.error(), nowMs);
             } catch (RuntimeException e) {
                 LOG.warn("judging the answer of hook {} from destination {} failed (the delivery stays pending): {}",
                         row.hookId(), name, e.toString());
@@ -890,15 +896,21 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             }
         }
 
-        /** The transition that records {@code a}. */
+        /**
+         * The transition that records {@code a}; for a row read with the ledger's write count
+         * (not a fifo head), marked as seen exactly: the row is held from its read to this
+         * record, so no transition of this dispatcher can have changed it meanwhile.
+         */
         private DeliveryLedger.Transition transition(Answer a) {
+            DeliveryLedger.Transition t;
             if (a.decision() instanceof Decision.Retry r) {
-                return DeliveryLedger.Transition.attempt(a.row(), a.status(), a.error(), a.nowMs() + r.delayMillis(), a.nowMs());
+                t = DeliveryLedger.Transition.attempt(a.row(), a.status(), a.error(), a.nowMs() + r.delayMillis(), a.nowMs());
+            } else if (a.decision() instanceof Decision.Dead dead) {
+                t = DeliveryLedger.Transition.dead(a.row(), dead.reason().code(), true, a.status(), a.error(), a.nowMs());
+            } else {
+                t = DeliveryLedger.Transition.delivered(a.row(), a.status(), a.nowMs());
             }
-            if (a.decision() instanceof Decision.Dead dead) {
-                return DeliveryLedger.Transition.dead(a.row(), dead.reason().code(), true, a.status(), a.error(), a.nowMs());
-            }
-            return DeliveryLedger.Transition.delivered(a.row(), a.status(), a.nowMs());
+            return a.seq() >= 0 && a.writes() >= 0 ? t.seenAt(a.seq(), a.writes()) : t;
         }
 
         /** After {@code a}'s transition was written: counters, meters, fifo. */
@@ -976,7 +988,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
     // ================================================================ recording answers
 
     /** A row picked in a pass, to be sent after the pass's write; {@code seq} its hook's sequence number (-1: fifo). */
-    private record Pick(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq) {
+    private record Pick(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long writes) {
     }
 
     /**
@@ -993,8 +1005,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
     }
 
     /** An answer judged and waiting to be written to the ledger. */
-    private record Answer(Lane lane, DeliveryRow row, long seq, StoredHook hook, Decision decision, Integer status,
-                          String error, long nowMs) {
+    private record Answer(Lane lane, DeliveryRow row, long seq, long writes, StoredHook hook, Decision decision,
+                          Integer status, String error, long nowMs) {
     }
 
     /**

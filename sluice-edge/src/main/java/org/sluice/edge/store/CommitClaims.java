@@ -15,11 +15,13 @@ import java.util.List;
 public interface CommitClaims {
 
     /**
-     * A delivery claimed at its commit, with its hook, as written, and the hook's commit
+     * A delivery claimed at its commit, with its hook, as written, the hook's commit
      * sequence number (what {@link DeliveryLedger#dueBy(String, long, int,
-     * java.util.function.LongPredicate)}'s {@code held} test names rows by).
+     * java.util.function.LongPredicate)}'s {@code held} test names rows by), and
+     * {@link DeliveryLedger#othersWrites()} before the write (for
+     * {@link DeliveryLedger.Transition#seenAt}).
      */
-    record Claimed(StoredHook hook, DeliveryRow row, long seq) {
+    record Claimed(StoredHook hook, DeliveryRow row, long seq, long writes) {
     }
 
     /**

@@ -100,6 +100,14 @@ public final class DeliveryLedger {
         final AtomicLong dead = new AtomicLong();
     }
 
+    /**
+     * Counts the writes that change stored rows behind the dispatcher's back (a redelivery, a
+     * retention pass, a reopen), each bumped after its write and under {@code lock}. A row
+     * read while it had one value is still exactly as read as long as it has that value (see
+     * {@link Transition#seenAt}).
+     */
+    private final AtomicLong othersWrites = new AtomicLong();
+
     /** Hook id -> sequence number of the hooks the dispatcher is likely to name (see {@link SeqCache}). */
     private final SeqCache seqCache = new SeqCache();
 
@@ -182,6 +190,7 @@ public final class DeliveryLedger {
         ColumnFamilyHandle due = store.family(CF_DUE);
         ColumnFamilyHandle byDest = store.family(CF_BY_DESTINATION);
         byte[] idBytes = Codec.uuid(id);
+        long writes = othersWrites.get(); // the rows are new: nothing else can have written them yet
         StoredHook stored = new StoredHook(id.toString(), hook.tenant(), hook.source(), hook.dedupeKey(),
                 hook.receivedAtMillis(), hook.headers(), hook.body());
         seqCache.put(id, seq, stored);
@@ -194,7 +203,7 @@ public final class DeliveryLedger {
             wb.put(byDest, DeliveryCodec.indexKey(DeliveryState.PENDING, d, seq), idBytes);
             scheduled.add(new NewRow(d, row.nextAttemptAtMillis()));
             if (until >= 0) {
-                claimed.add(new CommitClaims.Claimed(stored, row, seq));
+                claimed.add(new CommitClaims.Claimed(stored, row, seq, writes));
             }
         }
     }
@@ -238,6 +247,7 @@ public final class DeliveryLedger {
 
     /** Recounts pending and dead rows per destination; at open and after a reopen (no concurrent writer). */
     void rebuildCounts(RocksDB db, ColumnFamilyHandle byDest) {
+        othersWrites.incrementAndGet(); // a reopened database: rows read before it are read again
         pausedCache = null;
         counts.clear();
         floors.clear();
@@ -273,8 +283,9 @@ public final class DeliveryLedger {
      *                      the row to {@link #dueBy}'s {@code held} test
      * @param nextDueMillis when more rows were due than the limit, the due time (epoch ms,
      *                      at or before the scan's time) of the first one not returned; else -1
+     * @param writes        {@link #othersWrites()} before the rows were read (see {@link Transition#seenAt})
      */
-    public record Due(List<DeliveryRow> rows, long[] seqs, long nextDueMillis) {
+    public record Due(List<DeliveryRow> rows, long[] seqs, long nextDueMillis, long writes) {
         public Due {
             rows = List.copyOf(rows);
             if (seqs.length != rows.size()) {
@@ -317,6 +328,7 @@ public final class DeliveryLedger {
         checkLimit(limit);
         PendingHook.checkDestination(destination);
         DueFloor floor = floor(destination);
+        long writes = othersWrites.get(); // before any row is read
         return store.underReadLock((rocks, unused) -> {
             RocksDB db = rocks.db();
             ColumnFamilyHandle rows = store.family(CF_DELIVERIES);
@@ -367,7 +379,7 @@ public final class DeliveryLedger {
                     }
                 }
             }
-            return new Due(out, Arrays.copyOf(outSeqs, out.size()), next);
+            return new Due(out, Arrays.copyOf(outSeqs, out.size()), next, writes);
         });
     }
 
@@ -378,6 +390,15 @@ public final class DeliveryLedger {
      */
     public void unheld(String destination, long nextAttemptAtMillis) {
         floor(destination).lower(nextAttemptAtMillis);
+    }
+
+    /**
+     * How many writes have changed stored rows other than through {@link #apply} (a
+     * redelivery, a retention pass, a reopen of the store). Read it before reading a row;
+     * while it has not moved, the row is as read unless {@link #apply} changed it.
+     */
+    public long othersWrites() {
+        return othersWrites.get();
     }
 
     /** Every delivery row of the hook, by destination name; empty when the hook is unknown or has none. */
@@ -582,10 +603,35 @@ public final class DeliveryLedger {
     public static final class Transition {
         private final DeliveryRow seen;
         private final Change change;
+        private final long seq;
+        private final long writes;
 
         private Transition(DeliveryRow seen, Change change) {
+            this(seen, change, -1, -1);
+        }
+
+        private Transition(DeliveryRow seen, Change change, long seq, long writes) {
             this.seen = Objects.requireNonNull(seen, "seen");
             this.change = change;
+            this.seq = seq;
+            this.writes = writes;
+        }
+
+        /**
+         * The same transition, for a row whose stored value was exactly {@code seen} when
+         * {@link DeliveryLedger#othersWrites()} read {@code writes} (a row returned by
+         * {@link DeliveryLedger#dueBy} with its {@link Due#writes()}, or written by a commit),
+         * under hook sequence number {@code seq}. {@link DeliveryLedger#apply} then takes
+         * {@code seen} as the stored row without reading it again, unless another write has
+         * changed rows since, or an earlier transition of this row has been applied since the
+         * row was read: the caller must not pass a row it has already changed through
+         * {@link DeliveryLedger#apply} since it read it.
+         */
+        public Transition seenAt(long seq, long writes) {
+            if (seq < 0 || writes < 0) {
+                throw new IllegalArgumentException("seq and writes must be at least 0, got " + seq + " and " + writes);
+            }
+            return new Transition(seen, change, seq, writes);
         }
 
         /** As {@link DeliveryLedger#claim}. */
@@ -649,7 +695,9 @@ public final class DeliveryLedger {
                         if (uuid == null) {
                             continue;
                         }
-                        Long seq = seqs.get(seen.hookId());
+                        Transition t = transitions.get(i);
+                        boolean exact = t.writes >= 0 && t.writes == othersWrites.get(); // under lock: no other write runs
+                        Long seq = exact ? Long.valueOf(t.seq) : seqs.get(seen.hookId());
                         if (seq == null) {
                             seq = rowsSeqOf(db, uuid);
                             if (seq == null) {
@@ -660,6 +708,9 @@ public final class DeliveryLedger {
                         String d = seen.destination();
                         RowName rowName = new RowName(seen.hookId(), d);
                         DeliveryRow cur = latest.get(rowName);
+                        if (cur == null && exact) {
+                            cur = seen; // stored as read: no write but this call's could have changed it
+                        }
                         if (cur == null) {
                             byte[] v = db.get(store.family(CF_DELIVERIES), DeliveryCodec.rowKey(seq, d));
                             if (v == null) {
@@ -773,7 +824,11 @@ public final class DeliveryLedger {
                         fresh.add(next);
                     }
                     if (wb.count() > 0) {
-                        db.write(writeOptions, wb);
+                        try {
+                            db.write(writeOptions, wb);
+                        } finally {
+                            othersWrites.incrementAndGet(); // after the write (a row read before it is not exact)
+                        }
                     }
                 }
                 for (DeliveryRow next : fresh) {
@@ -950,7 +1005,11 @@ public final class DeliveryLedger {
                     }
                     it.status();
                     if (wb.count() > 0) {
-                        db.write(writeOptions, wb);
+                        try {
+                            db.write(writeOptions, wb);
+                        } finally {
+                            othersWrites.incrementAndGet();
+                        }
                     }
                 }
                 for (DeliveryRow r : deadGone) {

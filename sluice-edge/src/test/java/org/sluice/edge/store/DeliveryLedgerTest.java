@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -250,6 +252,58 @@ class DeliveryLedgerTest {
         assertThat(retried.nextAttemptAtMillis()).isEqualTo(T0 + 2_000);
         assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(1, 0, 0));
         assertThat(ledger.apply(List.of())).isEmpty();
+    }
+
+    @Test
+    void aTransitionSeenExactlyTakesTheRowAsReadUntilAnotherWriteChangesRows() {
+        String a = commit("k1", "a");
+        String b = commit("k2", "a");
+        DeliveryLedger.Due due = ledger.dueBy("a", T0, 10, seq -> false);
+        assertThat(due.rows()).extracting(DeliveryRow::hookId).containsExactly(a, b);
+
+        assertThat(ledger.apply(List.of(DeliveryLedger.Transition.attempt(due.rows().get(0), 503, null, T0 + 1_000, T0 + 1)
+                .seenAt(due.seqs()[0], due.writes())))).containsExactly(true);
+        DeliveryRow retried = ledger.deliveries(a).get(0);
+        assertThat(retried.attempts()).isEqualTo(1);
+        assertThat(retried.nextAttemptAtMillis()).isEqualTo(T0 + 1_000);
+
+        // a redelivery after the read: the row is read again, and the stale transition changes nothing
+        DeliveryRow fresh = ledger.redeliver(b, null, T0 + 2).orElseThrow().get(0);
+        assertThat(ledger.othersWrites()).isGreaterThan(due.writes());
+        assertThat(ledger.apply(List.of(DeliveryLedger.Transition.delivered(due.rows().get(1), 200, T0 + 3)
+                .seenAt(due.seqs()[1], due.writes())))).containsExactly(false);
+        assertThat(ledger.deliveries(b).get(0)).isEqualTo(fresh);
+        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(2, 0, 0));
+        assertThat(ledger.verify()).isEmpty();
+    }
+
+    @Test
+    void theScanStepsOverHeldRowsWithoutCountingThemAndUnheldLowersItsFloorAgain() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(commit("k" + i, "a"));
+        }
+        DeliveryLedger.Due first = ledger.dueBy("a", T0, 10, seq -> false);
+        Set<Long> held = new HashSet<>();
+        held.add(first.seqs()[0]);
+        held.add(first.seqs()[1]);
+
+        DeliveryLedger.Due next = ledger.dueBy("a", T0, 2, held::contains);
+        assertThat(next.rows()).extracting(DeliveryRow::hookId).containsExactly(ids.get(2), ids.get(3));
+        assertThat(next.nextDueMillis()).isEqualTo(T0);
+        assertThat(ledger.floorMillis("a")).as("no live entry but held ones below").isEqualTo(T0);
+
+        // every row due at T0: the floor cannot pass them. Make the held rows the only ones left, then let one go
+        ledger.apply(List.of(DeliveryLedger.Transition.delivered(next.rows().get(0), 200, T0),
+                DeliveryLedger.Transition.delivered(next.rows().get(1), 200, T0),
+                DeliveryLedger.Transition.delivered(first.rows().get(4), 200, T0)));
+        assertThat(ledger.dueBy("a", T0 + 5, 10, held::contains).rows()).isEmpty();
+        assertThat(ledger.floorMillis("a")).as("past the held rows").isEqualTo(T0 + 6);
+        held.remove(first.seqs()[0]);
+        assertThat(ledger.dueBy("a", T0 + 5, 10, held::contains).rows()).as("below the floor, not yet told").isEmpty();
+        ledger.unheld("a", first.rows().get(0).nextAttemptAtMillis());
+        assertThat(ledger.dueBy("a", T0 + 5, 10, held::contains).rows()).extracting(DeliveryRow::hookId)
+                .containsExactly(ids.get(0));
     }
 
     @Test
