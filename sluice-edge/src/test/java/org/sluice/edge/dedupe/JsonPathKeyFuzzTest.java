@@ -9,6 +9,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Tag;
 
@@ -17,7 +20,7 @@ import org.junit.jupiter.api.Tag;
  * contract: {@link DedupeKeys#create} refuses a bad path with an {@link
  * IllegalArgumentException}; extraction never throws, gives null or a key of at most
  * {@value DedupeKeys#MAX_KEY_BYTES} bytes of UTF-8 (or its {@code sha256:} form), and
- * agrees with a full tree parse wherever the body is strict JSON: a non-empty,
+ * agrees with a full tree parse wherever the body is strict JSON (valid UTF-8 included): a non-empty,
  * well-formed string leaf is the key (bounded), a missing path is no key.
  */
 @Tag("fuzz")
@@ -26,6 +29,16 @@ class JsonPathKeyFuzzTest {
     private static final ObjectMapper STRICT = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .build();
+
+    private static boolean validUtf8(byte[] bytes) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
 
     @FuzzTest(maxDuration = "30s")
     void jsonKeyIsBoundedAndAgreesWithATreeParse(FuzzedDataProvider data) {
@@ -44,6 +57,12 @@ class JsonPathKeyFuzzTest {
             assertThat(key.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(DedupeKeys.MAX_KEY_BYTES);
         }
 
+        if (!validUtf8(body)) {
+            // not JSON (RFC 8259 section 8.1), and no oracle: once a name such as "id" is in the
+            // mapper's symbol table, Jackson reads the name "\xFFid" as "id" instead of refusing
+            // the byte (as a fresh mapper does); the extractor matches names byte for byte
+            return;
+        }
         JsonNode tree;
         try {
             tree = STRICT.readTree(body);
