@@ -972,11 +972,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 outSeqs.remove(seq);
             }
             if (dueAgainMillis >= 0) {
-                try {
-                    ledger.unheld(name, dueAgainMillis);
-                } catch (RuntimeException e) { // a bad destination name cannot happen: configured names are checked
-                    LOG.warn("telling the scan of destination {} about hook {} failed: {}", name, row.hookId(), e.toString());
-                }
+                ledger.unheld(name, dueAgainMillis);
             }
             synchronized (idle) {
                 outstanding--;
