@@ -1,6 +1,8 @@
 package org.sluice.edge.delivery;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -59,6 +61,10 @@ public final class OutboundHeaders {
      */
     public static final DateTimeFormatter RECEIVED_AT_FORMAT =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+    private static final long MILLIS_PER_DAY = 86_400_000L;
+    /** The days whose year {@link #RECEIVED_AT_FORMAT} writes as four digits, without a sign. */
+    private static final long FIRST_FOUR_DIGIT_DAY = LocalDate.of(0, 1, 1).toEpochDay();
+    private static final long LAST_FOUR_DIGIT_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
 
     private final List<String> forward;
     private final Map<String, String> configured;
@@ -164,9 +170,42 @@ public final class OutboundHeaders {
         return out;
     }
 
-    /** {@code epochMillis} in {@link #RECEIVED_AT_FORMAT}. */
+    /**
+     * {@code epochMillis} in {@link #RECEIVED_AT_FORMAT}. Written digit by digit for the years
+     * 0000 to 9999 (every broker attempt formats one, and the formatter's general path cost a
+     * tenth of a NATS publish's CPU); other years go through the formatter, which signs them.
+     */
     public static String receivedAt(long epochMillis) {
-        return RECEIVED_AT_FORMAT.format(Instant.ofEpochMilli(epochMillis));
+        long day = Math.floorDiv(epochMillis, MILLIS_PER_DAY);
+        if (day < FIRST_FOUR_DIGIT_DAY || day > LAST_FOUR_DIGIT_DAY) {
+            return RECEIVED_AT_FORMAT.format(Instant.ofEpochMilli(epochMillis));
+        }
+        LocalDate date = LocalDate.ofEpochDay(day);
+        int ms = (int) Math.floorMod(epochMillis, MILLIS_PER_DAY);
+        byte[] b = new byte[24];
+        digits(b, 0, date.getYear(), 4);
+        b[4] = '-';
+        digits(b, 5, date.getMonthValue(), 2);
+        b[7] = '-';
+        digits(b, 8, date.getDayOfMonth(), 2);
+        b[10] = 'T';
+        digits(b, 11, ms / 3_600_000, 2);
+        b[13] = ':';
+        digits(b, 14, ms / 60_000 % 60, 2);
+        b[16] = ':';
+        digits(b, 17, ms / 1_000 % 60, 2);
+        b[19] = '.';
+        digits(b, 20, ms % 1_000, 3);
+        b[23] = 'Z';
+        return new String(b, StandardCharsets.US_ASCII);
+    }
+
+    /** {@code value} (0 to 10^width - 1) as {@code width} decimal digits at {@code at}, zero-padded. */
+    private static void digits(byte[] b, int at, int value, int width) {
+        for (int i = at + width - 1; i >= at; i--) {
+            b[i] = (byte) ('0' + value % 10);
+            value /= 10;
+        }
     }
 
     /**
