@@ -1,0 +1,65 @@
+package org.sluice.edge.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nats.client.Message;
+import io.nats.client.impl.NatsMessage;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The verdict on a stream's reply to a publish ({@link NatsTransport#verdict}): the common
+ * ack is recognised from its bytes, and every other reply reads as the client's own
+ * {@code PublishAck} reads it. The replies here are the server's own shapes; the real
+ * server's are covered end to end by {@code NatsDeliveryTest}.
+ */
+class NatsReplyTest {
+
+    private static Message reply(String json) {
+        return NatsMessage.builder().subject("_INBOX.x").data(json.getBytes(StandardCharsets.US_ASCII)).build();
+    }
+
+    private static Transport.Outcome verdict(String json) {
+        return NatsTransport.verdict(reply(json), "hooks.acme.gh", 5000);
+    }
+
+    @Test
+    void anAckAndADuplicateAckAreDeliveries() {
+        assertThat(NatsTransport.isPlainAck("{\"stream\":\"HOOKS\",\"seq\":42}".getBytes(StandardCharsets.US_ASCII))).isTrue();
+        assertThat(NatsTransport.isPlainAck("{\"stream\":\"HOOKS\",\"seq\":7,\"duplicate\":true}".getBytes(StandardCharsets.US_ASCII)))
+                .isTrue();
+        assertThat(verdict("{\"stream\":\"HOOKS\",\"seq\":42}").result()).isInstanceOf(AttemptResult.Acknowledged.class);
+        assertThat(verdict("{\"stream\":\"HOOKS\",\"domain\":\"hub\",\"seq\":9}").result()).isInstanceOf(AttemptResult.Acknowledged.class);
+        assertThat(verdict("{\"stream\":\"HOOKS\",\"seq\":42}").error()).isNull();
+    }
+
+    @Test
+    void anAckWithASpaceOrInAnotherOrderIsReadByTheClientAndStillADelivery() {
+        // not the byte shape recognised at once, so the client's parse decides: still an ack
+        assertThat(NatsTransport.isPlainAck("{\"seq\":5,\"stream\":\"HOOKS\"}".getBytes(StandardCharsets.US_ASCII))).isFalse();
+        assertThat(verdict("{\"seq\":5,\"stream\":\"HOOKS\"}").result()).isInstanceOf(AttemptResult.Acknowledged.class);
+        assertThat(verdict("{ \"stream\": \"HOOKS\", \"seq\": 5 }").result()).isInstanceOf(AttemptResult.Acknowledged.class);
+    }
+
+    @Test
+    void aMessageOverTheStreamsMaximumIsPermanentAndOtherJetStreamErrorsAreRetried() {
+        Transport.Outcome tooLarge = verdict("{\"error\":{\"code\":400,\"err_code\":10054,\"description\":\"message size exceeds maximum allowed\"},\"stream\":\"HOOKS\",\"seq\":0}");
+        assertThat(tooLarge.result()).isInstanceOf(AttemptResult.Permanent.class);
+        assertThat(tooLarge.error()).contains("10054");
+        Transport.Outcome noQuorum = verdict("{\"error\":{\"code\":503,\"err_code\":10008,\"description\":\"JetStream system temporarily unavailable\"}}");
+        assertThat(noQuorum.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.BROKER));
+        assertThat(noQuorum.error()).contains("10008");
+    }
+
+    @Test
+    void aReplyThatIsNoAckIsRetriedWithWhatItSaid() {
+        assertThat(NatsTransport.isPlainAck("{\"stream\":\"HOOKS\",\"seq\":0}".getBytes(StandardCharsets.US_ASCII))).isFalse();
+        assertThat(NatsTransport.isPlainAck(new byte[0])).isFalse();
+        assertThat(NatsTransport.isPlainAck("{\"stream\":\"HOOKS\",\"seq\":".getBytes(StandardCharsets.US_ASCII))).isFalse();
+        for (String notAnAck : new String[] {"", "not json", "{}", "{\"stream\":\"HOOKS\"}"}) {
+            Transport.Outcome o = verdict(notAnAck);
+            assertThat(o.result()).as(notAnAck).isEqualTo(AttemptResult.failed(AttemptResult.Failure.BROKER));
+            assertThat(o.error()).as(notAnAck).isNotBlank();
+        }
+    }
+}
