@@ -4,7 +4,9 @@
 # MAX_IN_FLIGHT=n sets the destination's max_in_flight (default 256, as the other delivery benchmarks).
 # Prints: accepted/s, delivered/s (stream message count), lag p50/p99 (stream time minus
 # the UUIDv7 receipt time), a plain async publisher's acked/s (1 KiB, same as the load's
-# bodies), and the rate of a backlog replay (destination paused under load, then resumed).
+# bodies; then again with each message as Sluice sends it: its headers, a distinct
+# Nats-Msg-Id, 16 subjects), and the rate of a backlog replay (destination paused under
+# load, then resumed).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
@@ -64,6 +66,8 @@ echo "load before: $(uptime)"; echo "cores: $(nproc)"
 
 start_nats
 "${bench[@]}" ceiling "$nats_url" "$secs" 1024 256
+start_nats
+"${bench[@]}" ceiling "$nats_url" "$secs" 1024 256 records
 
 start_nats
 start_sluice live

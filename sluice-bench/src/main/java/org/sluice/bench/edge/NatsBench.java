@@ -6,14 +6,19 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import io.nats.client.Nats;
+import io.nats.client.PublishOptions;
 import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.AckPolicy;
+import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,8 +32,10 @@ import org.HdrHistogram.Histogram;
  *   <li>{@code lag URL NAME FROM_MS TO_MS}: reads every message and prints p50/p99/max of
  *       its stream time minus the receipt time in its {@code webhook-id} (a UUIDv7), for
  *       hooks received between FROM_MS and TO_MS;</li>
- *   <li>{@code ceiling URL SECONDS BODY_BYTES WINDOW}: a plain publisher loop, async
- *       publish with acks and at most WINDOW unacked, on its own stream: acked/s.</li>
+ *   <li>{@code ceiling URL SECONDS BODY_BYTES WINDOW [records]}: a plain publisher loop, async
+ *       publish with acks and at most WINDOW unacked, on its own stream: acked/s; with
+ *       {@code records}, each message as Sluice sends it (its headers, a distinct
+ *       {@code Nats-Msg-Id}, 16 subjects), to show what the broker allows for those.</li>
  * </ul>
  */
 public final class NatsBench {
@@ -45,7 +52,7 @@ public final class NatsBench {
                 case "count" -> System.out.println(jsm.getStreamInfo(args[2]).getStreamState().getMsgCount());
                 case "lag" -> lag(c, args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
                 case "ceiling" -> ceiling(c, jsm, Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-                        Integer.parseInt(args[4]));
+                        Integer.parseInt(args[4]), args.length > 5 && args[5].equals("records"));
                 default -> throw new IllegalArgumentException("verbs: stream, count, lag, ceiling; got " + args[0]);
             }
         }
@@ -77,9 +84,11 @@ public final class NatsBench {
                 lag.getValueAtPercentile(50), lag.getValueAtPercentile(99), lag.getMaxValue());
     }
 
-    private static void ceiling(Connection c, JetStreamManagement jsm, int seconds, int bodyBytes, int window)
-            throws Exception {
-        jsm.addStream(StreamConfiguration.builder().name("CEILING").subjects("ceiling.>").storageType(StorageType.File).build());
+    private static void ceiling(Connection c, JetStreamManagement jsm, int seconds, int bodyBytes, int window,
+            boolean records) throws Exception {
+        String stream = records ? "CEILINGRECORDS" : "CEILING";
+        String prefix = records ? "ceilingrecords." : "ceiling.";
+        jsm.addStream(StreamConfiguration.builder().name(stream).subjects(prefix + ">").storageType(StorageType.File).build());
         JetStream js = c.jetStream();
         byte[] body = new byte[bodyBytes];
         Arrays.fill(body, (byte) 'x');
@@ -88,16 +97,30 @@ public final class NatsBench {
         AtomicLong failed = new AtomicLong();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         long start = System.nanoTime();
+        String receivedAt = java.time.Instant.now().toString();
+        long n = 0;
         while (System.nanoTime() - end < 0) {
             slots.acquire();
-            js.publishAsync("ceiling.x", body).whenComplete((a, e) -> {
+            CompletableFuture<PublishAck> ack;
+            if (records) { // what Sluice sends: its headers, a distinct id for the duplicate window, 16 subjects
+                String id = new UUID(System.nanoTime(), n++).toString();
+                Headers h = new Headers().add("webhook-id", id).add("sluice-tenant", "tenant-" + (n % 16))
+                        .add("sluice-source", "bench").add("sluice-received-at", receivedAt).add("sluice-attempt", "1")
+                        .add("content-type", "application/json");
+                ack = js.publishAsync(prefix + "tenant-" + (n % 16) + ".bench", h, body,
+                        PublishOptions.builder().messageId(id).build());
+            } else {
+                ack = js.publishAsync(prefix + "x", body);
+            }
+            ack.whenComplete((a, e) -> {
                 (e == null ? acked : failed).incrementAndGet();
                 slots.release();
             });
         }
         slots.acquire(window);
         double secs = (System.nanoTime() - start) / 1e9;
-        System.out.printf("plain publisher: %.0f acked/s (%d acked, %d failed, %d-byte body, window %d)%n",
+        System.out.printf("plain publisher%s: %.0f acked/s (%d acked, %d failed, %d-byte body, window %d)%n",
+                records ? " of Sluice's records (its headers, Nats-Msg-Id, 16 subjects)" : "",
                 acked.get() / secs, acked.get(), failed.get(), bodyBytes, window);
     }
 }
