@@ -29,12 +29,12 @@ import org.sluice.edge.store.PendingHook;
  *       ({@link HookStore#after}), which is what a replay that did not go row by row would
  *       read;</li>
  *   <li><b>ledger cycle:</b> what the dispatcher does per delivery, 100 rows at a time: the
- *       due scan ({@link DeliveryLedger#dueBy}), the hook read
- *       ({@link HookStore#getForDelivery(String)}) and the "delivered" answers in one write
+ *       due scan ({@link DeliveryLedger#dueBy}), the hook read at the number the scan gave
+ *       ({@link HookStore#getForDelivery(String, long)}) and the "delivered" answers in one write
  *       ({@link DeliveryLedger#apply}, each transition taking the row as the scan read it,
  *       {@link DeliveryLedger.Transition#seenAt}); with {@code claim}, also a claim of each row in a
- *       write of its own before the answers (what the dispatcher did before it held the
- *       rows whose attempt is out in memory). It fails when a transition does not apply or
+ *       write of its own before the answers, and the hook read by id (what the dispatcher
+ *       did before it held the rows whose attempt is out in memory). It fails when a transition does not apply or
  *       a row is left pending.</li>
  * </ol>
  * Prints rows per second for each and the ledger cycle's microseconds per row by step.
@@ -104,8 +104,10 @@ public final class LedgerReplay {
                     break;
                 }
                 long s1 = System.nanoTime();
-                for (DeliveryRow r : rows) {
-                    bodyBytesRead += store.getForDelivery(r.hookId()).orElseThrow().body().length;
+                for (int i = 0; i < rows.size(); i++) { // as the dispatcher reads: at the number the scan gave
+                    String id = rows.get(i).hookId();
+                    bodyBytesRead += (claimRows ? store.getForDelivery(id) : store.getForDelivery(id, due.seqs()[i]))
+                            .orElseThrow().body().length;
                 }
                 long s2 = System.nanoTime();
                 if (claimRows) {

@@ -683,7 +683,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 if (out.contains(row.hookId())) {
                     continue;
                 }
-                Optional<StoredHook> found = store.getForDelivery(row.hookId());
+                Optional<StoredHook> found = store.getForDelivery(row.hookId(), seqs == null ? -1 : seqs[r]);
                 if (found.isEmpty()) {
                     continue; // a pending row's hook is never deleted; nothing to send if it were
                 }

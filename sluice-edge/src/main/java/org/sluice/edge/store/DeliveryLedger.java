@@ -375,7 +375,6 @@ public final class DeliveryLedger {
                     if (r.state() == DeliveryState.PENDING && r.nextAttemptAtMillis() <= nowMillis) {
                         outSeqs[out.size()] = seq;
                         out.add(r);
-                        seqCache.put(DeliveryCodec.rowHookId(v), seq); // its answer and the hook's read skip the id index
                     }
                 }
             }
@@ -697,7 +696,8 @@ public final class DeliveryLedger {
                         }
                         Transition t = transitions.get(i);
                         boolean exact = t.writes >= 0 && t.writes == othersWrites.get(); // under lock: no other write runs
-                        Long seq = exact ? Long.valueOf(t.seq) : seqs.get(seen.hookId());
+                        // a hook's number never changes: the transition's is right even when the row may have
+                        Long seq = t.seq >= 0 ? Long.valueOf(t.seq) : seqs.get(seen.hookId());
                         if (seq == null) {
                             seq = rowsSeqOf(db, uuid);
                             if (seq == null) {

@@ -1010,12 +1010,30 @@ public final class HookStore implements AutoCloseable {
      * one committed and shared with other readers of this method: callers must not modify it.
      */
     public Optional<StoredHook> getForDelivery(String id) {
+        return getForDelivery(id, -1);
+    }
+
+    /**
+     * As {@link #getForDelivery(String)}, for a hook whose commit sequence number the caller
+     * has ({@code seq}, from {@link DeliveryLedger.Due#seqs()}; -1 when it has none): on a miss
+     * of the memory, the hook is read at that number, without looking its id up.
+     */
+    public Optional<StoredHook> getForDelivery(String id, long seq) {
         UUID uuid = parseId(id);
         if (uuid == null) {
             return Optional.empty();
         }
         StoredHook kept = ledger.cachedHook(uuid);
-        return kept != null ? Optional.of(kept) : get(uuid); // parsed once, also on a miss
+        if (kept != null) {
+            return Optional.of(kept);
+        }
+        if (seq < 0) {
+            return get(uuid); // parsed once, also on a miss
+        }
+        return read(() -> {
+            byte[] value = db.get(hooks, Codec.u64(seq));
+            return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
+        });
     }
 
     /**

@@ -28,9 +28,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * that no caller was ever given.
  *
  * <p>Thread-safe without locks: an entry is an immutable object with final fields, swapped
- * in whole. Hooks are only added by the commit path, under the store's commit lock (one
- * thread at a time), so the byte count it checks before adding is never exceeded; the
- * delivery path adds numbers only, and never replaces an entry that already knows its id.
+ * in whole. Entries are only made by the commit path, under the store's commit lock (one
+ * thread at a time), so the byte count it checks before adding is never exceeded. The due
+ * scan adds nothing: it hands the dispatcher the numbers it read
+ * ({@link HookStore#getForDelivery(String, long)}), so scanning a backlog never pushes the
+ * recent hooks out.
  */
 final class SeqCache {
 
@@ -54,16 +56,6 @@ final class SeqCache {
 
     private final AtomicReferenceArray<Entry> slots = new AtomicReferenceArray<>(SLOTS);
     private final AtomicLong hookBytes = new AtomicLong();
-
-    /** Remembers {@code id}'s number; keeps what the slot knows already of the same id. */
-    void put(UUID id, long seq) {
-        int i = slot(id);
-        Entry e = slots.get(i);
-        if (e != null && e.names(id)) {
-            return;
-        }
-        replace(i, new Entry(id.getMostSignificantBits(), id.getLeastSignificantBits(), seq, null));
-    }
 
     /**
      * Remembers {@code id}'s number and, if it fits the byte bound, the hook itself. Called

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -96,6 +97,23 @@ class DeliveryLedgerTest {
         assertThat(ledger.cachedHookBytes()).isZero();
         assertThat(store.getForDelivery("not-a-uuid")).isEmpty();
         assertThat(store.getForDelivery("0190f6c2-7a40-7000-8000-000000000001")).isEmpty();
+    }
+
+    @Test
+    void aHookNotInMemoryIsReadAtTheNumberTheDueScanGaveForIt() {
+        String first = commit("k1", "a");
+        String second = commit("k2", "a");
+        Map<String, StoredHook> stored = Map.of(first, store.get(first).orElseThrow(), second, store.get(second).orElseThrow());
+        reopen(); // memory is gone: the hooks come from RocksDB
+        DeliveryLedger.Due due = ledger.dueBy("a", T0, 10, seq -> false);
+        assertThat(due.rows()).extracting(DeliveryRow::hookId).containsExactly(first, second);
+        assertThat(due.seqs()[0]).isNotEqualTo(due.seqs()[1]);
+        for (int i = 0; i < 2; i++) {
+            String id = due.rows().get(i).hookId();
+            assertThat(store.getForDelivery(id, due.seqs()[i]).orElseThrow()).usingRecursiveComparison().isEqualTo(stored.get(id));
+        }
+        assertThat(ledger.cachedHookBytes()).isZero(); // the scan keeps nothing in memory
+        assertThat(store.getForDelivery("not-a-uuid", due.seqs()[0])).isEmpty();
     }
 
     @Test

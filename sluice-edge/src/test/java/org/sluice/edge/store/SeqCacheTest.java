@@ -27,17 +27,6 @@ class SeqCacheTest {
     }
 
     @Test
-    void aNumberOnlyPutNeverDropsTheHookKeptForTheSameId() {
-        // the due scan remembers numbers of the rows it reads: the commit's kept hook must survive it
-        SeqCache cache = new SeqCache();
-        UUID a = new UUID(5, 6);
-        StoredHook h = hook(a, 10);
-        cache.put(a, 9, h);
-        cache.put(a, 9);
-        assertThat(cache.hook(a)).isSameAs(h);
-    }
-
-    @Test
     void keptHookBytesNeverPassTheBoundHoweverManyAndLargeTheHooks() {
         SeqCache cache = new SeqCache();
         int body = 64 * 1024; // 4 x 16,384 slots of these would be 1 GiB: only the bound's worth is kept
