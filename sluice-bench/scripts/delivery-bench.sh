@@ -10,6 +10,8 @@
 #  2. half that load, open loop (`sluice load --rate accepted/2`, HALF_WARM_UP seconds (60)
 #     not counted before the measured window): the lag when the dispatcher is not behind;
 #  3. full load fanned out to two destinations (warmed up the same way).
+# After each section: where the dispatcher's hook reads were served from
+# (sluice_delivery_hook_reads_total, from the admin port 18082: memory or store).
 # Usage (from anywhere): sluice-bench/scripts/delivery-bench.sh [seconds, default 60]
 #   MAX_IN_FLIGHT=n   the destinations' max_in_flight (default 256: nginx on loopback takes far more;
 #                     an attempt holds its slot until its answer is recorded, and under a full
@@ -50,8 +52,12 @@ start_receiver() {
 }
 
 start_sluice() { # name destinations-yaml deliver_to-list
-  delivery_yaml "$1" bench-delivery '{listen: "127.0.0.1:0"}' 18081 "$2" "$3"
-  launch_sluice "$1" 18081
+  delivery_yaml "$1" bench-delivery '{listen: "127.0.0.1:18082", token: "delivery-bench-token-0123456789"}' 18081 "$2" "$3"
+  launch_sluice "$1" 18081 18082
+}
+
+hook_reads() { # where the dispatcher's hook reads were served from, since the server started (a build without the metric: nothing)
+  curl -sf "http://127.0.0.1:18082/metrics" | awk '/^sluice_delivery_hook_reads_total/ { sub(/.*from="/, ""); sub(/"}/, ""); printf "%s=%d ", $1, $2 }'
 }
 
 lines() { # log: lines with a webhook-id
@@ -104,6 +110,7 @@ accepting() { # label logs...: WARM_UP s of wrk at full load and its backlog dra
     echo "  $(basename "$log" .log), hooks received in the window: $(python3 "$scripts/delivery-lag.py" "$log" "$FROM" "$TO" "$FROM")"
     echo "  $(basename "$log" .log), every hook: $(python3 "$scripts/delivery-lag.py" "$log" "$FROM" "$TO")"
   done
+  echo "  hooks the dispatcher read, warm-up included: $(hook_reads)"
   ACCEPTED_PER_S=$(per_second "$ACCEPTED" "$((TO - FROM))")
 }
 
@@ -133,6 +140,7 @@ echo "half load ($half/s offered, open loop, ${half_warm} s warm-up then ${secs}
 drain "$sent" "$logs/app.log"
 echo "  app, hooks received after the warm-up: $(python3 "$scripts/delivery-lag.py" "$logs/app.log" "$from" "$to" "$from")"
 echo "  app, every hook: $(python3 "$scripts/delivery-lag.py" "$logs/app.log" "$started" "$to")"
+echo "  hooks the dispatcher read, warm-up included: $(hook_reads)"
 stop_sluice
 
 # ---- 3. fan-out to two destinations ----------------------------------------------------

@@ -157,6 +157,12 @@ public final class EdgeServer implements AutoCloseable {
             FunctionCounter.builder("sluice.store.wal.syncs", backends.store(), HookStore::walSyncs)
                     .description("Syncs of the store's write-ahead log (commits that share one count once)")
                     .register(registry);
+            for (boolean fromMemory : new boolean[] {true, false}) {
+                FunctionCounter.builder("sluice.delivery.hook.reads", backends.store(), s -> s.deliveryReads(fromMemory))
+                        .tag("from", fromMemory ? "memory" : "store")
+                        .description("Hooks the dispatcher read to send them, from memory (kept by their commit) or from the store")
+                        .register(registry);
+            }
             FunctionCounter.builder("sluice.limiter.swept", backends.tenantRows(), t -> t.swept())
                     .description("Limiter rows deleted by the sweeper").register(registry);
             if (backends.fleet() != null) {

@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
@@ -250,6 +251,9 @@ public final class HookStore implements AutoCloseable {
     private final WriteOptions lazyWrite;
     private final UuidV7 ids = new UuidV7();
     private final DeliveryLedger ledger = new DeliveryLedger(this);
+    /** {@link #getForDelivery} reads served from memory, and read from RocksDB (see {@link #deliveryReads}). */
+    private final LongAdder deliveryReadsFromMemory = new LongAdder();
+    private final LongAdder deliveryReadsFromStore = new LongAdder();
     private static final UUID NO_ID = new UUID(0, 0);
 
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -1014,6 +1018,15 @@ public final class HookStore implements AutoCloseable {
     }
 
     /**
+     * How many of {@link #getForDelivery}'s reads found the hook in memory ({@code true}) or
+     * read it from RocksDB ({@code false}), since the store opened
+     * ({@code sluice_delivery_hook_reads_total{from="memory"|"store"}}).
+     */
+    public long deliveryReads(boolean fromMemory) {
+        return (fromMemory ? deliveryReadsFromMemory : deliveryReadsFromStore).sum();
+    }
+
+    /**
      * As {@link #getForDelivery(String)}, for a hook whose commit sequence number the caller
      * has ({@code seq}, from {@link DeliveryLedger.Due#seqs()}; -1 when it has none): on a miss
      * of the memory, the hook is read at that number, without looking its id up.
@@ -1025,8 +1038,10 @@ public final class HookStore implements AutoCloseable {
         }
         StoredHook kept = ledger.cachedHook(uuid);
         if (kept != null) {
+            deliveryReadsFromMemory.increment();
             return Optional.of(kept);
         }
+        deliveryReadsFromStore.increment();
         if (seq < 0) {
             return get(uuid); // parsed once, also on a miss
         }

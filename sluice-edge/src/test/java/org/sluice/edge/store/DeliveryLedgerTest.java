@@ -92,9 +92,13 @@ class DeliveryLedgerTest {
         assertThat(forDelivery).usingRecursiveComparison().isEqualTo(stored);
         assertThat(forDelivery.body()).isEqualTo(stored.body());
         assertThat(ledger.cachedHookBytes()).isPositive(); // served from memory, not re-read
+        assertThat(store.deliveryReads(true)).isEqualTo(1);
+        assertThat(store.deliveryReads(false)).isZero();
         reopen(); // memory is gone: read from the store, the same hook
         assertThat(store.getForDelivery(id).orElseThrow()).usingRecursiveComparison().isEqualTo(stored);
         assertThat(ledger.cachedHookBytes()).isZero();
+        assertThat(store.deliveryReads(true)).isZero(); // a new store counts from its opening
+        assertThat(store.deliveryReads(false)).isEqualTo(1);
         assertThat(store.getForDelivery("not-a-uuid")).isEmpty();
         assertThat(store.getForDelivery("0190f6c2-7a40-7000-8000-000000000001")).isEmpty();
     }
@@ -113,6 +117,7 @@ class DeliveryLedgerTest {
             assertThat(store.getForDelivery(id, due.seqs()[i]).orElseThrow()).usingRecursiveComparison().isEqualTo(stored.get(id));
         }
         assertThat(ledger.cachedHookBytes()).isZero(); // the scan keeps nothing in memory
+        assertThat(store.deliveryReads(false)).isEqualTo(2);
         assertThat(store.getForDelivery("not-a-uuid", due.seqs()[0])).isEmpty();
     }
 
