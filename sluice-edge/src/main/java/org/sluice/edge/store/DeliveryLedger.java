@@ -696,7 +696,7 @@ public final class DeliveryLedger {
                         }
                         Transition t = transitions.get(i);
                         boolean exact = t.writes >= 0 && t.writes == othersWrites.get(); // under lock: no other write runs
-                        // a hook's number never changes: the transition's is right even when the row may have
+                        // a hook's number never changes: the transition's holds even when the row must be read again
                         Long seq = t.seq >= 0 ? Long.valueOf(t.seq) : seqs.get(seen.hookId());
                         if (seq == null) {
                             seq = rowsSeqOf(db, uuid);
