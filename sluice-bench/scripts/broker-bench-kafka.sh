@@ -26,7 +26,8 @@ if [ -z "${SKIP_BUILD:-}" ]; then # SKIP_BUILD=1: the jar, test classes and test
 fi
 sluice_jar="$root/sluice-edge/target/sluice.jar"
 tool_cp="$root/sluice-bench/target/test-classes:$root/sluice-bench/target/classes:$(cat "$root/sluice-bench/target/test.cp")"
-tool() { java -Xmx1g -Dlogback.configurationFile="$root/sluice-bench/src/test/resources/logback-test.xml" -cp "$tool_cp" org.sluice.bench.consuming.KafkaBenchTool "$@"; }
+tool_cmd=(java -Xmx1g -Dlogback.configurationFile="$root/sluice-bench/src/test/resources/logback-test.xml" -cp "$tool_cp" org.sluice.bench.consuming.KafkaBenchTool)
+tool() { "${tool_cmd[@]}" "$@"; }
 work="$(mktemp -d)"
 broker_pid=""
 TOKEN="bench-admin-token-0123456789abcdef"
@@ -65,7 +66,10 @@ echo "load before: $(uptime)"
 echo "cores: $(nproc)"
 
 # ---- 0. the broker ---------------------------------------------------------------------
-tool broker "$work/bootstrap" > "$work/broker.out" 2>&1 &
+# a simple command, not the function: in the background it is the JVM itself, so $! is its pid
+# and the cleanup's kill reaches it (a backgrounded function is a subshell, and killing that
+# left the broker running after the script)
+"${tool_cmd[@]}" broker "$work/bootstrap" > "$work/broker.out" 2>&1 &
 broker_pid=$!
 for _ in $(seq 1 1200); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
 bootstrap="$(cat "$work/bootstrap")"
