@@ -987,16 +987,17 @@ public final class HookStore implements AutoCloseable {
         return read(() -> {
             long cached = ledger.cachedSeq(uuid); // the delivery path's hooks: skips the id index
             if (cached >= 0) {
-                byte[] value = db.get(hooks, Codec.u64(cached));
-                return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
+                return hookAt(Codec.u64(cached));
             }
             byte[] seq = db.get(hookIds, Codec.uuid(uuid));
-            if (seq == null) {
-                return Optional.empty();
-            }
-            byte[] value = db.get(hooks, seq);
-            return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
+            return seq == null ? Optional.empty() : hookAt(seq);
         });
+    }
+
+    /** The hook stored under this sequence number key, if any; the caller holds {@link #read}'s lock. */
+    private Optional<StoredHook> hookAt(byte[] seqKey) throws RocksDBException {
+        byte[] value = db.get(hooks, seqKey);
+        return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
     }
 
     /**
@@ -1045,10 +1046,7 @@ public final class HookStore implements AutoCloseable {
         if (seq < 0) {
             return get(uuid); // parsed once, also on a miss
         }
-        return read(() -> {
-            byte[] value = db.get(hooks, Codec.u64(seq));
-            return value == null ? Optional.empty() : Optional.of(Codec.hook(value));
-        });
+        return read(() -> hookAt(Codec.u64(seq)));
     }
 
     /**
