@@ -27,6 +27,7 @@ targets=(
   "sluice-edge:org.sluice.edge.config.ConfigLoaderFuzzTest:org.sluice.**,com.fasterxml.jackson.dataformat.yaml.**,org.yaml.snakeyaml.**"
   "sluice-edge:org.sluice.edge.server.IngestFuzzTest:org.sluice.**,io.netty.handler.codec.http.**"
   "sluice-edge:org.sluice.edge.server.RefusalFastPathFuzzTest:org.sluice.**,io.netty.handler.codec.http.**"
+  "sluice-edge:org.sluice.edge.delivery.NatsReplyFuzzTest:org.sluice.**,io.nats.client.support.**"
 )
 
 selected=("$@")
