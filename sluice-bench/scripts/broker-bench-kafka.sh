@@ -2,14 +2,17 @@
 # Kafka delivery benchmark, on this machine, in one run (issue 14):
 #  0. the broker: one KRaft node (Kafka's test kit) in its own JVM, on a free port;
 #  1. the plain producer's ceiling: an idempotent acks=all lz4 producer loop with 1 KiB
-#     records straight at the broker, for SECONDS;
+#     records straight at the broker, for SECONDS; then again with each record as Sluice
+#     sends it (its headers, a distinct webhook-id);
 #  2. full accepting load with one kafka destination: wrk -t2 -c64 posting signed 1 KiB
 #     hooks (as in delivery-bench.sh) for WARM_UP seconds (30) not counted, then SECONDS; accepted/s from wrk; appended/s and the
 #     lag (broker append time - receipt, the receipt read from the UUIDv7 webhook-id) from
 #     the topic itself, read whole after the backlog has drained;
-#  3. backlog replay: the destination paused while the same load is accepted, then resumed:
-#     how fast Sluice publishes when ingest is not the bottleneck (hooks / time from the
-#     first to the last append).
+#  3. backlog replay: on a new server, WARM_UP seconds of the same load delivered live (so
+#     that the delivery path is compiled, as on a server that has been delivering), then the
+#     destination paused while the same load is accepted, then resumed: how fast Sluice
+#     publishes when ingest is not the bottleneck (hooks / time from the first to the last
+#     append of the backlog).
 # Usage (from anywhere): sluice-bench/scripts/broker-bench-kafka.sh [seconds, default 60]
 # (SKIP_BUILD=1 uses the jars of the last build; MAX_IN_FLIGHT=n sets the destination's
 # max_in_flight, default 256; WARM_UP=s the uncounted load before the full-load window.)
@@ -78,6 +81,8 @@ echo "broker: $bootstrap (one KRaft node, kafka-clients $(tr ':' '\n' < "$root/s
 # ---- 1. the plain producer's ceiling ---------------------------------------------------
 tool topic "$bootstrap" ceiling 3
 tool ceiling "$bootstrap" ceiling "$secs" 1024
+tool topic "$bootstrap" ceiling-records 3
+tool ceiling "$bootstrap" ceiling-records "$secs" 1024 records
 
 # ---- 2. full accepting load ------------------------------------------------------------
 # WARM_UP seconds of the same load first, not counted: the server starts cold, and its first
@@ -98,6 +103,12 @@ stop_sluice
 # ---- 3. backlog replay -----------------------------------------------------------------
 tool topic "$bootstrap" replay.bench 3
 start_sluice replay "replay.{tenant}"
+# the delivery path warmed first, not counted: without it a replay on a new server spends its
+# first seconds in the JIT (a quarter of a replay's CPU was C2 compiling, 2026-12-04)
+if [ "$warm" -gt 0 ]; then
+  wrk -t2 -c64 -d"${warm}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18181/hooks/bench" > "$work/warm-replay.wrk"
+  drain
+fi
 admin POST /v1/destinations/bus/pause > /dev/null
 load "backlog (destination paused)"
 echo "  pending before resume: $(pending)"

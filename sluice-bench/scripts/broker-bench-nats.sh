@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Sluice delivering to NATS JetStream under the accepting load of delivery-bench.sh, and
 # JetStream's own ceiling on the same machine. Usage: broker-bench-nats.sh [SECONDS] (60);
-# MAX_IN_FLIGHT=n sets the destination's max_in_flight (default 256, as the other delivery benchmarks).
+# MAX_IN_FLIGHT=n sets the destination's max_in_flight (default 256, as the other delivery benchmarks);
+# WARM_UP=s (30) the same load first, not counted, on each server: the full-load server starts
+# cold, and the replay server delivers that load live before its destination is paused, so
+# that a replay measures a compiled delivery path, as on a server that has been delivering.
 # Prints: accepted/s, delivered/s (stream message count), lag p50/p99 (stream time minus
 # the UUIDv7 receipt time), a plain async publisher's acked/s (1 KiB, same as the load's
 # bodies; then again with each message as Sluice sends it: its headers, a distinct
@@ -46,6 +49,13 @@ start_sluice() { # name
 }
 admin() { curl -sf --retry 5 --retry-connrefused -X POST -H "Authorization: Bearer $token" -H "X-Sluice-Actor: bench" "http://127.0.0.1:18082$1" > /dev/null; }
 
+warm="${WARM_UP:-30}"
+warm_up() { # WARM_UP s of the same load, not counted, then the backlog drained
+  if [ "$warm" -gt 0 ]; then
+    wrk -t2 -c64 -d"${warm}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/warm.wrk"
+    drain > /dev/null
+  fi
+}
 load() { # label: wrk at full load; sets ACCEPTED FROM TO
   accepting_load "$1" 18081
   echo "$1: accepted/s=$(per_second "$ACCEPTED" "$((TO - FROM))") (non_2xx $NON2XX)"
@@ -71,15 +81,18 @@ start_nats
 
 start_nats
 start_sluice live
-load "full load, nats destination"
-in_window=$("${bench[@]}" count "$nats_url" HOOKS)
-echo "  delivered/s during the load=$(per_second "$in_window" "$((TO - FROM))") (stream count at the end of the load)"
+warm_up
+before=$("${bench[@]}" count "$nats_url" HOOKS)
+load "full load, nats destination (after ${warm} s of warm-up)"
+in_window=$(( $("${bench[@]}" count "$nats_url" HOOKS) - before ))
+echo "  delivered/s during the load=$(per_second "$in_window" "$((TO - FROM))") (stream count at the end of the load, less the warm-up's)"
 drain
 echo "  $("${bench[@]}" lag "$nats_url" HOOKS "$FROM" "$TO")"
 stop_sluice
 
 start_nats
 start_sluice replay
+warm_up
 admin /v1/destinations/bus/pause
 load "backlog build-up (destination paused)"
 sleep 2

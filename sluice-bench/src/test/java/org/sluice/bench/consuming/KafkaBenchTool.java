@@ -37,9 +37,11 @@ import org.apache.kafka.common.test.TestKitNodes;
  *       its bootstrap address to FILE and runs until killed;</li>
  *   <li>{@code topic BOOTSTRAP NAME PARTITIONS}: creates a topic whose record timestamps are
  *       the broker's append time;</li>
- *   <li>{@code ceiling BOOTSTRAP TOPIC SECONDS BYTES}: a plain producer loop (idempotent,
- *       {@code acks=all}, lz4 as the bench destination, 64 KiB batches) at full speed:
- *       records/s acknowledged;</li>
+ *   <li>{@code ceiling BOOTSTRAP TOPIC SECONDS BYTES [records]}: a plain producer loop
+ *       (idempotent, {@code acks=all}, lz4 and {@code linger.ms} 5 as the bench destination)
+ *       at full speed: records/s acknowledged; with {@code records}, each record as Sluice
+ *       sends it (its headers, a distinct {@code webhook-id}), to show what the client and
+ *       broker allow for those;</li>
  *   <li>{@code count BOOTSTRAP TOPIC FROM_MS TO_MS [RECEIVED_FROM_MS]}: reads the topic
  *       whole: records, distinct hooks, repeats, first and last append time, hooks appended
  *       per second between FROM_MS and TO_MS, and the lag (append time - receipt, the receipt
@@ -56,7 +58,8 @@ public final class KafkaBenchTool {
         switch (args[0]) {
             case "broker" -> broker(Path.of(args[1]));
             case "topic" -> topic(args[1], args[2], Integer.parseInt(args[3]));
-            case "ceiling" -> ceiling(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+            case "ceiling" -> ceiling(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+                    args.length > 5 && args[5].equals("records"));
             case "count" -> count(args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]),
                     args.length > 5 ? Long.parseLong(args[5]) : Long.MIN_VALUE);
             default -> throw new IllegalArgumentException("unknown command " + Arrays.toString(args));
@@ -84,7 +87,7 @@ public final class KafkaBenchTool {
         }
     }
 
-    private static void ceiling(String bootstrap, String topic, int seconds, int bytes) throws Exception {
+    private static void ceiling(String bootstrap, String topic, int seconds, int bytes, boolean records) throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -103,8 +106,21 @@ public final class KafkaBenchTool {
         long start = System.nanoTime();
         long end = start + TimeUnit.SECONDS.toNanos(seconds);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            byte[] key = "bench".getBytes(StandardCharsets.UTF_8);
+            byte[] receivedAt = java.time.Instant.now().toString().getBytes(StandardCharsets.UTF_8);
+            long n = 0;
             while (System.nanoTime() < end) {
-                producer.send(new ProducerRecord<>(topic, "bench".getBytes(StandardCharsets.UTF_8), body), (m, e) -> {
+                ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, key, body);
+                if (records) { // what Sluice sends: its headers, a distinct id per record
+                    record.headers()
+                            .add("webhook-id", new java.util.UUID(System.nanoTime(), n++).toString().getBytes(StandardCharsets.UTF_8))
+                            .add("sluice-tenant", "bench".getBytes(StandardCharsets.UTF_8))
+                            .add("sluice-source", key)
+                            .add("sluice-received-at", receivedAt)
+                            .add("sluice-attempt", "1".getBytes(StandardCharsets.UTF_8))
+                            .add("content-type", "application/json".getBytes(StandardCharsets.UTF_8));
+                }
+                producer.send(record, (m, e) -> {
                     if (e == null) {
                         acked.incrementAndGet();
                     } else {
@@ -115,7 +131,8 @@ public final class KafkaBenchTool {
             producer.flush();
         }
         double secs = (System.nanoTime() - start) / 1e9;
-        System.out.printf("plain producer (idempotent, acks=all, lz4, %d-byte records): %.0f records/s acknowledged (%d in %.1f s, %d failed)%n",
+        System.out.printf("plain producer%s (idempotent, acks=all, lz4, %d-byte records): %.0f records/s acknowledged (%d in %.1f s, %d failed)%n",
+                records ? " of Sluice's records (its headers, a distinct webhook-id)" : "",
                 bytes, acked.get() / secs, acked.get(), secs, failed.get());
     }
 
@@ -141,8 +158,6 @@ public final class KafkaBenchTool {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
                     records++;
                     long at = r.timestamp();
-                    first = Math.min(first, at);
-                    last = Math.max(last, at);
                     Header h = r.headers().lastHeader("webhook-id");
                     if (h == null) {
                         continue;
@@ -155,6 +170,8 @@ public final class KafkaBenchTool {
                         }
                         if (at >= fromMs && at <= toMs) {
                             inWindow++;
+                            first = Math.min(first, at);
+                            last = Math.max(last, at);
                         }
                     }
                 }
@@ -162,8 +179,11 @@ public final class KafkaBenchTool {
         }
         lags.sort(null);
         double window = Math.max(1, toMs - fromMs) / 1000.0;
-        System.out.printf("records=%d distinct=%d repeats=%d appended/s in window=%.0f first..last=%d ms lag_ms p50=%s p99=%s max=%s%n",
-                records, ids.size(), records - ids.size(), inWindow / window, records == 0 ? 0 : last - first,
+        long span = inWindow == 0 ? 0 : last - first;
+        System.out.printf("records=%d distinct=%d repeats=%d appended/s in window=%.0f"
+                        + " window's first..last append=%d ms (%.0f/s) lag_ms p50=%s p99=%s max=%s%n",
+                records, ids.size(), records - ids.size(), inWindow / window, span,
+                span == 0 ? 0.0 : inWindow * 1000.0 / span,
                 pct(lags, 50), pct(lags, 99), lags.isEmpty() ? "-" : lags.get(lags.size() - 1));
     }
 
