@@ -13,8 +13,11 @@ import org.sluice.edge.log.Warnings;
 /**
  * Pipeline position: last, after {@link BodyAggregator}.
  *
- * <p>Concern: handing a received hook to the worker stage ({@link HookStage}) and writing its
- * answer back on the channel's own event loop. While a hook is out, {@link InOrderGate}
+ * <p>Concern: running the stage ({@link HookStage}) for a received hook and writing its
+ * answer back on the channel's own event loop. The stage runs on a worker when it may read
+ * the store (the source has a dedupe key: {@link SourceRoute#readsStore()}) or the body is
+ * over {@link #HERE_MAX_BODY}; else right here on the event loop, where nothing in it can
+ * wait. While a hook is out, {@link InOrderGate}
  * holds back whatever the client sends next (responses stay in order, and one connection
  * holds at most one hook in the server). Once the answer is written the hook's body bytes
  * are given back to {@link InflightBodies}.
@@ -24,6 +27,13 @@ public final class HookHandler extends ChannelInboundHandlerAdapter {
 
     private static final Warnings FAILURES = new Warnings(LoggerFactory.getLogger(HookHandler.class),
             TimeUnit.SECONDS.toNanos(10));
+
+    /**
+     * The largest body whose stage runs on the event loop: verifying it (one HMAC per
+     * configured secret, a few hundred MB/s each) takes well under a millisecond, so the
+     * other connections of the loop hardly wait. A bigger one goes to a worker.
+     */
+    static final int HERE_MAX_BODY = 64 * 1024;
 
     private final HookStage stage;
     private final Executor workers;
@@ -47,10 +57,14 @@ public final class HookHandler extends ChannelInboundHandlerAdapter {
         }
         inFlight.enter();
         CompletableFuture<HookStage.Response> answer;
-        try {
-            answer = CompletableFuture.supplyAsync(() -> stage.process(hook), workers).thenCompose(f -> f);
-        } catch (RejectedExecutionException e) {
-            answer = CompletableFuture.completedFuture(new HookStage.Response(Responses.overload(), Outcome.OVERLOAD));
+        if (hook.body().length <= HERE_MAX_BODY && !hook.exchange().source.readsStore()) {
+            answer = processHere(hook, ctx);
+        } else {
+            try {
+                answer = CompletableFuture.supplyAsync(() -> stage.process(hook), workers).thenCompose(f -> f);
+            } catch (RejectedExecutionException e) {
+                answer = CompletableFuture.completedFuture(new HookStage.Response(Responses.overload(), Outcome.OVERLOAD));
+            }
         }
         answer.whenComplete((a, failure) -> ctx.executor().execute(() -> {
             HookStage.Response reply = a;
@@ -65,6 +79,22 @@ public final class HookHandler extends ChannelInboundHandlerAdapter {
             bodies.release(hook.body().length);
             inFlight.exit();
         }));
+    }
+
+    /**
+     * The stage on this event loop, for a source whose hooks it never looks up in the store:
+     * what is left (verification, the limits, the intake's in-memory queue; a fleet call is
+     * asynchronous) cannot wait on anything, and hand-offs to a worker would cost more than
+     * the work (a wake-up there, one after the commit, and one back). Its steps after the
+     * fleet's answer and after the commit run here too. A throw becomes a failed answer, as
+     * it does on a worker.
+     */
+    private CompletableFuture<HookStage.Response> processHere(ReceivedHook hook, ChannelHandlerContext ctx) {
+        try {
+            return stage.process(hook, ctx.executor());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /**

@@ -27,10 +27,13 @@ import org.sluice.edge.admission.TenantGate;
 /**
  * Steps 5 to 9 of the contract, for one hook whose body has been read: verification, the
  * duplicate check, the tenant's quota, its queue share, then the commit. Runs on a worker
- * thread (never an event loop: verification of a big body and the store's duplicate lookup
- * take time). The intake's writer thread only completes the commit's future: what follows
- * (the lease given back, the fleet claim settled, the RateLimit values, the response) runs
- * back on the worker pool, so the writer goes on to its next batch at once.
+ * thread when it may take time: the store's duplicate lookup can wait on the disk, and
+ * verifying a big body takes long. A small hook of a source without a dedupe key runs on
+ * its connection's event loop instead ({@link HookHandler}), where nothing of it can wait
+ * and a hand-off would cost more than the work. The intake's writer thread only completes
+ * the commit's future: what follows (the lease given back, the fleet claim settled, the
+ * RateLimit values, the response) runs back where the stage ran (the worker pool or that
+ * event loop), so the writer goes on to its next batch at once.
  *
  * <p>The order is what makes the tenant's budget honest: a forged hook is refused before
  * any tenant charge, and a duplicate is answered before one. A queue-share lease is held
@@ -60,7 +63,7 @@ public final class HookStage {
     }
 
     /**
-     * @param wakeup told (on the worker pool, once per accepted hook) after a commit that wrote
+     * @param wakeup told (where the stage continues, once per accepted hook) after a commit that wrote
      *               the hook's pending delivery rows, that is, for a hook whose source has a
      *               {@code deliver_to}; never for a duplicate
      */
@@ -68,13 +71,7 @@ public final class HookStage {
               FleetGate fleet, Executor continuation, DeliveryWakeup wakeup) {
         this.wakeup = java.util.Objects.requireNonNull(wakeup, "wakeup");
         this.fleet = fleet;
-        this.continuation = task -> { // a pool shut down while the intake flushes: never leave a hook unanswered
-            try {
-                continuation.execute(task);
-            } catch (RejectedExecutionException e) {
-                task.run();
-            }
-        };
+        this.continuation = guarded(continuation);
         this.tenants = tenants;
         this.sink = sink;
         this.shadow = shadow;
@@ -82,7 +79,32 @@ public final class HookStage {
         this.epochMillis = epochMillis;
     }
 
+    /** An executor shut down while the intake flushes: the task runs on the caller, so no hook is left unanswered. */
+    private static Executor guarded(Executor executor) {
+        return task -> {
+            try {
+                executor.execute(task);
+            } catch (RejectedExecutionException e) {
+                task.run();
+            }
+        };
+    }
+
+    /** The stage, continuing after the fleet's answer and after the commit on the worker pool. */
     CompletableFuture<Response> process(ReceivedHook hook) {
+        return run(hook, continuation);
+    }
+
+    /**
+     * The stage, continuing after the fleet's answer and after the commit on {@code after}
+     * instead of the worker pool: the connection's event loop, for a hook whose stage runs
+     * there ({@link HookHandler}), so that no step of it waits for a worker.
+     */
+    CompletableFuture<Response> process(ReceivedHook hook, Executor after) {
+        return run(hook, guarded(after));
+    }
+
+    private CompletableFuture<Response> run(ReceivedHook hook, Executor after) {
         Exchange exchange = hook.exchange();
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
@@ -113,15 +135,16 @@ public final class HookStage {
         FleetGate gate = fleet;
         CompletionStage<FleetAnswer> asked = gate == null ? null : gate.admit(tenant, source.id(), key, body.length);
         if (asked == null) {
-            return admit(exchange, headers, body, key, nowMillis, null, null);
+            return admit(exchange, headers, body, key, nowMillis, null, null, after);
         }
         return asked.toCompletableFuture().thenComposeAsync(
-                answer -> afterFleet(gate, answer, exchange, headers, body, key, nowMillis), continuation);
+                answer -> afterFleet(gate, answer, exchange, headers, body, key, nowMillis, after), after);
     }
 
-    /** Steps 7 to 9 after the fleet's answer; runs on the worker pool, never on the store client's threads. */
+    /** Steps 7 to 9 after the fleet's answer; runs on {@code after}, never on the store client's threads. */
     private CompletableFuture<Response> afterFleet(FleetGate gate, FleetAnswer answer, Exchange exchange,
-                                                 HttpHeaders headers, byte[] body, String key, long nowMillis) {
+                                                 HttpHeaders headers, byte[] body, String key, long nowMillis,
+                                                 Executor after) {
         String tenant = exchange.tenant;
         if (answer instanceof FleetAnswer.Duplicate dup) {
             return done(withLimits(Responses.duplicate(dup.hookId()), tenant), Outcome.DUPLICATE);
@@ -135,11 +158,11 @@ public final class HookStage {
             if (!shadow) {
                 return done(withLimits(Responses.refused(refusal), tenant), Outcome.RATE_LIMITED);
             }
-            return admit(exchange, headers, body, key, nowMillis, gate, null);
+            return admit(exchange, headers, body, key, nowMillis, gate, null, after);
         }
         // admitted by the fleet (its quota is charged there), or to be answered node-local
         boolean fallback = answer instanceof FleetAnswer.Fallback;
-        return admit(exchange, headers, body, key, nowMillis, gate, new Claim(gate, answer.claimToken(), fallback));
+        return admit(exchange, headers, body, key, nowMillis, gate, new Claim(gate, answer.claimToken(), fallback), after);
     }
 
     /** What the fleet call left to do: the claim to settle, and whether the quota is charged node-local. */
@@ -151,7 +174,7 @@ public final class HookStage {
      * shadow mode with {@code gate} set: then the quota was already counted there).
      */
     private CompletableFuture<Response> admit(Exchange exchange, HttpHeaders headers, byte[] body, String key,
-                                            long nowMillis, FleetGate gate, Claim claim) {
+                                            long nowMillis, FleetGate gate, Claim claim, Executor after) {
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
         // 7. the tenant's quota: hooks, then bytes (in the fleet when it answered; a fallback
@@ -215,7 +238,7 @@ public final class HookStage {
                 }
                 case STORE_UNAVAILABLE -> new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
             };
-        }, continuation);
+        }, after);
     }
 
     private void wakeUp() {

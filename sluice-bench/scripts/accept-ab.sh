@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Two server jars, alternating, under the accepting load of edge-bench.sh (wrk -t2 -c64, signed
+# 1 KiB hooks, fsync group commit, max_batch 256): per run a fresh server and store, WARM_UP
+# seconds of the load not counted (20: the JIT compiles the accept path for about 12 s), then
+# SECONDS counted. Per run it prints wrk's hooks/s and p99, and from /proc the server's CPU
+# (user + system, every thread) and voluntary context switches per accepted hook: figures a
+# change moves even when the machine's speed moves the rate by more than the change does.
+# Usage (from anywhere): sluice-bench/scripts/accept-ab.sh JAR_A JAR_B [pairs, default 3] [seconds, default 10]
+#   SERVER_JAVA_OPTS  JVM options for the servers (default: -Xms1g -Xmx1g)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+[ $# -ge 2 ] || { echo "usage: $0 JAR_A JAR_B [pairs] [seconds]" >&2; exit 2; }
+jar_a=$(realpath "$1"); jar_b=$(realpath "$2")
+pairs="${3:-3}"; secs="${4:-10}"; warm="${WARM_UP:-20}"
+command -v wrk >/dev/null || apt-get install -y wrk >/dev/null
+work="$(mktemp -d)"
+cleanup() { stop_pid "$server_pid"; rm -rf "$work"; }
+trap cleanup EXIT
+
+clock_ticks=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # pid: user + system, every thread
+switches() { # pid: voluntary context switches of every thread
+  cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n}'
+}
+
+echo "load before: $(uptime)"; echo "cores: $(nproc)"
+for i in $(seq 1 "$pairs"); do
+  for side in A B; do
+    if [ "$side" = A ]; then sluice_jar=$jar_a; else sluice_jar=$jar_b; fi
+    rm -rf "$work/accept-data"
+    cat > "$work/accept.yaml" <<YAML
+node: {id: bench-accept-ab, data_dir: "$work/accept-data"}
+admin: {listen: "127.0.0.1:0"}
+http: {listen: "127.0.0.1:18093"}
+intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
+sources:
+  bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}}
+YAML
+    launch_sluice accept 18093
+    wrk -t2 -c64 -d"${warm}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18093/hooks/bench" > /dev/null
+    cpu0=$(cpu_ticks "$server_pid"); sw0=$(switches "$server_pid")
+    wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18093/hooks/bench" > "$work/run.wrk"
+    cpu1=$(cpu_ticks "$server_pid"); sw1=$(switches "$server_pid")
+    n=$(( $(wrk_total "$work/run.wrk") - $(wrk_non2xx "$work/run.wrk") ))
+    awk -v side="$side" -v pair="$i" -v rps="$(wrk_rps "$work/run.wrk")" -v lat="$(wrk_latency "$work/run.wrk")" \
+        -v n="$n" -v non="$(wrk_non2xx "$work/run.wrk")" -v cpu=$((cpu1 - cpu0)) -v hz="$clock_ticks" -v sw=$((sw1 - sw0)) \
+        'BEGIN { printf "pair %d %s: hooks/s=%s %s non_2xx=%s server_cpu_us_per_hook=%.1f context_switches_per_hook=%.2f\n",
+                 pair, side, rps, lat, non, cpu / hz * 1e6 / n, sw / n }'
+    stop_sluice
+  done
+done
+echo "A = $jar_a"; echo "B = $jar_b"
+echo "load after: $(uptime)"
