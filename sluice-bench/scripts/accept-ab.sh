@@ -7,11 +7,18 @@
 # change moves even when the machine's speed moves the rate by more than the change does.
 # Usage (from anywhere): sluice-bench/scripts/accept-ab.sh JAR_A JAR_B [pairs, default 3] [seconds, default 10]
 #   SERVER_JAVA_OPTS  JVM options for the servers (default: -Xms1g -Xmx1g)
+#   KEYED=1           the source has dedupe {header: X-Event-Id} and every request a new key
+#                     (post-signed-1k-keyed.lua): each hook is also looked up for a duplicate
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 [ $# -ge 2 ] || { echo "usage: $0 JAR_A JAR_B [pairs] [seconds]" >&2; exit 2; }
 jar_a=$(realpath "$1"); jar_b=$(realpath "$2")
 pairs="${3:-3}"; secs="${4:-10}"; warm="${WARM_UP:-20}"
+if [ -n "${KEYED:-}" ]; then
+  fixture=post-signed-1k-keyed.lua; dedupe=", dedupe: {header: X-Event-Id}"
+else
+  fixture=post-signed-1k.lua; dedupe=""
+fi
 command -v wrk >/dev/null || apt-get install -y wrk >/dev/null
 work="$(mktemp -d)"
 cleanup() { stop_pid "$server_pid"; rm -rf "$work"; }
@@ -34,12 +41,12 @@ admin: {listen: "127.0.0.1:0"}
 http: {listen: "127.0.0.1:18093"}
 intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
 sources:
-  bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}}
+  bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}$dedupe}
 YAML
     launch_sluice accept 18093
-    wrk -t2 -c64 -d"${warm}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18093/hooks/bench" > /dev/null
+    wrk -t2 -c64 -d"${warm}s" -s "$fixtures/$fixture" "http://127.0.0.1:18093/hooks/bench" > /dev/null
     cpu0=$(cpu_ticks "$server_pid"); sw0=$(switches "$server_pid")
-    wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18093/hooks/bench" > "$work/run.wrk"
+    wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/$fixture" "http://127.0.0.1:18093/hooks/bench" > "$work/run.wrk"
     cpu1=$(cpu_ticks "$server_pid"); sw1=$(switches "$server_pid")
     n=$(( $(wrk_total "$work/run.wrk") - $(wrk_non2xx "$work/run.wrk") ))
     awk -v side="$side" -v pair="$i" -v rps="$(wrk_rps "$work/run.wrk")" -v lat="$(wrk_latency "$work/run.wrk")" \

@@ -40,11 +40,6 @@ public final class DedupeKeys {
     private DedupeKeys() {
     }
 
-    /** The extractor of {@code dedupe: none}: never a key, so no hook of its source is looked up in the store. */
-    public static DedupeKeyExtractor none() {
-        return NO_KEY;
-    }
-
     /** {@link #create(DedupeSpec, String)} with error messages rooted at {@code dedupe}. */
     public static DedupeKeyExtractor create(DedupeSpec spec) {
         return create(spec, "dedupe");

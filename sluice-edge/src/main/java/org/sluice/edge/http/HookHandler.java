@@ -14,10 +14,10 @@ import org.sluice.edge.log.Warnings;
  * Pipeline position: last, after {@link BodyAggregator}.
  *
  * <p>Concern: running the stage ({@link HookStage}) for a received hook and writing its
- * answer back on the channel's own event loop. The stage runs on a worker when it may read
- * the store (the source has a dedupe key: {@link SourceRoute#readsStore()}) or the body is
- * over {@link #HERE_MAX_BODY}; else right here on the event loop, where nothing in it can
- * wait. While a hook is out, {@link InOrderGate}
+ * answer back on the channel's own event loop. A hook whose body is at most {@link
+ * #HERE_MAX_BODY} runs its stage right here, where nothing of it waits (its duplicate lookup
+ * is answered from memory, or handed to a worker when it needs the disk); a bigger one runs
+ * on a worker. While a hook is out, {@link InOrderGate}
  * holds back whatever the client sends next (responses stay in order, and one connection
  * holds at most one hook in the server). Once the answer is written the hook's body bytes
  * are given back to {@link InflightBodies}.
@@ -57,7 +57,7 @@ public final class HookHandler extends ChannelInboundHandlerAdapter {
         }
         inFlight.enter();
         CompletableFuture<HookStage.Response> answer;
-        if (hook.body().length <= HERE_MAX_BODY && !hook.exchange().source.readsStore()) {
+        if (hook.body().length <= HERE_MAX_BODY) {
             answer = processHere(hook, ctx);
         } else {
             try {
@@ -82,12 +82,12 @@ public final class HookHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The stage on this event loop, for a source whose hooks it never looks up in the store:
-     * what is left (verification, the limits, the intake's in-memory queue; a fleet call is
-     * asynchronous) cannot wait on anything, and hand-offs to a worker would cost more than
-     * the work (a wake-up there, one after the commit, and one back). Its steps after the
-     * fleet's answer and after the commit run here too. A throw becomes a failed answer, as
-     * it does on a worker.
+     * The stage on this event loop: nothing of it waits here (verification of a small body,
+     * the duplicate lookup from memory, the limits, the intake's in-memory queue; a fleet call
+     * is asynchronous, and a lookup that needs the disk goes to a worker), and hand-offs to a
+     * worker would cost more than the work (a wake-up there, one after the commit, and one
+     * back). Its steps after the fleet's answer and after the commit run here too. A throw
+     * becomes a failed answer, as it does on a worker.
      */
     private CompletableFuture<HookStage.Response> processHere(ReceivedHook hook, ChannelHandlerContext ctx) {
         try {

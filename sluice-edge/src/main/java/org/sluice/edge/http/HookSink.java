@@ -2,6 +2,7 @@ package org.sluice.edge.http;
 
 import java.util.concurrent.CompletableFuture;
 import org.sluice.edge.store.CommitResult;
+import org.sluice.edge.store.DuplicateLookup;
 import org.sluice.edge.store.PendingHook;
 
 /** Where admitted hooks go: the group-commit intake in front of the store. Thread-safe. */
@@ -9,6 +10,15 @@ public interface HookSink {
 
     /** The id of the committed hook with this (tenant, source, key) inside the dedupe window, or null. */
     String findDuplicate(String tenant, String source, String dedupeKey);
+
+    /**
+     * {@link #findDuplicate}, answered from memory alone, for a caller that must not wait (an
+     * event loop): {@link DuplicateLookup#NEEDS_DISK} when the answer would need a disk read.
+     * The default never answers.
+     */
+    default DuplicateLookup findDuplicateInMemory(String tenant, String source, String dedupeKey) {
+        return DuplicateLookup.NEEDS_DISK;
+    }
 
     /** Commits the hook; completes on the intake's writer thread. */
     CompletableFuture<CommitResult> submit(PendingHook hook);

@@ -12,6 +12,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryWakeup;
+import org.sluice.edge.store.DuplicateLookup;
 import org.sluice.edge.store.OrderedHeaders;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.verify.HeaderLookup;
@@ -27,10 +28,11 @@ import org.sluice.edge.admission.TenantGate;
 /**
  * Steps 5 to 9 of the contract, for one hook whose body has been read: verification, the
  * duplicate check, the tenant's quota, its queue share, then the commit. Runs on a worker
- * thread when it may take time: the store's duplicate lookup can wait on the disk, and
- * verifying a big body takes long. A small hook of a source without a dedupe key runs on
- * its connection's event loop instead ({@link HookHandler}), where nothing of it can wait
- * and a hand-off would cost more than the work. The intake's writer thread only completes
+ * thread for a body over 64 KiB (verifying a big body takes long). A smaller hook runs on
+ * its connection's event loop instead ({@link HookHandler}), where a hand-off would cost
+ * more than the work: there its duplicate lookup is answered from memory (the memtables,
+ * the block cache, the bloom filters), and one that needs the disk is handed to a worker,
+ * which finishes the stage. The intake's writer thread only completes
  * the commit's future: what follows (the lease given back, the fleet claim settled, the
  * RateLimit values, the response) runs back where the stage ran (the worker pool or that
  * event loop), so the writer goes on to its next batch at once.
@@ -90,21 +92,23 @@ public final class HookStage {
         };
     }
 
-    /** The stage, continuing after the fleet's answer and after the commit on the worker pool. */
+    /** The stage on a worker, continuing after the fleet's answer and after the commit on the worker pool. */
     CompletableFuture<Response> process(ReceivedHook hook) {
-        return run(hook, continuation);
+        return run(hook, continuation, false);
     }
 
     /**
-     * The stage, continuing after the fleet's answer and after the commit on {@code after}
-     * instead of the worker pool: the connection's event loop, for a hook whose stage runs
-     * there ({@link HookHandler}), so that no step of it waits for a worker.
+     * The stage on a thread that must not wait (the connection's event loop, {@link
+     * HookHandler}), continuing after the fleet's answer and after the commit on {@code
+     * after}, that event loop, so that no step of it waits for a worker. The duplicate
+     * lookup is answered from memory ({@link HookSink#findDuplicateInMemory}); when it needs
+     * the disk, a worker reads it and the rest of the stage runs on the worker pool.
      */
     CompletableFuture<Response> process(ReceivedHook hook, Executor after) {
-        return run(hook, guarded(after));
+        return run(hook, guarded(after), true);
     }
 
-    private CompletableFuture<Response> run(ReceivedHook hook, Executor after) {
+    private CompletableFuture<Response> run(ReceivedHook hook, Executor after, boolean mustNotWait) {
         Exchange exchange = hook.exchange();
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
@@ -120,11 +124,27 @@ public final class HookStage {
         }
         // 6. duplicate: answered with the first id, spends nothing either
         String key = source.dedupe().extract(lookup, body);
-        if (key != null) {
-            String original = sink.findDuplicate(tenant, source.id(), key);
-            if (original != null) {
-                return done(withLimits(Responses.duplicate(original), tenant), Outcome.DUPLICATE);
+        String original = null;
+        if (key != null && mustNotWait) {
+            DuplicateLookup found = sink.findDuplicateInMemory(tenant, source.id(), key);
+            if (!found.known()) { // on the disk: a worker reads it, and the stage goes on there
+                return CompletableFuture.supplyAsync(() -> afterLookup(exchange, headers, body, key, nowMillis,
+                        sink.findDuplicate(tenant, source.id(), key), continuation), continuation).thenCompose(f -> f);
             }
+            original = found.original();
+        } else if (key != null) {
+            original = sink.findDuplicate(tenant, source.id(), key);
+        }
+        return afterLookup(exchange, headers, body, key, nowMillis, original, after);
+    }
+
+    /** Steps 6a to 9, once the duplicate lookup has found {@code original} (null: none). */
+    private CompletableFuture<Response> afterLookup(Exchange exchange, HttpHeaders headers, byte[] body, String key,
+                                                  long nowMillis, String original, Executor after) {
+        SourceRoute source = exchange.source;
+        String tenant = exchange.tenant;
+        if (original != null) {
+            return done(withLimits(Responses.duplicate(original), tenant), Outcome.DUPLICATE);
         }
         // 6a. a store at store.max_bytes takes no new hook (a duplicate was answered above:
         // it adds nothing); refused before any quota, fleet claim or queue share is spent

@@ -2,7 +2,6 @@ package org.sluice.edge.http;
 
 import java.util.List;
 import org.sluice.edge.dedupe.DedupeKeyExtractor;
-import org.sluice.edge.dedupe.DedupeKeys;
 import org.sluice.edge.verify.Verifier;
 
 /**
@@ -19,15 +18,6 @@ public record SourceRoute(String id, String tenant, Verifier verifier, DedupeKey
 
     public SourceRoute {
         deliverTo = List.copyOf(deliverTo);
-    }
-
-    /**
-     * Whether {@link HookStage} may read the store for this source's hooks: a hook with a
-     * dedupe key is looked up there, a read that can wait on the disk. False for
-     * {@code dedupe: none}; {@link HookHandler} then runs the stage on the event loop.
-     */
-    public boolean readsStore() {
-        return dedupe != DedupeKeys.none();
     }
 
     /** A source that delivers nowhere. */

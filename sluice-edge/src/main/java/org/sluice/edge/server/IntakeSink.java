@@ -5,6 +5,7 @@ import java.util.function.LongSupplier;
 import org.sluice.edge.http.HookSink;
 import org.sluice.edge.intake.Intake;
 import org.sluice.edge.store.CommitResult;
+import org.sluice.edge.store.DuplicateLookup;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
 
@@ -31,6 +32,11 @@ final class IntakeSink implements HookSink {
     @Override
     public String findDuplicate(String tenant, String source, String dedupeKey) {
         return store.findDuplicate(tenant, source, dedupeKey, epochMillis.getAsLong()).orElse(null);
+    }
+
+    @Override
+    public DuplicateLookup findDuplicateInMemory(String tenant, String source, String dedupeKey) {
+        return store.findDuplicateInMemory(tenant, source, dedupeKey, epochMillis.getAsLong());
     }
 
     @Override

@@ -31,6 +31,8 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.HistogramType;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.ReadTier;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -249,6 +251,8 @@ public final class HookStore implements AutoCloseable {
     /** See {@link #setCommitClaims}; read once per commit, under the commit lock. */
     private volatile CommitClaims commitClaims;
     private final WriteOptions lazyWrite;
+    /** Reads that use the memtables, the block cache and the filters only: Incomplete where a disk read would be needed. */
+    private final ReadOptions memoryOnly;
     private final UuidV7 ids = new UuidV7();
     private final DeliveryLedger ledger = new DeliveryLedger(this);
     /** {@link #getForDelivery} reads served from memory, and read from RocksDB (see {@link #deliveryReads}). */
@@ -321,6 +325,7 @@ public final class HookStore implements AutoCloseable {
         listener.store = this;
         this.syncWrite = new WriteOptions().setSync(true);
         this.lazyWrite = new WriteOptions();
+        this.memoryOnly = new ReadOptions().setReadTier(ReadTier.BLOCK_CACHE_TIER);
         // uncontended (nothing else can see this store yet); taken so the fields are only ever touched under their locks
         lifecycle.writeLock().lock();
         try {
@@ -516,6 +521,7 @@ public final class HookStore implements AutoCloseable {
             }
             syncWrite.close();
             lazyWrite.close();
+            memoryOnly.close();
             closeDatabase();
             walSyncsAtClose = statistics.getTickerCount(TickerType.WAL_FILE_SYNCED);
             dbOptions.close();
@@ -920,13 +926,48 @@ public final class HookStore implements AutoCloseable {
         if (inFlight.containsKey(new ByteKey(dk))) {
             return Optional.empty(); // its write may not be durable yet: the commit's own check waits for it
         }
-        return read(() -> {
-            byte[] v = db.get(dedupe, dk);
-            if (v == null || Codec.dedupeValueExpiry(v) <= nowMillis) {
-                return Optional.empty();
+        return read(() -> Optional.ofNullable(originalIn(db.get(dedupe, dk), nowMillis)));
+    }
+
+    /** The hook id a dedupe entry's value names while it is live at {@code nowMillis}, or null (no entry, or expired). */
+    private static String originalIn(byte[] dedupeValue, long nowMillis) {
+        if (dedupeValue == null || Codec.dedupeValueExpiry(dedupeValue) <= nowMillis) {
+            return null;
+        }
+        return Codec.dedupeValueId(dedupeValue).toString();
+    }
+
+    /**
+     * {@link #findDuplicate}, answered from memory alone (the memtables, the block cache and
+     * the bloom filters), for a caller that must not wait (an event loop):
+     * {@link DuplicateLookup#NEEDS_DISK} when the answer would need a disk read, or when a
+     * reopen holds the store, and then the caller asks {@link #findDuplicate}. A key never
+     * seen, the common case, is answered by the filters without a read.
+     */
+    public DuplicateLookup findDuplicateInMemory(String tenant, String source, String key, long nowMillis) {
+        byte[] dk = Codec.dedupeKey(tenant, source, key);
+        if (inFlight.containsKey(new ByteKey(dk))) {
+            return DuplicateLookup.NONE; // as findDuplicate: the commit's own check waits for that write
+        }
+        if (!lifecycle.readLock().tryLock()) {
+            return DuplicateLookup.NEEDS_DISK; // a close or a reopen: findDuplicate waits for it, here nothing may
+        }
+        try {
+            ensureOpen();
+            byte[] v;
+            try {
+                v = db.get(dedupe, memoryOnly, dk);
+            } catch (RocksDBException e) {
+                if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete) {
+                    return DuplicateLookup.NEEDS_DISK;
+                }
+                throw new HookStoreException("read from the store at " + dir + " failed: " + e.getMessage(), e);
             }
-            return Optional.of(Codec.dedupeValueId(v).toString());
-        });
+            String original = originalIn(v, nowMillis);
+            return original == null ? DuplicateLookup.NONE : new DuplicateLookup(true, original);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
     }
 
     /**

@@ -121,6 +121,27 @@ class HookStoreTest {
     }
 
     @Test
+    void aLookupFromMemoryAnswersFromTheMemtableAndTheCacheAndSaysSoWhenItWouldNeedTheDisk() {
+        String first = store.commit(List.of(Hooks.hook("k"))).get(0).id();
+        assertThat(store.findDuplicateInMemory("acme", "gh", "k", wall.get()))
+                .as("in the memtable").isEqualTo(new DuplicateLookup(true, first));
+        assertThat(store.findDuplicateInMemory("acme", "gh", "never", wall.get()))
+                .as("a key never seen").isEqualTo(DuplicateLookup.NONE);
+
+        store.reclaim(); // flushed and compacted: the entry is in an SST file, its block not cached
+        assertThat(store.findDuplicateInMemory("acme", "gh", "k", wall.get()))
+                .as("its block is on the disk only").isEqualTo(DuplicateLookup.NEEDS_DISK);
+        assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).as("the read that may wait").contains(first);
+        assertThat(store.findDuplicateInMemory("acme", "gh", "k", wall.get()))
+                .as("that read left its block in the cache").isEqualTo(new DuplicateLookup(true, first));
+
+        wall.addAndGet(TTL);
+        assertThat(store.findDuplicateInMemory("acme", "gh", "k", wall.get()))
+                .as("expired, as findDuplicate says").isEqualTo(DuplicateLookup.NONE);
+        assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).isEmpty();
+    }
+
+    @Test
     void theSameKeyAfterTheTtlIsANewHook() {
         String first = store.commit(List.of(Hooks.hook("k"))).get(0).id();
         wall.addAndGet(TTL);
