@@ -161,21 +161,8 @@ class AdminListenerTest {
     @Test
     void adminRequestsAreAnsweredWhileEveryIngestWorkerIsHeld() throws Exception {
         try (TestEdge edge = start("{listen: \"127.0.0.1:0\", workers: 1}")) {
-            int ingestThreads = edge.server.ingestWorkers().getParallelism();
-            CountDownLatch running = new CountDownLatch(ingestThreads);
-            CountDownLatch release = new CountDownLatch(1);
-            for (int i = 0; i < ingestThreads; i++) {
-                edge.server.ingestWorkers().execute(() -> {
-                    running.countDown();
-                    try {
-                        release.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-            }
+            CountDownLatch release = edge.holdIngestWorkers();
             try {
-                assertThat(running.await(30, TimeUnit.SECONDS)).as("every ingest worker is held").isTrue();
                 String token = java.nio.file.Files.readString(dir.resolve("admin.token")).strip();
                 HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
                 String base = "http://127.0.0.1:" + admin(edge).getPort();

@@ -33,24 +33,11 @@ class StageThreadTest {
                 """)) {
             ExecutorService client = Executors.newSingleThreadExecutor();
             ExecutorService client2 = Executors.newSingleThreadExecutor();
-            int workers = edge.server.ingestWorkers().getParallelism();
-            CountDownLatch running = new CountDownLatch(workers);
-            CountDownLatch release = new CountDownLatch(1);
-            for (int i = 0; i < workers; i++) {
-                edge.server.ingestWorkers().execute(() -> {
-                    running.countDown();
-                    try {
-                        release.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-            }
+            CountDownLatch release = edge.holdIngestWorkers();
             CompletableFuture<Http.Response> copy;
             CompletableFuture<Http.Response> big;
             String firstBody;
             try {
-                assertThat(running.await(30, TimeUnit.SECONDS)).as("every ingest worker is held").isTrue();
                 assertThat(edge.server.ingestWorkers().getQueuedSubmissionCount()).as("nothing queued yet").isZero();
 
                 Http.Response plain = edge.post("/hooks/plain", Map.of(), "{\"n\":1}");

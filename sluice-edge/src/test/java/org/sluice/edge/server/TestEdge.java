@@ -72,6 +72,31 @@ final class TestEdge implements AutoCloseable {
         org.sluice.testkit.Eventually.until("a condition of the test", condition);
     }
 
+    /**
+     * Occupies every ingest worker with a task that waits on the returned latch, and returns
+     * once all of them run (bounded: fails after 30 s); counting the latch down frees them.
+     */
+    java.util.concurrent.CountDownLatch holdIngestWorkers() throws InterruptedException {
+        java.util.concurrent.ForkJoinPool pool = server.ingestWorkers();
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(pool.getParallelism());
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        for (int i = 0; i < pool.getParallelism(); i++) {
+            pool.execute(() -> {
+                running.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        if (!running.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            release.countDown();
+            throw new AssertionError("the ingest workers were not all held within 30 s");
+        }
+        return release;
+    }
+
     Backends backends() {
         return server.backends();
     }
