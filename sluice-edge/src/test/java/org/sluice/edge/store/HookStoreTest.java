@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -139,6 +140,32 @@ class HookStoreTest {
         assertThat(store.findDuplicateInMemory("acme", "gh", "k", wall.get()))
                 .as("expired, as findDuplicate says").isEqualTo(DuplicateLookup.NONE);
         assertThat(store.findDuplicate("acme", "gh", "k", wall.get())).isEmpty();
+    }
+
+    @Test
+    void aLookupFromMemoryAgreesWithTheStoreOnHostileKeys() {
+        List<String> keys = List.of("", " ", "\u0000", "k\r\nX-Injected: 1", "caf\u00e9", "\ud83d\ude00", "\ud800",
+                "\"quoted\"\\", "x".repeat(200), "y".repeat(201), "z".repeat(10_000), "sha256:" + "0".repeat(64));
+        List<String> ids = new ArrayList<>();
+        for (String key : keys) {
+            ids.add(store.commit(List.of(Hooks.hook("t\u00fcnant", "s/../src", key, "{}"))).get(0).id());
+        }
+        for (boolean onDisk : new boolean[] {false, true}) {
+            if (onDisk) {
+                store.reclaim();
+            }
+            for (int i = 0; i < keys.size(); i++) {
+                String key = keys.get(i);
+                DuplicateLookup fromMemory = store.findDuplicateInMemory("t\u00fcnant", "s/../src", key, wall.get());
+                Optional<String> fromStore = store.findDuplicate("t\u00fcnant", "s/../src", key, wall.get());
+                assertThat(fromStore).as("key %s", i).contains(ids.get(i));
+                if (fromMemory.known()) {
+                    assertThat(fromMemory.original()).as("key %s, from memory", i).isEqualTo(ids.get(i));
+                }
+                assertThat(store.findDuplicateInMemory("other", "s/../src", key, wall.get()).original())
+                        .as("key %s under another tenant", i).isNull();
+            }
+        }
     }
 
     @Test
