@@ -16,6 +16,7 @@
 # Usage (from anywhere): sluice-bench/scripts/broker-bench-kafka.sh [seconds, default 60]
 # (SKIP_BUILD=1 uses the jars of the last build; MAX_IN_FLIGHT=n sets the destination's
 # max_in_flight, default 256; WARM_UP=s the uncounted load before the full-load window.)
+# ONLY=replay runs the backlog replay alone (no ceilings, no full load), e.g. to profile it.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
@@ -27,7 +28,7 @@ if [ -z "${SKIP_BUILD:-}" ]; then # SKIP_BUILD=1: the jar, test classes and test
   mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package dependency:build-classpath -DskipTests -Djcstress.skip=true \
     -Dmdep.includeScope=test -Dmdep.outputFile=target/test.cp
 fi
-sluice_jar="$root/sluice-edge/target/sluice.jar"
+sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}" # SLUICE_JAR=path: that server jar (a before/after pair)
 tool_cp="$root/sluice-bench/target/test-classes:$root/sluice-bench/target/classes:$(cat "$root/sluice-bench/target/test.cp")"
 tool_cmd=(java -Xmx1g -Dlogback.configurationFile="$root/sluice-bench/src/test/resources/logback-test.xml" -cp "$tool_cp" org.sluice.bench.consuming.KafkaBenchTool)
 tool() { "${tool_cmd[@]}" "$@"; }
@@ -78,7 +79,10 @@ for _ in $(seq 1 1200); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
 bootstrap="$(cat "$work/bootstrap")"
 echo "broker: $bootstrap (one KRaft node, kafka-clients $(tr ':' '\n' < "$root/sluice-bench/target/test.cp" | grep -o 'kafka-clients-[0-9][0-9.]*[0-9]' | head -1 | sed 's/kafka-clients-//'))"
 
+warm="${WARM_UP:-30}" # seconds of the load delivered live on each server before what is counted
+
 # ---- 1. the plain producer's ceiling ---------------------------------------------------
+if [ "${ONLY:-}" != replay ]; then # ONLY=replay: the backlog replay alone (no ceilings, no full load)
 tool topic "$bootstrap" ceiling 3
 tool ceiling "$bootstrap" ceiling "$secs" 1024
 tool topic "$bootstrap" ceiling-records 3
@@ -87,7 +91,6 @@ tool ceiling "$bootstrap" ceiling-records "$secs" 1024 records
 # ---- 2. full accepting load ------------------------------------------------------------
 # WARM_UP seconds of the same load first, not counted: the server starts cold, and its first
 # seconds (JIT) would otherwise be the lag's tail
-warm="${WARM_UP:-30}"
 tool topic "$bootstrap" live.bench 3
 start_sluice live "live.{tenant}"
 if [ "$warm" -gt 0 ]; then
@@ -99,6 +102,7 @@ drain
 echo "  backlog drained $(( $(now_ms) - start_drain )) ms after the load stopped"
 echo "  topic (the lag of the hooks received in the counted window): $(tool count "$bootstrap" live.bench "$FROM" "$TO" "$FROM")"
 stop_sluice
+fi
 
 # ---- 3. backlog replay -----------------------------------------------------------------
 tool topic "$bootstrap" replay.bench 3

@@ -10,6 +10,7 @@
 # bodies; then again with each message as Sluice sends it: its headers, a distinct
 # Nats-Msg-Id, 16 subjects), and the rate of a backlog replay (destination paused under
 # load, then resumed).
+# ONLY=replay runs the backlog replay alone (no ceilings, no full load), e.g. to profile it.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
@@ -74,6 +75,7 @@ drain() { # until Sluice has nothing pending (up to 300 s; an admin request twic
 
 echo "load before: $(uptime)"; echo "cores: $(nproc)"
 
+if [ "${ONLY:-}" != replay ]; then # ONLY=replay: the backlog replay alone (no ceilings, no full load)
 start_nats
 "${bench[@]}" ceiling "$nats_url" "$secs" 1024 256
 start_nats
@@ -89,6 +91,7 @@ echo "  delivered/s during the load=$(per_second "$in_window" "$((TO - FROM))") 
 drain
 echo "  $("${bench[@]}" lag "$nats_url" HOOKS "$FROM" "$TO")"
 stop_sluice
+fi
 
 start_nats
 start_sluice replay

@@ -15,6 +15,7 @@ import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.StoredHook;
 
 /**
  * What the store allows a backlog replay, with no network and no dispatcher: the ceiling
@@ -30,7 +31,7 @@ import org.sluice.edge.store.PendingHook;
  *       read;</li>
  *   <li><b>ledger cycle:</b> what the dispatcher does per delivery, 100 rows at a time: the
  *       due scan ({@link DeliveryLedger#dueBy}), the hook read at the number the scan gave
- *       ({@link HookStore#getForDelivery(String, long)}) and the "delivered" answers in one write
+ *       ({@link HookStore#getForDelivery(List, long[])}, the pass's hooks together) and the "delivered" answers in one write
  *       ({@link DeliveryLedger#apply}, each transition taking the row as the scan read it,
  *       {@link DeliveryLedger.Transition#seenAt}); with {@code claim}, also a claim of each row in a
  *       write of its own before the answers, and the hook read by id (what the dispatcher
@@ -104,10 +105,14 @@ public final class LedgerReplay {
                     break;
                 }
                 long s1 = System.nanoTime();
-                for (int i = 0; i < rows.size(); i++) { // as the dispatcher reads: at the number the scan gave
-                    String id = rows.get(i).hookId();
-                    bodyBytesRead += (claimRows ? store.getForDelivery(id) : store.getForDelivery(id, due.seqs()[i]))
-                            .orElseThrow().body().length;
+                if (claimRows) {
+                    for (DeliveryRow r : rows) { // as the dispatcher read before it held rows: by id
+                        bodyBytesRead += store.getForDelivery(r.hookId()).orElseThrow().body().length;
+                    }
+                } else { // as the dispatcher reads: the pass's hooks together, at the numbers the scan gave
+                    for (StoredHook h : store.getForDelivery(rows.stream().map(DeliveryRow::hookId).toList(), due.seqs())) {
+                        bodyBytesRead += h.body().length;
+                    }
                 }
                 long s2 = System.nanoTime();
                 if (claimRows) {

@@ -672,6 +672,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 writes = due.writes();
                 nextDue = due.nextDueMillis();
             }
+            StoredHook[] readAhead = readAhead(rows, seqs, free);
             int finished = 0;
             List<Pick> picks = new ArrayList<>();
             long heldNanos = -1; // >= 0: the breaker or the limiter ended the pass, wait this long
@@ -683,11 +684,11 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 if (out.contains(row.hookId())) {
                     continue;
                 }
-                Optional<StoredHook> found = store.getForDelivery(row.hookId(), seqs == null ? -1 : seqs[r]);
-                if (found.isEmpty()) {
+                StoredHook hook = readAhead != null && readAhead[r] != null ? readAhead[r]
+                        : store.getForDelivery(row.hookId(), seqs == null ? -1 : seqs[r]).orElse(null);
+                if (hook == null) {
                     continue; // a pending row's hook is never deleted; nothing to send if it were
                 }
-                StoredHook hook = found.get();
                 if (destination.retry().expired(nowMs - hook.receivedAtMillis())) {
                     if (ledger.markDead(row, DeadReason.MAX_AGE.code(), false, null, null, nowMs)) {
                         finished++;
@@ -717,6 +718,36 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 }
             }
             return new Selection(this, picks, free, rows.size(), limit, nextDue, finished, heldNanos);
+        }
+
+        /**
+         * The hooks of the first {@code free} rows not out, read together in commit order
+         * ({@link HookStore#getForDelivery(List, long[])}), at their rows' indexes; null when
+         * the pass reads row by row: with no sequence numbers (a fifo scan), and on a paced
+         * destination, whose limiter may let a pass send far fewer than it has slots for
+         * (read ahead, the others would be read again on every pass), and while the breaker
+         * is not closed (a pass then sends one probe at most).
+         */
+        private StoredHook[] readAhead(List<DeliveryRow> rows, long[] seqs, int free) {
+            if (seqs == null || limiter != null || rows.size() < 2 || breaker.state() != DestinationBreaker.State.CLOSED) {
+                return null;
+            }
+            List<String> ids = new ArrayList<>(Math.min(free, rows.size()));
+            long[] wanted = new long[Math.min(free, rows.size())];
+            int[] at = new int[wanted.length];
+            for (int r = 0; r < rows.size() && ids.size() < wanted.length; r++) {
+                if (!out.contains(rows.get(r).hookId())) {
+                    at[ids.size()] = r;
+                    wanted[ids.size()] = seqs[r];
+                    ids.add(rows.get(r).hookId());
+                }
+            }
+            StoredHook[] read = store.getForDelivery(ids, Arrays.copyOf(wanted, ids.size()));
+            StoredHook[] byRow = new StoredHook[rows.size()];
+            for (int i = 0; i < read.length; i++) {
+                byRow[at[i]] = read[i];
+            }
+            return byRow;
         }
 
         /** See {@link Dispatcher#claim}: the claim's expiry, or -1 (nothing taken). */

@@ -1091,6 +1091,58 @@ public final class HookStore implements AutoCloseable {
     }
 
     /**
+     * As {@link #getForDelivery(String, long)} for many hooks at once, the rows of one due
+     * scan ({@code ids.get(i)} committed as {@code seqs[i]}, -1 when unknown): those not in memory are read
+     * with one iterator in commit order ({@link OrderedReads}) instead of a point read each,
+     * which is what a backlog's reads are. Returns the hooks at the same indexes, null where
+     * an id is malformed or its hook is gone.
+     */
+    public StoredHook[] getForDelivery(List<String> ids, long[] seqs) {
+        if (seqs.length != ids.size()) {
+            throw new IllegalArgumentException(seqs.length + " sequence numbers for " + ids.size() + " ids");
+        }
+        StoredHook[] found = new StoredHook[ids.size()];
+        int[] misses = new int[ids.size()];
+        int missed = 0;
+        int hits = 0;
+        for (int i = 0; i < found.length; i++) {
+            UUID uuid = parseId(ids.get(i));
+            if (uuid == null) {
+                continue;
+            }
+            if (seqs[i] < 0) { // no number: by id, as the single read does
+                found[i] = getForDelivery(ids.get(i), -1).orElse(null);
+                continue;
+            }
+            found[i] = ledger.cachedHook(uuid);
+            if (found[i] == null) {
+                misses[missed++] = i;
+            } else {
+                hits++;
+            }
+        }
+        deliveryReadsFromMemory.add(hits);
+        if (missed == 0) {
+            return found;
+        }
+        deliveryReadsFromStore.add(missed);
+        byte[][] keys = new byte[missed][];
+        for (int m = 0; m < missed; m++) {
+            keys[m] = Codec.u64(seqs[misses[m]]);
+        }
+        byte[][] values = read(() -> OrderedReads.read(db, hooks, keys));
+        for (int m = 0; m < missed; m++) {
+            if (values[m] != null) {
+                StoredHook h = Codec.hook(values[m]);
+                if (h.id().equals(ids.get(misses[m]))) { // the number is the caller's word; the id is checked
+                    found[misses[m]] = h;
+                }
+            }
+        }
+        return found;
+    }
+
+    /**
      * Up to {@code limit} hooks committed after the hook {@code afterId} (from the first
      * hook when null), in commit order. See the class comment for why paging with
      * {@link HookPage#next()} returns every hook exactly once.

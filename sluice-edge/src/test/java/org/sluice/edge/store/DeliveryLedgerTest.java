@@ -122,6 +122,44 @@ class DeliveryLedgerTest {
     }
 
     @Test
+    void aPassesHooksReadTogetherAreTheHooksEachReadWouldGive() {
+        Map<String, StoredHook> stored = new java.util.HashMap<>();
+        for (int i = 0; i < 30; i++) { // every third hook also to b: its rows lie between a's
+            String id = i % 3 == 0 ? commit("old" + i, "a", "b") : commit("old" + i, "a");
+            stored.put(id, store.get(id).orElseThrow());
+        }
+        reopen(); // memory is gone: these come from RocksDB
+        store.reclaim(); // and from its files, not its memtable
+        for (int i = 0; i < 5; i++) {
+            String id = commit("new" + i, "a"); // kept in memory by their commit
+            stored.put(id, store.get(id).orElseThrow());
+        }
+        DeliveryLedger.Due due = ledger.dueBy("a", T0, 100, seq -> false);
+        assertThat(due.rows()).hasSize(35);
+        List<String> ids = due.rows().stream().map(DeliveryRow::hookId).toList();
+
+        StoredHook[] together = store.getForDelivery(ids, due.seqs());
+
+        for (int i = 0; i < ids.size(); i++) {
+            assertThat(together[i]).usingRecursiveComparison().isEqualTo(stored.get(ids.get(i)));
+        }
+        assertThat(store.deliveryReads(true)).isEqualTo(5);
+        assertThat(store.deliveryReads(false)).isEqualTo(30);
+
+        // in another order, with a wrong number, an unknown one, a malformed id and no number
+        List<String> odd = List.of(ids.get(20), ids.get(3), ids.get(4), ids.get(0), "not-a-uuid", ids.get(7));
+        long[] seqs = {due.seqs()[20], due.seqs()[3], due.seqs()[9], Long.MAX_VALUE, due.seqs()[1], -1};
+        StoredHook[] read = store.getForDelivery(odd, seqs);
+        assertThat(read[0]).usingRecursiveComparison().isEqualTo(stored.get(ids.get(20)));
+        assertThat(read[1]).usingRecursiveComparison().isEqualTo(stored.get(ids.get(3)));
+        assertThat(read[2]).as("another hook's number: the id does not match").isNull();
+        assertThat(read[3]).as("no hook at that number").isNull();
+        assertThat(read[4]).isNull();
+        assertThat(read[5]).as("by id").usingRecursiveComparison().isEqualTo(stored.get(ids.get(7)));
+        assertThatThrownBy(() -> store.getForDelivery(ids, new long[1])).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aHookWithoutDestinationsIsNotKeptForTheDispatcher() {
         store.commit(List.of(Hooks.hook("k9")));
         assertThat(ledger.cachedHookBytes()).isZero();
@@ -356,6 +394,38 @@ class DeliveryLedgerTest {
         assertThat(ledger.recordAttempt(laterRow, 503, null, T0 + 3, T0 + 2)).isTrue();
         assertThat(ledger.due("a", T0 + 3, 10)).extracting(DeliveryRow::hookId).containsExactly(later);
         assertThat(ledger.due("a", T0 + 45_000, 10)).extracting(DeliveryRow::hookId).containsExactly(later, live);
+    }
+
+    @Test
+    void theOldestPendingLookStepsOverTheTombstonesOfFinishedRowsOnlyOnce() {
+        List<String> old = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            old.add(commit("old" + i, "a"));
+        }
+        ledger.apply(ledger.due("a", T0, 1_000).stream().map(r -> DeliveryLedger.Transition.delivered(r, 200, T0)).toList());
+        wall.set(T0 + 1_000);
+        String live = commit("live", "a");
+
+        long[] firstLook = new long[1];
+        long first = deletesSkipped(() -> firstLook[0] = ledger.counts("a", T0 + 3_000).oldestPendingAgeMillis());
+        long second = deletesSkipped(() -> assertThat(ledger.counts("a", T0 + 3_000).oldestPendingAgeMillis()).isEqualTo(2_000));
+        assertThat(firstLook[0]).as("the live hook, committed at T0 + 1000").isEqualTo(2_000);
+        assertThat(first).as("the first look walks over the 500 finished rows' entries").isGreaterThanOrEqualTo(500);
+        assertThat(second).as("later looks start past them").isZero();
+
+        // an operator sends an old hook again: its entry lies below the floor, which comes down to it
+        ledger.redeliver(old.get(7), null, T0 + 3_000);
+        assertThat(ledger.counts("a", T0 + 3_000)).isEqualTo(new DestinationCounts(2, 0, 3_000));
+        ledger.apply(ledger.due("a", T0 + 3_000, 10).stream().map(r -> DeliveryLedger.Transition.delivered(r, 200, T0 + 3_000))
+                .toList());
+        assertThat(ledger.counts("a", T0 + 4_000)).as("nothing pending: no age").isEqualTo(new DestinationCounts(0, 0, 0));
+        assertThat(ledger.pendingFloorSeq("a")).as("no live entry at all").isEqualTo(Long.MAX_VALUE);
+
+        wall.set(T0 + 5_000);
+        String late = commit("late", "a"); // a commit brings the floor down to its number
+        assertThat(ledger.counts("a", T0 + 5_250)).isEqualTo(new DestinationCounts(1, 0, 250));
+        assertThat(ledger.due("a", T0 + 5_000, 10)).extracting(DeliveryRow::hookId).containsExactly(late);
+        assertThat(live).isNotEqualTo(late);
     }
 
     @Test
