@@ -394,7 +394,7 @@ public final class DeliveryLedger {
             for (int i = 0; i < keys.length; i++) {
                 keys[i] = DeliveryCodec.rowKey(seqs.get(i), destination);
             }
-            byte[][] values = OrderedReads.read(db, rows, keys); // in commit order: one iterator, not a get each
+            byte[][] values = OrderedReads.read(db, rows, keys, true); // in commit order: one iterator, not a get each
             for (int i = 0; i < keys.length; i++) {
                 long seq = seqs.get(i);
                 byte[] v = values[i];

@@ -29,6 +29,7 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.HistogramType;
 import org.rocksdb.ReadOptions;
@@ -383,8 +384,11 @@ public final class HookStore implements AutoCloseable {
                 .setStatistics(statistics);
         // point lookups (dedupe checks, id lookups) skip SST files that cannot hold the key
         BloomFilter bloom = new BloomFilter(10);
+        // LZ4 rather than RocksDB's default Snappy: about the same size, and every hook a
+        // dispatcher reads from a file is a block decompressed (docs/storage.md, "Compression")
         ColumnFamilyOptions cfOptions = new ColumnFamilyOptions()
-                .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(bloom));
+                .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(bloom))
+                .setCompressionType(CompressionType.LZ4_COMPRESSION);
         List<ColumnFamilyHandle> handles = new ArrayList<>();
         RocksDB db;
         try {
@@ -1130,7 +1134,7 @@ public final class HookStore implements AutoCloseable {
         for (int m = 0; m < missed; m++) {
             keys[m] = Codec.u64(seqs[misses[m]]);
         }
-        byte[][] values = read(() -> OrderedReads.read(db, hooks, keys));
+        byte[][] values = read(() -> OrderedReads.read(db, hooks, keys, false)); // read once: kept out of the block cache
         for (int m = 0; m < missed; m++) {
             if (values[m] != null) {
                 StoredHook h = Codec.hook(values[m]);

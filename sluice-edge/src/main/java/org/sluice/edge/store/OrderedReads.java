@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.stream.IntStream;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -32,8 +33,11 @@ final class OrderedReads {
     /**
      * The value stored at each of {@code keys} (null where there is none), at the same
      * index; the keys may come in any order, and are read in the database's (bytewise) order.
+     * {@code fillCache}: whether the blocks read from files go into the block cache (false for
+     * values read once, such as a backlog's hooks, which would push out the blocks that
+     * lookups on the ingest path need).
      */
-    static byte[][] read(RocksDB db, ColumnFamilyHandle family, byte[][] keys) throws RocksDBException {
+    static byte[][] read(RocksDB db, ColumnFamilyHandle family, byte[][] keys, boolean fillCache) throws RocksDBException {
         byte[][] values = new byte[keys.length][];
         if (keys.length == 0) {
             return values;
@@ -41,7 +45,8 @@ final class OrderedReads {
         int[] order = IntStream.range(0, keys.length).boxed()
                 .sorted(Comparator.comparing(i -> keys[i], Arrays::compareUnsigned))
                 .mapToInt(Integer::intValue).toArray();
-        try (RocksIterator it = db.newIterator(family)) {
+        try (ReadOptions options = new ReadOptions().setFillCache(fillCache);
+             RocksIterator it = db.newIterator(family, options)) {
             boolean positioned = false;
             byte[] at = null; // the iterator's key; null when it is not on one
             for (int i : order) {
