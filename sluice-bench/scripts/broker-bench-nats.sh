@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sluice delivering to NATS JetStream under the accepting load of delivery-bench.sh, and
 # JetStream's own ceiling on the same machine. Usage: broker-bench-nats.sh [SECONDS] (60);
-# MAX_IN_FLIGHT=n sets the destination's max_in_flight (default 256, as the other delivery benchmarks);
+# MAX_IN_FLIGHT=n sets the destination's max_in_flight (default 256, as the other delivery benchmarks) and
+# the plain publishers' window of unacknowledged messages (the same concurrency on both sides);
 # WARM_UP=s (30) the same load first, not counted, on each server: the full-load server starts
 # cold, and the replay server delivers that load live before its destination is paused, so
 # that a replay measures a compiled delivery path, as on a server that has been delivering.
@@ -77,9 +78,9 @@ echo "load before: $(uptime)"; echo "cores: $(nproc)"
 
 if [ "${ONLY:-}" != replay ]; then # ONLY=replay: the backlog replay alone (no ceilings, no full load)
 start_nats
-"${bench[@]}" ceiling "$nats_url" "$secs" 1024 256
+"${bench[@]}" ceiling "$nats_url" "$secs" 1024 "${MAX_IN_FLIGHT:-256}"
 start_nats
-"${bench[@]}" ceiling "$nats_url" "$secs" 1024 256 records
+"${bench[@]}" ceiling "$nats_url" "$secs" 1024 "${MAX_IN_FLIGHT:-256}" records
 
 start_nats
 start_sluice live

@@ -384,8 +384,9 @@ public final class HookStore implements AutoCloseable {
                 .setStatistics(statistics);
         // point lookups (dedupe checks, id lookups) skip SST files that cannot hold the key
         BloomFilter bloom = new BloomFilter(10);
-        // LZ4 rather than RocksDB's default Snappy: about the same size, and every hook a
-        // dispatcher reads from a file is a block decompressed (docs/storage.md, "Compression")
+        // LZ4 rather than RocksDB's default Snappy: no larger on hook bodies and twice as fast
+        // to read, and every hook a dispatcher reads from a file is a block decompressed
+        // (docs/storage.md, "Compression")
         ColumnFamilyOptions cfOptions = new ColumnFamilyOptions()
                 .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(bloom))
                 .setCompressionType(CompressionType.LZ4_COMPRESSION);
