@@ -15,7 +15,8 @@ import org.rocksdb.RocksIterator;
  * number, so the next key wanted is nearly always the next one stored (or a few entries
  * on, past the rows of other destinations): one step of the iterator, against a point
  * read's lookup in every memtable and level (its skip-list search, bloom filter probes and
- * index-block search). A key further on is reached by a seek.
+ * index-block search). A key further on is reached by a seek. A handful of keys are read
+ * with point reads ({@link #MIN_KEYS}).
  *
  * <p>The iterator reads the database as it was when the read began; callers read keys whose
  * value a concurrent writer either does not change (a hook) or whose staleness they check
@@ -26,6 +27,13 @@ final class OrderedReads {
 
     /** Steps taken towards the next key before seeking to it instead. */
     static final int MAX_STEPS = 8;
+
+    /**
+     * Fewer keys than this are read with a point read each: an iterator costs more to set
+     * up (a view of every memtable and file, and a first seek in each level without bloom
+     * filters) than a few point reads, and a dispatcher that keeps up reads a few rows a pass.
+     */
+    static final int MIN_KEYS = 8;
 
     private OrderedReads() {
     }
@@ -39,7 +47,18 @@ final class OrderedReads {
      */
     static byte[][] read(RocksDB db, ColumnFamilyHandle family, byte[][] keys, boolean fillCache) throws RocksDBException {
         byte[][] values = new byte[keys.length][];
-        if (keys.length == 0) {
+        if (keys.length < MIN_KEYS) {
+            if (fillCache) {
+                for (int i = 0; i < keys.length; i++) {
+                    values[i] = db.get(family, keys[i]);
+                }
+            } else {
+                try (ReadOptions options = new ReadOptions().setFillCache(false)) {
+                    for (int i = 0; i < keys.length; i++) {
+                        values[i] = db.get(family, options, keys[i]);
+                    }
+                }
+            }
             return values;
         }
         int[] order = IntStream.range(0, keys.length).boxed()
