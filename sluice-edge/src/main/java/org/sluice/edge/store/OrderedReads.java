@@ -61,9 +61,7 @@ final class OrderedReads {
             }
             return values;
         }
-        int[] order = IntStream.range(0, keys.length).boxed()
-                .sorted(Comparator.comparing(i -> keys[i], Arrays::compareUnsigned))
-                .mapToInt(Integer::intValue).toArray();
+        int[] order = inKeyOrder(keys);
         try (ReadOptions options = new ReadOptions().setFillCache(fillCache);
              RocksIterator it = db.newIterator(family, options)) {
             boolean positioned = false;
@@ -87,5 +85,18 @@ final class OrderedReads {
             it.status();
         }
         return values;
+    }
+
+    /** The indexes of {@code keys} in key order; without sorting when they already are, as a backlog's nearly always are. */
+    private static int[] inKeyOrder(byte[][] keys) {
+        int[] order = IntStream.range(0, keys.length).toArray();
+        for (int i = 1; i < keys.length; i++) {
+            if (Arrays.compareUnsigned(keys[i - 1], keys[i]) > 0) {
+                return IntStream.range(0, keys.length).boxed()
+                        .sorted(Comparator.comparing(k -> keys[k], Arrays::compareUnsigned))
+                        .mapToInt(Integer::intValue).toArray();
+            }
+        }
+        return order;
     }
 }
