@@ -6,13 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -63,9 +64,11 @@ import org.sluice.edge.store.StoredHook;
  * <h2>Time</h2>
  * Every attempt completes within the destination's {@code timeout_ms}: the producer's
  * {@code delivery.timeout.ms} is {@code timeout_ms}, its {@code request.timeout.ms} fits inside it
- * and its {@code max.block.ms} (waiting for a topic's metadata) is half of it, and an own timer completes the attempt as
- * {@code timeout} at {@code timeout_ms} in case the producer has not answered. A record
- * still inside the producer then may yet be written: at least once, never lost.
+ * and its {@code max.block.ms} (waiting for a topic's metadata) is half of it. In case the
+ * producer has not answered, a sweep of the destination's attempts out (every tenth of
+ * {@code timeout_ms}, {@value #MAX_SWEEP_MS} ms at most) completes an attempt as
+ * {@code timeout} once its deadline has passed: one timer task per destination, not one per
+ * attempt. A record still inside the producer then may yet be written: at least once, never lost.
  *
  * <h2>Order</h2>
  * Idempotence (with at most 5 requests in flight per connection) keeps the records of one
@@ -81,15 +84,20 @@ import org.sluice.edge.store.StoredHook;
  * {@code producer.send} may block (waiting for a topic's metadata, or for buffer space),
  * so it never runs on the caller's thread: each destination has one sender thread
  * ({@code sluice-kafka-<name>}), which also creates the producer at its first attempt (a
- * broker name that does not resolve yet is a failed attempt, not a failed boot). Answers
- * complete on the producer's I/O thread or on the timer thread ({@code sluice-kafka-timer}).
- * Nothing here takes a lock.
+ * broker name that does not resolve yet is a failed attempt, not a failed boot).
+ * {@link #send} only queues the attempt; {@link #flush()} hands the destination's queue to
+ * its sender thread in one task, which builds each record and gives it to the producer, so
+ * a dispatcher pass of N attempts costs one hand-off, not N, and the records are built off
+ * the dispatcher's thread. Answers complete on the producer's I/O thread or on the timer
+ * thread ({@code sluice-kafka-timer}). Nothing here takes a lock.
  */
 final class KafkaTransport implements Transport {
 
     /** The most requests in flight per connection with which idempotence keeps order. */
     static final int MAX_IN_FLIGHT_PER_CONNECTION = 5;
     private static final int MAX_ERROR_CHARS = 200;
+    /** The longest time between two sweeps for attempts past their deadline. */
+    static final long MAX_SWEEP_MS = 100;
 
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor timer;
@@ -110,7 +118,17 @@ final class KafkaTransport implements Transport {
         } catch (KafkaException bad) {
             throw new IllegalArgumentException("destinations." + destination.name() + ".properties: " + bad.getMessage(), bad);
         }
-        lanes.computeIfAbsent(destination.name(), n -> new Lane(destination, k, props));
+        lanes.computeIfAbsent(destination.name(), n -> {
+            Lane lane = new Lane(destination, k, props);
+            long every = sweepMillis(destination.timeoutMs());
+            timer.scheduleWithFixedDelay(lane::sweep, every, every, TimeUnit.MILLISECONDS);
+            return lane;
+        });
+    }
+
+    /** How often the attempts of a destination with this {@code timeout_ms} are swept for missed deadlines. */
+    static long sweepMillis(long timeoutMs) {
+        return Math.max(1, Math.min(MAX_SWEEP_MS, timeoutMs / 10));
     }
 
     @Override
@@ -119,21 +137,24 @@ final class KafkaTransport implements Transport {
         if (lane == null) {
             throw new IllegalArgumentException("no destination " + destination.name() + " is registered");
         }
-        Attempt a = new Attempt(lane);
-        if (closed.get()) {
-            a.complete(failure(AttemptResult.Failure.CONNECT, "kafka: transport closed"));
-            return a.future;
-        }
+        Attempt a = new Attempt(lane, hook, attempt,
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(destination.timeoutMs()));
         lane.out.add(a);
-        a.timer = timer.schedule(() -> a.complete(failure(AttemptResult.Failure.TIMEOUT,
-                "kafka: no acknowledgement within " + destination.timeoutMs() + " ms")), destination.timeoutMs(), TimeUnit.MILLISECONDS);
-        ProducerRecord<byte[], byte[]> record = record(lane, hook, attempt);
-        try {
-            lane.sender.execute(() -> lane.publish(record, a));
-        } catch (RejectedExecutionException closing) {
-            a.complete(failure(AttemptResult.Failure.CONNECT, "kafka: transport closed"));
+        lane.queued.add(a);
+        if (closed.get()) { // closed, perhaps after close() swept the lane: nothing will publish it
+            a.complete(CLOSED);
         }
         return a.future;
+    }
+
+    /** Hands each destination's attempts queued since the last flush to its sender thread, in one task. */
+    @Override
+    public void flush() {
+        for (Lane lane : lanes.values()) {
+            if (!lane.queued.isEmpty()) {
+                lane.schedulePublish();
+            }
+        }
     }
 
     /** Stops the sender threads and closes the producers (a bounded wait); attempts still out complete as failed. */
@@ -156,7 +177,7 @@ final class KafkaTransport implements Transport {
                 p.close(Duration.ofSeconds(2));
             }
             for (Attempt a : lane.out) {
-                a.complete(failure(AttemptResult.Failure.CONNECT, "kafka: transport closed"));
+                a.complete(CLOSED);
             }
         }
         timer.shutdownNow();
@@ -170,10 +191,6 @@ final class KafkaTransport implements Transport {
             headers.add(new RecordHeader(h.getKey(), h.getValue().getBytes(StandardCharsets.UTF_8)));
         }
         return new ProducerRecord<>(k.topicFor(hook.tenant(), hook.source()), null, key(k.key(), hook), hook.body(), headers);
-    }
-
-    private ProducerRecord<byte[], byte[]> record(Lane lane, StoredHook hook, int attempt) {
-        return record(lane.destination, lane.settings, hook, attempt);
     }
 
     private static byte[] key(KafkaSettings.Key key, StoredHook hook) {
@@ -243,6 +260,8 @@ final class KafkaTransport implements Transport {
         return known == Errors.UNKNOWN_SERVER_ERROR ? e.getClass().getSimpleName() : known.name();
     }
 
+    private static final Outcome CLOSED = failure(AttemptResult.Failure.CONNECT, "kafka: transport closed");
+
     private static Outcome failure(AttemptResult.Failure kind, String error) {
         return new Outcome(AttemptResult.failed(kind), error);
     }
@@ -268,7 +287,13 @@ final class KafkaTransport implements Transport {
         final KafkaSettings settings;
         final Properties props;
         final ExecutorService sender;
+        /** Attempts sent and not yet completed (an attempt leaves when it completes). */
         final Set<Attempt> out = ConcurrentHashMap.newKeySet();
+        /** Attempts sent and not yet handed to the producer. */
+        final Queue<Attempt> queued = new ConcurrentLinkedQueue<>();
+        /** A run of {@link #publishQueued} is submitted to {@link #sender} and has not begun. */
+        final AtomicBoolean publishScheduled = new AtomicBoolean();
+        final Outcome timedOut;
         volatile Producer<byte[], byte[]> producer; // written on the sender thread only
 
         Lane(Destination destination, KafkaSettings settings, Properties props) {
@@ -277,12 +302,57 @@ final class KafkaTransport implements Transport {
             this.props = props;
             this.sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
                     r -> daemon(r, "sluice-kafka-" + destination.name()));
+            this.timedOut = failure(AttemptResult.Failure.TIMEOUT,
+                    "kafka: no acknowledgement within " + destination.timeoutMs() + " ms");
         }
 
-        /** On the sender thread: hands the record to the producer; its callback answers. */
-        void publish(ProducerRecord<byte[], byte[]> record, Attempt a) {
-            if (a.future.isDone() || closed.get()) {
-                return; // timed out while queued, or closing: nothing was sent
+        /** Submits a run of {@link #publishQueued} to the sender thread unless one is pending. */
+        void schedulePublish() {
+            if (publishScheduled.compareAndSet(false, true)) {
+                try {
+                    sender.execute(this::publishQueued);
+                } catch (RejectedExecutionException closing) {
+                    publishScheduled.set(false);
+                    for (Attempt a = queued.poll(); a != null; a = queued.poll()) {
+                        a.complete(CLOSED);
+                    }
+                }
+            }
+        }
+
+        /** On the sender thread: publishes every queued attempt. */
+        private void publishQueued() {
+            publishScheduled.set(false); // an attempt queued from now on schedules another run
+            for (Attempt a = queued.poll(); a != null; a = queued.poll()) {
+                publish(a);
+            }
+        }
+
+        /** On the timer thread: completes the attempts out past their deadline as {@code timeout}. */
+        void sweep() {
+            long now = System.nanoTime();
+            for (Attempt a : out) {
+                if (now - a.deadlineNanos >= 0) {
+                    a.complete(timedOut);
+                }
+            }
+        }
+
+        /** On the sender thread: builds the attempt's record and hands it to the producer; its callback answers. */
+        private void publish(Attempt a) {
+            if (a.future.isDone()) {
+                return; // timed out while queued: nothing was sent
+            }
+            if (closed.get()) {
+                a.complete(CLOSED);
+                return;
+            }
+            ProducerRecord<byte[], byte[]> record;
+            try {
+                record = record(destination, settings, a.hook, a.attempt);
+            } catch (RuntimeException e) {
+                a.complete(failure(AttemptResult.Failure.PROTOCOL, "kafka: cannot build the record: " + e));
+                return;
             }
             Producer<byte[], byte[]> p = producer;
             if (p == null) {
@@ -307,19 +377,21 @@ final class KafkaTransport implements Transport {
     /** One attempt: completes once (answer, error, timeout or close). */
     private static final class Attempt {
         final Lane lane;
+        final StoredHook hook;
+        final int attempt;
+        /** {@link System#nanoTime()} after which the sweep completes it as {@code timeout}. */
+        final long deadlineNanos;
         final CompletableFuture<Outcome> future = new CompletableFuture<>();
-        volatile ScheduledFuture<?> timer;
 
-        Attempt(Lane lane) {
+        Attempt(Lane lane, StoredHook hook, int attempt, long deadlineNanos) {
             this.lane = lane;
+            this.hook = hook;
+            this.attempt = attempt;
+            this.deadlineNanos = deadlineNanos;
         }
 
         void complete(Outcome outcome) {
             if (future.complete(outcome)) {
-                ScheduledFuture<?> t = timer;
-                if (t != null) {
-                    t.cancel(false);
-                }
                 lane.out.remove(this);
             }
         }
