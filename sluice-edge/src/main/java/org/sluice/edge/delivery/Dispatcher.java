@@ -568,9 +568,16 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         final Transport transport;
         final FifoHeads fifo;
         final AtomicInteger inFlight = new AtomicInteger();
-        /** Hooks whose attempt to this destination is out: never read twice. */
+        /**
+         * Hooks whose attempt to this destination is out, by hook id: a fifo head's (a fifo
+         * scan has no sequence numbers). Never read twice.
+         */
         final Set<String> out = ConcurrentHashMap.newKeySet();
-        /** The same by commit sequence number (not for fifo's heads): the due scan's held rows. */
+        /**
+         * The same by commit sequence number, for every other row (every row of a non-fifo
+         * destination has one): the due scan's held rows. A row is in one of the two sets,
+         * never both ({@link #isOut}).
+         */
         final Set<Long> outSeqs = ConcurrentHashMap.newKeySet();
         final AtomicLong delivered = new AtomicLong();
         final AtomicLong failed = new AtomicLong();
@@ -681,8 +688,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 if (picks.size() >= free || stopping) {
                     break;
                 }
-                if (out.contains(row.hookId())) {
-                    continue;
+                if (isOut(row, seqs == null ? -1 : seqs[r])) {
+                    continue; // started at its commit since the scan read it
                 }
                 StoredHook hook = readAhead != null && readAhead[r] != null ? readAhead[r]
                         : store.getForDelivery(row.hookId(), seqs == null ? -1 : seqs[r]).orElse(null);
@@ -736,7 +743,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             long[] wanted = new long[Math.min(free, rows.size())];
             int[] at = new int[wanted.length];
             for (int r = 0; r < rows.size() && ids.size() < wanted.length; r++) {
-                if (!out.contains(rows.get(r).hookId())) {
+                if (!isOut(rows.get(r), seqs[r])) {
                     at[ids.size()] = r;
                     wanted[ids.size()] = seqs[r];
                     ids.add(rows.get(r).hookId());
@@ -869,9 +876,10 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         private void start(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long writes,
                            long nowMs) {
             int attempt = row.nextAttemptNumber();
-            out.add(row.hookId());
             if (seq >= 0) {
                 outSeqs.add(seq);
+            } else {
+                out.add(row.hookId());
             }
             unanswered.incrementAndGet();
             synchronized (idle) {
@@ -964,6 +972,11 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             }
         }
 
+        /** Whether the attempt of {@code row} ({@code seq}: its sequence number, -1 for a fifo head) is out. */
+        private boolean isOut(DeliveryRow row, long seq) {
+            return seq >= 0 ? outSeqs.contains(seq) : out.contains(row.hookId());
+        }
+
         /** The attempt ended without its answer being queued for recording. */
         private void release(DeliveryRow row, long seq) {
             inFlight.decrementAndGet();
@@ -998,9 +1011,10 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
          * is freed by whoever took the answer off the queue. No wake.
          */
         private void releaseQuietly(DeliveryRow row, long seq, long dueAgainMillis) {
-            out.remove(row.hookId());
             if (seq >= 0) {
                 outSeqs.remove(seq);
+            } else {
+                out.remove(row.hookId());
             }
             if (dueAgainMillis >= 0) {
                 ledger.unheld(name, dueAgainMillis);
