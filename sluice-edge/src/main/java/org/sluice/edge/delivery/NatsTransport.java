@@ -45,8 +45,10 @@ import org.sluice.edge.store.StoredHook;
  * hook id: the stream drops a second message with the same id within its duplicate
  * window), then those of {@link OutboundHeaders#forBroker}, the same as a Kafka record's.
  * The publish is asynchronous: {@link #send} only queues the message on the connection (no network wait on the caller's thread); the
- * future completes on the client's threads when the ack arrives, or after
- * {@code timeout_ms} ({@link AttemptResult.Failure#TIMEOUT}).
+ * future completes on the client's threads when the ack arrives, or, once {@code timeout_ms}
+ * has passed, on the connect thread ({@link AttemptResult.Failure#TIMEOUT}): one sweep per
+ * destination over its attempts out, every tenth of {@code timeout_ms}
+ * ({@value KafkaTransport#MAX_SWEEP_MS} ms at most), not a timer per attempt.
  *
  * <p>A JetStream publish is a request on the subject whose reply is the stream's ack. It is
  * sent as one ({@link Connection#requestWithTimeout}) with {@code Nats-Msg-Id} among the
@@ -84,7 +86,7 @@ final class NatsTransport implements Transport {
     static final int NO_RESPONDERS = 503;
     /**
      * The client's own bound on a publish's wait, beyond {@code timeout_ms}: the attempt's
-     * timer ({@code orTimeout}) always ends it first, and the client forgets the request later.
+     * sweep ({@link Link#sweep}, at most {@value KafkaTransport#MAX_SWEEP_MS} ms after {@code timeout_ms}) always ends it first, and the client forgets the request later.
      */
     static final long REQUEST_SLACK_MS = 1_000;
     private static final Outcome DELIVERED = new Outcome(AttemptResult.acknowledged(), null);
@@ -106,6 +108,9 @@ final class NatsTransport implements Transport {
         final NatsSettings settings;
         /** How long the client keeps a publish's request: {@code timeout_ms} plus {@value #REQUEST_SLACK_MS} ms. */
         final Duration requestTimeout;
+        /** Attempts published and not yet completed (an attempt leaves when it completes). */
+        final Set<Attempt> out = ConcurrentHashMap.newKeySet();
+        final Outcome timedOut;
         volatile Connection connection;
         volatile String lastError = "not connected yet";
 
@@ -113,6 +118,17 @@ final class NatsTransport implements Transport {
             this.destination = destination;
             this.settings = (NatsSettings) destination.broker().orElseThrow();
             this.requestTimeout = Duration.ofMillis(destination.timeoutMs() + REQUEST_SLACK_MS);
+            this.timedOut = failed(AttemptResult.Failure.TIMEOUT, "no publish ack within timeout_ms " + destination.timeoutMs());
+        }
+
+        /** On the connect thread: completes the attempts out past their deadline as {@code timeout}. */
+        void sweep() {
+            long now = System.nanoTime();
+            for (Attempt a : out) {
+                if (now - a.deadlineNanos >= 0) {
+                    a.complete(timedOut);
+                }
+            }
         }
 
         void connect() {
@@ -169,6 +185,30 @@ final class NatsTransport implements Transport {
         Link link = new Link(destination);
         if (links.putIfAbsent(destination.name(), link) == null) {
             schedule(link, 0);
+            long every = KafkaTransport.sweepMillis(destination.timeoutMs());
+            try {
+                connector.scheduleWithFixedDelay(link::sweep, every, every, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                // closed: nothing will be sent
+            }
+        }
+    }
+
+    /** One attempt out: completes once (the ack, an error, the sweep's timeout or close). */
+    private static final class Attempt {
+        final Link link;
+        final long deadlineNanos;
+        final CompletableFuture<Outcome> future = new CompletableFuture<>();
+
+        Attempt(Link link, long deadlineNanos) {
+            this.link = link;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        void complete(Outcome outcome) {
+            if (future.complete(outcome)) {
+                link.out.remove(this);
+            }
         }
     }
 
@@ -196,15 +236,21 @@ final class NatsTransport implements Transport {
         }
         Headers headers = headers(destination, hook, attempt);
         headers.add(MSG_ID, hook.id());
+        long timeoutMs = destination.timeoutMs();
+        Attempt a = new Attempt(link, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        link.out.add(a);
         CompletableFuture<Message> reply;
         try {
             reply = c.requestWithTimeout(subject, headers, hook.body(), link.requestTimeout);
         } catch (RuntimeException e) {
-            return done(outcome(e, subject, destination.timeoutMs()));
+            a.complete(outcome(e, subject, timeoutMs));
+            return a.future;
         }
-        return reply.orTimeout(destination.timeoutMs(), TimeUnit.MILLISECONDS)
-                .handle((m, e) -> e == null ? verdict(m, subject, destination.timeoutMs())
-                        : outcome(e, subject, destination.timeoutMs()));
+        reply.whenComplete((m, e) -> a.complete(e == null ? verdict(m, subject, timeoutMs) : outcome(e, subject, timeoutMs)));
+        if (closed) { // closed, perhaps after close() swept the link: nothing else may complete it
+            a.complete(CLOSED);
+        }
+        return a.future;
     }
 
     /**
@@ -320,7 +366,9 @@ final class NatsTransport implements Transport {
         return CompletableFuture.completedFuture(o);
     }
 
-    /** Closes every connection; attempts still out complete as failed (their futures time out or fail). */
+    private static final Outcome CLOSED = failed(AttemptResult.Failure.CONNECT, "nats transport closed");
+
+    /** Closes every connection; attempts still out complete as failed. */
     @Override
     public void close() {
         closed = true;
@@ -335,6 +383,9 @@ final class NatsTransport implements Transport {
                 } catch (RuntimeException ignored) {
                     // closing anyway
                 }
+            }
+            for (Attempt a : link.out) {
+                a.complete(CLOSED);
             }
         }
     }
