@@ -66,7 +66,7 @@ import org.sluice.edge.store.StoredHook;
  * {@code delivery.timeout.ms} is {@code timeout_ms}, its {@code request.timeout.ms} fits inside it
  * and its {@code max.block.ms} (waiting for a topic's metadata) is half of it. In case the
  * producer has not answered, a sweep of the destination's attempts out (every tenth of
- * {@code timeout_ms}, {@value #MAX_SWEEP_MS} ms at most) completes an attempt as
+ * {@code timeout_ms}, {@value Transport#MAX_SWEEP_MS} ms at most) completes an attempt as
  * {@code timeout} once its deadline has passed: one timer task per destination, not one per
  * attempt. A record still inside the producer then may yet be written: at least once, never lost.
  *
@@ -96,8 +96,6 @@ final class KafkaTransport implements Transport {
     /** The most requests in flight per connection with which idempotence keeps order. */
     static final int MAX_IN_FLIGHT_PER_CONNECTION = 5;
     private static final int MAX_ERROR_CHARS = 200;
-    /** The longest time between two sweeps for attempts past their deadline. */
-    static final long MAX_SWEEP_MS = 100;
 
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor timer;
@@ -120,15 +118,10 @@ final class KafkaTransport implements Transport {
         }
         lanes.computeIfAbsent(destination.name(), n -> {
             Lane lane = new Lane(destination, k, props);
-            long every = sweepMillis(destination.timeoutMs());
+            long every = Transport.sweepMillis(destination.timeoutMs());
             timer.scheduleWithFixedDelay(lane::sweep, every, every, TimeUnit.MILLISECONDS);
             return lane;
         });
-    }
-
-    /** How often the attempts of a destination with this {@code timeout_ms} are swept for missed deadlines. */
-    static long sweepMillis(long timeoutMs) {
-        return Math.max(1, Math.min(MAX_SWEEP_MS, timeoutMs / 10));
     }
 
     @Override

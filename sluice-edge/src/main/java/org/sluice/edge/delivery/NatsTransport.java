@@ -48,7 +48,7 @@ import org.sluice.edge.store.StoredHook;
  * future completes on the client's threads when the ack arrives, or, once {@code timeout_ms}
  * has passed, on the connect thread ({@link AttemptResult.Failure#TIMEOUT}): one sweep per
  * destination over its attempts out, every tenth of {@code timeout_ms}
- * ({@value KafkaTransport#MAX_SWEEP_MS} ms at most), not a timer per attempt.
+ * ({@value Transport#MAX_SWEEP_MS} ms at most), not a timer per attempt.
  *
  * <p>A JetStream publish is a request on the subject whose reply is the stream's ack. It is
  * sent as one ({@link Connection#requestWithTimeout}) with {@code Nats-Msg-Id} among the
@@ -86,7 +86,7 @@ final class NatsTransport implements Transport {
     static final int NO_RESPONDERS = 503;
     /**
      * The client's own bound on a publish's wait, beyond {@code timeout_ms}: the attempt's
-     * sweep ({@link Link#sweep}, at most {@value KafkaTransport#MAX_SWEEP_MS} ms after {@code timeout_ms}) always ends it first, and the client forgets the request later.
+     * sweep ({@link Link#sweep}, at most {@value Transport#MAX_SWEEP_MS} ms after {@code timeout_ms}) always ends it first, and the client forgets the request later.
      */
     static final long REQUEST_SLACK_MS = 1_000;
     private static final Outcome DELIVERED = new Outcome(AttemptResult.acknowledged(), null);
@@ -185,7 +185,7 @@ final class NatsTransport implements Transport {
         Link link = new Link(destination);
         if (links.putIfAbsent(destination.name(), link) == null) {
             schedule(link, 0);
-            long every = KafkaTransport.sweepMillis(destination.timeoutMs());
+            long every = Transport.sweepMillis(destination.timeoutMs());
             try {
                 connector.scheduleWithFixedDelay(link::sweep, every, every, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closing) {

@@ -15,6 +15,17 @@ import org.sluice.edge.store.StoredHook;
  */
 interface Transport extends AutoCloseable {
 
+    /**
+     * The longest time between two sweeps of a broker transport's attempts out for the ones
+     * past their {@code timeout_ms} (one timer task per destination, not one per attempt).
+     */
+    long MAX_SWEEP_MS = 100;
+
+    /** How often the attempts out of a destination with this {@code timeout_ms} are swept: a tenth of it, 1 to {@value #MAX_SWEEP_MS} ms. */
+    static long sweepMillis(long timeoutMs) {
+        return Math.max(1, Math.min(MAX_SWEEP_MS, timeoutMs / 10));
+    }
+
     /** What one attempt came to, with a short text for {@code last_error} when it was not delivered. */
     record Outcome(AttemptResult result, String error) {
     }

@@ -63,8 +63,8 @@ class KafkaTransportTest {
 
     @Test
     void theSweepRunsEveryTenthOfTheTimeoutWithinItsBounds() {
-        assertThat(KafkaTransport.sweepMillis(5)).isEqualTo(1);
-        assertThat(KafkaTransport.sweepMillis(300)).isEqualTo(30);
-        assertThat(KafkaTransport.sweepMillis(30_000)).isEqualTo(KafkaTransport.MAX_SWEEP_MS);
+        assertThat(Transport.sweepMillis(5)).isEqualTo(1);
+        assertThat(Transport.sweepMillis(300)).isEqualTo(30);
+        assertThat(Transport.sweepMillis(30_000)).isEqualTo(Transport.MAX_SWEEP_MS);
     }
 }
