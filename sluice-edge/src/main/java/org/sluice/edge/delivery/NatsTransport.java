@@ -46,7 +46,7 @@ import org.sluice.edge.store.StoredHook;
  * window), then those of {@link OutboundHeaders#forBroker}, the same as a Kafka record's.
  * The publish is asynchronous: {@link #send} only queues the message on the connection (no network wait on the caller's thread); the
  * future completes on the client's threads when the ack arrives, or, once {@code timeout_ms}
- * has passed, on the connect thread ({@link AttemptResult.Failure#TIMEOUT}): one sweep per
+ * has passed, on the timer thread {@code sluice-nats-timer} ({@link AttemptResult.Failure#TIMEOUT}): one sweep per
  * destination over its attempts out, every tenth of {@code timeout_ms}
  * ({@value Transport#MAX_SWEEP_MS} ms at most), not a timer per attempt.
  *
@@ -95,11 +95,9 @@ final class NatsTransport implements Transport {
     private static final byte[] DUPLICATE_END = ",\"duplicate\":true}".getBytes(StandardCharsets.US_ASCII);
 
     private final Map<String, Link> links = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService connector = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "sluice-nats-connect");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService connector = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sluice-nats-connect"));
+    /** Sweeps for attempts past their deadline; not the connect thread, which may wait seconds for a server. */
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sluice-nats-timer"));
     private volatile boolean closed;
 
     /** One destination's connection, made and remade on the connect thread. */
@@ -121,7 +119,7 @@ final class NatsTransport implements Transport {
             this.timedOut = failed(AttemptResult.Failure.TIMEOUT, "no publish ack within timeout_ms " + destination.timeoutMs());
         }
 
-        /** On the connect thread: completes the attempts out past their deadline as {@code timeout}. */
+        /** On the timer thread: completes the attempts out past their deadline as {@code timeout}. */
         void sweep() {
             long now = System.nanoTime();
             for (Attempt a : out) {
@@ -187,7 +185,7 @@ final class NatsTransport implements Transport {
             schedule(link, 0);
             long every = Transport.sweepMillis(destination.timeoutMs());
             try {
-                connector.scheduleWithFixedDelay(link::sweep, every, every, TimeUnit.MILLISECONDS);
+                timer.scheduleWithFixedDelay(link::sweep, every, every, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closing) {
                 // closed: nothing will be sent
             }
@@ -362,6 +360,12 @@ final class NatsTransport implements Transport {
         return new Outcome(AttemptResult.failed(failure), error);
     }
 
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
     private static CompletableFuture<Outcome> done(Outcome o) {
         return CompletableFuture.completedFuture(o);
     }
@@ -373,6 +377,7 @@ final class NatsTransport implements Transport {
     public void close() {
         closed = true;
         connector.shutdownNow();
+        timer.shutdownNow();
         for (Link link : links.values()) {
             Connection c = link.connection;
             if (c != null) {
