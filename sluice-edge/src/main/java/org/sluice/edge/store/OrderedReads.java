@@ -48,15 +48,9 @@ final class OrderedReads {
     static byte[][] read(RocksDB db, ColumnFamilyHandle family, byte[][] keys, boolean fillCache) throws RocksDBException {
         byte[][] values = new byte[keys.length][];
         if (keys.length < MIN_KEYS) {
-            if (fillCache) {
+            try (ReadOptions options = new ReadOptions().setFillCache(fillCache)) {
                 for (int i = 0; i < keys.length; i++) {
-                    values[i] = db.get(family, keys[i]);
-                }
-            } else {
-                try (ReadOptions options = new ReadOptions().setFillCache(false)) {
-                    for (int i = 0; i < keys.length; i++) {
-                        values[i] = db.get(family, options, keys[i]);
-                    }
+                    values[i] = db.get(family, options, keys[i]);
                 }
             }
             return values;
