@@ -257,9 +257,12 @@ public final class DeliveryLedger {
         return seqCache.get(id);
     }
 
-    /** The hook committed as {@code id} if the cache keeps it, else null (see {@link SeqCache}). */
-    StoredHook cachedHook(UUID id) {
-        return seqCache.hook(id);
+    /**
+     * The hook committed as {@code id} under {@code seq} (-1: the number the cache remembers
+     * for the id, if any) if the cache keeps it, else null (see {@link SeqCache}).
+     */
+    StoredHook cachedHook(UUID id, long seq) {
+        return seq < 0 ? seqCache.hook(id) : seqCache.hook(id, seq);
     }
 
     /** Bytes of the hooks the cache keeps for the dispatcher now (bounded, see {@link SeqCache}). */

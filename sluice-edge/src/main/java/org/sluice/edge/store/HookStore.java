@@ -1083,7 +1083,7 @@ public final class HookStore implements AutoCloseable {
         if (uuid == null) {
             return Optional.empty();
         }
-        StoredHook kept = ledger.cachedHook(uuid);
+        StoredHook kept = ledger.cachedHook(uuid, seq);
         if (kept != null) {
             deliveryReadsFromMemory.increment();
             return Optional.of(kept);
@@ -1119,7 +1119,7 @@ public final class HookStore implements AutoCloseable {
                 found[i] = getForDelivery(ids.get(i), -1).orElse(null);
                 continue;
             }
-            found[i] = ledger.cachedHook(uuid);
+            found[i] = ledger.cachedHook(uuid, seqs[i]);
             if (found[i] == null) {
                 misses[missed++] = i;
             } else {

@@ -7,16 +7,25 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * A bounded, lossy memory of which sequence number a hook id was committed under, so that
  * the delivery path (which names hooks by id) can skip the {@code hook_ids} index read,
- * and of the recently committed hooks themselves, so that the dispatcher's read of a hook
- * it is about to send skips the store.
+ * and of the most recently committed hooks themselves, so that the dispatcher's read of a
+ * hook it is about to send skips the store.
  *
- * <p>Direct-mapped: {@value #SLOTS} slots, a slot chosen by a mix of the id's bits, a new
- * entry replacing whatever was there. The numbers take a fixed amount of memory (about
- * 600 KiB) whatever the number of hooks. The hooks kept with them are bounded by bytes:
- * at most {@link #HOOK_BYTES} of bodies plus {@value #HOOK_OVERHEAD} bytes each, and
- * no body over {@value #MAX_HOOK_BODY} bytes; a hook that does not fit is simply not
- * kept. A miss costs what the cache saves (an index read, a hook read); nothing depends on
- * a hit.
+ * <h2>Two parts</h2>
+ * <ul>
+ *   <li><b>Numbers</b>, direct-mapped by id: {@value #SLOTS} slots, a slot chosen by a mix
+ *   of the id's bits, a new entry replacing whatever was there; a fixed amount of memory
+ *   (about 600 KiB) whatever the number of hooks.</li>
+ *   <li><b>Hooks</b>, a ring indexed by sequence number ({@value #HOOK_SLOTS} slots): the
+ *   hooks of the latest commits, oldest out first. Commits number hooks in order, and a
+ *   dispatcher that has fallen behind reads them in that order, so the ring keeps exactly
+ *   the hooks a backlog reaches next, where a map by id would lose a random share of even
+ *   the recent ones to collisions. Bounded by bytes: the bodies plus {@value #HOOK_OVERHEAD}
+ *   bytes each stay within the bound given at construction (by default
+ *   {@link #defaultHookBytes()}: 128 MiB, or an eighth of the maximum heap if that is
+ *   less); no body over {@value #MAX_HOOK_BODY} bytes is kept. To make room the oldest
+ *   kept hooks go first.</li>
+ * </ul>
+ * A miss costs what the memory saves (an index read, a hook read); nothing depends on a hit.
  *
  * <p>Why an entry can never be wrong: a {@link HookStore} hands out each sequence number
  * once (numbers of failed batches stay consumed, a reopen continues past the last one), and
@@ -25,56 +34,110 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * hook, reads at that number find nothing, exactly as an index read would find no id (and
  * the kept hook is only served to the dispatcher, which reads only hooks with a pending
  * delivery, never deleted). An entry made for a batch whose write then failed names an id
- * that no caller was ever given.
+ * that no caller was ever given. A lookup checks both the number and the id.
  *
- * <p>Thread-safe without locks: an entry is an immutable object with final fields, swapped
- * in whole. Entries are only made by the commit path, under the store's commit lock (one
- * thread at a time), so the byte count it checks before adding is never exceeded. The due
- * scan adds nothing: it hands the dispatcher the numbers it read
+ * <p>Thread-safe without locks for readers: an entry is an immutable object with final
+ * fields, swapped in whole. Entries are only made by the commit path, under the store's
+ * commit lock (one thread at a time; {@link #put} is also synchronized, uncontended), so
+ * the order of kept numbers and the byte count need no atomics beyond publication. The
+ * due scan adds nothing: it hands the dispatcher the numbers it read
  * ({@link HookStore#getForDelivery(String, long)}), so scanning a backlog never pushes the
  * recent hooks out.
  */
 final class SeqCache {
 
     static final int SLOTS = 1 << 14;
-    /** Most body bytes (plus {@value #HOOK_OVERHEAD} per hook) of the hooks kept at once: 32 MiB. */
-    static final long HOOK_BYTES = 32L << 20;
+    /** Slots of the ring of kept hooks: at most this many hooks are kept, whatever their size. */
+    static final int HOOK_SLOTS = 1 << 17;
+    /** The default bound on kept bytes, before the heap's share: 128 MiB. */
+    static final long HOOK_BYTES = 128L << 20;
     /** A hook with a larger body is never kept. */
     static final int MAX_HOOK_BODY = 256 * 1024;
     /** What a kept hook is counted for besides its body: the entry, the record, headers and strings. */
     static final int HOOK_OVERHEAD = 1024;
 
-    private record Entry(long msb, long lsb, long seq, StoredHook hook) {
+    private record Entry(long msb, long lsb, long seq) {
         boolean names(UUID id) {
             return msb == id.getMostSignificantBits() && lsb == id.getLeastSignificantBits();
         }
+    }
 
+    private record Kept(long msb, long lsb, long seq, StoredHook hook) {
         long bytes() {
-            return hook == null ? 0 : hook.body().length + (long) HOOK_OVERHEAD;
+            return hook.body().length + (long) HOOK_OVERHEAD;
         }
     }
 
     private final AtomicReferenceArray<Entry> slots = new AtomicReferenceArray<>(SLOTS);
+    private final AtomicReferenceArray<Kept> ring = new AtomicReferenceArray<>(HOOK_SLOTS);
+    /** The numbers put in the ring, in put order (increasing), oldest at {@link #head}; writer only. */
+    private final long[] order = new long[HOOK_SLOTS];
+    private long head;
+    private long tail;
     private final AtomicLong hookBytes = new AtomicLong();
+    private final long maxHookBytes;
 
-    /**
-     * Remembers {@code id}'s number and, if it fits the byte bound, the hook itself. Called
-     * by one thread at a time (the commit path, under the commit lock).
-     */
-    void put(UUID id, long seq, StoredHook hook) {
-        int i = slot(id);
-        Entry old = slots.get(i);
-        long freed = old == null ? 0 : old.bytes();
-        long size = hook.body().length + (long) HOOK_OVERHEAD;
-        boolean keep = hook.body().length <= MAX_HOOK_BODY && hookBytes.get() - freed + size <= HOOK_BYTES;
-        replace(i, new Entry(id.getMostSignificantBits(), id.getLeastSignificantBits(), seq, keep ? hook : null));
+    /** A memory bounded by {@link #defaultHookBytes()}. */
+    SeqCache() {
+        this(defaultHookBytes());
     }
 
-    private void replace(int i, Entry e) {
-        Entry old = slots.getAndSet(i, e);
-        long delta = e.bytes() - (old == null ? 0 : old.bytes());
-        if (delta != 0) {
-            hookBytes.addAndGet(delta);
+    /** A memory that keeps at most {@code maxHookBytes} of hooks (bodies plus overhead). */
+    SeqCache(long maxHookBytes) {
+        if (maxHookBytes < 0) {
+            throw new IllegalArgumentException("maxHookBytes " + maxHookBytes + " < 0");
+        }
+        this.maxHookBytes = maxHookBytes;
+    }
+
+    /** 128 MiB, or an eighth of the JVM's maximum heap if that is less. */
+    static long defaultHookBytes() {
+        return Math.min(HOOK_BYTES, Runtime.getRuntime().maxMemory() / 8);
+    }
+
+    /** The bound on kept bytes. */
+    long maxHookBytes() {
+        return maxHookBytes;
+    }
+
+    /**
+     * Remembers {@code id}'s number and, if it fits the byte bound, the hook itself (making
+     * room by dropping the oldest kept hooks). Called by one thread at a time (the commit
+     * path, under the commit lock), with increasing numbers.
+     */
+    synchronized void put(UUID id, long seq, StoredHook hook) {
+        long msb = id.getMostSignificantBits();
+        long lsb = id.getLeastSignificantBits();
+        slots.set(slot(id), new Entry(msb, lsb, seq));
+        long size = hook.body().length + (long) HOOK_OVERHEAD;
+        if (hook.body().length > MAX_HOOK_BODY || size > maxHookBytes) {
+            return;
+        }
+        if (tail - head == HOOK_SLOTS) {
+            dropOldest();
+        }
+        while (hookBytes.get() + size > maxHookBytes) {
+            dropOldest(); // terminates: size fits an empty ring
+        }
+        int i = ringSlot(seq);
+        Kept old = ring.get(i);
+        if (old != null) { // an older number on the same slot (its order entry is still queued)
+            ring.set(i, null);
+            hookBytes.addAndGet(-old.bytes());
+        }
+        ring.set(i, new Kept(msb, lsb, seq, hook));
+        hookBytes.addAndGet(size);
+        order[(int) (tail++ & (HOOK_SLOTS - 1))] = seq;
+    }
+
+    /** Forgets the oldest number put in the ring, and its hook if that is still the one on its slot. */
+    private void dropOldest() {
+        long seq = order[(int) (head++ & (HOOK_SLOTS - 1))];
+        int i = ringSlot(seq);
+        Kept k = ring.get(i);
+        if (k != null && k.seq == seq) {
+            ring.set(i, null);
+            hookBytes.addAndGet(-k.bytes());
         }
     }
 
@@ -84,15 +147,28 @@ final class SeqCache {
         return e != null && e.names(id) ? e.seq : -1;
     }
 
-    /** The hook committed as {@code id} if it is kept here, else null. */
-    StoredHook hook(UUID id) {
-        Entry e = slots.get(slot(id));
-        return e != null && e.names(id) ? e.hook : null;
+    /** The hook committed as {@code id} under {@code seq} if it is kept here, else null. */
+    StoredHook hook(UUID id, long seq) {
+        if (seq < 0) {
+            return null;
+        }
+        Kept k = ring.get(ringSlot(seq));
+        return k != null && k.seq == seq && k.msb == id.getMostSignificantBits() && k.lsb == id.getLeastSignificantBits()
+                ? k.hook : null;
     }
 
-    /** Body bytes plus overhead of the hooks kept now (at most {@link #HOOK_BYTES}). */
+    /** The hook committed as {@code id} if it is kept here and its number is remembered, else null. */
+    StoredHook hook(UUID id) {
+        return hook(id, get(id));
+    }
+
+    /** Body bytes plus overhead of the hooks kept now (at most {@link #maxHookBytes()}). */
     long hookBytes() {
         return hookBytes.get();
+    }
+
+    private static int ringSlot(long seq) {
+        return (int) (seq & (HOOK_SLOTS - 1));
     }
 
     private static int slot(UUID id) {

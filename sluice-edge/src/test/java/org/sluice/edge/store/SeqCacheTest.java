@@ -2,15 +2,25 @@ package org.sluice.edge.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
-/** The delivery path's memory of recent hooks: right or silent, and bounded by bytes. */
+/** The delivery path's memory of recent hooks: right or silent, bounded by bytes, newest kept first. */
 class SeqCacheTest {
 
     private static StoredHook hook(UUID id, int bodyBytes) {
         return new StoredHook(id.toString(), "t", "s", null, 1L, Map.of(), new byte[bodyBytes]);
+    }
+
+    private static UUID id(long i) {
+        return new UUID(0x0190_0000_0000_7000L + i, 0x8000_0000_0000_0000L | (i * 0x9E3779B97F4A7C15L >>> 1));
     }
 
     @Test
@@ -23,26 +33,45 @@ class SeqCacheTest {
         cache.put(a, 7, h);
         assertThat(cache.get(a)).isEqualTo(7);
         assertThat(cache.hook(a)).isSameAs(h);
+        assertThat(cache.hook(a, 7)).isSameAs(h);
+        assertThat(cache.hook(a, 7 + SeqCache.HOOK_SLOTS)).isNull(); // the same ring slot, another number
+        assertThat(cache.hook(a, -1)).isNull();
+        assertThat(cache.hook(new UUID(1, 3), 7)).isNull(); // the number is right, the id is not
         assertThat(cache.hook(new UUID(1, 3))).isNull(); // another id, whichever slot it maps to
     }
 
     @Test
-    void keptHookBytesNeverPassTheBoundHoweverManyAndLargeTheHooks() {
-        SeqCache cache = new SeqCache();
-        int body = 64 * 1024; // 4 x 16,384 slots of these would be 1 GiB: only the bound's worth is kept
-        int kept = 0;
-        for (int i = 0; i < 4 * SeqCache.SLOTS; i++) {
-            UUID id = new UUID(0x0190_0000_0000_7000L + i, 0x8000_0000_0000_0000L | (i * 0x9E3779B97F4A7C15L >>> 1));
-            cache.put(id, i, hook(id, body));
-            assertThat(cache.hookBytes()).isLessThanOrEqualTo(SeqCache.HOOK_BYTES);
-            if (cache.hook(id) != null) {
-                kept++;
-            }
-        }
-        assertThat(kept).isGreaterThan(0);
+    void keepsTheNewestHooksThatFitTheBoundAndNothingOlder() {
+        int body = 64 * 1024;
         long perHook = body + SeqCache.HOOK_OVERHEAD;
-        assertThat(cache.hookBytes()).isGreaterThan(SeqCache.HOOK_BYTES / 2) // the bound is used, not just respected
-                .isEqualTo(cache.hookBytes() / perHook * perHook);
+        SeqCache cache = new SeqCache(10 * perHook + perHook / 2); // room for ten and a half
+        int n = 1000;
+        for (int i = 0; i < n; i++) {
+            cache.put(id(i), i, hook(id(i), body));
+            assertThat(cache.hookBytes()).isLessThanOrEqualTo(cache.maxHookBytes());
+        }
+        for (int i = 0; i < n; i++) {
+            assertThat(cache.hook(id(i), i) != null).as("hook %d kept", i).isEqualTo(i >= n - 10);
+        }
+        assertThat(cache.hookBytes()).isEqualTo(10 * perHook);
+        assertThat(cache.get(id(n - 1))).isEqualTo(n - 1);
+    }
+
+    @Test
+    void keepsTheLastRingsWorthOfSmallHooksAllOfThem() {
+        SeqCache cache = new SeqCache(Long.MAX_VALUE / 2); // bytes never bind: the ring's slots do
+        int n = 2 * SeqCache.HOOK_SLOTS + 123;
+        for (int i = 0; i < n; i++) {
+            cache.put(id(i), i, hook(id(i), 16));
+        }
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            boolean k = cache.hook(id(i), i) != null;
+            assertThat(k).as("hook %d kept", i).isEqualTo(i >= n - SeqCache.HOOK_SLOTS);
+            kept += k ? 1 : 0;
+        }
+        assertThat(kept).isEqualTo(SeqCache.HOOK_SLOTS);
+        assertThat(cache.hookBytes()).isEqualTo(SeqCache.HOOK_SLOTS * (16L + SeqCache.HOOK_OVERHEAD));
     }
 
     @Test
@@ -53,5 +82,75 @@ class SeqCacheTest {
         assertThat(cache.hook(a)).isNull();
         assertThat(cache.get(a)).isEqualTo(3);
         assertThat(cache.hookBytes()).isZero();
+    }
+
+    @Test
+    void theDefaultBoundIsTheSmallerOf128MiBAndAnEighthOfTheHeap() {
+        assertThat(SeqCache.defaultHookBytes())
+                .isEqualTo(Math.min(128L << 20, Runtime.getRuntime().maxMemory() / 8));
+        assertThat(new SeqCache().maxHookBytes()).isEqualTo(SeqCache.defaultHookBytes());
+    }
+
+    /**
+     * Any run of commits (numbers increasing with gaps of any size, bodies of any size): the
+     * kept bytes never pass the bound and are exactly the kept hooks' bytes, the newest hook
+     * that can be kept always is, and what is kept is the newest run of hooks: a kept hook
+     * means every later one that could be kept (and was not replaced on its ring slot by a
+     * later number) is kept too.
+     */
+    @Property(tries = 100)
+    void whatIsKeptIsAlwaysTheNewestRunWithinTheBound(
+            @ForAll @Size(min = 1, max = 400) List<@IntRange(min = 0, max = 300_000) Integer> bodies,
+            @ForAll @Size(min = 400, max = 400) List<@IntRange(min = 0, max = 9) Integer> gaps,
+            @ForAll @IntRange(min = 0, max = 2_000_000) int bound) {
+        SeqCache cache = new SeqCache(bound);
+        List<long[]> puts = new ArrayList<>(); // {seq, bytes or -1 when it can never be kept}
+        long seq = 0;
+        for (int i = 0; i < bodies.size(); i++) {
+            seq += gap(gaps.get(i)); // mostly consecutive, sometimes on the same ring slot or far apart
+            int body = bodies.get(i);
+            cache.put(id(seq), seq, hook(id(seq), body));
+            long size = body + (long) SeqCache.HOOK_OVERHEAD;
+            puts.add(new long[] {seq, body > SeqCache.MAX_HOOK_BODY || size > bound ? -1 : size});
+            assertThat(cache.hookBytes()).isBetween(0L, (long) bound);
+        }
+        long keptBytes = 0;
+        boolean laterMissing = false;
+        for (int i = puts.size() - 1; i >= 0; i--) {
+            long s = puts.get(i)[0];
+            long size = puts.get(i)[1];
+            boolean kept = cache.hook(id(s), s) != null;
+            boolean replaced = false;
+            for (int j = i + 1; j < puts.size(); j++) {
+                replaced |= puts.get(j)[1] >= 0 && (puts.get(j)[0] - s) % SeqCache.HOOK_SLOTS == 0;
+            }
+            if (size < 0 || replaced) {
+                assertThat(kept).as("seq %d (never keepable or replaced)", s).isFalse();
+                continue;
+            }
+            if (i == puts.size() - 1) {
+                assertThat(kept).as("the newest hook").isTrue();
+            }
+            if (kept) {
+                assertThat(laterMissing).as("seq %d kept while a later keepable hook is not", s).isFalse();
+                keptBytes += size;
+            } else {
+                laterMissing = true;
+            }
+            assertThat(cache.get(id(s))).isIn(s, -1L); // a number is right or unknown
+        }
+        assertThat(cache.hookBytes()).isEqualTo(keptBytes);
+    }
+
+    /** The step to the next number: 1 half the time, else onto the same ring slot, next to it, or a short jump. */
+    private static long gap(int code) {
+        return switch (code) {
+            case 5 -> SeqCache.HOOK_SLOTS;
+            case 6 -> SeqCache.HOOK_SLOTS - 1;
+            case 7 -> 2L * SeqCache.HOOK_SLOTS;
+            case 8 -> 17;
+            case 9 -> SeqCache.HOOK_SLOTS + 1;
+            default -> 1;
+        };
     }
 }
