@@ -92,7 +92,8 @@ import org.sluice.edge.store.StoredHook;
  *       {@value #MAX_PARK_MS} ms, so a row due later for another reason, such as a claim
  *       that expired, waits at most that long) or until {@link #wake()}; tests call
  *       {@link #pump()} themselves on a manual clock instead;</li>
- *   <li>the transports' own threads (the HTTP client's event loops {@code sluice-delivery-io-N},
+ *   <li>the transports' threads (the HTTP client's event loops: the server's ingest loops
+ *       {@code sluice-io-N} when it lends them, else its own {@code sluice-delivery-io-N};
  *       a broker client's I/O thread): their network work, and, when an attempt completes,
  *       judging its answer, telling the breaker, queueing it and waking the driver (no I/O,
  *       no lock but the jitter generator's; a hand-off to another thread per answer cost more
@@ -190,11 +191,27 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
      */
     public Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
                       MeterRegistry registry, RandomGenerator random) {
-        this(destinations, store, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE);
+        this(destinations, store, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, null);
+    }
+
+    /**
+     * As {@link #Dispatcher(List, HookStore, Clock, LongSupplier, MeterRegistry, RandomGenerator)},
+     * with the HTTP client on borrowed event loops ({@code httpLoops}, e.g. the server's
+     * ingest loops; null: loops of its own). Close this dispatcher before their owner shuts
+     * them down, or its attempts out end as {@code client closed} instead of with their answers.
+     */
+    public Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
+                      MeterRegistry registry, RandomGenerator random, ClientLoops httpLoops) {
+        this(destinations, store, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, httpLoops);
     }
 
     Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
                MeterRegistry registry, RandomGenerator random, Duration closeGrace) {
+        this(destinations, store, clock, wallMillis, registry, random, closeGrace, null);
+    }
+
+    Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
+               MeterRegistry registry, RandomGenerator random, Duration closeGrace, ClientLoops httpLoops) {
         this.store = store;
         this.ledger = store.deliveries();
         this.clock = clock;
@@ -205,7 +222,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         if (destinations.stream().map(Destination::name).distinct().count() != destinations.size()) {
             throw new IllegalArgumentException("a destination is configured twice: " + destinations);
         }
-        this.transports = new Transports(destinations, wall);
+        this.transports = new Transports(destinations, wall, httpLoops);
         for (Destination d : destinations) {
             lanes.put(d.name(), new Lane(d, registry, transports.of(d)));
         }

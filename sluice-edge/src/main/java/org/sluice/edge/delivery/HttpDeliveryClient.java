@@ -82,8 +82,9 @@ import org.sluice.edge.store.StoredHook;
  * holds at most that many connections.
  *
  * <h2>Threads</h2>
- * One small event loop group ({@code sluice-delivery-io-N}) does all socket work. Each
- * destination is bound to one of its loops: its connections, its attempts' timers and
+ * One event loop group does all socket work: the server's ingest loops, lent as
+ * {@link ClientLoops} (never shut down by this client), or else a small group of its own
+ * ({@code sluice-delivery-io-N}). Each destination is bound to one of its loops: its connections, its attempts' timers and
  * its answers all live there, so its pool of idle connections needs no lock.
  * {@link #send(Destination, StoredHook, int, long)} only queues the attempt; {@link #flush()}
  * then submits, for each destination with queued attempts and no run pending, one task
@@ -109,6 +110,9 @@ final class HttpDeliveryClient implements Transport {
     private static final int MAX_HEADER_BYTES = 16 * 1024;
 
     private final EventLoopGroup group;
+    /** False when {@link #group} is borrowed ({@link ClientLoops}): then {@link #close()} leaves it running. */
+    private final boolean ownsGroup;
+    private final Class<? extends SocketChannel> channelClass;
     private final InstantSource wall;
     private final Map<String, Pool> pools = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -120,13 +124,26 @@ final class HttpDeliveryClient implements Transport {
     HttpDeliveryClient(int threads, InstantSource wall) {
         this.group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("sluice-delivery-io", true),
                 EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        this.ownsGroup = true;
+        this.channelClass = EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+        this.wall = wall;
+    }
+
+    /**
+     * A client on borrowed event loops (the server's ingest loops); {@link #close()} closes
+     * its connections and ends its attempts but leaves the loops to their owner.
+     */
+    HttpDeliveryClient(ClientLoops loops, InstantSource wall) {
+        this.group = loops.group();
+        this.ownsGroup = false;
+        this.channelClass = loops.channelClass();
         this.wall = wall;
     }
 
     /** Prepares the pool of {@code destination} (its TLS context is built here, so a bad {@code ca_file} fails early). */
     @Override
     public void register(Destination destination) {
-        pools.computeIfAbsent(destination.name(), n -> new Pool(destination, sslContext(destination), group.next()));
+        pools.computeIfAbsent(destination.name(), n -> new Pool(destination, sslContext(destination), group.next(), closed));
     }
 
     /**
@@ -227,19 +244,38 @@ final class HttpDeliveryClient implements Transport {
         }
     }
 
-    /** Closes every connection and stops the event loops (waits a bounded time for them). */
+    /**
+     * Closes every connection and ends every attempt not completed yet as failed
+     * ({@code client closed}); stops the event loops if they are the client's own (waits a
+     * bounded time for them), leaves borrowed ones running.
+     */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
-            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
-            // every attempt not completed yet: queued after the loop's last run, or one whose
-            // completion was to run on a loop that has stopped (a connect that raced the
-            // shutdown: its listener is never run), which would otherwise hang forever
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (!ownsGroup) {
             for (Pool pool : pools.values()) {
                 pool.queued.clear(); // each one is in live too
                 for (Exchange ex : pool.live) {
-                    ex.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
+                    ex.abort(failure(AttemptResult.Failure.CONNECT, "client closed"));
                 }
+                try {
+                    pool.loop.execute(pool::closeIdle);
+                } catch (RejectedExecutionException e) {
+                    // the loops are stopping: their connections close with them
+                }
+            }
+            return;
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        // every attempt not completed yet: queued after the loop's last run, or one whose
+        // completion was to run on a loop that has stopped (a connect that raced the
+        // shutdown: its listener is never run), which would otherwise hang forever
+        for (Pool pool : pools.values()) {
+            pool.queued.clear(); // each one is in live too
+            for (Exchange ex : pool.live) {
+                ex.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
             }
         }
     }
@@ -247,7 +283,7 @@ final class HttpDeliveryClient implements Transport {
     // ------------------------------------------------------------------ connecting
 
     private void connect(Pool pool, Exchange exchange) {
-        Bootstrap b = new Bootstrap().group(pool.loop).channel(EPOLL ? EpollSocketChannel.class : NioSocketChannel.class)
+        Bootstrap b = new Bootstrap().group(pool.loop).channel(channelClass)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, pool.destination.timeoutMs()))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -385,7 +421,12 @@ final class HttpDeliveryClient implements Transport {
         }
 
         void timedOut() {
-            if (complete(failure(AttemptResult.Failure.TIMEOUT, "timeout after " + pool.destination.timeoutMs() + " ms"), null)) {
+            abort(failure(AttemptResult.Failure.TIMEOUT, "timeout after " + pool.destination.timeoutMs() + " ms"));
+        }
+
+        /** Completes the attempt with {@code outcome} unless it completed already, and drops its connection or connect. */
+        void abort(Outcome outcome) {
+            if (complete(outcome, null)) {
                 ChannelFuture c = connecting;
                 if (c != null) {
                     c.cancel(false);
@@ -541,6 +582,8 @@ final class HttpDeliveryClient implements Transport {
         final String target;
         /** The loop every connection, timer and answer of this destination is on. */
         final EventLoop loop;
+        /** The client's closed flag. */
+        final AtomicBoolean clientClosed;
         /** Attempts sent and not yet started on {@link #loop}. */
         final Queue<Exchange> queued = new ConcurrentLinkedQueue<>();
         /** Attempts queued and not yet completed (an attempt leaves when it completes). */
@@ -550,8 +593,9 @@ final class HttpDeliveryClient implements Transport {
         /** Idle connections, most recently used first; touched on {@link #loop} only. */
         private final ArrayDeque<Channel> idle = new ArrayDeque<>();
 
-        Pool(Destination destination, SslContext ssl, EventLoop loop) {
+        Pool(Destination destination, SslContext ssl, EventLoop loop, AtomicBoolean clientClosed) {
             this.destination = destination;
+            this.clientClosed = clientClosed;
             this.loop = loop;
             this.ssl = ssl;
             URI u = destination.url();
@@ -562,6 +606,13 @@ final class HttpDeliveryClient implements Transport {
             this.hostHeader = u.getPort() == -1 || u.getPort() == defaultPort ? u.getHost() : u.getHost() + ":" + u.getPort();
             String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
             this.target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
+        }
+
+        /** On {@link #loop}: closes every idle connection (the client is closing). */
+        void closeIdle() {
+            for (Channel ch = idle.pollFirst(); ch != null; ch = idle.pollFirst()) {
+                ch.close();
+            }
         }
 
         Channel takeIdle() {
@@ -575,6 +626,10 @@ final class HttpDeliveryClient implements Transport {
 
         void giveBack(Channel ch) {
             if (!ch.isActive()) {
+                return;
+            }
+            if (clientClosed.get()) { // closeIdle may have run already: nothing would close it
+                ch.close();
                 return;
             }
             idle.addFirst(ch);

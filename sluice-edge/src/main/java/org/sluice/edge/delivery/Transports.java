@@ -17,10 +17,10 @@ final class Transports implements AutoCloseable {
      * Builds and registers a transport for every type among {@code destinations}; on a
      * failure, closes what was built and rethrows.
      */
-    Transports(List<Destination> destinations, InstantSource wall) {
+    Transports(List<Destination> destinations, InstantSource wall, ClientLoops httpLoops) {
         try {
             for (Destination d : destinations) {
-                byType.computeIfAbsent(d.type(), type -> create(type, destinations, wall)).register(d);
+                byType.computeIfAbsent(d.type(), type -> create(type, destinations, wall, httpLoops)).register(d);
             }
         } catch (RuntimeException e) {
             close();
@@ -28,9 +28,13 @@ final class Transports implements AutoCloseable {
         }
     }
 
-    private static Transport create(String type, List<Destination> destinations, InstantSource wall) {
+    /** {@code httpLoops}: event loops the HTTP client borrows, or null for loops of its own (1 or 2). */
+    private static Transport create(String type, List<Destination> destinations, InstantSource wall, ClientLoops httpLoops) {
         switch (type) {
             case Destination.TYPE_HTTP:
+                if (httpLoops != null) {
+                    return new HttpDeliveryClient(httpLoops, wall);
+                }
                 long http = destinations.stream().filter(d -> Destination.TYPE_HTTP.equals(d.type())).count();
                 return new HttpDeliveryClient((int) Math.min(2, http), wall);
             case Destination.TYPE_NATS:

@@ -9,6 +9,7 @@ import org.sluice.core.Clock;
 import org.sluice.core.QueueShares;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.delivery.ClientLoops;
 import org.sluice.edge.delivery.Dispatcher;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.RocksOverrideStore;
@@ -49,6 +50,7 @@ final class Backends implements AutoCloseable {
     private final HookSink sink;
     /** Delivers to {@code destinations}; null when none is configured. Closed before the store. */
     private final Dispatcher dispatcher;
+    private final java.util.concurrent.atomic.AtomicBoolean dispatcherClosed = new java.util.concurrent.atomic.AtomicBoolean();
     private final StoreSize size;
     private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
     private final Warnings resumeWarnings = new Warnings(LOG, java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
@@ -56,7 +58,7 @@ final class Backends implements AutoCloseable {
     private boolean storeFailing;
 
     private Backends(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry,
-                     UnaryOperator<BatchCommitter> commitWrapper) {
+                     UnaryOperator<BatchCommitter> commitWrapper, ClientLoops httpLoops) {
         this.epochMillis = epochMillis;
         this.instanceMaxBody = config.http().maxBodyBytes();
         this.store = HookStore.open(config.node().dataDir().resolve("store"),
@@ -95,7 +97,7 @@ final class Backends implements AutoCloseable {
         if (!config.destinations().isEmpty()) {
             try {
                 delivering = new Dispatcher(java.util.List.copyOf(config.destinations().values()), store, clock, epochMillis,
-                        registry, new java.util.SplittableRandom());
+                        registry, new java.util.SplittableRandom(), httpLoops);
                 delivering.start();
             } catch (RuntimeException e) {
                 throw closeAfterFailedBoot(e, intake, store, host, fleet);
@@ -127,13 +129,29 @@ final class Backends implements AutoCloseable {
     }
 
     static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
-        return open(config, clock, epochMillis, registry, UnaryOperator.identity());
+        return open(config, clock, epochMillis, registry, UnaryOperator.identity(), null);
     }
 
-    /** As {@link #open(SluiceConfig, Clock, LongSupplier, MeterRegistry)}; tests wrap the intake's commit (a failure seam). */
+    /**
+     * As {@link #open(SluiceConfig, Clock, LongSupplier, MeterRegistry)}; tests wrap the
+     * intake's commit (a failure seam). {@code httpLoops}: event loops the HTTP delivery
+     * client borrows (the server's ingest loops), or null for its own; the owner closes
+     * them after {@link #closeDispatcher()}.
+     */
     static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry,
-                         UnaryOperator<BatchCommitter> commitWrapper) {
-        return new Backends(config, clock, epochMillis, registry, commitWrapper);
+                         UnaryOperator<BatchCommitter> commitWrapper, ClientLoops httpLoops) {
+        return new Backends(config, clock, epochMillis, registry, commitWrapper, httpLoops);
+    }
+
+    /**
+     * Closes the dispatcher (waiting a bounded time for its attempts out); idempotent, and
+     * {@link #close()} calls it too. The server calls it before it shuts down the event
+     * loops the HTTP client borrowed, so attempts out end with their answers.
+     */
+    void closeDispatcher() {
+        if (dispatcher != null && dispatcherClosed.compareAndSet(false, true)) {
+            dispatcher.close(); // waits a bounded time for attempts out; the rest stays pending
+        }
     }
 
     HookStore store() {
@@ -227,9 +245,7 @@ final class Backends implements AutoCloseable {
         try {
             intake.close();
         } finally {
-            if (dispatcher != null) {
-                dispatcher.close(); // waits a bounded time for attempts out; the rest stays pending
-            }
+            closeDispatcher();
             store.close();
             if (host != null) {
                 host.close();

@@ -45,6 +45,7 @@ import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.config.AdminConfig;
 import org.sluice.edge.config.Routing;
 import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.delivery.ClientLoops;
 import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.config.TlsConfig;
 import org.sluice.edge.dedupe.DedupeKeys;
@@ -136,7 +137,15 @@ public final class EdgeServer implements AutoCloseable {
         this.stats = new StatsRing(epochMillis);
         IngestMetrics metrics = new IngestMetrics(registry, clock, stats);
 
-        this.backends = Backends.open(config, clock, epochMillis, registry, commitWrapper);
+        // the ingest loops come first: the HTTP delivery client borrows them (ClientLoops)
+        this.ioLoops = Transport.group(cores, "sluice-io");
+        try {
+            this.backends = Backends.open(config, clock, epochMillis, registry, commitWrapper,
+                    new ClientLoops(ioLoops, Transport.socketChannel()));
+        } catch (RuntimeException | Error e) {
+            ioLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
         this.replays = new Replays(backends.store(), clock, epochMillis);
         try {
             this.workers = new ForkJoinPool(Math.max(2, cores), pool -> {
@@ -146,7 +155,6 @@ public final class EdgeServer implements AutoCloseable {
                 return thread;
             }, null, true);
             this.boss = Transport.group(1, "sluice-accept");
-            this.ioLoops = Transport.group(cores, "sluice-io");
             this.adminLoop = Transport.group(1, "sluice-admin");
             this.adminWorkers = adminExecutor(config.admin());
             Gauge.builder("sluice.limiter.rows", backends.tenantRows(), t -> t.size())
@@ -323,6 +331,7 @@ public final class EdgeServer implements AutoCloseable {
         if (listener != null) {
             listener.close().syncUninterruptibly();
         }
+        backends.closeDispatcher(); // while the loops its HTTP client borrowed still run
         for (EventLoopGroup group : new EventLoopGroup[] {boss, ioLoops, adminLoop}) {
             if (group != null) {
                 group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

@@ -9,8 +9,11 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 /** Native epoll when this platform has it, else NIO: the one place that chooses. */
@@ -27,6 +30,10 @@ final class Transport {
         DefaultThreadFactory threadFactory = new DefaultThreadFactory(name, true);
         return new MultiThreadIoEventLoopGroup(threads, threadFactory,
                 epoll() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    }
+
+    static Class<? extends SocketChannel> socketChannel() {
+        return epoll() ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 
     static Class<? extends ServerChannel> serverChannel() {

@@ -158,6 +158,39 @@ class HttpDeliveryClientTest {
     }
 
     @Test
+    void onBorrowedLoopsItDeliversAndItsCloseEndsItsAttemptsButLeavesTheLoopsRunning() throws Exception {
+        io.netty.channel.EventLoopGroup lent = new io.netty.channel.MultiThreadIoEventLoopGroup(2,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        try {
+            HttpDeliveryClient borrowed = new HttpDeliveryClient(
+                    new ClientLoops(lent, io.netty.channel.socket.nio.NioSocketChannel.class), Clock.systemUTC());
+            receiver = HookReceiver.start();
+            borrowed.register(destination("d", receiver.uri("/p"), 60_000, null));
+            for (int i = 0; i < 3; i++) {
+                assertThat(borrowed.send("d", HEADERS, BODY).get(60, TimeUnit.SECONDS).result())
+                        .isEqualTo(AttemptResult.answered(200));
+            }
+            assertThat(receiver.connectionsAccepted()).isEqualTo(1); // kept alive on the lent loop
+            receiver.plan(Answer.hang(), Answer.hang()); // never answered: the close must end them
+            var first = borrowed.send("d", HEADERS, BODY);
+            var second = borrowed.send("d", HEADERS, BODY);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (receiver.received().size() < 5 && System.nanoTime() < deadline) {
+                Thread.sleep(5); // until both are out (the receiver holds them)
+            }
+            assertThat(receiver.received()).hasSize(5);
+            borrowed.close();
+            assertThat(first.get(30, TimeUnit.SECONDS).error()).isEqualTo("client closed");
+            assertThat(second.get(30, TimeUnit.SECONDS).error()).isEqualTo("client closed");
+            assertThat(borrowed.send("d", HEADERS, BODY).get(5, TimeUnit.SECONDS).error()).isEqualTo("client closed");
+            assertThat(lent.isShuttingDown()).isFalse(); // the owner's loops still run tasks
+            assertThat(lent.submit(() -> 42).get(5, TimeUnit.SECONDS)).isEqualTo(42);
+        } finally {
+            lent.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void keepAliveConnectionIsReused() throws Exception {
         plainReceiver(30_000);
         for (int i = 0; i < 5; i++) {

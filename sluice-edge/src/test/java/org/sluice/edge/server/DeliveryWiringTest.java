@@ -21,8 +21,19 @@ class DeliveryWiringTest {
     @TempDir
     Path dir;
 
+    private static java.util.Set<Thread> ownDeliveryLoops() {
+        java.util.Set<Thread> loops = new java.util.HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("sluice-delivery-io")) {
+                loops.add(t);
+            }
+        }
+        return loops;
+    }
+
     @Test
-    void configuredDestinationsGetADispatcherThatDeliversScheduledHooks() throws Exception {
+    void configuredDestinationsGetADispatcherThatDeliversScheduledHooksOnTheIngestLoops() throws Exception {
+        java.util.Set<Thread> before = ownDeliveryLoops();
         try (HookReceiver receiver = HookReceiver.start();
              TestEdge edge = TestEdge.start(dir, """
                      http: {listen: "127.0.0.1:0"}
@@ -47,6 +58,10 @@ class DeliveryWiringTest {
             assertThat(got.bodyText()).isEqualTo("{\"x\":1}");
             TestEdge.await(() -> edge.backends().store().deliveries().deliveries(c.id()).stream()
                     .map(DeliveryRow::state).allMatch(s -> s == DeliveryState.DELIVERED));
+            // the HTTP client borrowed the server's ingest loops: no event loop of its own was started
+            java.util.Set<Thread> started = ownDeliveryLoops();
+            started.removeAll(before);
+            assertThat(started).isEmpty();
         }
     }
 
