@@ -21,12 +21,7 @@ if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
   apt-get install -y wrk nginx-light >/dev/null
 fi
 work="$(mktemp -d)"
-logs=/tmp/nginx-receiver
-cleanup() {
-  stop_pid "$server_pid"
-  nginx -c "$fixtures/nginx-receiver.conf" -s stop 2>/dev/null || true
-  rm -rf "$work"
-}
+cleanup() { stop_pid "$server_pid"; stop_receiver; rm -rf "$work"; }
 trap cleanup EXIT
 
 clock_ticks=$(getconf CLK_TCK)
@@ -43,11 +38,8 @@ mif="${MAX_IN_FLIGHT:-256}"
 for i in $(seq 1 "$pairs"); do
   for side in A B; do
     if [ "$side" = A ]; then sluice_jar=$jar_a; else sluice_jar=$jar_b; fi
-    nginx -c "$fixtures/nginx-receiver.conf" -s stop 2>/dev/null || true
-    sleep 0.5
-    rm -rf "$logs" "$work/ab-data"; mkdir -p "$logs"
-    nginx -c "$fixtures/nginx-receiver.conf"
-    wait_port 127.0.0.1 18090
+    rm -rf "$work/ab-data"
+    start_receiver
     delivery_yaml ab bench-delivery-ab '{listen: "127.0.0.1:0"}' 18081 \
       "  app: {url: \"http://127.0.0.1:18090/hooks\", max_in_flight: $mif}" app
     launch_sluice ab 18081

@@ -35,21 +35,8 @@ fi
 sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
 echo "server: $sluice_jar"
 work="$(mktemp -d)"
-logs=/tmp/nginx-receiver
-cleanup() {
-  stop_pid "$server_pid"
-  nginx -c "$fixtures/nginx-receiver.conf" -s stop 2>/dev/null || true
-  rm -rf "$work"
-}
+cleanup() { stop_pid "$server_pid"; stop_receiver; rm -rf "$work"; }
 trap cleanup EXIT
-
-start_receiver() {
-  nginx -c "$fixtures/nginx-receiver.conf" -s stop 2>/dev/null || true
-  sleep 0.5
-  rm -rf "$logs"; mkdir -p "$logs"
-  nginx -c "$fixtures/nginx-receiver.conf"
-  wait_port 127.0.0.1 18090
-}
 
 start_sluice() { # name destinations-yaml deliver_to-list
   delivery_yaml "$1" bench-delivery '{listen: "127.0.0.1:18082", token: "delivery-bench-token-0123456789"}' 18081 "$2" "$3"

@@ -87,3 +87,15 @@ sources:
   bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}, dedupe: {header: X-Event-Id}, deliver_to: [$6]}
 YAML
 }
+
+# ---- the nginx receiver of the delivery benchmarks ---------------------------------------
+
+logs=/tmp/nginx-receiver # its access logs: app.log (port 18090), audit.log (18091)
+start_receiver() { # a fresh nginx on fixtures/nginx-receiver.conf, with empty logs
+  stop_receiver
+  sleep 0.5
+  rm -rf "$logs"; mkdir -p "$logs"
+  nginx -c "$fixtures/nginx-receiver.conf"
+  wait_port 127.0.0.1 18090
+}
+stop_receiver() { nginx -c "$fixtures/nginx-receiver.conf" -s stop 2>/dev/null || true; }
