@@ -83,7 +83,8 @@ import org.sluice.edge.store.StoredHook;
  *
  * <h2>Threads</h2>
  * One event loop group does all socket work: the server's ingest loops, lent as
- * {@link ClientLoops} (never shut down by this client), or else a small group of its own
+ * {@link ClientLoops} (never shut down by this client; not lent when a destination is
+ * {@code https}, see {@code Transports}), or else a small group of its own
  * ({@code sluice-delivery-io-N}). Each destination is bound to one of its loops: its connections, its attempts' timers and
  * its answers all live there, so its pool of idle connections needs no lock.
  * {@link #send(Destination, StoredHook, int, long)} only queues the attempt; {@link #flush()}

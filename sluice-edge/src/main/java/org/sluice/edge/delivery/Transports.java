@@ -28,11 +28,16 @@ final class Transports implements AutoCloseable {
         }
     }
 
-    /** {@code httpLoops}: event loops the HTTP client borrows, or null for loops of its own (1 or 2). */
+    /**
+     * {@code httpLoops}: event loops the HTTP client may borrow, or null for loops of its own
+     * (1 or 2). It borrows them only when no destination is {@code https}: a TLS handshake
+     * takes a millisecond or more of CPU, and a destination that closes every connection
+     * would make one per attempt; on loops of its own those never hold an ingest loop.
+     */
     private static Transport create(String type, List<Destination> destinations, InstantSource wall, ClientLoops httpLoops) {
         switch (type) {
             case Destination.TYPE_HTTP:
-                if (httpLoops != null) {
+                if (httpLoops != null && destinations.stream().noneMatch(Transports::https)) {
                     return new HttpDeliveryClient(httpLoops, wall);
                 }
                 long http = destinations.stream().filter(d -> Destination.TYPE_HTTP.equals(d.type())).count();
@@ -44,6 +49,10 @@ final class Transports implements AutoCloseable {
             default:
                 throw new IllegalArgumentException("destinations: no transport delivers type " + type);
         }
+    }
+
+    private static boolean https(Destination d) {
+        return Destination.TYPE_HTTP.equals(d.type()) && "https".equalsIgnoreCase(d.url().getScheme());
     }
 
     /** The transport of {@code destination}'s type. */

@@ -66,6 +66,31 @@ class DeliveryWiringTest {
     }
 
     @Test
+    void withAnHttpsDestinationTheClientKeepsLoopsOfItsOwnSoNoHandshakeHoldsAnIngestLoop() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort(); // nothing listens there once closed: the attempt fails to connect
+        }
+        java.util.Set<Thread> before = ownDeliveryLoops();
+        try (TestEdge edge = TestEdge.start(dir, """
+                http: {listen: "127.0.0.1:0"}
+                destinations:
+                  app: {url: "https://127.0.0.1:%d/in"}
+                sources:
+                  a: {verify: {scheme: none}, deliver_to: [app]}
+                """.formatted(closedPort))) {
+            CommitResult c = edge.backends().store().commit(List.of(new PendingHook("t", "a", null,
+                    System.currentTimeMillis(), Map.of(), "{}".getBytes(StandardCharsets.UTF_8), List.of("app")))).get(0);
+            edge.backends().dispatcher().wake();
+            TestEdge.await(() -> edge.backends().store().deliveries().deliveries(c.id()).stream()
+                    .allMatch(r -> r.attempts() >= 1 && r.lastError() != null));
+            java.util.Set<Thread> started = ownDeliveryLoops();
+            started.removeAll(before);
+            assertThat(started).isNotEmpty(); // the attempt ran on the client's own loop
+        }
+    }
+
+    @Test
     void noDestinationsNoDispatcher() {
         try (TestEdge edge = TestEdge.start(dir, """
                 http: {listen: "127.0.0.1:0"}
