@@ -75,8 +75,8 @@ public final class HookHandler extends ChannelInboundHandlerAdapter {
             if (inFlight.draining()) {
                 ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);
             }
+            bodies.release(hook.body().length); // before the answer: a client that has it sees the bytes given back
             ResponseWriter.send(ctx, hook.exchange(), reply.response(), reply.outcome(), metrics);
-            bodies.release(hook.body().length);
             inFlight.exit();
         }));
     }
