@@ -24,11 +24,6 @@ work="$(mktemp -d)"
 cleanup() { stop_pid "$server_pid"; rm -rf "$work"; }
 trap cleanup EXIT
 
-clock_ticks=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # pid: user + system, every thread
-switches() { # pid: voluntary context switches of every thread
-  cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n}'
-}
 
 echo "load before: $(uptime)"; echo "cores: $(nproc)"
 for i in $(seq 1 "$pairs"); do

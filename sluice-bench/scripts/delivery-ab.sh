@@ -24,14 +24,6 @@ work="$(mktemp -d)"
 cleanup() { stop_pid "$server_pid"; stop_receiver; rm -rf "$work"; }
 trap cleanup EXIT
 
-clock_ticks=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # pid: user + system, every thread
-switches() { # pid: voluntary context switches of every thread
-  cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n}'
-}
-delivered() { if [ -f "$logs/app.log" ]; then grep -vc ' -$' "$logs/app.log" || true; else echo 0; fi; }
-at_least() { [ "$(delivered)" -ge "$1" ]; }
-drain() { poll 3000 0.1 at_least "$1" || echo "  (not drained after 300 s)"; }
 
 echo "load before: $(uptime)"; echo "cores: $(nproc)"
 mif="${MAX_IN_FLIGHT:-256}"
@@ -45,10 +37,10 @@ for i in $(seq 1 "$pairs"); do
     launch_sluice ab 18081
     wrk -t2 -c64 -d"${warm}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/warm.wrk"
     before=$(( $(wrk_total "$work/warm.wrk") - $(wrk_non2xx "$work/warm.wrk") ))
-    drain "$before"
+    drain_logs "$before" "$logs/app.log"
     cpu0=$(cpu_ticks "$server_pid"); sw0=$(switches "$server_pid")
     accepting_load counted 18081
-    drain "$((before + ACCEPTED))"
+    drain_logs "$((before + ACCEPTED))" "$logs/app.log"
     cpu1=$(cpu_ticks "$server_pid"); sw1=$(switches "$server_pid")
     lag=$(python3 "$scripts/delivery-lag.py" "$logs/app.log" "$FROM" "$TO" "$FROM" | grep -o 'repeats=[0-9]* .*')
     awk -v side="$side" -v pair="$i" -v rate="$(per_second "$ACCEPTED" "$((TO - FROM))")" -v n="$ACCEPTED" \

@@ -47,21 +47,6 @@ hook_reads() { # where the dispatcher's hook reads were served from, since the s
   curl -sf "http://127.0.0.1:18082/metrics" | awk '/^sluice_delivery_hook_reads_total/ { sub(/.*from="/, ""); sub(/"}/, ""); printf "%s=%d ", $1, $2 }'
 }
 
-lines() { # log: lines with a webhook-id
-  if [ -f "$1" ]; then grep -vc ' -$' "$1" || true; else echo 0; fi
-}
-
-logs_hold() { # expected log...: each log has at least expected lines
-  local expected=$1; shift
-  for log in "$@"; do
-    if [ "$(lines "$log")" -lt "$expected" ]; then return 1; fi
-  done
-}
-
-drain() { # expected log...: wait (up to 300 s) until each log has at least expected lines
-  poll 3000 0.1 logs_hold "$@" || echo "  (not drained after 300 s)"
-}
-
 mif="${MAX_IN_FLIGHT:-256}"
 APP="  app: {url: \"http://127.0.0.1:18090/hooks\", max_in_flight: $mif}"
 AUDIT="  audit: {url: \"http://127.0.0.1:18091/hooks\", max_in_flight: $mif}"
@@ -85,13 +70,13 @@ accepting() { # label logs...: WARM_UP s of wrk at full load and its backlog dra
     wrk -t2 -c64 -d"${warm}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/$label.warm.wrk"
     before=$(( $(wrk_total "$work/$label.warm.wrk") - $(wrk_non2xx "$work/$label.warm.wrk") ))
     local warm_drain; warm_drain=$(now_ms)
-    drain "$before" "$@"
+    drain_logs "$before" "$@"
     echo "$label: warm-up ${warm} s, $before accepted, its backlog drained $(( $(now_ms) - warm_drain )) ms after it"
   fi
   accepting_load "$label" 18081
   echo "$label: accepted/s=$(per_second "$ACCEPTED" "$((TO - FROM))") (wrk: $(wrk_rps "$work/$label.wrk") requests/s, non_2xx $NON2XX, latency $(wrk_latency "$work/$label.wrk"))"
   local start_drain; start_drain=$(now_ms)
-  drain "$((before + ACCEPTED))" "$@"
+  drain_logs "$((before + ACCEPTED))" "$@"
   echo "  backlog drained $(( $(now_ms) - start_drain )) ms after the load stopped"
   for log in "$@"; do # the counted hooks (received in the window), then every hook, the warm-up's included
     echo "  $(basename "$log" .log), hooks received in the window: $(python3 "$scripts/delivery-lag.py" "$log" "$FROM" "$TO" "$FROM")"
@@ -124,7 +109,7 @@ to=$(now_ms)
 from=$((started + half_warm * 1000))
 sent=$(python3 -c "import json,sys; d=json.load(open('$work/half.json')); print(d.get('status', {}).get('202', 0))")
 echo "half load ($half/s offered, open loop, ${half_warm} s warm-up then ${secs} s counted): 202 answers=$sent; sluice load summary (warm-up included): $(python3 -c "import json; d=json.load(open('$work/half.json')); print({k: d[k] for k in d if k in ('sent', 'errors', 'not_sent', 'latency_ms')})")"
-drain "$sent" "$logs/app.log"
+drain_logs "$sent" "$logs/app.log"
 echo "  app, hooks received after the warm-up: $(python3 "$scripts/delivery-lag.py" "$logs/app.log" "$from" "$to" "$from")"
 echo "  app, every hook: $(python3 "$scripts/delivery-lag.py" "$logs/app.log" "$started" "$to")"
 echo "  hooks the dispatcher read, warm-up included: $(hook_reads)"

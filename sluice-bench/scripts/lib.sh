@@ -88,6 +88,14 @@ sources:
 YAML
 }
 
+# ---- a server process's CPU and context switches, from /proc -----------------------------
+
+clock_ticks=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # pid: user + system, every thread
+switches() { # pid: voluntary context switches of every thread
+  cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n}'
+}
+
 # ---- the nginx receiver of the delivery benchmarks ---------------------------------------
 
 logs=/tmp/nginx-receiver # its access logs: app.log (port 18090), audit.log (18091)
@@ -99,3 +107,15 @@ start_receiver() { # a fresh nginx on fixtures/nginx-receiver.conf, with empty l
   wait_port 127.0.0.1 18090
 }
 stop_receiver() { nginx -c "$fixtures/nginx-receiver.conf" -s stop 2>/dev/null || true; }
+lines() { # log: lines with a webhook-id
+  if [ -f "$1" ]; then grep -vc ' -$' "$1" || true; else echo 0; fi
+}
+logs_hold() { # expected log...: each log has at least expected lines
+  local expected=$1; shift
+  for log in "$@"; do
+    if [ "$(lines "$log")" -lt "$expected" ]; then return 1; fi
+  done
+}
+drain_logs() { # expected log...: wait (up to 300 s) until each log has at least expected lines
+  poll 3000 0.1 logs_hold "$@" || echo "  (not drained after 300 s)"
+}

@@ -123,11 +123,9 @@ final class HttpDeliveryClient implements Transport {
      * @param wall    the wall clock, for reading {@code Retry-After} dates
      */
     HttpDeliveryClient(int threads, InstantSource wall) {
-        this.group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("sluice-delivery-io", true),
-                EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        this.ownsGroup = true;
-        this.channelClass = EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
-        this.wall = wall;
+        this(new ClientLoops(new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("sluice-delivery-io", true),
+                EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory()),
+                EPOLL ? EpollSocketChannel.class : NioSocketChannel.class), true, wall);
     }
 
     /**
@@ -135,8 +133,12 @@ final class HttpDeliveryClient implements Transport {
      * its connections and ends its attempts but leaves the loops to their owner.
      */
     HttpDeliveryClient(ClientLoops loops, InstantSource wall) {
+        this(loops, false, wall);
+    }
+
+    private HttpDeliveryClient(ClientLoops loops, boolean ownsGroup, InstantSource wall) {
         this.group = loops.group();
-        this.ownsGroup = false;
+        this.ownsGroup = ownsGroup;
         this.channelClass = loops.channelClass();
         this.wall = wall;
     }
@@ -255,28 +257,29 @@ final class HttpDeliveryClient implements Transport {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        if (!ownsGroup) {
-            for (Pool pool : pools.values()) {
-                pool.queued.clear(); // each one is in live too
-                for (Exchange ex : pool.live) {
-                    ex.abort(failure(AttemptResult.Failure.CONNECT, "client closed"));
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+        // every attempt not completed yet: on lent loops, whatever is out; on our own stopped
+        // loops, one queued after the loop's last run, or one whose completion was to run on
+        // the stopped loop (a connect that raced the shutdown: its listener is never run),
+        // which would otherwise hang forever
+        for (Pool pool : pools.values()) {
+            pool.queued.clear(); // each one is in live too
+            for (Exchange ex : pool.live) {
+                Outcome closing = failure(AttemptResult.Failure.CONNECT, "client closed");
+                if (ownsGroup) {
+                    ex.complete(closing, null); // its connection went with the loop
+                } else {
+                    ex.abort(closing);
                 }
+            }
+            if (!ownsGroup) {
                 try {
                     pool.loop.execute(pool::closeIdle);
                 } catch (RejectedExecutionException e) {
                     // the loops are stopping: their connections close with them
                 }
-            }
-            return;
-        }
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
-        // every attempt not completed yet: queued after the loop's last run, or one whose
-        // completion was to run on a loop that has stopped (a connect that raced the
-        // shutdown: its listener is never run), which would otherwise hang forever
-        for (Pool pool : pools.values()) {
-            pool.queued.clear(); // each one is in live too
-            for (Exchange ex : pool.live) {
-                ex.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
             }
         }
     }
