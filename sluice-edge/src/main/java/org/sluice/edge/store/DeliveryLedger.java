@@ -191,7 +191,8 @@ public final class DeliveryLedger {
 
     /**
      * Adds a new hook's pending rows to the commit's batch, and keeps the hook in memory for
-     * the dispatcher's read if it fits ({@link SeqCache}); the caller holds the commit lock.
+     * the dispatcher's read if a row is left unclaimed and it fits ({@link SeqCache}); the
+     * caller holds the commit lock.
      * A row that {@code claims} claims is written due at the claim's expiry and added to
      * {@code claimed}; the others are due at {@code nowMillis}. Each row is added to
      * {@code scheduled} with its due time, for {@link #scheduled} after the write.
@@ -209,7 +210,7 @@ public final class DeliveryLedger {
         long writes = othersWrites.get(); // the rows are new: nothing else can have written them yet
         StoredHook stored = new StoredHook(id.toString(), hook.tenant(), hook.source(), hook.dedupeKey(),
                 hook.receivedAtMillis(), hook.headers(), hook.body());
-        seqCache.put(id, seq, stored);
+        int unclaimed = 0;
         for (String d : destinations) {
             long until = claims == null ? -1 : claims.claim(d, nowMillis);
             DeliveryRow row = new DeliveryRow(stored.id(), d, DeliveryState.PENDING, 0, until >= 0 ? until : nowMillis,
@@ -220,7 +221,14 @@ public final class DeliveryLedger {
             scheduled.add(new NewRow(d, row.nextAttemptAtMillis(), seq));
             if (until >= 0) {
                 claimed.add(new CommitClaims.Claimed(stored, row, seq, writes));
+            } else {
+                unclaimed++;
             }
+        }
+        if (unclaimed > 0) {
+            seqCache.put(id, seq, stored, unclaimed); // the dispatcher reads it later, once per such row: keep it for those reads
+        } else {
+            seqCache.remember(id, seq); // every row went out with its claim, hook and all
         }
     }
 
@@ -262,7 +270,7 @@ public final class DeliveryLedger {
      * for the id, if any) if the cache keeps it, else null (see {@link SeqCache}).
      */
     StoredHook cachedHook(UUID id, long seq) {
-        return seq < 0 ? seqCache.hook(id) : seqCache.hook(id, seq);
+        return seqCache.take(id, seq);
     }
 
     /** Bytes of the hooks the cache keeps for the dispatcher now (bounded, see {@link SeqCache}). */

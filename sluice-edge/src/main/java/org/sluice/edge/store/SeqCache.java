@@ -2,6 +2,7 @@ package org.sluice.edge.store;
 
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -25,6 +26,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *   less); no body over {@value #MAX_HOOK_BODY} bytes is kept. To make room the oldest
  *   kept hooks go first.</li>
  * </ul>
+ * A hook whose every delivery is claimed at its commit goes to the dispatcher with the claim
+ * and is not kept ({@link #remember}); a kept hook leaves the ring once the dispatcher has
+ * read it for each delivery it was kept for ({@link #take}). A dispatcher that keeps up then
+ * leaves the ring nearly empty, and the bodies die young instead of being copied by each
+ * young collection and promoted to the old generation before the ring drops them; one that
+ * has fallen behind finds the backlog it reaches next there, as before.
  * A miss costs what the memory saves (an index read, a hook read); nothing depends on a hit.
  *
  * <p>Why an entry can never be wrong: a {@link HookStore} hands out each sequence number
@@ -36,10 +43,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * delivery, never deleted). An entry made for a batch whose write then failed names an id
  * that no caller was ever given. A lookup checks both the number and the id.
  *
- * <p>Thread-safe without locks for readers: an entry is an immutable object with final
- * fields, swapped in whole. Entries are only made by the commit path, under the store's
- * commit lock (one thread at a time; {@link #put} is also synchronized, uncontended), so
- * the order of kept numbers and the byte count need no atomics beyond publication. The
+ * <p>Thread-safe without locks for readers: an entry is swapped in whole, its fields final
+ * but the count of takes left (atomic). Entries are only made by the commit path, under the
+ * store's commit lock (one thread at a time; {@link #put} is also synchronized,
+ * uncontended), so the order of kept numbers needs no atomics beyond publication; an entry
+ * leaves its slot by a compare-and-set, the ring's drop or the last take, and whichever
+ * succeeds counts its bytes off. The
  * due scan adds nothing: it hands the dispatcher the numbers it read
  * ({@link HookStore#getForDelivery(String, long)}), so scanning a backlog never pushes the
  * recent hooks out.
@@ -62,7 +71,33 @@ final class SeqCache {
         }
     }
 
-    private record Kept(long msb, long lsb, long seq, StoredHook hook) {
+    /** A kept hook, and how many of the dispatcher's reads it still waits for (see {@link #take}). */
+    private static final class Kept {
+        private static final AtomicIntegerFieldUpdater<Kept> TAKES_LEFT =
+                AtomicIntegerFieldUpdater.newUpdater(Kept.class, "takesLeft");
+        final long msb;
+        final long lsb;
+        final long seq;
+        final StoredHook hook;
+        private volatile int takesLeft;
+
+        Kept(long msb, long lsb, long seq, StoredHook hook, int takes) {
+            this.msb = msb;
+            this.lsb = lsb;
+            this.seq = seq;
+            this.hook = hook;
+            this.takesLeft = takes;
+        }
+
+        boolean is(UUID id, long seq) {
+            return this.seq == seq && msb == id.getMostSignificantBits() && lsb == id.getLeastSignificantBits();
+        }
+
+        /** Counts one take; true for the last one. */
+        boolean lastTake() {
+            return TAKES_LEFT.decrementAndGet(this) == 0;
+        }
+
         long bytes() {
             return hook.body().length + (long) HOOK_OVERHEAD;
         }
@@ -102,13 +137,17 @@ final class SeqCache {
 
     /**
      * Remembers {@code id}'s number and, if it fits the byte bound, the hook itself (making
-     * room by dropping the oldest kept hooks). Called by one thread at a time (the commit
-     * path, under the commit lock), with increasing numbers.
+     * room by dropping the oldest kept hooks) until {@code takes} reads by {@link #take}
+     * (one per delivery the dispatcher will read it for) or the ring drops it. Called by one
+     * thread at a time (the commit path, under the commit lock), with increasing numbers.
      */
-    synchronized void put(UUID id, long seq, StoredHook hook) {
+    synchronized void put(UUID id, long seq, StoredHook hook, int takes) {
+        if (takes < 1) {
+            throw new IllegalArgumentException("takes " + takes + " < 1");
+        }
+        remember(id, seq);
         long msb = id.getMostSignificantBits();
         long lsb = id.getLeastSignificantBits();
-        slots.set(slot(id), new Entry(msb, lsb, seq));
         long size = hook.body().length + (long) HOOK_OVERHEAD;
         if (hook.body().length > MAX_HOOK_BODY || size > maxHookBytes) {
             return;
@@ -116,18 +155,26 @@ final class SeqCache {
         if (tail - head == HOOK_SLOTS) {
             dropOldest();
         }
-        while (hookBytes.get() + size > maxHookBytes) {
-            dropOldest(); // terminates: size fits an empty ring
+        while (hookBytes.get() + size > maxHookBytes && tail > head) {
+            dropOldest(); // size fits an empty ring (a take's release in progress may overshoot by its hook, briefly)
         }
         int i = ringSlot(seq);
         Kept old = ring.get(i);
         if (old != null) { // an older number on the same slot (its order entry is still queued)
-            ring.set(i, null);
-            hookBytes.addAndGet(-old.bytes());
+            release(i, old);
         }
-        ring.set(i, new Kept(msb, lsb, seq, hook));
-        hookBytes.addAndGet(size);
+        hookBytes.addAndGet(size); // before the hook is visible: a take that releases it never drives the count below zero
+        ring.set(i, new Kept(msb, lsb, seq, hook, takes));
         order[(int) (tail++ & (HOOK_SLOTS - 1))] = seq;
+    }
+
+    /**
+     * Remembers {@code id}'s number alone, not the hook: for a hook whose every delivery was
+     * claimed at its commit, so the dispatcher already holds it and never asks (keeping it
+     * would only carry its body through the young collections into the old generation).
+     */
+    void remember(UUID id, long seq) {
+        slots.set(slot(id), new Entry(id.getMostSignificantBits(), id.getLeastSignificantBits(), seq));
     }
 
     /** Forgets the oldest number put in the ring, and its hook if that is still the one on its slot. */
@@ -136,7 +183,13 @@ final class SeqCache {
         int i = ringSlot(seq);
         Kept k = ring.get(i);
         if (k != null && k.seq == seq) {
-            ring.set(i, null);
+            release(i, k);
+        }
+    }
+
+    /** Takes {@code k} off slot {@code i} if it is still there; its bytes are counted off once, by whoever took it off. */
+    private void release(int i, Kept k) {
+        if (ring.compareAndSet(i, k, null)) {
             hookBytes.addAndGet(-k.bytes());
         }
     }
@@ -147,19 +200,41 @@ final class SeqCache {
         return e != null && e.names(id) ? e.seq : -1;
     }
 
-    /** The hook committed as {@code id} under {@code seq} if it is kept here, else null. */
+    /** The hook committed as {@code id} under {@code seq} if it is kept here, else null; a look, not a {@link #take}. */
     StoredHook hook(UUID id, long seq) {
         if (seq < 0) {
             return null;
         }
         Kept k = ring.get(ringSlot(seq));
-        return k != null && k.seq == seq && k.msb == id.getMostSignificantBits() && k.lsb == id.getLeastSignificantBits()
-                ? k.hook : null;
+        return k != null && k.is(id, seq) ? k.hook : null;
     }
 
-    /** The hook committed as {@code id} if it is kept here and its number is remembered, else null. */
+    /** The hook committed as {@code id} if it is kept here and its number is remembered, else null; a look. */
     StoredHook hook(UUID id) {
         return hook(id, get(id));
+    }
+
+    /**
+     * As {@link #hook(UUID, long)} ({@code seq} -1: the remembered number), for the
+     * dispatcher about to send it: the last of the takes {@link #put} was told of drops it
+     * from the ring, since every delivery that was to read it now has it. A take beyond
+     * those (a retry, a redelivery) may then miss and read the store, which is all a miss
+     * costs.
+     */
+    StoredHook take(UUID id, long seq) {
+        long at = seq < 0 ? get(id) : seq;
+        if (at < 0) {
+            return null;
+        }
+        int i = ringSlot(at);
+        Kept k = ring.get(i);
+        if (k == null || !k.is(id, at)) {
+            return null;
+        }
+        if (k.lastTake()) {
+            release(i, k);
+        }
+        return k.hook;
     }
 
     /** Body bytes plus overhead of the hooks kept now (at most {@link #maxHookBytes()}). */

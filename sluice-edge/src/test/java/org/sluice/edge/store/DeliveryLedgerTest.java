@@ -88,12 +88,15 @@ class DeliveryLedgerTest {
     void theDispatchersReadOfAHookWithPendingDeliveriesMatchesTheStoredOne() {
         String id = commit("k1", "a");
         StoredHook stored = store.get(id).orElseThrow();
+        assertThat(ledger.cachedHookBytes()).isPositive(); // kept by its commit for the dispatcher's read
         StoredHook forDelivery = store.getForDelivery(id).orElseThrow();
         assertThat(forDelivery).usingRecursiveComparison().isEqualTo(stored);
         assertThat(forDelivery.body()).isEqualTo(stored.body());
-        assertThat(ledger.cachedHookBytes()).isPositive(); // served from memory, not re-read
-        assertThat(store.deliveryReads(true)).isEqualTo(1);
+        assertThat(store.deliveryReads(true)).isEqualTo(1); // served from memory, not re-read
         assertThat(store.deliveryReads(false)).isZero();
+        assertThat(ledger.cachedHookBytes()).as("its one delivery has read it: it left the memory").isZero();
+        id = commit("k2", "a"); // a second hook, kept, for the reopen below
+        stored = store.get(id).orElseThrow();
         reopen(); // memory is gone: read from the store, the same hook
         assertThat(store.getForDelivery(id).orElseThrow()).usingRecursiveComparison().isEqualTo(stored);
         assertThat(ledger.cachedHookBytes()).isZero();
@@ -157,6 +160,41 @@ class DeliveryLedgerTest {
         assertThat(read[4]).isNull();
         assertThat(read[5]).as("by id").usingRecursiveComparison().isEqualTo(stored.get(ids.get(7)));
         assertThatThrownBy(() -> store.getForDelivery(ids, new long[1])).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aHookWhoseEveryRowIsClaimedAtItsCommitIsNotKeptButOneWithARowLeftIs() {
+        Set<String> claiming = new HashSet<>(Set.of("a")); // the dispatcher claims a's rows, not b's
+        List<CommitClaims.Claimed> handed = new ArrayList<>();
+        store.setCommitClaims(new CommitClaims() {
+            @Override
+            public long claim(String destination, long nowMillis) {
+                return claiming.contains(destination) ? nowMillis + 40_000 : -1;
+            }
+
+            @Override
+            public void committed(List<Claimed> claimed, boolean written) {
+                handed.addAll(claimed);
+            }
+        });
+        String allClaimed = commit("all", "a");
+        assertThat(handed).extracting(c -> c.hook().id()).containsExactly(allClaimed); // handed over with its claim
+        assertThat(ledger.cachedHookBytes()).as("not kept: the dispatcher already holds it").isZero();
+        assertThat(ledger.cachedSeq(java.util.UUID.fromString(allClaimed))).as("its number is").isEqualTo(handed.get(0).seq());
+
+        String oneLeft = commit("one-left", "a", "b"); // a's row claimed, b's due now: b's read comes later
+        assertThat(ledger.cachedHookBytes()).isEqualTo(store.get(oneLeft).orElseThrow().body().length + (long) SeqCache.HOOK_OVERHEAD);
+        assertThat(store.getForDelivery(oneLeft).orElseThrow()).usingRecursiveComparison().isEqualTo(store.get(oneLeft).orElseThrow());
+        assertThat(store.deliveryReads(true)).isEqualTo(1);
+        assertThat(ledger.cachedHookBytes()).as("b's read was the one it was kept for").isZero();
+
+        assertThat(store.getForDelivery(allClaimed).orElseThrow()).as("a retry of the claimed one reads the store")
+                .usingRecursiveComparison().isEqualTo(store.get(allClaimed).orElseThrow());
+        assertThat(store.deliveryReads(false)).isEqualTo(1);
+
+        store.setCommitClaims(null);
+        commit("unclaimed", "a");
+        assertThat(ledger.cachedHookBytes()).as("nobody claims: kept").isPositive();
     }
 
     @Test

@@ -30,7 +30,7 @@ class SeqCacheTest {
         assertThat(cache.get(a)).isEqualTo(-1);
         assertThat(cache.hook(a)).isNull();
         StoredHook h = hook(a, 10);
-        cache.put(a, 7, h);
+        cache.put(a, 7, h, 1);
         assertThat(cache.get(a)).isEqualTo(7);
         assertThat(cache.hook(a)).isSameAs(h);
         assertThat(cache.hook(a, 7)).isSameAs(h);
@@ -47,7 +47,7 @@ class SeqCacheTest {
         SeqCache cache = new SeqCache(10 * perHook + perHook / 2); // room for ten and a half
         int n = 1000;
         for (int i = 0; i < n; i++) {
-            cache.put(id(i), i, hook(id(i), body));
+            cache.put(id(i), i, hook(id(i), body), 1);
             assertThat(cache.hookBytes()).isLessThanOrEqualTo(cache.maxHookBytes());
         }
         for (int i = 0; i < n; i++) {
@@ -62,7 +62,7 @@ class SeqCacheTest {
         SeqCache cache = new SeqCache(Long.MAX_VALUE / 2); // bytes never bind: the ring's slots do
         int n = 2 * SeqCache.HOOK_SLOTS + 123;
         for (int i = 0; i < n; i++) {
-            cache.put(id(i), i, hook(id(i), 16));
+            cache.put(id(i), i, hook(id(i), 16), 1);
         }
         int kept = 0;
         for (int i = 0; i < n; i++) {
@@ -75,10 +75,72 @@ class SeqCacheTest {
     }
 
     @Test
+    void aKeptHookLeavesTheRingWithTheLastOfTheTakesItWasKeptFor() {
+        SeqCache cache = new SeqCache();
+        UUID a = id(1);
+        UUID b = id(2);
+        StoredHook ha = hook(a, 100);
+        cache.put(a, 1, ha, 2); // fanned out to two destinations, neither claimed at its commit
+        cache.put(b, 2, hook(b, 50), 1);
+        long bytesB = 50 + SeqCache.HOOK_OVERHEAD;
+        assertThat(cache.take(a, 1)).isSameAs(ha);
+        assertThat(cache.hook(a, 1)).as("one take left: still kept").isSameAs(ha);
+        assertThat(cache.take(a, -1)).as("by the remembered number").isSameAs(ha);
+        assertThat(cache.hook(a, 1)).as("every take done: dropped").isNull();
+        assertThat(cache.take(a, 1)).as("a take beyond them (a retry) misses: it reads the store").isNull();
+        assertThat(cache.get(a)).as("the number stays known").isEqualTo(1);
+        assertThat(cache.hookBytes()).isEqualTo(bytesB);
+        assertThat(cache.take(b, 3)).as("a wrong number takes nothing").isNull();
+        assertThat(cache.take(id(3), 2)).as("another id at the number takes nothing").isNull();
+        assertThat(cache.hook(b, 2)).isNotNull();
+        cache.remember(id(4), 4);
+        assertThat(cache.get(id(4))).isEqualTo(4);
+        assertThat(cache.take(id(4), 4)).as("remembered, not kept").isNull();
+        assertThat(cache.hookBytes()).isEqualTo(bytesB);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> cache.put(id(5), 5, hook(id(5), 1), 0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * Takes on one thread while commits on another drop the oldest hooks to stay in the
+     * bound: a hook leaves its slot once, so its bytes are counted off once, and the count
+     * ends equal to the hooks still kept.
+     */
+    @Test
+    void takesRacingTheRingsDropsCountEachHooksBytesOffOnce() throws Exception {
+        int body = 1000;
+        long perHook = body + SeqCache.HOOK_OVERHEAD;
+        SeqCache cache = new SeqCache(64 * perHook);
+        int n = 200_000;
+        java.util.concurrent.atomic.AtomicLong committed = new java.util.concurrent.atomic.AtomicLong(-1);
+        Thread taker = new Thread(() -> {
+            long next = 0;
+            while (next < n) {
+                long upTo = committed.get();
+                for (; next <= upTo; next++) {
+                    cache.take(id(next), next);
+                }
+            }
+        });
+        taker.start();
+        for (int i = 0; i < n; i++) {
+            cache.put(id(i), i, hook(id(i), body), 1);
+            committed.set(i);
+            assertThat(cache.hookBytes()).isBetween(0L, 65 * perHook); // a release in progress may overshoot by one
+        }
+        taker.join();
+        long kept = 0;
+        for (int i = n - SeqCache.HOOK_SLOTS; i < n; i++) {
+            kept += cache.hook(id(i), i) != null ? perHook : 0;
+        }
+        assertThat(cache.hookBytes()).isEqualTo(kept).isZero(); // every hook was taken once: none is left
+    }
+
+    @Test
     void aBodyOverTheLimitIsNeverKeptButItsNumberIs() {
         SeqCache cache = new SeqCache();
         UUID a = new UUID(11, 12);
-        cache.put(a, 3, hook(a, SeqCache.MAX_HOOK_BODY + 1));
+        cache.put(a, 3, hook(a, SeqCache.MAX_HOOK_BODY + 1), 1);
         assertThat(cache.hook(a)).isNull();
         assertThat(cache.get(a)).isEqualTo(3);
         assertThat(cache.hookBytes()).isZero();
@@ -109,7 +171,7 @@ class SeqCacheTest {
         for (int i = 0; i < bodies.size(); i++) {
             seq += gap(gaps.get(i)); // mostly consecutive, sometimes on the same ring slot or far apart
             int body = bodies.get(i);
-            cache.put(id(seq), seq, hook(id(seq), body));
+            cache.put(id(seq), seq, hook(id(seq), body), 1);
             long size = body + (long) SeqCache.HOOK_OVERHEAD;
             puts.add(new long[] {seq, body > SeqCache.MAX_HOOK_BODY || size > bound ? -1 : size});
             assertThat(cache.hookBytes()).isBetween(0L, (long) bound);
