@@ -68,7 +68,9 @@ import org.sluice.edge.store.StoredHook;
  * transitions) in ONE {@link DeliveryLedger#apply} write, then sends its picks, started
  * together by {@link Transport#flush()}. An attempt holds its
  * {@code max_in_flight} slot until that write, so the attempts whose outcome is not
- * recorded never exceed {@code max_in_flight} (what a crash can re-send). One write per
+ * recorded never exceed {@code max_in_flight} (what a crash can re-send): the pass's picks
+ * take over answered attempts' slots, and the rest are freed only after the write, so a
+ * commit's claim on another thread cannot take one whose answer is still unrecorded. One write per
  * pass matters: a ledger write waits for the store's fsync in progress (RocksDB writes in
  * groups and ingest's groups are fsynced), and one write per row capped delivery at a
  * few rows per fsync. Holding rows in memory instead of claiming them in the store saves
@@ -472,35 +474,41 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             }
             long nowMs = wallMillis.getAsLong();
             Set<String> paused = ledger.pausedDestinations();
-            // the answers waiting to be recorded go in this pass's write: their slots are free for its picks
+            // the answers waiting to be recorded go in this pass's write, and their slots to its
+            // picks: they stay counted until the write is over and the picks have taken theirs,
+            // so a commit's claim never takes one while its answer is unrecorded
             List<Answer> answered = new ArrayList<>();
             for (Answer a; answered.size() < RECORD_BATCH && (a = toRecord.poll()) != null; ) {
                 answersQueued.decrementAndGet();
                 answered.add(a);
-                a.lane().inFlight.decrementAndGet();
+                a.lane().answeredThisPass++;
             }
             List<Selection> selections = new ArrayList<>();
-            for (Lane lane : lanes.values()) {
-                if (stopping) {
-                    break;
-                }
-                try {
-                    selections.add(lane.select(nowMs, paused.contains(lane.name)));
-                } catch (RuntimeException e) {
-                    LOG.warn("delivery pass for destination {} failed: {}", lane.name, e.toString());
-                    lane.waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
-                    lane.wantsWork = false;
-                }
-            }
-            boolean written = recordPass(answered, nowMs);
             int started = 0;
             try {
+                for (Lane lane : lanes.values()) {
+                    if (stopping) {
+                        break;
+                    }
+                    try {
+                        selections.add(lane.select(nowMs, paused.contains(lane.name)));
+                    } catch (RuntimeException e) {
+                        LOG.warn("delivery pass for destination {} failed: {}", lane.name, e.toString());
+                        lane.waitNanos = TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS);
+                        lane.wantsWork = false;
+                    }
+                }
+                boolean written = recordPass(answered, nowMs);
                 for (Selection sel : selections) {
                     int n = sel.lane().sendPicks(sel, written, nowMs);
                     started += n;
                     sel.lane().finish(sel, n, nowMs, !written);
                 }
             } finally {
+                for (Lane lane : lanes.values()) { // the answers' slots, once the picks hold theirs
+                    lane.inFlight.addAndGet(-lane.answeredThisPass);
+                    lane.answeredThisPass = 0;
+                }
                 transports.flush(); // the pass's attempts start now: one hand-off per transport's thread
             }
             long wait = Long.MAX_VALUE;
@@ -585,6 +593,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         final Transport transport;
         final FifoHeads fifo;
         final AtomicInteger inFlight = new AtomicInteger();
+        /** Answers this pass records, whose slots its picks may take over; under pumpLock. */
+        int answeredThisPass;
         /**
          * Hooks whose attempt to this destination is out, by hook id: a fifo head's (a fifo
          * scan has no sequence numbers). Never read twice.
@@ -675,7 +685,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
             if (paused) {
                 return Selection.held(this, TimeUnit.MILLISECONDS.toNanos(MAX_PARK_MS));
             }
-            int free = destination.maxInFlight() - inFlight.get();
+            int free = destination.maxInFlight() - inFlight.get() + answeredThisPass;
             if (free <= 0) {
                 return Selection.held(this, Long.MAX_VALUE); // an answer wakes the driver
             }

@@ -1,8 +1,8 @@
 package org.sluice.edge.store;
 
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -200,7 +200,7 @@ final class SeqCache {
         return e != null && e.names(id) ? e.seq : -1;
     }
 
-    /** The hook committed as {@code id} under {@code seq} if it is kept here, else null; a look, not a {@link #take}. */
+    /** The hook committed as {@code id} under {@code seq} if it is kept here, else null: a look that counts no {@link #take} (tests). */
     StoredHook hook(UUID id, long seq) {
         if (seq < 0) {
             return null;
@@ -209,7 +209,7 @@ final class SeqCache {
         return k != null && k.is(id, seq) ? k.hook : null;
     }
 
-    /** The hook committed as {@code id} if it is kept here and its number is remembered, else null; a look. */
+    /** The hook committed as {@code id} if it is kept here and its number is remembered, else null: a look (tests). */
     StoredHook hook(UUID id) {
         return hook(id, get(id));
     }

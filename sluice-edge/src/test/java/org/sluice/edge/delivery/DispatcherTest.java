@@ -236,6 +236,56 @@ class DispatcherTest {
 
     // ---------------------------------------------------------------- first attempts at commit
 
+    /**
+     * A monotonic clock on real time that runs {@code action} once, from the first reading
+     * taken inside a destination's pass ({@code Dispatcher$Lane.select}): the moment a pass
+     * has taken its answers off the queue and not yet written them.
+     */
+    private static final class ClockInsideAPass implements Clock {
+        volatile Runnable action;
+
+        @Override
+        public long nanoTime() {
+            Runnable a = action;
+            if (a != null && StackWalker.getInstance().walk(frames -> frames.anyMatch(
+                    f -> f.getClassName().endsWith("Dispatcher$Lane") && f.getMethodName().equals("select")))) {
+                action = null;
+                a.run();
+            }
+            return System.nanoTime();
+        }
+    }
+
+    @Test
+    void aCommitsClaimNeverTakesTheSlotOfAnAnswerThePassHasNotWrittenYet() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        r.defaultAnswer(Answer.hang()); // every attempt stays out until the receiver goes
+        Spec s = new Spec("app", r.uri("/h"));
+        s.maxInFlight = 4; // claims at commit take at most 3
+        s.rate = Limit.of(10_000, 10_000); // the pass asks the limiter, which reads the clock, for each pick
+        ClockInsideAPass passClock = new ClockInsideAPass();
+        Dispatcher d = dispatcher(passClock, new SimpleMeterRegistry(), new SplittableRandom(7), Duration.ofSeconds(5), s);
+        d.start();
+        for (int i = 0; i < 4; i++) {
+            commit("acme", "gh", "{\"i\":" + i + "}", "app");
+        }
+        r.awaitInFlight(4, WAIT); // three claimed at their commits, the fourth sent by a pass: every slot out
+        List<Long> claims = new ArrayList<>();
+        java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(1);
+        passClock.action = () -> { // as a commit on another thread would, while the pass holds four unwritten answers
+            claims.add(d.claim("app", wall.getAsLong()));
+            ran.countDown();
+        };
+        commit("acme", "gh", "{\"i\":4}", "app"); // no slot: due now, for the pass that takes the answers to pick
+        r.stop(); // the four connections close at once: four answers (retries) queued together
+        assertThat(ran.await(60, TimeUnit.SECONDS)).as("a pass picked a row after the answers came").isTrue();
+
+        assertThat(claims).as("four outcomes unwritten: no slot for a claim (it would make five a crash could re-send)")
+                .containsExactly(-1L);
+        assertThat(d.awaitIdle(WAIT)).isTrue();
+    }
+
     @Test
     void firstAttemptsStartAtTheirCommitOnlyInTheSlotsNotKeptForTheScan() throws Exception {
         openStore();
