@@ -1035,7 +1035,8 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
          * is told, since a scan that stepped over the held row may have raised its floor past
          * it ({@link DeliveryLedger#unheld}; after the row leaves {@link #outSeqs}, so that a
          * scan either sees it free or has its floor lowered after). Its slot ({@code inFlight})
-         * is freed by whoever took the answer off the queue. No wake.
+         * is freed by whoever recorded the answer (a pass, after its write; the answer
+         * executor). No wake.
          */
         private void releaseQuietly(DeliveryRow row, long seq, long dueAgainMillis) {
             if (seq >= 0) {

@@ -267,7 +267,8 @@ public final class DeliveryLedger {
 
     /**
      * The hook committed as {@code id} under {@code seq} (-1: the number the cache remembers
-     * for the id, if any) if the cache keeps it, else null (see {@link SeqCache}).
+     * for the id, if any) if the cache keeps it, else null; counts as one of the reads it was
+     * kept for ({@link SeqCache#take}).
      */
     StoredHook cachedHook(UUID id, long seq) {
         return seqCache.take(id, seq);

@@ -209,11 +209,6 @@ final class SeqCache {
         return k != null && k.is(id, seq) ? k.hook : null;
     }
 
-    /** The hook committed as {@code id} if it is kept here and its number is remembered, else null: a look (tests). */
-    StoredHook hook(UUID id) {
-        return hook(id, get(id));
-    }
-
     /**
      * As {@link #hook(UUID, long)} ({@code seq} -1: the remembered number), for the
      * dispatcher about to send it: the last of the takes {@link #put} was told of drops it

@@ -28,16 +28,16 @@ class SeqCacheTest {
         SeqCache cache = new SeqCache();
         UUID a = new UUID(1, 2);
         assertThat(cache.get(a)).isEqualTo(-1);
-        assertThat(cache.hook(a)).isNull();
+        assertThat(cache.hook(a, cache.get(a))).isNull();
         StoredHook h = hook(a, 10);
         cache.put(a, 7, h, 1);
         assertThat(cache.get(a)).isEqualTo(7);
-        assertThat(cache.hook(a)).isSameAs(h);
+        assertThat(cache.hook(a, cache.get(a))).isSameAs(h);
         assertThat(cache.hook(a, 7)).isSameAs(h);
         assertThat(cache.hook(a, 7 + SeqCache.HOOK_SLOTS)).isNull(); // the same ring slot, another number
         assertThat(cache.hook(a, -1)).isNull();
         assertThat(cache.hook(new UUID(1, 3), 7)).isNull(); // the number is right, the id is not
-        assertThat(cache.hook(new UUID(1, 3))).isNull(); // another id, whichever slot it maps to
+        assertThat(cache.hook(new UUID(1, 3), cache.get(new UUID(1, 3)))).isNull(); // another id, whichever slot it maps to
     }
 
     @Test
@@ -141,7 +141,7 @@ class SeqCacheTest {
         SeqCache cache = new SeqCache();
         UUID a = new UUID(11, 12);
         cache.put(a, 3, hook(a, SeqCache.MAX_HOOK_BODY + 1), 1);
-        assertThat(cache.hook(a)).isNull();
+        assertThat(cache.hook(a, cache.get(a))).isNull();
         assertThat(cache.get(a)).isEqualTo(3);
         assertThat(cache.hookBytes()).isZero();
     }
