@@ -11,7 +11,7 @@ import java.util.Objects;
  * The client never shuts a borrowed group down; its owner does, after the dispatcher has
  * closed.
  *
- * @param group        the loops (each destination is bound to one of them)
+ * @param group        the loops (each destination has a pool of connections on each of them)
  * @param channelClass the socket channel class that fits {@code group}'s I/O handler (epoll or NIO)
  */
 public record ClientLoops(EventLoopGroup group, Class<? extends SocketChannel> channelClass) {

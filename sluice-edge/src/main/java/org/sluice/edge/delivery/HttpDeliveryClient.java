@@ -40,6 +40,8 @@ import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -51,6 +53,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import org.sluice.edge.store.StoredHook;
@@ -79,16 +82,21 @@ import org.sluice.edge.store.StoredHook;
  * A connection goes back to its destination's pool after a complete answer that allows
  * keep-alive; otherwise, and after any failure or timeout, it is closed. The dispatcher
  * never has more than {@code max_in_flight} attempts out to a destination, so a pool
- * holds at most that many connections.
+ * holds at most that many connections (a destination at most that many per loop).
  *
  * <h2>Threads</h2>
  * One event loop group does all socket work: the server's ingest loops, lent as
  * {@link ClientLoops} (never shut down by this client; not lent when a destination is
  * {@code https}, see {@code Transports}), or else a small group of its own
- * ({@code sluice-delivery-io-N}). Each destination is bound to one of its loops: its connections, its attempts' timers and
- * its answers all live there, so its pool of idle connections needs no lock.
+ * ({@code sluice-delivery-io-N}). A destination has one pool on each of the loops: a pool's connections, its
+ * attempts' timers and their answers all live on its loop, so its idle connections need no lock. An
+ * attempt goes to the destination's pool with the fewest attempts out, its home pool (the loops are
+ * dealt out to destinations in turn) on a tie: attempts one at a time all go home and reuse one
+ * connection, while a busy destination's attempts are spread over every loop, so no one loop carries
+ * all of its sockets (at full load, the loop that did was the busiest thread of the server, with
+ * about twice the CPU time of the other; see docs/benchmarks.md, "Stretches behind").
  * {@link #send(Destination, StoredHook, int, long)} only queues the attempt; {@link #flush()}
- * then submits, for each destination with queued attempts and no run pending, one task
+ * then submits, for each pool with queued attempts and no run pending, one task on its loop
  * that starts every attempt queued since (builds the request, takes or opens a
  * connection, writes): a dispatcher pass that sends N attempts wakes each loop once, not
  * N times (waking a loop is a system call), and nothing is written from a foreign thread. Futures complete on the loop, so whatever runs
@@ -115,7 +123,10 @@ final class HttpDeliveryClient implements Transport {
     private final boolean ownsGroup;
     private final Class<? extends SocketChannel> channelClass;
     private final InstantSource wall;
-    private final Map<String, Pool> pools = new ConcurrentHashMap<>();
+    /** Each destination's pools, one per loop, its home pool first. */
+    private final Map<String, Pool[]> pools = new ConcurrentHashMap<>();
+    /** Destinations registered so far: which loop is the next one's home. */
+    private final AtomicInteger registered = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
@@ -146,7 +157,17 @@ final class HttpDeliveryClient implements Transport {
     /** Prepares the pool of {@code destination} (its TLS context is built here, so a bad {@code ca_file} fails early). */
     @Override
     public void register(Destination destination) {
-        pools.computeIfAbsent(destination.name(), n -> new Pool(destination, sslContext(destination), group.next(), closed));
+        pools.computeIfAbsent(destination.name(), n -> {
+            SslContext ssl = sslContext(destination);
+            List<EventLoop> loops = new ArrayList<>();
+            group.forEach(e -> loops.add((EventLoop) e));
+            int home = Math.floorMod(registered.getAndIncrement(), loops.size());
+            Pool[] perLoop = new Pool[loops.size()];
+            for (int i = 0; i < perLoop.length; i++) {
+                perLoop[i] = new Pool(destination, ssl, loops.get((home + i) % loops.size()), closed);
+            }
+            return perLoop;
+        });
     }
 
     /**
@@ -168,9 +189,11 @@ final class HttpDeliveryClient implements Transport {
     /** Starts every attempt queued by {@link #send(Destination, StoredHook, int, long)} since the last flush. */
     @Override
     public void flush() {
-        for (Pool pool : pools.values()) {
-            if (!pool.queued.isEmpty()) {
-                scheduleStart(pool);
+        for (Pool[] perLoop : pools.values()) {
+            for (Pool pool : perLoop) {
+                if (!pool.queued.isEmpty()) {
+                    scheduleStart(pool);
+                }
             }
         }
     }
@@ -186,16 +209,27 @@ final class HttpDeliveryClient implements Transport {
         return f;
     }
 
+    /** The pool of {@code destination} with the fewest attempts out; its home pool on a tie. */
     private Pool pool(String destination) {
-        Pool pool = pools.get(destination);
-        if (pool == null) {
+        Pool[] perLoop = pools.get(destination);
+        if (perLoop == null) {
             throw new IllegalArgumentException("no destination " + destination + " is registered");
         }
-        return pool;
+        Pool best = perLoop[0];
+        int least = best.outstanding.get();
+        for (int i = 1; i < perLoop.length && least > 0; i++) {
+            int out = perLoop[i].outstanding.get();
+            if (out < least) {
+                best = perLoop[i];
+                least = out;
+            }
+        }
+        return best;
     }
 
     private CompletableFuture<Outcome> queue(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
         Exchange exchange = new Exchange(pool, headers, body);
+        pool.outstanding.incrementAndGet();
         pool.live.add(exchange);
         pool.queued.add(exchange);
         if (closed.get()) { // closed, perhaps after close() swept the pool: nothing will start it
@@ -206,7 +240,12 @@ final class HttpDeliveryClient implements Transport {
 
     /** Attempts queued for {@code destination} and not yet started (for tests). */
     int queued(String destination) {
-        return pool(destination).queued.size();
+        return Arrays.stream(pools.get(destination)).mapToInt(p -> p.queued.size()).sum();
+    }
+
+    /** Attempts to {@code destination} not completed yet, on each of its pools, home first (for tests). */
+    int[] outstanding(String destination) {
+        return Arrays.stream(pools.get(destination)).mapToInt(p -> p.outstanding.get()).toArray();
     }
 
     /** Submits a run of {@link #startQueued} to the pool's loop unless one is pending. */
@@ -264,7 +303,7 @@ final class HttpDeliveryClient implements Transport {
         // loops, one queued after the loop's last run, or one whose completion was to run on
         // the stopped loop (a connect that raced the shutdown: its listener is never run),
         // which would otherwise hang forever
-        for (Pool pool : pools.values()) {
+        for (Pool pool : pools.values().stream().flatMap(Arrays::stream).toList()) {
             pool.queued.clear(); // each one is in live too
             for (Exchange ex : pool.live) {
                 Outcome closing = failure(AttemptResult.Failure.CONNECT, "client closed");
@@ -454,6 +493,7 @@ final class HttpDeliveryClient implements Transport {
                 t.cancel(false);
             }
             pool.live.remove(this);
+            pool.outstanding.decrementAndGet();
             if (reuse != null) {
                 pool.giveBack(reuse);
             }
@@ -592,6 +632,8 @@ final class HttpDeliveryClient implements Transport {
         final Queue<Exchange> queued = new ConcurrentLinkedQueue<>();
         /** Attempts queued and not yet completed (an attempt leaves when it completes). */
         final Set<Exchange> live = ConcurrentHashMap.newKeySet();
+        /** The size of {@link #live}, read to pick a destination's least busy pool. */
+        final AtomicInteger outstanding = new AtomicInteger();
         /** A run of {@code startQueued} is submitted to {@link #loop} and has not begun. */
         final AtomicBoolean startScheduled = new AtomicBoolean();
         /** Idle connections, most recently used first; touched on {@link #loop} only. */

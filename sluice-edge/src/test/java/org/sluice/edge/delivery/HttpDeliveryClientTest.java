@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -187,6 +188,42 @@ class HttpDeliveryClientTest {
             assertThat(lent.submit(() -> 42).get(5, TimeUnit.SECONDS)).isEqualTo(42);
         } finally {
             lent.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aBusyDestinationsAttemptsAreSpreadOverEveryLoopWhileOneAtATimeStayOnOneConnection() throws Exception {
+        HttpDeliveryClient twoLoops = new HttpDeliveryClient(2, Clock.systemUTC());
+        try {
+            receiver = HookReceiver.start();
+            twoLoops.register(destination("first", receiver.uri("/p"), 60_000, null));
+            for (int i = 0; i < 4; i++) { // one at a time: always the home pool, one kept-alive connection
+                assertThat(twoLoops.send("first", HEADERS, BODY).get(60, TimeUnit.SECONDS).result())
+                        .isEqualTo(AttemptResult.answered(200));
+            }
+            assertThat(receiver.connectionsAccepted()).isEqualTo(1);
+            assertThat(twoLoops.outstanding("first")).containsExactly(0, 0);
+
+            receiver.plan(Answer.hang(), Answer.hang(), Answer.hang(), Answer.hang(), Answer.hang());
+            List<java.util.concurrent.CompletableFuture<HttpDeliveryClient.Outcome>> out = new ArrayList<>();
+            for (int i = 0; i < 5; i++) { // all out at once: dealt to the least busy pool, home first on a tie
+                out.add(twoLoops.send("first", HEADERS, BODY));
+            }
+            assertThat(twoLoops.outstanding("first")).containsExactly(3, 2);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (receiver.received().size() < 9 && System.nanoTime() < deadline) {
+                Thread.sleep(5); // until the receiver holds all five
+            }
+            assertThat(receiver.received()).hasSize(9);
+            // the home pool reused its connection for one of its three; every other attempt needed a new one
+            assertThat(receiver.connectionsAccepted()).isEqualTo(5);
+            twoLoops.close();
+            for (var f : out) { // its own loops stop first: an attempt may see its connection go before the close ends it
+                assertThat(f.get(30, TimeUnit.SECONDS).error()).isIn("client closed", "connection closed before a full answer");
+            }
+            assertThat(twoLoops.outstanding("first")).containsExactly(0, 0);
+        } finally {
+            twoLoops.close();
         }
     }
 
