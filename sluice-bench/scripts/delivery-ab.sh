@@ -17,9 +17,7 @@ source "$(dirname "$0")/lib.sh"
 [ $# -ge 2 ] || { echo "usage: $0 JAR_A JAR_B [pairs] [seconds]" >&2; exit 2; }
 jar_a=$(realpath "$1"); jar_b=$(realpath "$2")
 pairs="${3:-3}"; secs="${4:-20}"; warm="${WARM_UP:-20}"
-if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
-  apt-get install -y wrk nginx-light >/dev/null
-fi
+need_wrk_and_nginx
 work="$(mktemp -d)"
 cleanup() { stop_pid "$server_pid"; stop_receiver; rm -rf "$work"; }
 trap cleanup EXIT

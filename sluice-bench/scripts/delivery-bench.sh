@@ -26,14 +26,8 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
 
-if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
-  apt-get install -y wrk nginx-light >/dev/null
-fi
-if [ -z "${SLUICE_JAR:-}" ]; then
-  mvn -B -ntp -q -pl sluice-edge -am package -DskipTests
-fi
-sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
-echo "server: $sluice_jar"
+need_wrk_and_nginx
+server_jar
 work="$(mktemp -d)"
 cleanup() { stop_pid "$server_pid"; stop_receiver; rm -rf "$work"; }
 trap cleanup EXIT

@@ -22,14 +22,8 @@ rounds="${1:-2}"
 pause="${PAUSE:-5}"
 drained="${DRAINED:-2000}"
 
-if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
-  apt-get install -y wrk nginx-light >/dev/null
-fi
-if [ -z "${SLUICE_JAR:-}" ]; then
-  mvn -B -ntp -q -pl sluice-edge -am package -DskipTests
-fi
-sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
-echo "server: $sluice_jar"
+need_wrk_and_nginx
+server_jar
 work="$(mktemp -d)"
 load_pid=""
 cleanup() { stop_pid "$load_pid"; stop_pid "$server_pid"; stop_receiver; rm -rf "$work"; }

@@ -36,9 +36,7 @@ secs="${1:-10}"
 only="${2:-all}"
 case "$only" in all|flood|accept|open) ;; *) echo "unknown section $only (all, flood, accept or open)" >&2; exit 2 ;; esac
 
-if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
-  apt-get install -y wrk nginx-light >/dev/null
-fi
+need_wrk_and_nginx
 if [ -z "${SLUICE_JAR:-}" ] || [ "$only" != flood ]; then
   mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests
 fi

@@ -37,7 +37,22 @@ poll() { # tries interval command...: runs the command every interval seconds un
   return 1
 }
 
+need_wrk_and_nginx() { # the load tool and the receiver, from Debian's packages when missing
+  if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
+    apt-get install -y wrk nginx-light >/dev/null
+  fi
+}
+
 # ---- Sluice ----------------------------------------------------------------------------
+
+server_jar() { # sets sluice_jar: $SLUICE_JAR, or else this checkout's server, built now
+  if [ -z "${SLUICE_JAR:-}" ]; then
+    mvn -B -ntp -q -pl sluice-edge -am package -DskipTests
+  fi
+  sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
+  echo "server: $sluice_jar"
+}
+
 
 launch_sluice() { # name port...: serves $work/name.yaml (written by the caller), then waits for each port
   local name=$1; shift
