@@ -216,9 +216,9 @@ final class HttpDeliveryClient implements Transport {
             throw new IllegalArgumentException("no destination " + destination + " is registered");
         }
         Pool best = perLoop[0];
-        int least = best.outstanding.get();
+        int least = best.live.size();
         for (int i = 1; i < perLoop.length && least > 0; i++) {
-            int out = perLoop[i].outstanding.get();
+            int out = perLoop[i].live.size();
             if (out < least) {
                 best = perLoop[i];
                 least = out;
@@ -229,7 +229,6 @@ final class HttpDeliveryClient implements Transport {
 
     private CompletableFuture<Outcome> queue(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
         Exchange exchange = new Exchange(pool, headers, body);
-        pool.outstanding.incrementAndGet();
         pool.live.add(exchange);
         pool.queued.add(exchange);
         if (closed.get()) { // closed, perhaps after close() swept the pool: nothing will start it
@@ -245,7 +244,7 @@ final class HttpDeliveryClient implements Transport {
 
     /** Attempts to {@code destination} not completed yet, on each of its pools, home first (for tests). */
     int[] outstanding(String destination) {
-        return Arrays.stream(pools.get(destination)).mapToInt(p -> p.outstanding.get()).toArray();
+        return Arrays.stream(pools.get(destination)).mapToInt(p -> p.live.size()).toArray();
     }
 
     /** Submits a run of {@link #startQueued} to the pool's loop unless one is pending. */
@@ -493,7 +492,6 @@ final class HttpDeliveryClient implements Transport {
                 t.cancel(false);
             }
             pool.live.remove(this);
-            pool.outstanding.decrementAndGet();
             if (reuse != null) {
                 pool.giveBack(reuse);
             }
@@ -630,10 +628,8 @@ final class HttpDeliveryClient implements Transport {
         final AtomicBoolean clientClosed;
         /** Attempts sent and not yet started on {@link #loop}. */
         final Queue<Exchange> queued = new ConcurrentLinkedQueue<>();
-        /** Attempts queued and not yet completed (an attempt leaves when it completes). */
+        /** Attempts queued and not yet completed (an attempt leaves when it completes); its size picks the least busy pool. */
         final Set<Exchange> live = ConcurrentHashMap.newKeySet();
-        /** The size of {@link #live}, read to pick a destination's least busy pool. */
-        final AtomicInteger outstanding = new AtomicInteger();
         /** A run of {@code startQueued} is submitted to {@link #loop} and has not begun. */
         final AtomicBoolean startScheduled = new AtomicBoolean();
         /** Idle connections, most recently used first; touched on {@link #loop} only. */

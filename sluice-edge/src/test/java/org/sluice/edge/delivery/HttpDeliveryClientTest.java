@@ -19,6 +19,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -205,7 +206,7 @@ class HttpDeliveryClientTest {
             assertThat(twoLoops.outstanding("first")).containsExactly(0, 0);
 
             receiver.plan(Answer.hang(), Answer.hang(), Answer.hang(), Answer.hang(), Answer.hang());
-            List<java.util.concurrent.CompletableFuture<HttpDeliveryClient.Outcome>> out = new ArrayList<>();
+            List<CompletableFuture<HttpDeliveryClient.Outcome>> out = new ArrayList<>();
             for (int i = 0; i < 5; i++) { // all out at once: dealt to the least busy pool, home first on a tie
                 out.add(twoLoops.send("first", HEADERS, BODY));
             }
