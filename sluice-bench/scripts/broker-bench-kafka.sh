@@ -46,7 +46,7 @@ admin() { # method path
   curl -sf -X "$1" -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:18182$2"
 }
 pending() {
-  admin GET /v1/destinations | python3 -c "import json,sys; print(json.load(sys.stdin)['destinations'][0]['pending'])"
+  admin GET /v1/destinations | first_pending
 }
 
 start_sluice() { # name topic

@@ -64,7 +64,7 @@ load() { # label: wrk at full load; sets ACCEPTED FROM TO
 }
 pending() {
   curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:18082/v1/destinations" \
-    | python3 -c "import json,sys; print(json.load(sys.stdin)['destinations'][0]['pending'])"
+    | first_pending
 }
 nothing_pending() { [ "$(pending)" = "0" ]; }
 drain() { # until Sluice has nothing pending (up to 300 s; an admin request twice a second, where

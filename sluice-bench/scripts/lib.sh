@@ -107,6 +107,11 @@ YAML
 
 clock_ticks=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # pid: user + system, every thread
+first_pending() { # reads GET /v1/destinations on stdin: the first destination's pending count. awk, not a
+  # python3 JSON parse: a python3 start costs about 0.3 s of CPU on this VM, and a drain polls twice a
+  # second, which took a fifth of the two cores from the replay it timed. awk reads to the end (no SIGPIPE).
+  awk -F'"pending":' 'NR == 1 && NF > 1 {split($2, v, /[^0-9]/); print v[1]}'
+}
 switches() { # pid: voluntary context switches of every thread
   cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n}'
 }

@@ -180,9 +180,7 @@ final class KafkaTransport implements Transport {
 
     static ProducerRecord<byte[], byte[]> record(Destination d, KafkaSettings k, StoredHook hook, int attempt) {
         List<Header> headers = new ArrayList<>();
-        for (Map.Entry<String, String> h : d.headers().forBroker(hook, attempt)) {
-            headers.add(new RecordHeader(h.getKey(), h.getValue().getBytes(StandardCharsets.UTF_8)));
-        }
+        d.headers().forBroker(hook, attempt, (name, value) -> headers.add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8))));
         return new ProducerRecord<>(k.topicFor(hook.tenant(), hook.source()), null, key(k.key(), hook), hook.body(), headers);
     }
 

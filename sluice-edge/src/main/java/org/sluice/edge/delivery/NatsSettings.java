@@ -34,29 +34,49 @@ public record NatsSettings(List<String> servers, String subject, Optional<Path> 
         return fill(subject, hook.tenant(), hook.source());
     }
 
-    /** {@code template} with {@code {tenant}} (or {@link #NO_TENANT}) and {@code {source}} filled. */
+    /**
+     * {@code template} with {@code {tenant}} (or {@link #NO_TENANT}) and {@code {source}}
+     * filled, in one pass over the template: only the template's own placeholders are
+     * filled, never text that a filled value brings.
+     */
     public static String fill(String template, String tenant, String source) {
-        return template.replace("{tenant}", tenant == null || tenant.isEmpty() ? NO_TENANT : tenant)
-                .replace("{source}", source);
+        String t = tenant == null || tenant.isEmpty() ? NO_TENANT : tenant;
+        int open = template.indexOf('{');
+        if (open < 0) {
+            return template;
+        }
+        StringBuilder out = new StringBuilder(template.length() + t.length() + source.length());
+        int from = 0;
+        for (; open >= 0; open = template.indexOf('{', open + 1)) {
+            String placeholder = template.startsWith(TENANT, open) ? TENANT : template.startsWith(SOURCE, open) ? SOURCE : null;
+            if (placeholder != null) {
+                out.append(template, from, open).append(placeholder == TENANT ? t : source);
+                from = open + placeholder.length();
+                open = from - 1;
+            }
+        }
+        return out.append(template, from, template.length()).toString();
     }
+
+    private static final String TENANT = "{tenant}";
+    private static final String SOURCE = "{source}";
 
     /**
      * True when {@code subject} is a subject one may publish on: dot-separated tokens, none
      * empty, none a wildcard ({@code *}, {@code >}), no white space or control character.
      */
     public static boolean isPublishSubject(String subject) {
-        if (subject.isEmpty()) {
-            return false;
-        }
-        for (String token : subject.split("\\.", -1)) {
-            if (token.isEmpty() || token.equals("*") || token.equals(">")) {
-                return false;
-            }
-            for (int i = 0; i < token.length(); i++) {
-                char c = token.charAt(i);
-                if (c <= ' ' || c == 0x7f) {
+        int tokenStart = 0;
+        for (int i = 0; i <= subject.length(); i++) {
+            char c = i == subject.length() ? '.' : subject.charAt(i);
+            if (c == '.') {
+                int n = i - tokenStart;
+                if (n == 0 || (n == 1 && (subject.charAt(tokenStart) == '*' || subject.charAt(tokenStart) == '>'))) {
                     return false;
                 }
+                tokenStart = i + 1;
+            } else if (c <= ' ' || c == 0x7f) {
+                return false;
             }
         }
         return true;

@@ -43,7 +43,9 @@ import org.sluice.edge.store.StoredHook;
  * The message is the received body, byte for byte, on the destination's subject with
  * {@code {tenant}} and {@code {source}} filled. Its headers: {@code Nats-Msg-Id} (the
  * hook id: the stream drops a second message with the same id within its duplicate
- * window), then those of {@link OutboundHeaders#forBroker}, the same as a Kafka record's.
+ * window), then those of {@link OutboundHeaders#forBroker}, the same as a Kafka record's,
+ * written in wire form by {@link NatsWireHeaders} rather than through the client's
+ * {@link Headers}.
  * The publish is asynchronous: {@link #send} only queues the message on the connection (no network wait on the caller's thread); the
  * future completes on the client's threads when the ack arrives, or, once {@code timeout_ms}
  * has passed, on the timer thread {@code sluice-nats-timer} ({@link AttemptResult.Failure#TIMEOUT}): one sweep per
@@ -91,8 +93,10 @@ final class NatsTransport implements Transport {
     static final long REQUEST_SLACK_MS = 1_000;
     private static final Outcome DELIVERED = new Outcome(AttemptResult.acknowledged(), null);
     private static final byte[] ACK_START = "{\"stream\":\"".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] SEQ_FIELD = "\",\"seq\":".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] DUPLICATE_END = ",\"duplicate\":true}".getBytes(StandardCharsets.US_ASCII);
+    /** What follows the stream's name: nats-server writes a space after the comma; the compact form is taken too. */
+    private static final byte[][] SEQ_FIELD = {bytes("\", \"seq\":"), bytes("\",\"seq\":")};
+    /** A duplicate's ending: nats-server writes a space after the colon; the compact form is taken too. */
+    private static final byte[][] DUPLICATE_END = {bytes(",\"duplicate\": true}"), bytes(",\"duplicate\":true}")};
 
     private final Map<String, Link> links = new ConcurrentHashMap<>();
     private final ScheduledExecutorService connector = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sluice-nats-connect"));
@@ -233,7 +237,6 @@ final class NatsTransport implements Transport {
             return done(new Outcome(AttemptResult.permanent(), "invalid subject " + subject));
         }
         Headers headers = headers(destination, hook, attempt);
-        headers.add(MSG_ID, hook.id());
         long timeoutMs = destination.timeoutMs();
         Attempt a = new Attempt(link, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         link.out.add(a);
@@ -273,11 +276,13 @@ final class NatsTransport implements Transport {
     }
 
     /**
-     * The reply is exactly the server's usual ack, {@code {"stream":"NAME","seq":N}} or
-     * {@code {"stream":"NAME","seq":N,"duplicate":true}}: NAME printable ASCII without quote
-     * or backslash, N from 1 with at most 18 digits, nothing before or after. Anything else
-     * (another field, spaces, an error) is left to the client's {@link PublishAck}, so this
-     * never calls a delivery what the client would not (NatsReplyFuzzTest).
+     * The reply is exactly the server's usual ack, as nats-server writes it:
+     * {@code {"stream":"NAME", "seq":N}} or {@code {"stream":"NAME", "seq":N,"duplicate": true}}
+     * (the same without those two spaces is taken too): NAME printable ASCII without quote or
+     * backslash, N from 1 with at most 18 digits, nothing before or after. Anything else (a
+     * domain, another field, other spacing, an error) is left to the client's
+     * {@link PublishAck}, so this never calls a delivery what the client would not
+     * (NatsReplyFuzzTest; NatsTransportTest holds it to a real server's acks).
      */
     static boolean isPlainAck(byte[] d) {
         if (d == null || !regionIs(d, 0, ACK_START)) {
@@ -291,10 +296,11 @@ final class NatsTransport implements Transport {
             }
             i++;
         }
-        if (i == nameStart || !regionIs(d, i, SEQ_FIELD)) {
+        int field = i == nameStart ? -1 : startsWithOneOf(d, i, SEQ_FIELD);
+        if (field < 0) {
             return false;
         }
-        i += SEQ_FIELD.length;
+        i += field;
         int digits = i;
         while (i < d.length && d[i] >= '0' && d[i] <= '9') {
             i++;
@@ -302,24 +308,41 @@ final class NatsTransport implements Transport {
         if (i == digits || i - digits > 18 || d[digits] == '0') {
             return false;
         }
-        return (i == d.length - 1 && d[i] == '}') || (regionIs(d, i, DUPLICATE_END) && i + DUPLICATE_END.length == d.length);
+        if (i == d.length - 1 && d[i] == '}') {
+            return true;
+        }
+        int end = startsWithOneOf(d, i, DUPLICATE_END);
+        return end > 0 && i + end == d.length;
+    }
+
+    /** The length of the first of {@code parts} that {@code d} has at {@code at}, or -1. */
+    private static int startsWithOneOf(byte[] d, int at, byte[][] parts) {
+        for (byte[] part : parts) {
+            if (regionIs(d, at, part)) {
+                return part.length;
+            }
+        }
+        return -1;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     private static boolean regionIs(byte[] d, int at, byte[] part) {
         return d.length - at >= part.length && Arrays.equals(d, at, at + part.length, part, 0, part.length);
     }
 
-    /** The message headers of one attempt: {@link OutboundHeaders#forBroker}'s. */
+    /**
+     * The message headers of one attempt, in this order: {@value #MSG_ID}, then
+     * {@link OutboundHeaders#forBroker}'s. A forwarded value NATS headers cannot carry (not
+     * printable ASCII) is left out, never mangled ({@link NatsWireHeaders.Builder#add}).
+     */
     static Headers headers(Destination destination, StoredHook hook, int attempt) {
-        Headers h = new Headers();
-        for (Map.Entry<String, String> f : destination.headers().forBroker(hook, attempt)) {
-            try {
-                h.add(f.getKey(), f.getValue());
-            } catch (IllegalArgumentException notAHeader) {
-                // a forwarded value NATS headers cannot carry (not printable ASCII) is left out, never mangled
-            }
-        }
-        return h;
+        NatsWireHeaders.Builder h = new NatsWireHeaders.Builder();
+        h.add(MSG_ID, hook.id());
+        destination.headers().forBroker(hook, attempt, h);
+        return h.build();
     }
 
     /** The verdict on a publish that did not get an ack. */

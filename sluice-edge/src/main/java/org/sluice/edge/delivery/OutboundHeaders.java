@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -157,17 +158,26 @@ public final class OutboundHeaders {
      * {@code user-agent}, and takes no configured {@code headers}.
      */
     public List<Map.Entry<String, String>> forBroker(StoredHook hook, int attempt) {
+        List<Map.Entry<String, String>> out = new ArrayList<>();
+        forBroker(hook, attempt, (name, value) -> out.add(Map.entry(name, value)));
+        return out;
+    }
+
+    /**
+     * {@link #forBroker(StoredHook, int)}'s pairs, in its order, each given to {@code sink}
+     * as it is made: a transport that writes headers its own way (NATS's wire form) needs no
+     * list.
+     */
+    public void forBroker(StoredHook hook, int attempt, BiConsumer<String, String> sink) {
         if (attempt < 1) {
             throw new IllegalArgumentException("attempts count from 1, got " + attempt);
         }
-        List<Map.Entry<String, String>> out = new ArrayList<>();
-        out.add(Map.entry(WEBHOOK_ID, hook.id()));
-        out.add(Map.entry(SLUICE_TENANT, hook.tenant() == null ? "" : hook.tenant()));
-        out.add(Map.entry(SLUICE_SOURCE, hook.source()));
-        out.add(Map.entry(SLUICE_RECEIVED_AT, receivedAt(hook.receivedAtMillis())));
-        out.add(Map.entry(SLUICE_ATTEMPT, Integer.toString(attempt)));
-        out.addAll(forwarded(hook));
-        return out;
+        sink.accept(WEBHOOK_ID, hook.id());
+        sink.accept(SLUICE_TENANT, hook.tenant() == null ? "" : hook.tenant());
+        sink.accept(SLUICE_SOURCE, hook.source());
+        sink.accept(SLUICE_RECEIVED_AT, receivedAt(hook.receivedAtMillis()));
+        sink.accept(SLUICE_ATTEMPT, Integer.toString(attempt));
+        forwarded(hook, sink);
     }
 
     /**
@@ -218,13 +228,20 @@ public final class OutboundHeaders {
             return List.of();
         }
         List<Map.Entry<String, String>> out = new ArrayList<>();
+        forwarded(hook, (name, value) -> out.add(Map.entry(name, value)));
+        return out;
+    }
+
+    private void forwarded(StoredHook hook, BiConsumer<String, String> sink) {
+        if (forward.isEmpty()) {
+            return;
+        }
         for (Map.Entry<String, String> h : hook.headers().entrySet()) {
             String name = forwardedName(h.getKey()); // compared without lower-casing every received name
             if (name != null && !configured.containsKey(name) && isFieldValue(h.getValue())) {
-                out.add(Map.entry(name, h.getValue()));
+                sink.accept(name, h.getValue());
             }
         }
-        return out;
     }
 
     /**

@@ -22,7 +22,8 @@ class NatsReplyFuzzTest {
     @FuzzTest(maxDuration = "30s")
     void aReplyIsJudgedWithoutAnExceptionAndTheShortcutAgreesWithTheClient(FuzzedDataProvider data) {
         byte[] body = data.consumeBoolean()
-                ? ("{\"stream\":\"" + data.consumeString(12) + "\",\"seq\":" + data.consumeString(22)).getBytes(
+                ? ("{\"stream\":\"" + data.consumeString(12) + (data.consumeBoolean() ? "\", \"seq\":" : "\",\"seq\":")
+                        + data.consumeString(22)).getBytes(
                         java.nio.charset.StandardCharsets.UTF_8)
                 : data.consumeRemainingAsBytes();
         Message reply = NatsMessage.builder().subject("_INBOX.fuzz").data(body).build();

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The verdict on a stream's reply to a publish ({@link NatsTransport#verdict}): the common
  * ack is recognised from its bytes, and every other reply reads as the client's own
- * {@code PublishAck} reads it. The replies here are the server's own shapes; the real
- * server's are covered end to end by {@code NatsDeliveryTest}.
+ * {@code PublishAck} reads it. The acks here are written as nats-server writes them (a space
+ * after the comma before {@code "seq"}, and after the colon of {@code "duplicate"}), and in
+ * the compact form; {@code NatsTransportTest} holds the recognition to a real server's acks.
  */
 class NatsReplyTest {
 
@@ -21,6 +22,24 @@ class NatsReplyTest {
 
     private static Transport.Outcome verdict(String json) {
         return NatsTransport.verdict(reply(json), "hooks.acme.gh", 5000);
+    }
+
+    private static boolean plain(String json) {
+        return NatsTransport.isPlainAck(json.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void theServersOwnAckAndDuplicateAckAreRecognisedFromTheirBytes() {
+        assertThat(plain("{\"stream\":\"HOOKS\", \"seq\":42}")).isTrue();
+        assertThat(plain("{\"stream\":\"HOOKS\", \"seq\":7,\"duplicate\": true}")).isTrue();
+        assertThat(verdict("{\"stream\":\"HOOKS\", \"seq\":42}").result()).isInstanceOf(AttemptResult.Acknowledged.class);
+        assertThat(verdict("{\"stream\":\"HOOKS\", \"seq\":7,\"duplicate\": true}").error()).isNull();
+        // the shapes around them are left to the client's parse
+        assertThat(plain("{\"stream\":\"HOOKS\",  \"seq\":42}")).isFalse();
+        assertThat(plain("{\"stream\":\"HOOKS\", \"seq\":7,\"duplicate\":  true}")).isFalse();
+        assertThat(plain("{\"stream\":\"HOOKS\", \"seq\":7,\"duplicate\": false}")).isFalse();
+        assertThat(plain("{\"stream\":\"HOOKS\", \"domain\":\"hub\", \"seq\":9}")).isFalse();
+        assertThat(verdict("{\"stream\":\"HOOKS\", \"domain\":\"hub\", \"seq\":9}").result()).isInstanceOf(AttemptResult.Acknowledged.class);
     }
 
     @Test
