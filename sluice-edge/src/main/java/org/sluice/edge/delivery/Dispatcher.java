@@ -565,8 +565,10 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
         if (lane == null) {
             return Optional.empty();
         }
-        return Optional.of(new DestinationLive(lane.inFlight.get(), lane.breakerHolding(), lane.delivered.get(),
-                lane.failed.get()));
+        // during a pass the slot count also holds the answers just recorded, until the pass's picks
+        // have taken their slots over: those attempts are over, and never more than max_in_flight are out
+        int inFlight = Math.min(lane.inFlight.get(), lane.destination.maxInFlight());
+        return Optional.of(new DestinationLive(inFlight, lane.breakerHolding(), lane.delivered.get(), lane.failed.get()));
     }
 
     /** The configured destinations, in configuration order. */
