@@ -31,7 +31,7 @@ import org.sluice.edge.store.StoredHook;
  * frames the message ({@link #RESERVED}); that is a configuration error naming the key path.
  *
  * <p>A broker record or message carries another list, the same for Kafka and NATS
- * ({@link #forBroker}): {@code webhook-id}, {@code sluice-tenant}, {@code sluice-source},
+ * ({@link #forBroker(StoredHook, int, BiConsumer)}): {@code webhook-id}, {@code sluice-tenant}, {@code sluice-source},
  * {@code sluice-received-at} ({@link #RECEIVED_AT_FORMAT}), {@code sluice-attempt}, then
  * the forwarded headers.
  *
@@ -151,22 +151,13 @@ public final class OutboundHeaders {
 
     /**
      * The headers of attempt {@code attempt} (from 1) of {@code hook} to a broker (Kafka
-     * record headers, NATS message headers), as (name, value) pairs in this order:
-     * {@code webhook-id}, {@code sluice-tenant} (empty for a hook without one),
-     * {@code sluice-source}, {@code sluice-received-at}, {@code sluice-attempt}, then
-     * {@link #forwarded}. A broker has no {@code webhook-timestamp}, signature or
-     * {@code user-agent}, and takes no configured {@code headers}.
-     */
-    public List<Map.Entry<String, String>> forBroker(StoredHook hook, int attempt) {
-        List<Map.Entry<String, String>> out = new ArrayList<>();
-        forBroker(hook, attempt, (name, value) -> out.add(Map.entry(name, value)));
-        return out;
-    }
-
-    /**
-     * {@link #forBroker(StoredHook, int)}'s pairs, in its order, each given to {@code sink}
-     * as it is made: a transport that writes headers its own way (NATS's wire form) needs no
-     * list.
+     * record headers, NATS message headers), each (name, value) pair given to {@code sink}
+     * as it is made, in this order: {@code webhook-id}, {@code sluice-tenant} (empty for a
+     * hook without one), {@code sluice-source}, {@code sluice-received-at},
+     * {@code sluice-attempt}, then {@link #forwarded}. A broker has no
+     * {@code webhook-timestamp}, signature or {@code user-agent}, and takes no configured
+     * {@code headers}. Each transport writes them its own way (a record header each, NATS's
+     * wire form), so no list is made.
      */
     public void forBroker(StoredHook hook, int attempt, BiConsumer<String, String> sink) {
         if (attempt < 1) {
