@@ -17,6 +17,9 @@
 # (SKIP_BUILD=1 uses the jars of the last build; MAX_IN_FLIGHT=n sets the destination's
 # max_in_flight, default 256; WARM_UP=s the uncounted load before the full-load window.)
 # ONLY=replay runs the backlog replay alone (no ceilings, no full load), e.g. to profile it.
+# CPU: after each ceiling, the broker's CPU per record (its own JVM's is in its line), and after the
+# replay the server's and the broker's CPU per hook, how busy the machine was, and what 0.5x the plain
+# producer would leave per record (read from /proc; no process is started for it).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
@@ -83,10 +86,17 @@ warm="${WARM_UP:-30}" # seconds of the load delivered live on each server before
 
 # ---- 1. the plain producer's ceiling ---------------------------------------------------
 if [ "${ONLY:-}" != replay ]; then # ONLY=replay: the backlog replay alone (no ceilings, no full load)
-tool topic "$bootstrap" ceiling 3
-tool ceiling "$bootstrap" ceiling "$secs" 1024
-tool topic "$bootstrap" ceiling-records 3
-tool ceiling "$bootstrap" ceiling-records "$secs" 1024 records
+ceiling() { # topic [records]: the producer loop, then the broker's CPU per record beside the loop's own
+  local before line
+  tool topic "$bootstrap" "$1" 3
+  before=$(cpu_snapshot "$broker_pid")
+  line=$(tool ceiling "$bootstrap" "$1" "$secs" 1024 ${2:-})
+  echo "$line"
+  echo "  CPU per record (the broker's, from /proc; the window includes the producer JVM's start): $(cpu_per_item "$before" "$(cpu_snapshot "$broker_pid")" "$(acked_count <<< "$line")" broker)"
+  PLAIN_PER_S=${PLAIN_PER_S:-$(acked_per_s <<< "$line")}
+}
+ceiling ceiling
+ceiling ceiling-records records
 
 # ---- 2. full accepting load ------------------------------------------------------------
 # WARM_UP seconds of the same load first, not counted: the server starts cold, and its first
@@ -117,10 +127,15 @@ admin POST /v1/destinations/bus/pause > /dev/null
 load "backlog (destination paused)"
 echo "  pending before resume: $(pending)"
 resumed=$(now_ms)
+cpu_resumed=$(cpu_snapshot "$server_pid" "$broker_pid")
 admin POST /v1/destinations/bus/resume > /dev/null
 drain
 done_at=$(now_ms)
 echo "  replay: resumed -> nothing pending in $((done_at - resumed)) ms"
+echo "  CPU per hook over the replay: $(cpu_per_item "$cpu_resumed" "$(cpu_snapshot "$server_pid" "$broker_pid")" "$ACCEPTED" "server broker")"
+if [ -n "${PLAIN_PER_S:-}" ]; then
+  echo "  0.5x the plain producer (${PLAIN_PER_S}/s) leaves $(budget_at_half "$PLAIN_PER_S") us of CPU per record for every process together, all $(nproc) cores busy"
+fi
 echo "  topic: $(tool count "$bootstrap" replay.bench "$resumed" "$done_at")"
 stop_sluice
 

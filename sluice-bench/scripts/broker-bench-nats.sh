@@ -12,6 +12,9 @@
 # Nats-Msg-Id, 16 subjects), and the rate of a backlog replay (destination paused under
 # load, then resumed).
 # ONLY=replay runs the backlog replay alone (no ceilings, no full load), e.g. to profile it.
+# CPU: after each ceiling, nats-server's CPU per message (the publisher's own is in its line), and after
+# the replay Sluice's and nats-server's CPU per hook, how busy the machine was, and what 0.5x the plain
+# publisher would leave per message (read from /proc; no process is started for it).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-60}"
@@ -71,16 +74,24 @@ drain() { # until Sluice has nothing pending (up to 300 s; an admin request twic
   # counting the stream would start a JVM each time and take the CPU the replay needs); prints when
   local start; start=$(now_ms)
   poll 600 0.5 nothing_pending || echo "  (not drained after 300 s)"
-  DRAINED=$(now_ms); echo "  stream holds $("${bench[@]}" count "$nats_url" HOOKS) messages, $((DRAINED - start)) ms after the load stopped"
+  DRAINED=$(now_ms); DRAINED_CPU=$(cpu_snapshot "$server_pid" "$nats_pid") # before the count's JVM
+  echo "  stream holds $("${bench[@]}" count "$nats_url" HOOKS) messages, $((DRAINED - start)) ms after the load stopped"
 }
 
 echo "load before: $(uptime)"; echo "cores: $(nproc)"
 
 if [ "${ONLY:-}" != replay ]; then # ONLY=replay: the backlog replay alone (no ceilings, no full load)
-start_nats
-"${bench[@]}" ceiling "$nats_url" "$secs" 1024 "${MAX_IN_FLIGHT:-256}"
-start_nats
-"${bench[@]}" ceiling "$nats_url" "$secs" 1024 "${MAX_IN_FLIGHT:-256}" records
+ceiling() { # [records]: the publisher loop on a fresh nats-server, then the server's CPU per message
+  local before line
+  start_nats
+  before=$(cpu_snapshot "$nats_pid")
+  line=$("${bench[@]}" ceiling "$nats_url" "$secs" 1024 "${MAX_IN_FLIGHT:-256}" ${1:-})
+  echo "$line"
+  echo "  CPU per message (nats-server's, from /proc; the window includes the publisher JVM's start): $(cpu_per_item "$before" "$(cpu_snapshot "$nats_pid")" "$(acked_count <<< "$line")" nats-server)"
+  PLAIN_PER_S=${PLAIN_PER_S:-$(acked_per_s <<< "$line")}
+}
+ceiling
+ceiling records
 
 start_nats
 start_sluice live
@@ -100,8 +111,12 @@ warm_up
 admin /v1/destinations/bus/pause
 load "backlog build-up (destination paused)"
 sleep 2
-resumed=$(now_ms); admin /v1/destinations/bus/resume
+resumed=$(now_ms); cpu_resumed=$(cpu_snapshot "$server_pid" "$nats_pid"); admin /v1/destinations/bus/resume
 drain
 echo "  backlog replay: $ACCEPTED hooks in $((DRAINED - resumed)) ms = $(per_second "$ACCEPTED" "$((DRAINED - resumed))") delivered/s"
+echo "  CPU per hook over the replay: $(cpu_per_item "$cpu_resumed" "$DRAINED_CPU" "$ACCEPTED" "server nats-server")"
+if [ -n "${PLAIN_PER_S:-}" ]; then
+  echo "  0.5x the plain publisher (${PLAIN_PER_S}/s) leaves $(budget_at_half "$PLAIN_PER_S") us of CPU per message for every process together, all $(nproc) cores busy"
+fi
 stop_sluice
 echo "load after: $(uptime)"

@@ -112,6 +112,32 @@ first_pending() { # reads GET /v1/destinations on stdin: the first destination's
   # second, which took a fifth of the two cores from the replay it timed. awk reads to the end (no SIGPIPE).
   awk -F'"pending":' 'NR == 1 && NF > 1 {split($2, v, /[^0-9]/); print v[1]}'
 }
+cpu_snapshot() { # pid...: the CPU ticks of each process (0 for one that is gone), then the machine's
+  # busy and total ticks over all cores (/proc/stat: busy = user, nice, system, irq, softirq; total adds idle,
+  # iowait and steal). Two snapshots around a phase give cpu_per_item its figures; reading them starts no process.
+  local out="" p
+  for p in "$@"; do
+    if [ -r "/proc/$p/stat" ]; then out+="$(cpu_ticks "$p") "; else out+="0 "; fi
+  done
+  echo "$out$(awk '/^cpu / {b = $2 + $3 + $4 + $7 + $8; print b, b + $5 + $6 + $9}' /proc/stat)"
+}
+cpu_per_item() { # before after items names: each named process's CPU microseconds per item between the two
+  # snapshots (names: one word per pid of the snapshots, in their order), their sum when more than one, the
+  # machine's busy share, and the cores that busy share is
+  awk -v before="$1" -v after="$2" -v n="$3" -v names="$4" -v hz="$clock_ticks" -v cores="$(nproc)" 'BEGIN {
+    nb = split(before, b, " "); split(after, a, " "); k = split(names, nm, " ")
+    for (i = 1; i <= k; i++) { us = (a[i] - b[i]) / hz * 1e6 / (n > 0 ? n : 1); sum += us; printf "%s %.1f us, ", nm[i], us }
+    if (k > 1) printf "together %.1f us, ", sum
+    busy = (a[nb] - b[nb]) > 0 ? (a[nb - 1] - b[nb - 1]) / (a[nb] - b[nb]) : 0
+    printf "machine %.0f%% busy (%.2f of %d cores)", 100 * busy, busy * cores, cores
+  }'
+}
+budget_at_half() { # plain_per_s: CPU microseconds per record, every process together, that the machine's
+  # cores allow a replay at 0.5x the plain producer's rate if they were all busy with nothing else
+  awk -v p="$1" -v c="$(nproc)" 'BEGIN { printf "%.1f", (p > 0 ? c * 1e6 / (0.5 * p) : 0) }'
+}
+acked_per_s() { sed -n 's/.*: \([0-9][0-9]*\) \(records\/s acknowledged\|acked\/s\).*/\1/p'; } # a ceiling's line on stdin: its rate
+acked_count() { sed -n 's/.*(\([0-9][0-9]*\) \(in\|acked\).*/\1/p'; } # a ceiling's line on stdin: records or messages acked
 switches() { # pid: voluntary context switches of every thread
   cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n}'
 }

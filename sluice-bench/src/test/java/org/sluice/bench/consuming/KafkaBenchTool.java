@@ -103,6 +103,7 @@ public final class KafkaBenchTool {
         }
         AtomicLong acked = new AtomicLong();
         AtomicLong failed = new AtomicLong();
+        long cpu0 = processCpuNanos();
         long start = System.nanoTime();
         long end = start + TimeUnit.SECONDS.toNanos(seconds);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
@@ -131,9 +132,11 @@ public final class KafkaBenchTool {
             producer.flush();
         }
         double secs = (System.nanoTime() - start) / 1e9;
-        System.out.printf("plain producer%s (idempotent, acks=all, lz4, %d-byte records): %.0f records/s acknowledged (%d in %.1f s, %d failed)%n",
+        double cpuUs = (processCpuNanos() - cpu0) / 1e3 / Math.max(1, acked.get());
+        System.out.printf("plain producer%s (idempotent, acks=all, lz4, %d-byte records): %.0f records/s acknowledged (%d in %.1f s, %d failed;"
+                        + " the producer's JVM %.1f us of CPU per record)%n",
                 records ? " of Sluice's records (its headers, a distinct webhook-id)" : "",
-                bytes, acked.get() / secs, acked.get(), secs, failed.get());
+                bytes, acked.get() / secs, acked.get(), secs, failed.get(), cpuUs);
     }
 
     private static void count(String bootstrap, String topic, long fromMs, long toMs, long receivedFromMs) {
@@ -185,6 +188,12 @@ public final class KafkaBenchTool {
                 records, ids.size(), records - ids.size(), inWindow / window, span,
                 span == 0 ? 0.0 : inWindow * 1000.0 / span,
                 pct(lags, 50), pct(lags, 99), lags.isEmpty() ? "-" : lags.get(lags.size() - 1));
+    }
+
+    /** CPU time of this JVM so far, every thread (its own threads, the client's, GC and JIT). */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     /** The receipt time a UUIDv7 carries: its first 48 bits, epoch milliseconds. */
