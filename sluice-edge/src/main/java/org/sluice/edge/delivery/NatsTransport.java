@@ -5,6 +5,7 @@ import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
+import io.nats.client.MessageHandler;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.PublishAck;
@@ -24,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -52,14 +54,19 @@ import org.sluice.edge.store.StoredHook;
  * destination over its attempts out, every tenth of {@code timeout_ms}
  * ({@value Transport#MAX_SWEEP_MS} ms at most), not a timer per attempt.
  *
- * <p>A JetStream publish is a request on the subject whose reply is the stream's ack. It is
- * sent as one ({@link Connection#requestWithTimeout}) with {@code Nats-Msg-Id} among the
- * headers, rather than through the client's {@code JetStream.publishAsync}: that call copies
- * the headers once more to merge its options (7% of the dispatcher thread's samples in a
- * profiled backlog replay) and parses every ack as JSON on the client's threads (a quarter
- * of theirs). The common ack is recognised from its
+ * <p>A JetStream publish is a message with a reply subject, and the stream answers it there
+ * with its ack. Each connection has its own inbox: at connect it subscribes once to
+ * {@code <inbox>.*} (the client's {@link Connection#createInbox}, a dispatcher thread of the
+ * client), and each publish carries {@code <inbox>.<n>}, {@code n} a number of the link's
+ * that names the attempt in {@link Link#out}. The subscription survives the client's
+ * reconnects. This is what the client's own requests do, without a second table of
+ * requests and a future of its own per publish beside the transport's (about a tenth of the
+ * dispatcher thread's Java samples in a profiled backlog replay). Nor is it the client's
+ * {@code JetStream.publishAsync}: that copies the headers once more to merge its options and
+ * parses every ack as JSON on the client's threads. The common ack is recognised from its
  * bytes ({@link #isPlainAck}); any other reply goes through the client's {@link PublishAck},
- * so JetStream errors read as they did.
+ * so JetStream errors read as they did. A reply for a number no longer out (its attempt
+ * ended by the sweep or by close) is dropped.
  *
  * <h2>Verdicts</h2>
  * <ul>
@@ -84,13 +91,8 @@ final class NatsTransport implements Transport {
     static final Set<Integer> PERMANENT_API_ERRORS = Set.of(MESSAGE_TOO_LARGE);
     /** The header by which the stream drops a second message with the same id within its duplicate window. */
     static final String MSG_ID = "Nats-Msg-Id";
-    /** A request's reply status when nothing subscribes to the subject: no stream captures it. */
+    /** The reply status the server sends when nothing subscribes to the subject: no stream captures it. */
     static final int NO_RESPONDERS = 503;
-    /**
-     * The client's own bound on a publish's wait, beyond {@code timeout_ms}: the attempt's
-     * sweep ({@link Link#sweep}, at most {@value Transport#MAX_SWEEP_MS} ms after {@code timeout_ms}) always ends it first, and the client forgets the request later.
-     */
-    static final long REQUEST_SLACK_MS = 1_000;
     private static final Outcome DELIVERED = new Outcome(AttemptResult.acknowledged(), null);
     private static final byte[] ACK_START = "{\"stream\":\"".getBytes(StandardCharsets.US_ASCII);
     /** What follows the stream's name: nats-server writes a space after the comma; the compact form is taken too. */
@@ -105,28 +107,40 @@ final class NatsTransport implements Transport {
     private volatile boolean closed;
 
     /** One destination's connection, made and remade on the connect thread. */
-    private final class Link implements ConnectionListener, ErrorListener {
+    private final class Link implements ConnectionListener, ErrorListener, MessageHandler {
         final Destination destination;
         final NatsSettings settings;
-        /** How long the client keeps a publish's request: {@code timeout_ms} plus {@value #REQUEST_SLACK_MS} ms. */
-        final Duration requestTimeout;
-        /** Attempts published and not yet completed (an attempt leaves when it completes). */
-        final Set<Attempt> out = ConcurrentHashMap.newKeySet();
+        /** Attempts published and not yet completed, by the number in their reply subject (an attempt leaves when it completes). */
+        final Map<Long, Attempt> out = new ConcurrentHashMap<>();
+        /** The last number given to an attempt's reply subject. */
+        final AtomicLong numbers = new AtomicLong();
         final Outcome timedOut;
+        /** {@code <inbox>.}: the reply subjects' prefix, set before {@link #connection} is. */
+        volatile String replyPrefix;
         volatile Connection connection;
         volatile String lastError = "not connected yet";
 
         Link(Destination destination) {
             this.destination = destination;
             this.settings = (NatsSettings) destination.broker().orElseThrow();
-            this.requestTimeout = Duration.ofMillis(destination.timeoutMs() + REQUEST_SLACK_MS);
             this.timedOut = failed(AttemptResult.Failure.TIMEOUT, "no publish ack within timeout_ms " + destination.timeoutMs());
+        }
+
+        /** On the client's dispatcher thread: the stream's answer to the attempt its subject names. */
+        @Override
+        public void onMessage(Message reply) {
+            String prefix = replyPrefix;
+            long number = prefix == null ? -1 : replyNumber(reply.getSubject(), prefix.length());
+            Attempt a = number < 0 ? null : out.remove(number);
+            if (a != null) { // out of the table already; if the sweep or close completed it first, this changes nothing
+                a.future.complete(verdict(reply, a.subject, destination.timeoutMs()));
+            }
         }
 
         /** On the timer thread: completes the attempts out past their deadline as {@code timeout}. */
         void sweep() {
             long now = System.nanoTime();
-            for (Attempt a : out) {
+            for (Attempt a : out.values()) {
                 if (now - a.deadlineNanos >= 0) {
                     a.complete(timedOut);
                 }
@@ -148,6 +162,14 @@ final class NatsTransport implements Transport {
             settings.credentialsFile().ifPresent(p -> b.authHandler(Nats.credentials(p.toString())));
             try {
                 Connection c = Nats.connect(b.build());
+                String inbox = c.createInbox();
+                try {
+                    c.createDispatcher(this).subscribe(inbox + ".*");
+                } catch (RuntimeException e) {
+                    c.close();
+                    throw e;
+                }
+                replyPrefix = inbox + ".";
                 connection = c;
                 if (closed) {
                     c.close();
@@ -199,19 +221,43 @@ final class NatsTransport implements Transport {
     /** One attempt out: completes once (the ack, an error, the sweep's timeout or close). */
     private static final class Attempt {
         final Link link;
+        final long number;
+        final String subject;
         final long deadlineNanos;
         final CompletableFuture<Outcome> future = new CompletableFuture<>();
 
-        Attempt(Link link, long deadlineNanos) {
+        Attempt(Link link, long number, String subject, long deadlineNanos) {
             this.link = link;
+            this.number = number;
+            this.subject = subject;
             this.deadlineNanos = deadlineNanos;
         }
 
         void complete(Outcome outcome) {
             if (future.complete(outcome)) {
-                link.out.remove(this);
+                link.out.remove(number, this);
             }
         }
+    }
+
+    /**
+     * The number at the end of a reply subject {@code <inbox>.<n>} ({@code from}: the
+     * prefix's length), or -1 when the rest is not 1 to 18 decimal digits.
+     */
+    static long replyNumber(String subject, int from) {
+        int n = subject.length() - from;
+        if (n < 1 || n > 18) {
+            return -1;
+        }
+        long v = 0;
+        for (int i = from; i < subject.length(); i++) {
+            char ch = subject.charAt(i);
+            if (ch < '0' || ch > '9') {
+                return -1;
+            }
+            v = v * 10 + (ch - '0');
+        }
+        return v;
     }
 
     private void schedule(Link link, long delayMs) {
@@ -238,16 +284,15 @@ final class NatsTransport implements Transport {
         }
         Headers headers = headers(destination, hook, attempt);
         long timeoutMs = destination.timeoutMs();
-        Attempt a = new Attempt(link, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
-        link.out.add(a);
-        CompletableFuture<Message> reply;
+        long number = link.numbers.incrementAndGet();
+        Attempt a = new Attempt(link, number, subject, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        link.out.put(number, a); // before the publish: its ack may come back at once
         try {
-            reply = c.requestWithTimeout(subject, headers, hook.body(), link.requestTimeout);
+            c.publish(subject, link.replyPrefix + number, headers, hook.body());
         } catch (RuntimeException e) {
             a.complete(outcome(e, subject, timeoutMs));
             return a.future;
         }
-        reply.whenComplete((m, e) -> a.complete(e == null ? verdict(m, subject, timeoutMs) : outcome(e, subject, timeoutMs)));
         if (closed) { // closed, perhaps after close() swept the link: nothing else may complete it
             a.complete(CLOSED);
         }
@@ -412,7 +457,7 @@ final class NatsTransport implements Transport {
                     // closing anyway
                 }
             }
-            for (Attempt a : link.out) {
+            for (Attempt a : link.out.values()) {
                 a.complete(CLOSED);
             }
         }

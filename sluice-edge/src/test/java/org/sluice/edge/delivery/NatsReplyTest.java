@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nats.client.Message;
 import io.nats.client.impl.NatsMessage;
 import java.nio.charset.StandardCharsets;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,5 +85,27 @@ class NatsReplyTest {
             assertThat(o.result()).as(notAnAck).isEqualTo(AttemptResult.failed(AttemptResult.Failure.BROKER));
             assertThat(o.error()).as(notAnAck).isNotBlank();
         }
+    }
+
+    /** The attempt a reply names: the number after the inbox's prefix, by its definition (1 to 18 decimal digits, nothing else). */
+    @Property(tries = 3000)
+    void aReplySubjectNamesItsNumberOrNothing(@ForAll("replySubjects") String rest) {
+        String subject = "_INBOX.abc." + rest;
+        long expected = rest.matches("[0-9]{1,18}") ? Long.parseLong(rest) : -1;
+        assertThat(NatsTransport.replyNumber(subject, "_INBOX.abc.".length())).as(subject).isEqualTo(expected);
+    }
+
+    @Provide
+    Arbitrary<String> replySubjects() {
+        return Arbitraries.oneOf(Arbitraries.longs().between(0, Long.MAX_VALUE).map(n -> Long.toString(n)),
+                Arbitraries.strings().withChars("0123456789.-+ a\u0660".toCharArray()).ofMaxLength(21));
+    }
+
+    @Test
+    void aReplySubjectShorterThanThePrefixNamesNothing() {
+        assertThat(NatsTransport.replyNumber("_INBOX", "_INBOX.abc.".length())).isEqualTo(-1);
+        assertThat(NatsTransport.replyNumber("_INBOX.abc.", "_INBOX.abc.".length())).isEqualTo(-1);
+        assertThat(NatsTransport.replyNumber("_INBOX.abc.999999999999999999", 11)).isEqualTo(999_999_999_999_999_999L);
+        assertThat(NatsTransport.replyNumber("_INBOX.abc.1000000000000000000", 11)).isEqualTo(-1);
     }
 }
