@@ -95,8 +95,7 @@ public final class NatsBench {
         Semaphore slots = new Semaphore(window);
         AtomicLong acked = new AtomicLong();
         AtomicLong failed = new AtomicLong();
-        long cpu0 = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getProcessCpuTime();
+        long cpu0 = processCpuNanos();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         long start = System.nanoTime();
         String receivedAt = java.time.Instant.now().toString();
@@ -121,11 +120,16 @@ public final class NatsBench {
         }
         slots.acquire(window);
         double secs = (System.nanoTime() - start) / 1e9;
-        double cpuUs = (((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getProcessCpuTime() - cpu0) / 1e3 / Math.max(1, acked.get());
+        double cpuUs = (processCpuNanos() - cpu0) / 1e3 / Math.max(1, acked.get());
         System.out.printf("plain publisher%s: %.0f acked/s (%d acked, %d failed, %d-byte body, window %d;"
                         + " the publisher's JVM %.1f us of CPU per message)%n",
                 records ? " of Sluice's records (its headers, Nats-Msg-Id, 16 subjects)" : "",
                 acked.get() / secs, acked.get(), failed.get(), bodyBytes, window, cpuUs);
+    }
+
+    /** CPU time of this JVM so far, every thread (the loop's, the client's, GC and JIT). */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 }
