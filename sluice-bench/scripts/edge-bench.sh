@@ -7,6 +7,9 @@
 #     (b) 1 KiB POST bodies (post-1k.lua): nginx, and Sluice with each http.refused_body:
 #         close_if_incomplete (the default: a body that arrived with its headers is dropped
 #         and the connection kept), close (every refusal closes its connection), discard;
+#     after each flood, the CPU per request of the server (nginx: its master and workers;
+#     Sluice: its JVM), user and system apart, and of wrk, over the measured run (from
+#     /proc and bash's times; nothing started for it);
 #  2. accepting signed hooks: 64 keep-alive connections posting 1 KiB bodies with a valid
 #     HMAC-SHA256 signature, fsync group commit (max_batch 256), then max_batch 1:
 #     acknowledged hooks per second, p50 and p99 latency, from two load generators in turn
@@ -78,19 +81,49 @@ time_wait() { # sockets in TIME_WAIT now: a server that closes first leaves one 
   echo $(( $(ss -tan state time-wait | wc -l) - 1 ))
 }
 
-flood() { # label port lua-fixture: a 3 s warm-up (JIT for Sluice), then the measured run
-  wrk -t2 -c64 -d3s -s "$fixtures/$3" "http://127.0.0.1:$2/hooks/gh" > /dev/null
+user_system() { # pid...: user and system ticks, summed over the processes (nothing for one that is gone)
+  local p
+  for p in "$@"; do [ -r "/proc/$p/stat" ] && awk '{print $14, $15}' "/proc/$p/stat"; done |
+    awk '{u += $1; s += $2} END {print u + 0, s + 0}'
+}
+children_ticks() { # file: the user and system ticks of the children that bash's times wrote there (its
+  # second line: the waited-for children of the shell that ran times, which must be the script's own shell,
+  # not a $(...) subshell)
+  awk -v hz="$clock_ticks" 'NR == 2 {
+    split($0, t, " "); for (i = 1; i <= 2; i++) { split(t[i], ms, /[ms]/); v[i] = (ms[1] * 60 + ms[2]) * hz }
+    printf "%.0f %.0f\n", v[1], v[2] }' "$1"
+}
+cpu_line() { # before-server after-server before-wrk after-wrk requests: CPU microseconds per request
+  awk -v b="$1" -v a="$2" -v wb="$3" -v wa="$4" -v n="$5" -v hz="$clock_ticks" 'BEGIN {
+    split(b, x, " "); split(a, y, " "); split(wb, p, " "); split(wa, q, " "); k = 1e6 / hz / (n > 0 ? n : 1)
+    su = (y[1] - x[1]) * k; ss = (y[2] - x[2]) * k; wu = (q[1] - p[1]) * k; ws = (q[2] - p[2]) * k
+    printf "  cpu per request: server %.2f us (user %.2f, system %.2f), wrk %.2f us (user %.2f, system %.2f), together %.2f us\n",
+      su + ss, su, ss, wu + ws, wu, ws, su + ss + wu + ws }'
+}
+
+flood() { # label port lua-fixture pid...: a 3 s warm-up (JIT for Sluice), then the measured run; the CPU
+  # per request of the server's processes (pid...) and of wrk over the measured run, from /proc and bash's times
+  local label=$1 port=$2 lua=$3; shift 3
+  wrk -t2 -c64 -d3s -s "$fixtures/$lua" "http://127.0.0.1:$port/hooks/gh" > /dev/null
   tw_before=$(time_wait)
-  wrk -t2 -c64 -d"${secs}s" -s "$fixtures/$3" "http://127.0.0.1:$2/hooks/gh" > "$work/$1.wrk"
-  summarise_wrk "$1" "$work/$1.wrk"
+  local sb wb sa wa
+  sb=$(user_system "$@"); times > "$work/times.before"
+  wrk -t2 -c64 -d"${secs}s" -s "$fixtures/$lua" "http://127.0.0.1:$port/hooks/gh" > "$work/$label.wrk"
+  times > "$work/times.after"; sa=$(user_system "$@")
+  wb=$(children_ticks "$work/times.before"); wa=$(children_ticks "$work/times.after")
+  summarise_wrk "$label" "$work/$label.wrk"
+  cpu_line "$sb" "$sa" "$wb" "$wa" "$(wrk_total "$work/$label.wrk")"
   echo "  time_wait sockets: $tw_before before the measured run, $(time_wait) after"
 }
 
 mkdir -p /tmp/nginx-anchor
 nginx -c "$fixtures/nginx-limit-req.conf"
 wait_port 127.0.0.1 18080
-flood "refuse nginx limit_req, bodiless" 18080 post-empty.lua
-flood "refuse nginx limit_req, 1 KiB body" 18080 post-1k.lua
+nginx_pids="$(cat /tmp/nginx-anchor/nginx.pid) $(pgrep -P "$(cat /tmp/nginx-anchor/nginx.pid)" | tr '\n' ' ')"
+# shellcheck disable=SC2086 # the master and its workers, one word each
+flood "refuse nginx limit_req, bodiless" 18080 post-empty.lua $nginx_pids
+# shellcheck disable=SC2086
+flood "refuse nginx limit_req, 1 KiB body" 18080 post-1k.lua $nginx_pids
 nginx -c "$fixtures/nginx-limit-req.conf" -s stop
 
 for policy in close_if_incomplete close discard; do
@@ -105,9 +138,9 @@ sources:
 YAML
 )"
   if [ "$policy" = close_if_incomplete ]; then
-    flood "refuse sluice per_ip, bodiless (refused_body: $policy)" 18081 post-empty.lua
+    flood "refuse sluice per_ip, bodiless (refused_body: $policy)" 18081 post-empty.lua "$server_pid"
   fi
-  flood "refuse sluice per_ip, 1 KiB body (refused_body: $policy)" 18081 post-1k.lua
+  flood "refuse sluice per_ip, 1 KiB body (refused_body: $policy)" 18081 post-1k.lua "$server_pid"
   stop_sluice
 done
 fi
