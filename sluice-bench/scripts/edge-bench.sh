@@ -8,8 +8,9 @@
 #         close_if_incomplete (the default: a body that arrived with its headers is dropped
 #         and the connection kept), close (every refusal closes its connection), discard;
 #     after each flood, the CPU per request of the server (nginx: its master and workers;
-#     Sluice: its JVM), user and system apart, and of wrk, over the measured run (from
-#     /proc and bash's times; nothing started for it);
+#     Sluice: its JVM), user and system apart, and of wrk, over the measured run, and how
+#     busy the machine was (from /proc and bash's times; nothing started for it); the same
+#     per hook for the accepting wrk run below;
 #  2. accepting signed hooks: 64 keep-alive connections posting 1 KiB bodies with a valid
 #     HMAC-SHA256 signature, fsync group commit (max_batch 256), then max_batch 1:
 #     acknowledged hooks per second, p50 and p99 latency, from two load generators in turn
@@ -33,6 +34,7 @@
 #   SLUICE_JAR=path   run that server jar instead of building this checkout's (e.g. an older
 #                     build kept aside, for a before/after comparison in the same conditions)
 #   SERVER_JAVA_OPTS  JVM options for the Sluice server (default: -Xms1g -Xmx1g)
+#   PARTITIONS=n      intake.partitions of the accepting server (default 2, the server's own default)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-10}"
@@ -74,13 +76,7 @@ echo "server: $sluice_jar ($(date -r "$sluice_jar" -u +%FT%TZ)), options: ${SERV
 echo "load before: $(uptime)"
 echo "cores: $(nproc), ephemeral ports: $(tr '\t' - < /proc/sys/net/ipv4/ip_local_port_range)"
 
-# ---- 1. refusing a flood -------------------------------------------------------------
-if [ "$only" = all ] || [ "$only" = flood ]; then
-time_wait() { # sockets in TIME_WAIT now: a server that closes first leaves one per connection
-  # for 60 s, and each holds one of the client's ephemeral ports to that server address
-  echo $(( $(ss -tan state time-wait | wc -l) - 1 ))
-}
-
+# ---- CPU per request, from /proc and bash's times (nothing started to measure) ---------
 user_system() { # pid...: user and system ticks, summed over the processes (nothing for one that is gone)
   local p
   for p in "$@"; do [ -r "/proc/$p/stat" ] && awk '{print $14, $15}' "/proc/$p/stat"; done |
@@ -93,12 +89,32 @@ children_ticks() { # file: the user and system ticks of the children that bash's
     split($0, t, " "); for (i = 1; i <= 2; i++) { split(t[i], ms, /[ms]/); v[i] = (ms[1] * 60 + ms[2]) * hz }
     printf "%.0f %.0f\n", v[1], v[2] }' "$1"
 }
-cpu_line() { # before-server after-server before-wrk after-wrk requests: CPU microseconds per request
-  awk -v b="$1" -v a="$2" -v wb="$3" -v wa="$4" -v n="$5" -v hz="$clock_ticks" 'BEGIN {
-    split(b, x, " "); split(a, y, " "); split(wb, p, " "); split(wa, q, " "); k = 1e6 / hz / (n > 0 ? n : 1)
+cpu_begin() { # pid...: opens a CPU window. Call it, and cpu_stop, in the script's own shell (not in $(...)):
+  # bash's times counts the waited-for children of the shell that runs it; it runs last here, after the
+  # snapshots' own subshells, and first in cpu_stop, so the only child inside the window is the load tool
+  cpu_server_before=$(user_system "$@"); cpu_machine_before=$(cpu_snapshot); times > "$work/times.before"
+}
+cpu_stop() { # pid...: closes the window, right after the load tool exits
+  times > "$work/times.after"; cpu_server_after=$(user_system "$@"); cpu_machine_after=$(cpu_snapshot)
+}
+cpu_report() { # noun items: the last window's CPU per item of the server's processes and of the load tool,
+  # and how busy the machine was
+  awk -v b="$cpu_server_before" -v a="$cpu_server_after" -v wb="$(children_ticks "$work/times.before")" \
+      -v wa="$(children_ticks "$work/times.after")" -v mb="$cpu_machine_before" -v ma="$cpu_machine_after" \
+      -v n="$2" -v noun="$1" -v hz="$clock_ticks" -v cores="$(nproc)" 'BEGIN {
+    split(b, x, " "); split(a, y, " "); split(wb, p, " "); split(wa, q, " "); split(mb, m0, " "); split(ma, m1, " ")
+    k = 1e6 / hz / (n > 0 ? n : 1)
     su = (y[1] - x[1]) * k; ss = (y[2] - x[2]) * k; wu = (q[1] - p[1]) * k; ws = (q[2] - p[2]) * k
-    printf "  cpu per request: server %.2f us (user %.2f, system %.2f), wrk %.2f us (user %.2f, system %.2f), together %.2f us\n",
-      su + ss, su, ss, wu + ws, wu, ws, su + ss + wu + ws }'
+    busy = (m1[2] - m0[2]) > 0 ? (m1[1] - m0[1]) / (m1[2] - m0[2]) : 0
+    printf "  cpu per %s: server %.2f us (user %.2f, system %.2f), load tool %.2f us (user %.2f, system %.2f), together %.2f us; machine %.0f%% busy (%.2f of %d cores)\n",
+      noun, su + ss, su, ss, wu + ws, wu, ws, su + ss + wu + ws, 100 * busy, busy * cores, cores }'
+}
+
+# ---- 1. refusing a flood -------------------------------------------------------------
+if [ "$only" = all ] || [ "$only" = flood ]; then
+time_wait() { # sockets in TIME_WAIT now: a server that closes first leaves one per connection
+  # for 60 s, and each holds one of the client's ephemeral ports to that server address
+  echo $(( $(ss -tan state time-wait | wc -l) - 1 ))
 }
 
 flood() { # label port lua-fixture pid...: a 3 s warm-up (JIT for Sluice), then the measured run; the CPU
@@ -106,13 +122,11 @@ flood() { # label port lua-fixture pid...: a 3 s warm-up (JIT for Sluice), then 
   local label=$1 port=$2 lua=$3; shift 3
   wrk -t2 -c64 -d3s -s "$fixtures/$lua" "http://127.0.0.1:$port/hooks/gh" > /dev/null
   tw_before=$(time_wait)
-  local sb wb sa wa
-  sb=$(user_system "$@"); times > "$work/times.before"
+  cpu_begin "$@"
   wrk -t2 -c64 -d"${secs}s" -s "$fixtures/$lua" "http://127.0.0.1:$port/hooks/gh" > "$work/$label.wrk"
-  times > "$work/times.after"; sa=$(user_system "$@")
-  wb=$(children_ticks "$work/times.before"); wa=$(children_ticks "$work/times.after")
+  cpu_stop "$@"
   summarise_wrk "$label" "$work/$label.wrk"
-  cpu_line "$sb" "$sa" "$wb" "$wa" "$(wrk_total "$work/$label.wrk")"
+  cpu_report request "$(wrk_total "$work/$label.wrk")"
   echo "  time_wait sockets: $tw_before before the measured run, $(time_wait) after"
 }
 
@@ -152,7 +166,7 @@ for batch in 256 1; do
 node: {id: bench-accept, data_dir: "$work/accept-$batch-data"}
 admin: {listen: "127.0.0.1:18082"}
 http: {listen: "127.0.0.1:18081"}
-intake: {partitions: 2, max_batch: $batch, max_delay_ms: 0, max_queue: 10000}
+intake: {partitions: ${PARTITIONS:-2}, max_batch: $batch, max_delay_ms: 0, max_queue: 10000}
 sources:
   bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}}
 YAML
@@ -160,9 +174,12 @@ YAML
   echo -n "max_batch=$batch "
   java -Xmx512m -cp "$bench_jar" org.sluice.bench.edge.AcceptLoad 127.0.0.1 18081 /hooks/bench bench-secret "$secs" 64 5
   commits_before="$(commit_metrics)"
+  cpu_begin "$server_pid"
   wrk -t2 -c64 -d"${secs}s" --latency -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/accept-$batch.wrk"
+  cpu_stop "$server_pid"
   commits_after="$(commit_metrics)"
   summarise_wrk "max_batch=$batch wrk (every answer should be 202: non_2xx 0)" "$work/accept-$batch.wrk"
+  cpu_report hook "$(wrk_total "$work/accept-$batch.wrk")"
   echo "  latency $(wrk_latency "$work/accept-$batch.wrk")"
   if [ "$batch" = 256 ]; then
     # commits: synced WriteBatches (one per group commit); syncs: the WAL syncs RocksDB really did,
