@@ -24,8 +24,12 @@
 #     FsyncBench in the same directory as the store's data: one writer appending the bytes of
 #     one sync's hooks and fdatasync-ing each, back to back.
 #     disk_ratio = accepted hooks/s / (FsyncBench syncs/s x hooks per real sync)
-#     near 1 says the disk is what is left. (A server without the syncs metric, see SLUICE_JAR,
-#     falls back to one sync per commit.) Rerun alone: edge-bench.sh 10 accept
+#     near 1 says the disk is what is left. FsyncBench runs on an idle machine, and a sync takes
+#     longer on a busy one, so the server's own figures come first: sync_busy, the share of the
+#     run a commit's sync was in progress (sluice_store_commit_sync_seconds_total; the syncs run
+#     one at a time, so near 1 they are back to back), and the mean sync as the server saw it.
+#     (A server without the syncs metric, see SLUICE_JAR, falls back to one sync per commit.)
+#     Rerun alone: edge-bench.sh 10 accept
 #  3. (only when asked: `open`) the same accepting server (max_batch 256) under an open-loop
 #     load from `sluice load`: a fixed arrival rate (OPEN_RATE, default 2000 per second),
 #     latency from each request's intended send time, a report and a JSON summary in
@@ -60,11 +64,13 @@ start_sluice() { # name yaml-text
   launch_sluice "$1" 18081
 }
 
-commit_metrics() { # "commits hooks seconds syncs" so far: the intake's group commits, the store's WAL syncs
+commit_metrics() { # "commits hooks seconds syncs sync-seconds" so far: the intake's group commits, the store's
+  # WAL syncs, and the time the commits' syncs took (0 from a server without that metric)
   curl -s http://127.0.0.1:18082/metrics | awk '
     /^sluice_intake_commit_batch_size_count/ {c += $2} /^sluice_intake_commit_batch_size_sum/ {h += $2}
     /^sluice_intake_commit_seconds_sum/ {t += $2} /^sluice_store_wal_syncs_total/ {w += $2}
-    END {printf "%d %d %.6f %d\n", c, h, t, w}'
+    /^sluice_store_commit_sync_seconds_total/ {y += $2}
+    END {printf "%d %d %.6f %d %.6f\n", c, h, t, w, y}'
 }
 
 summarise_wrk() { # label file
@@ -184,7 +190,7 @@ YAML
   if [ "$batch" = 256 ]; then
     # commits: synced WriteBatches (one per group commit); syncs: the WAL syncs RocksDB really did,
     # one for every group of commits it wrote together; busy = share of the run inside commits
-    read -r commits hooks commit_s syncs < <(echo "$commits_before $commits_after" | awk '{print $5-$1, $6-$2, $7-$3, $8-$4}')
+    read -r commits hooks commit_s syncs sync_s < <(echo "$commits_before $commits_after" | awk '{print $6-$1, $7-$2, $8-$3, $9-$4, $10-$5}')
     if [ "$syncs" -le 0 ]; then
       echo "  (no sluice_store_wal_syncs_total from this server: counting one sync per commit)"
       syncs=$commits
@@ -195,6 +201,9 @@ YAML
     echo "  store: commits=$commits wal_syncs=$syncs hooks=$hooks mean_batch=$mean_batch hooks_per_sync=$per_sync commits/s=$(awk -v c="$commits" -v s="$secs" 'BEGIN {printf "%.0f", c / s}') syncs/s=$(awk -v w="$syncs" -v s="$secs" 'BEGIN {printf "%.0f", w / s}') commit_busy=$(awk -v t="$commit_s" -v s="$secs" 'BEGIN {printf "%.2f", t / s}') mean_commit_ms=$(awk -v t="$commit_s" -v c="$commits" 'BEGIN {printf "%.2f", (c > 0 ? 1000 * t / c : 0)}')"
     # a hook is about its body plus 300 bytes in the write-ahead log (record, id index, batch framing)
     fsync_out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$per_sync" 'BEGIN {printf "%d", b * 1324}')" "$secs")"
+    # sync_busy: the share of the run a commit's log sync was in progress (they run one at a time); near 1,
+    # ingest waits on syncs back to back, each as long as the disk and a busy machine make it
+    echo "  commit syncs in the server: sync_busy=$(awk -v y="$sync_s" -v s="$secs" 'BEGIN {printf "%.2f", y / s}') mean_sync_ms=$(awk -v y="$sync_s" -v w="$syncs" 'BEGIN {printf "%.3f", (w > 0 ? 1000 * y / w : 0)}')"
     echo "  $fsync_out"
     fsyncs=$(echo "$fsync_out" | sed -n 's/.*syncs_per_s=\([0-9.]*\).*/\1/p')
     echo "  disk_ratio = accepted hooks/s / (FsyncBench syncs/s x hooks per real sync) = $rps / ($fsyncs x $per_sync) = $(awk -v r="$rps" -v f="$fsyncs" -v b="$per_sync" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"

@@ -165,6 +165,10 @@ public final class EdgeServer implements AutoCloseable {
             FunctionCounter.builder("sluice.store.wal.syncs", backends.store(), HookStore::walSyncs)
                     .description("Syncs of the store's write-ahead log (commits that share one count once)")
                     .register(registry);
+            FunctionCounter.builder("sluice.store.commit.sync.seconds", backends.store(), HookStore::commitSyncSeconds)
+                    .description("Time the group commits' log syncs took, one at a time: its rate is the share of time"
+                            + " a sync was in progress")
+                    .register(registry);
             for (boolean fromMemory : new boolean[] {true, false}) {
                 FunctionCounter.builder("sluice.delivery.hook.reads", backends.store(), s -> s.deliveryReads(fromMemory))
                         .tag("from", fromMemory ? "memory" : "store")

@@ -219,6 +219,8 @@ public final class HookStore implements AutoCloseable {
     private final HealthListener listener;
     /** RocksDB's counters, tickers only (see "Counting fsyncs"); kept across a reopen, freed at close. */
     private final Statistics statistics;
+    /** Nanoseconds the group commits' log syncs took ({@link #syncLog}: one at a time). */
+    private final AtomicLong commitSyncNanos = new AtomicLong();
     /** {@link #walSyncs()} as it was at {@link #close()}, when the statistics are freed. */
     private volatile long walSyncsAtClose;
     // the native handles: replaced by a reopen (under lifecycle's write lock), null while a reopen has failed
@@ -494,6 +496,17 @@ public final class HookStore implements AutoCloseable {
         } finally {
             lifecycle.readLock().unlock();
         }
+    }
+
+    /**
+     * Seconds the group commits' log syncs have taken since this store was opened
+     * ({@code sluice_store_commit_sync_seconds_total}), from the call into RocksDB to its
+     * return, which includes getting a core back once the disk is done. The syncs run one at
+     * a time, so this figure's rate is the share of time a commit's sync was in progress:
+     * near 1, commits wait on syncs that run back to back. A failed sync is not counted.
+     */
+    public double commitSyncSeconds() {
+        return commitSyncNanos.get() / 1e9;
     }
 
     /** True until {@link #close()} (readiness: {@code GET /readyz}). */
@@ -868,7 +881,9 @@ public final class HookStore implements AutoCloseable {
                 return; // an fsync that began after this write returned covered it
             }
             long upTo = commitWrites.get(); // every write counted so far has returned: this fsync covers them
+            long start = System.nanoTime();
             db.syncWal();
+            commitSyncNanos.addAndGet(System.nanoTime() - start);
             syncedUpTo = upTo;
         }
     }

@@ -43,7 +43,8 @@ class MetricsTest {
             for (String name : new String[] {"sluice_ingest_requests_total{outcome=\"accepted\"}",
                 "sluice_admission_refusals_total{scope=\"ip\"}", "sluice_ingest_duration_seconds_count",
                 "sluice_intake_commit_batch_size_count", "sluice_intake_commit_seconds_count",
-                "sluice_intake_queue_hooks", "sluice_intake_queue_bytes", "sluice_limiter_rows",
+                "sluice_intake_queue_hooks", "sluice_intake_queue_bytes", "sluice_store_wal_syncs_total",
+                "sluice_store_commit_sync_seconds_total", "sluice_limiter_rows",
                 "sluice_limiter_swept_total", "sluice_delivery_hook_reads_total{from=\"memory\"}",
                 "sluice_delivery_hook_reads_total{from=\"store\"}", "jvm_memory_used_bytes"}) {
                 assertThat(before).contains(name);

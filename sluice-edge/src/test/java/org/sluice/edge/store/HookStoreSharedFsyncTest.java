@@ -62,6 +62,19 @@ class HookStoreSharedFsyncTest {
     }
 
     @Test
+    void commitSyncSecondsGrowsByTheTimeOfEachCommitsSync() {
+        double before = store.commitSyncSeconds();
+        long start = System.nanoTime();
+        store.commit(List.of(Hooks.hook("a")));
+        double afterOne = store.commitSyncSeconds();
+        assertThat(afterOne).as("the commit's own sync, a real fsync: some time").isGreaterThan(before);
+        assertThat(afterOne - before).as("no more than the whole commit took")
+                .isLessThanOrEqualTo((System.nanoTime() - start) / 1e9);
+        store.commit(List.of(Hooks.hook("b")));
+        assertThat(store.commitSyncSeconds()).isGreaterThan(afterOne);
+    }
+
+    @Test
     void twoCommitsAreInsideTheirFsyncedWriteAtOnceInsteadOfQueueingOnTheCommitLock() throws Exception {
         CyclicBarrier bothWriting = new CyclicBarrier(2);
         store.onCommitWrite(new Hook() {
