@@ -1,8 +1,11 @@
 package org.sluice.edge.cli;
 
+import io.netty.util.ResourceLeakDetector;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.sluice.edge.config.ConfigException;
@@ -33,8 +36,31 @@ public final class Main implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Netty's own system property for its buffer-leak detector's level. */
+    static final String LEAK_DETECTION_LEVEL = "io.netty.leakDetection.level";
+    /** Netty's older switch for the same detector. */
+    static final String NO_LEAK_DETECTION = "io.netty.noResourceLeakDetection";
+
     public static void main(String[] args) {
+        processLeakDetection(System.getProperties()).ifPresent(ResourceLeakDetector::setLevel);
         System.exit(run(args));
+    }
+
+    /**
+     * The level of Netty's buffer-leak detector for a {@code sluice} process: off, unless
+     * the JVM was started with {@value #LEAK_DETECTION_LEVEL} (or {@value #NO_LEAK_DETECTION})
+     * set, which is then left to Netty. Netty's default samples one buffer in 128 and records
+     * a stack trace for each: 1.0% of a refusing server's CPU samples and 1.7% of an
+     * accepting one's (docs/benchmarks.md, "Netty's leak detector off in the sluice process"). It is a
+     * diagnosis tool, so it is off in the process and on where it helps: the tests that run
+     * servers in the test JVM keep Netty's default, and the fuzz targets run it at
+     * {@code PARANOID}. Only the process's entry point applies it; {@link #run} does not.
+     */
+    static Optional<ResourceLeakDetector.Level> processLeakDetection(Properties system) {
+        if (system.getProperty(LEAK_DETECTION_LEVEL) != null || system.getProperty(NO_LEAK_DETECTION) != null) {
+            return Optional.empty();
+        }
+        return Optional.of(ResourceLeakDetector.Level.DISABLED);
     }
 
     /** Runs the command line and returns its exit code (for tests: no {@code System.exit}). */

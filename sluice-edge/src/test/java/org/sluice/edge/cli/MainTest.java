@@ -68,4 +68,18 @@ class MainTest {
         assertThat(new picocli.CommandLine(new Main()).setErr(new java.io.PrintWriter(new java.io.StringWriter()))
                 .execute("frobnicate")).isEqualTo(2);
     }
+
+    @Test
+    void theProcessTurnsNettysLeakDetectorOffUnlessTheJvmWasToldALevel() {
+        java.util.Properties none = new java.util.Properties();
+        assertThat(Main.processLeakDetection(none)).contains(io.netty.util.ResourceLeakDetector.Level.DISABLED);
+
+        java.util.Properties asked = new java.util.Properties();
+        asked.setProperty(Main.LEAK_DETECTION_LEVEL, "paranoid");
+        assertThat(Main.processLeakDetection(asked)).isEmpty();
+
+        java.util.Properties old = new java.util.Properties();
+        old.setProperty(Main.NO_LEAK_DETECTION, "false");
+        assertThat(Main.processLeakDetection(old)).isEmpty();
+    }
 }
