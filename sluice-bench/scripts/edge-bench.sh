@@ -7,6 +7,8 @@
 #     (b) 1 KiB POST bodies (post-1k.lua): nginx, and Sluice with each http.refused_body:
 #         close_if_incomplete (the default: a body that arrived with its headers is dropped
 #         and the connection kept), close (every refusal closes its connection), discard;
+#     (a) and (b) with the default run in ROUNDS interleaved rounds (nginx, then Sluice, in each),
+#     both servers up side by side, and end in two FLOOD lines with the ratios;
 #     after each flood, the CPU per request of the server (nginx: its master and workers;
 #     Sluice: its JVM), user and system apart, and of wrk, over the measured run, and how
 #     busy the machine was (from /proc and bash's times; nothing started for it); the same
@@ -39,10 +41,14 @@
 #                     build kept aside, for a before/after comparison in the same conditions)
 #   SERVER_JAVA_OPTS  JVM options for the Sluice server (default: -Xms1g -Xmx1g)
 #   PARTITIONS=n      intake.partitions of the accepting server (default 2, the server's own default)
+#   ROUNDS=n          rounds of the interleaved floods (default 3): each round floods nginx, then Sluice,
+#                     bodiless and with bodies; a FLOOD line per body gives each round's ratio, the
+#                     median and the ratio of all rounds together
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-10}"
 only="${2:-all}"
+rounds="${ROUNDS:-3}"
 case "$only" in all|flood|accept|open) ;; *) echo "unknown section $only (all, flood, accept or open)" >&2; exit 2 ;; esac
 
 need_wrk_and_nginx
@@ -140,26 +146,51 @@ mkdir -p /tmp/nginx-anchor
 nginx -c "$fixtures/nginx-limit-req.conf"
 wait_port 127.0.0.1 18080
 nginx_pids="$(cat /tmp/nginx-anchor/nginx.pid) $(pgrep -P "$(cat /tmp/nginx-anchor/nginx.pid)" | tr '\n' ' ')"
-# shellcheck disable=SC2086 # the master and its workers, one word each
-flood "refuse nginx limit_req, bodiless" 18080 post-empty.lua $nginx_pids
-# shellcheck disable=SC2086
-flood "refuse nginx limit_req, 1 KiB body" 18080 post-1k.lua $nginx_pids
-nginx -c "$fixtures/nginx-limit-req.conf" -s stop
-
-for policy in close_if_incomplete close discard; do
-  start_sluice "refuse-$policy" "$(cat <<YAML
-node: {id: bench-refuse, data_dir: "$work/refuse-$policy-data"}
+refuse_yaml() { # refused_body policy
+  cat <<YAML
+node: {id: bench-refuse, data_dir: "$work/refuse-$1-data"}
 admin: {listen: "127.0.0.1:0"}
-http: {listen: "127.0.0.1:18081", refused_body: $policy}
+http: {listen: "127.0.0.1:18081", refused_body: $1}
 rate_limits:
   per_ip: {rate: 1, burst: 5}
 sources:
   gh: {verify: {scheme: none}}
 YAML
-)"
-  if [ "$policy" = close_if_incomplete ]; then
-    flood "refuse sluice per_ip, bodiless (refused_body: $policy)" 18081 post-empty.lua "$server_pid"
-  fi
+}
+# The two servers side by side (each idle while the other is flooded), the floods interleaved round
+# by round: this VM's speed moves by a quarter within minutes, and one nginx run followed by one
+# Sluice run measured that drift as much as the servers. Each round floods nginx, then Sluice, with
+# the same wrk command, bodiless and then with 1 KiB bodies (Sluice's default refused_body).
+start_sluice refuse-close_if_incomplete "$(refuse_yaml close_if_incomplete)"
+declare -a nginx_bare sluice_bare nginx_body sluice_body
+for round in $(seq 1 "$rounds"); do
+  # shellcheck disable=SC2086 # the master and its workers, one word each
+  flood "round $round: refuse nginx limit_req, bodiless" 18080 post-empty.lua $nginx_pids
+  nginx_bare+=("$(wrk_rps "$work/round $round: refuse nginx limit_req, bodiless.wrk")")
+  flood "round $round: refuse sluice per_ip, bodiless (refused_body: close_if_incomplete)" 18081 post-empty.lua "$server_pid"
+  sluice_bare+=("$(wrk_rps "$work/round $round: refuse sluice per_ip, bodiless (refused_body: close_if_incomplete).wrk")")
+  # shellcheck disable=SC2086
+  flood "round $round: refuse nginx limit_req, 1 KiB body" 18080 post-1k.lua $nginx_pids
+  nginx_body+=("$(wrk_rps "$work/round $round: refuse nginx limit_req, 1 KiB body.wrk")")
+  flood "round $round: refuse sluice per_ip, 1 KiB body (refused_body: close_if_incomplete)" 18081 post-1k.lua "$server_pid"
+  sluice_body+=("$(wrk_rps "$work/round $round: refuse sluice per_ip, 1 KiB body (refused_body: close_if_incomplete).wrk")")
+done
+stop_sluice
+nginx -c "$fixtures/nginx-limit-req.conf" -s stop
+ratios() { # label "nginx rates" "sluice rates": each round's Sluice / nginx, their median, and total / total
+  awk -v label="$1" -v n="$2" -v s="$3" 'BEGIN {
+    k = split(n, a, " "); split(s, b, " "); line = ""
+    for (i = 1; i <= k; i++) { r[i] = b[i] / a[i]; line = line sprintf(" %.2fx", r[i]); ta += a[i]; tb += b[i] }
+    for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+    med = (k % 2) ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
+    printf "FLOOD %s: Sluice / nginx per round%s; median %.2fx; all rounds %.0f / %.0f req/s = %.2fx\n",
+      label, line, med, tb / k, ta / k, tb / ta }'
+}
+ratios bodiless "${nginx_bare[*]}" "${sluice_bare[*]}"
+ratios "1 KiB body" "${nginx_body[*]}" "${sluice_body[*]}"
+
+for policy in close discard; do
+  start_sluice "refuse-$policy" "$(refuse_yaml "$policy")"
   flood "refuse sluice per_ip, 1 KiB body (refused_body: $policy)" 18081 post-1k.lua "$server_pid"
   stop_sluice
 done
