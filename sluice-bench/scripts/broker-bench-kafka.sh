@@ -17,6 +17,9 @@
 # (SKIP_BUILD=1 uses the jars of the last build; MAX_IN_FLIGHT=n sets the destination's
 # max_in_flight, default 256; WARM_UP=s the uncounted load before the full-load window.)
 # ONLY=replay runs the backlog replay alone (no ceilings, no full load), e.g. to profile it.
+# WARM_REPLAY=s (0, none): before the counted replay, a pause, s seconds of the load and a resume, drained
+# and not counted, for a server that has replayed before (a pause and a resume deoptimise the dispatcher's
+# compiled path: docs/benchmarks.md, "Where a Kafka replay's CPU goes", which says how much this saves).
 # CPU: after each ceiling, the broker's CPU per record (its own JVM's is in its line), and after the
 # replay the server's and the broker's CPU per hook, how busy the machine was, and what 0.5x the plain
 # producer would leave per record (read from /proc; no process is started for it).
@@ -121,6 +124,12 @@ start_sluice replay "replay.{tenant}"
 # first seconds in the JIT (a quarter of a replay's CPU was C2 compiling, 2026-12-04)
 if [ "$warm" -gt 0 ]; then
   wrk -t2 -c64 -d"${warm}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18181/hooks/bench" > "$work/warm-replay.wrk"
+  drain
+fi
+if [ "${WARM_REPLAY:-0}" -gt 0 ]; then # WARM_REPLAY=s: a pause, s seconds of load and a resume first, drained, not counted
+  admin POST /v1/destinations/bus/pause > /dev/null
+  wrk -t2 -c64 -d"${WARM_REPLAY}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18181/hooks/bench" > "$work/warm-replay-2.wrk"
+  admin POST /v1/destinations/bus/resume > /dev/null
   drain
 fi
 admin POST /v1/destinations/bus/pause > /dev/null

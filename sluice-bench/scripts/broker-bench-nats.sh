@@ -12,6 +12,9 @@
 # Nats-Msg-Id, 16 subjects), and the rate of a backlog replay (destination paused under
 # load, then resumed).
 # ONLY=replay runs the backlog replay alone (no ceilings, no full load), e.g. to profile it.
+# WARM_REPLAY=s (0, none): before the counted replay, a pause, s seconds of the load and a resume, drained
+# and not counted, for a server that has replayed before (a pause and a resume deoptimise the dispatcher's
+# compiled path: docs/benchmarks.md, "Where a Kafka replay's CPU goes", which says how much this saves).
 # CPU: after each ceiling, nats-server's CPU per message (the publisher's own is in its line), and after
 # the replay Sluice's and nats-server's CPU per hook, how busy the machine was, and what 0.5x the plain
 # publisher would leave per message (read from /proc; no process is started for it).
@@ -108,6 +111,12 @@ fi
 start_nats
 start_sluice replay
 warm_up
+if [ "${WARM_REPLAY:-0}" -gt 0 ]; then # WARM_REPLAY=s: a pause, s seconds of load and a resume first, drained, not counted
+  admin /v1/destinations/bus/pause
+  wrk -t2 -c64 -d"${WARM_REPLAY}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/warm-replay.wrk"
+  admin /v1/destinations/bus/resume
+  drain > /dev/null
+fi
 admin /v1/destinations/bus/pause
 load "backlog build-up (destination paused)"
 sleep 2
