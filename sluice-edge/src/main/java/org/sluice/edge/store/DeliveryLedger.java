@@ -4,8 +4,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -908,8 +910,19 @@ public final class DeliveryLedger {
             } else {
                 after.remove(destination);
             }
-            pausedCache = Set.copyOf(after);
+            pausedCache = pausedSet(after);
         }
+    }
+
+    /**
+     * An unmodifiable copy of {@code names} of one class whatever its size. {@code Set.copyOf}
+     * returns a different class for none, one or two, and more names, and the commit path and
+     * the dispatcher's passes call {@code contains} on this set: a pause that changed its class
+     * sent their compiled code back to the lower tiers (C2's {@code class_check} trap in
+     * {@link #mayBePaused}; docs/benchmarks.md, "Which traps").
+     */
+    static Set<String> pausedSet(Collection<String> names) {
+        return Collections.unmodifiableSet(new HashSet<>(names));
     }
 
     /**
@@ -950,7 +963,7 @@ public final class DeliveryLedger {
                 }
                 it.status();
             }
-            return Set.copyOf(paused);
+            return pausedSet(paused);
         });
     }
 

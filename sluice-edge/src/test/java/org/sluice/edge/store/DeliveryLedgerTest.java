@@ -739,6 +739,24 @@ class DeliveryLedgerTest {
     }
 
     @Test
+    void thePausedSetKeepsOneClassWhateverItsSizeSoAPauseDoesNotChangeTheTypeItsCallersSee() {
+        Class<?> none = ledger.pausedDestinations().getClass();
+        ledger.setPaused("a", true, T0);
+        Class<?> one = ledger.pausedDestinations().getClass();
+        ledger.setPaused("b", true, T0);
+        ledger.setPaused("c", true, T0);
+        Class<?> three = ledger.pausedDestinations().getClass();
+        assertThat(ledger.pausedDestinations()).containsExactlyInAnyOrder("a", "b", "c");
+        reopen();
+        Class<?> reread = ledger.pausedDestinations().getClass();
+
+        assertThat(List.of(one, three, reread)).containsOnly(none);
+        assertThat(ledger.mayBePaused("b")).isTrue();
+        assertThat(ledger.mayBePaused("d")).isFalse();
+        assertThatThrownBy(() -> ledger.pausedDestinations().add("d")).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
     void failingStoreRefusesLedgerWrites() {
         commit("k1", "a");
         DeliveryRow row = only("a", T0);
