@@ -138,6 +138,7 @@ flood() { # label port lua-fixture pid...: a 3 s warm-up (JIT for Sluice), then 
   wrk -t2 -c64 -d"${secs}s" -s "$fixtures/$lua" "http://127.0.0.1:$port/hooks/gh" > "$work/$label.wrk"
   cpu_stop "$@"
   summarise_wrk "$label" "$work/$label.wrk"
+  flood_rps=$(wrk_rps "$work/$label.wrk") # the measured run's requests/s, for the rounds' ratios
   cpu_report request "$(wrk_total "$work/$label.wrk")"
   echo "  time_wait sockets: $tw_before before the measured run, $(time_wait) after"
 }
@@ -166,14 +167,14 @@ declare -a nginx_bare sluice_bare nginx_body sluice_body
 for round in $(seq 1 "$rounds"); do
   # shellcheck disable=SC2086 # the master and its workers, one word each
   flood "round $round: refuse nginx limit_req, bodiless" 18080 post-empty.lua $nginx_pids
-  nginx_bare+=("$(wrk_rps "$work/round $round: refuse nginx limit_req, bodiless.wrk")")
+  nginx_bare+=("$flood_rps")
   flood "round $round: refuse sluice per_ip, bodiless (refused_body: close_if_incomplete)" 18081 post-empty.lua "$server_pid"
-  sluice_bare+=("$(wrk_rps "$work/round $round: refuse sluice per_ip, bodiless (refused_body: close_if_incomplete).wrk")")
+  sluice_bare+=("$flood_rps")
   # shellcheck disable=SC2086
   flood "round $round: refuse nginx limit_req, 1 KiB body" 18080 post-1k.lua $nginx_pids
-  nginx_body+=("$(wrk_rps "$work/round $round: refuse nginx limit_req, 1 KiB body.wrk")")
+  nginx_body+=("$flood_rps")
   flood "round $round: refuse sluice per_ip, 1 KiB body (refused_body: close_if_incomplete)" 18081 post-1k.lua "$server_pid"
-  sluice_body+=("$(wrk_rps "$work/round $round: refuse sluice per_ip, 1 KiB body (refused_body: close_if_incomplete).wrk")")
+  sluice_body+=("$flood_rps")
 done
 stop_sluice
 nginx -c "$fixtures/nginx-limit-req.conf" -s stop
