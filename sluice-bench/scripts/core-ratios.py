@@ -26,3 +26,6 @@ print("hot key, admitting: sluice / bucket4j    = %.2fx (target >= 2.5)" % ratio
 print("hot key, flood:     sluice / bucket4j    = %.2fx (target >= 10)" % ratio(("HotKeyBenchmark", "flood", "sluice"), ("HotKeyBenchmark", "flood", "bucket4j")))
 print("1M keys: sluice / bucket4j-caffeine      = %.2fx (target >= 8; issue 16: >= 12)" % ratio(("ManyKeysBenchmark", "sluice", "charge"), ("ManyKeysBenchmark", "bucket4j-caffeine", "charge")))
 print("1M keys: sluice / yardstick              = %.2fx (target >= 1.5; issue 16: >= 2)" % ratio(("ManyKeysBenchmark", "sluice", "charge"), ("ManyKeysBenchmark", "yardstick", "charge")))
+print("1M keys, Clock.ticking(1 ms): sluice / bucket4j-caffeine = %.2fx" % ratio(("ManyKeysBenchmark", "sluice-ticking", "charge"), ("ManyKeysBenchmark", "bucket4j-caffeine", "charge")))
+print("1M keys, Clock.ticking(1 ms): sluice / yardstick         = %.2fx" % ratio(("ManyKeysBenchmark", "sluice-ticking", "charge"), ("ManyKeysBenchmark", "yardstick", "charge")))
+print("1M keys, Clock.ticking(1 ms) for both: sluice / yardstick = %.2fx" % ratio(("ManyKeysBenchmark", "sluice-ticking", "charge"), ("ManyKeysBenchmark", "yardstick-ticking", "charge")))

@@ -19,7 +19,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One million keys chosen uniformly at random by two threads, every key present before
  * measurement. The limit (1/s, burst 10,000) admits every call for the length of the run
- * and keeps every row live, so no implementation sheds rows mid-run.
+ * and keeps every row live, so no implementation sheds rows mid-run. {@code sluice-ticking}
+ * and {@code yardstick-ticking} read the opt-in {@code Clock.ticking(1 ms)} in place of
+ * {@code System.nanoTime()}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -32,11 +34,13 @@ public class ManyKeysBenchmark {
 
     static final double RATE = 1;
     static final int BURST = 10_000;
+    /** The opt-in coarse clock's tick of the two {@code -ticking} contenders, as in {@link HotKeyBenchmark}. */
+    static final java.time.Duration TICK = java.time.Duration.ofMillis(1);
 
     @Param({"1000000"})
     public int keys;
 
-    @Param({"sluice", "yardstick", "bucket4j-caffeine", "bucket4j-map"})
+    @Param({"sluice", "sluice-ticking", "yardstick", "yardstick-ticking", "bucket4j-caffeine", "bucket4j-map"})
     public String impl;
 
     private String[] names;
@@ -54,8 +58,8 @@ public class ManyKeysBenchmark {
             var unused = names[i].hashCode(); // caches the string's hash before the trial
         }
         kind = switch (impl) {
-            case "sluice" -> 0;
-            case "yardstick" -> 1;
+            case "sluice", "sluice-ticking" -> 0;
+            case "yardstick", "yardstick-ticking" -> 1;
             case "bucket4j-caffeine" -> 2;
             case "bucket4j-map" -> 3;
             default -> throw new IllegalArgumentException("impl " + impl);
@@ -67,8 +71,21 @@ public class ManyKeysBenchmark {
                     sluice.tryAcquire(n);
                 }
             }
+            case "sluice-ticking" -> {
+                sluice = org.sluice.core.RateLimiter.builder().limit(org.sluice.core.Limit.of(RATE, BURST))
+                        .clock(org.sluice.core.Clock.ticking(TICK)).build();
+                for (String n : names) {
+                    sluice.tryAcquire(n);
+                }
+            }
             case "yardstick" -> {
                 yardstick = new Yardstick(RATE, BURST);
+                for (String n : names) {
+                    yardstick.tryAcquire(n);
+                }
+            }
+            case "yardstick-ticking" -> {
+                yardstick = new Yardstick(RATE, BURST, org.sluice.core.Clock.ticking(TICK));
                 for (String n : names) {
                     yardstick.tryAcquire(n);
                 }
