@@ -118,12 +118,20 @@ public final class BucketTable {
      * @throws IllegalArgumentException if {@code increment} or {@code tolerance} is negative
      */
     public long tryCharge(String key, long increment, long tolerance, long now) {
+        return tryCharge(key, key.hashCode(), increment, tolerance, now);
+    }
+
+    /**
+     * {@link #tryCharge(String, long, long, long)} with {@code hash}, which must be
+     * {@code key.hashCode()}, read by the caller: a limiter reads it before its clock (see
+     * {@link RateLimiter}'s class comment, "The key before the clock").
+     */
+    long tryCharge(String key, int hash, long increment, long tolerance, long now) {
         if ((increment | tolerance) < 0) {
             throw negativePolicy(increment, tolerance);
         }
-        int h = key.hashCode();
-        long m = BucketShard.mix(h);
-        return shards[BucketShard.shardOf(m)].charge(key, h, BucketShard.home(m), increment, tolerance, now);
+        long m = BucketShard.mix(hash);
+        return shards[BucketShard.shardOf(m)].charge(key, hash, BucketShard.home(m), increment, tolerance, now);
     }
 
     private static IllegalArgumentException negativePolicy(long increment, long tolerance) {

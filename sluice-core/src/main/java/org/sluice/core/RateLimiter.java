@@ -50,6 +50,15 @@ import java.util.Objects;
  * increment, which happens-before that read of it, which precedes the table read in
  * program order), so its memo is true. Charges of several units neither
  * read nor write the memo.
+ *
+ * <h2>The key before the clock</h2>
+ * A charge reads the key's hash (the {@code String}'s cached field) before the clock, then
+ * the table. Where the clock is {@code System.nanoTime()} and the kernel reads the time
+ * stamp counter behind a fence ({@code lfence; rdtsc}, as with {@code kvm-clock}), no later
+ * instruction starts until every earlier load is back. Reading the key first puts its
+ * cache miss before the fence, where it overlaps the previous charge's row, instead of
+ * after it; the row's own miss comes after the fence and overlaps the next charge's key.
+ * The order changes no answer: the reading is taken within the call either way.
  */
 public final class RateLimiter {
 
@@ -93,7 +102,7 @@ public final class RateLimiter {
 
     /** Charges one unit to {@code key}: 0 when admitted, else the wait in ns (at least 1). */
     public long tryAcquire(String key) {
-        Objects.requireNonNull(key, "key");
+        int hash = Objects.requireNonNull(key, "key").hashCode(); // before the clock: see "The key before the clock"
         long now = clock.nanoTime();
         long epoch = resets; // before the table is read: see the class comment
         Tally.Slot s = tally.slot();
@@ -104,7 +113,7 @@ public final class RateLimiter {
                 return remembered;
             }
         }
-        long wait = table.tryCharge(key, interval, tolerance, now);
+        long wait = table.tryCharge(key, hash, interval, tolerance, now);
         if (wait == 0L) {
             tally.admitted(s);
         } else {
@@ -128,7 +137,8 @@ public final class RateLimiter {
     }
 
     private long charge(String key, long increment) {
-        long wait = table.tryCharge(Objects.requireNonNull(key, "key"), increment, tolerance, clock.nanoTime());
+        int hash = Objects.requireNonNull(key, "key").hashCode(); // before the clock, as in tryAcquire(String)
+        long wait = table.tryCharge(key, hash, increment, tolerance, clock.nanoTime());
         tally.count(wait == 0L ? Tally.ADMITTED : Tally.DENIED);
         return wait;
     }
