@@ -30,6 +30,8 @@
 #     longer on a busy one, so the server's own figures come first: sync_busy, the share of the
 #     run a commit's sync was in progress (sluice_store_commit_sync_seconds_total; the syncs run
 #     one at a time, so near 1 they are back to back), and the mean sync as the server saw it.
+#     Then FsyncBench again with both cores kept busy by two spinning shells (the server idle),
+#     and disk_ratio_busy from it: the disk as a writer on a busy machine gets it.
 #     (A server without the syncs metric, see SLUICE_JAR, falls back to one sync per commit.)
 #     Rerun alone: edge-bench.sh 10 accept
 #  3. (only when asked: `open`) the same accepting server (max_batch 256) under an open-loop
@@ -58,7 +60,9 @@ fi
 sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
 bench_jar="$root/sluice-bench/target/benchmarks.jar"
 work="$(mktemp -d)"
+burners=() # CPU burners of the busy FsyncBench run (accept section)
 cleanup() {
+  for b in "${burners[@]}"; do kill "$b" 2>/dev/null || true; done
   stop_pid "$server_pid"
   nginx -c "$fixtures/nginx-limit-req.conf" -s stop 2>/dev/null || true
   rm -rf "$work"
@@ -239,6 +243,15 @@ YAML
     echo "  $fsync_out"
     fsyncs=$(echo "$fsync_out" | sed -n 's/.*syncs_per_s=\([0-9.]*\).*/\1/p')
     echo "  disk_ratio = accepted hooks/s / (FsyncBench syncs/s x hooks per real sync) = $rps / ($fsyncs x $per_sync) = $(awk -v r="$rps" -v f="$fsyncs" -v b="$per_sync" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"
+    # the same syncs with both cores kept busy (two spinning shells), as the accepting load keeps
+    # them: a sync's writer then waits for a core once the disk is done, as the server's writers do
+    for _ in 1 2; do sh -c 'while :; do :; done' & burners+=($!); done
+    fsync_busy_out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$per_sync" 'BEGIN {printf "%d", b * 1324}')" "$secs")"
+    for b in "${burners[@]}"; do kill "$b" 2>/dev/null || true; wait "$b" 2>/dev/null || true; done
+    burners=()
+    echo "  both cores busy: $fsync_busy_out"
+    fsyncs_busy=$(echo "$fsync_busy_out" | sed -n 's/.*syncs_per_s=\([0-9.]*\).*/\1/p')
+    echo "  disk_ratio_busy = accepted hooks/s / (busy FsyncBench syncs/s x hooks per real sync) = $rps / ($fsyncs_busy x $per_sync) = $(awk -v r="$rps" -v f="$fsyncs_busy" -v b="$per_sync" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"
   fi
   stop_sluice
 done
