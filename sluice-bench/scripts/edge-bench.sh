@@ -61,6 +61,16 @@ sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
 bench_jar="$root/sluice-bench/target/benchmarks.jar"
 work="$(mktemp -d)"
 burners=() # CPU burners of the busy FsyncBench run (accept section)
+# FsyncBench in the store's directory, syncs of one real sync's hooks (a hook is about its body
+# plus 300 bytes in the write-ahead log: record, id index, batch framing), then
+# name = accepted hooks/s / (its syncs/s x hooks per real sync). Reads rps, per_sync, secs.
+disk_ratio() { # name, what the syncs/s are, prefix of FsyncBench's line
+  local out f
+  out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$per_sync" 'BEGIN {printf "%d", b * 1324}')" "$secs")"
+  echo "  ${3:-}$out"
+  f=$(echo "$out" | sed -n 's/.*syncs_per_s=\([0-9.]*\).*/\1/p')
+  echo "  $1 = accepted hooks/s / ($2 x hooks per real sync) = $rps / ($f x $per_sync) = $(awk -v r="$rps" -v f="$f" -v b="$per_sync" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"
+}
 cleanup() {
   for b in "${burners[@]}"; do kill "$b" 2>/dev/null || true; done
   stop_pid "$server_pid"
@@ -235,23 +245,16 @@ YAML
     per_sync=$(awk -v w="$syncs" -v h="$hooks" 'BEGIN {printf "%.1f", (w > 0 ? h / w : 0)}')
     rps=$(wrk_rps "$work/accept-$batch.wrk")
     echo "  store: commits=$commits wal_syncs=$syncs hooks=$hooks mean_batch=$mean_batch hooks_per_sync=$per_sync commits/s=$(awk -v c="$commits" -v s="$secs" 'BEGIN {printf "%.0f", c / s}') syncs/s=$(awk -v w="$syncs" -v s="$secs" 'BEGIN {printf "%.0f", w / s}') commit_busy=$(awk -v t="$commit_s" -v s="$secs" 'BEGIN {printf "%.2f", t / s}') mean_commit_ms=$(awk -v t="$commit_s" -v c="$commits" 'BEGIN {printf "%.2f", (c > 0 ? 1000 * t / c : 0)}')"
-    # a hook is about its body plus 300 bytes in the write-ahead log (record, id index, batch framing)
-    fsync_out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$per_sync" 'BEGIN {printf "%d", b * 1324}')" "$secs")"
     # sync_busy: the share of the run a commit's log sync was in progress (they run one at a time); near 1,
     # ingest waits on syncs back to back, each as long as the disk and a busy machine make it
     echo "  commit syncs in the server: sync_busy=$(awk -v y="$sync_s" -v s="$secs" 'BEGIN {printf "%.2f", y / s}') mean_sync_ms=$(awk -v y="$sync_s" -v w="$syncs" 'BEGIN {printf "%.3f", (w > 0 ? 1000 * y / w : 0)}')"
-    echo "  $fsync_out"
-    fsyncs=$(echo "$fsync_out" | sed -n 's/.*syncs_per_s=\([0-9.]*\).*/\1/p')
-    echo "  disk_ratio = accepted hooks/s / (FsyncBench syncs/s x hooks per real sync) = $rps / ($fsyncs x $per_sync) = $(awk -v r="$rps" -v f="$fsyncs" -v b="$per_sync" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"
+    disk_ratio disk_ratio "FsyncBench syncs/s"
     # the same syncs with both cores kept busy (two spinning shells), as the accepting load keeps
     # them: a sync's writer then waits for a core once the disk is done, as the server's writers do
     for _ in 1 2; do sh -c 'while :; do :; done' & burners+=($!); done
-    fsync_busy_out="$(java -cp "$bench_jar" org.sluice.bench.edge.FsyncBench "$work" "$(awk -v b="$per_sync" 'BEGIN {printf "%d", b * 1324}')" "$secs")"
+    disk_ratio disk_ratio_busy "busy FsyncBench syncs/s" "both cores busy: "
     for b in "${burners[@]}"; do kill "$b" 2>/dev/null || true; wait "$b" 2>/dev/null || true; done
     burners=()
-    echo "  both cores busy: $fsync_busy_out"
-    fsyncs_busy=$(echo "$fsync_busy_out" | sed -n 's/.*syncs_per_s=\([0-9.]*\).*/\1/p')
-    echo "  disk_ratio_busy = accepted hooks/s / (busy FsyncBench syncs/s x hooks per real sync) = $rps / ($fsyncs_busy x $per_sync) = $(awk -v r="$rps" -v f="$fsyncs_busy" -v b="$per_sync" 'BEGIN {printf "%.2f", (f * b > 0 ? r / (f * b) : 0)}')"
   fi
   stop_sluice
 done

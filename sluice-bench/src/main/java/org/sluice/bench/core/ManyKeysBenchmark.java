@@ -57,52 +57,20 @@ public class ManyKeysBenchmark {
             names[i] = "tenant-" + i;
             var unused = names[i].hashCode(); // caches the string's hash before the trial
         }
-        kind = switch (impl) {
-            case "sluice", "sluice-ticking" -> 0;
-            case "yardstick", "yardstick-ticking" -> 1;
-            case "bucket4j-caffeine" -> 2;
-            case "bucket4j-map" -> 3;
-            default -> throw new IllegalArgumentException("impl " + impl);
-        };
+        org.sluice.core.Clock ticking = impl.endsWith("-ticking") ? org.sluice.core.Clock.ticking(TICK) : null;
         switch (impl) {
-            case "sluice" -> {
-                sluice = Competitors.sluice(RATE, BURST);
-                for (String n : names) {
-                    sluice.tryAcquire(n);
-                }
-            }
-            case "sluice-ticking" -> {
-                sluice = org.sluice.core.RateLimiter.builder().limit(org.sluice.core.Limit.of(RATE, BURST))
-                        .clock(org.sluice.core.Clock.ticking(TICK)).build();
-                for (String n : names) {
-                    sluice.tryAcquire(n);
-                }
-            }
-            case "yardstick" -> {
-                yardstick = new Yardstick(RATE, BURST);
-                for (String n : names) {
-                    yardstick.tryAcquire(n);
-                }
-            }
-            case "yardstick-ticking" -> {
-                yardstick = new Yardstick(RATE, BURST, org.sluice.core.Clock.ticking(TICK));
-                for (String n : names) {
-                    yardstick.tryAcquire(n);
-                }
-            }
-            case "bucket4j-caffeine" -> {
-                caffeine = new Competitors.Bucket4jCaffeine(RATE, BURST);
-                for (String n : names) {
-                    caffeine.tryAcquire(n);
-                }
-            }
-            case "bucket4j-map" -> {
-                map = new Competitors.Bucket4jMap(RATE, BURST);
-                for (String n : names) {
-                    map.tryAcquire(n);
-                }
-            }
+            case "sluice" -> sluice = Competitors.sluice(RATE, BURST);
+            case "sluice-ticking" -> sluice = org.sluice.core.RateLimiter.builder()
+                    .limit(org.sluice.core.Limit.of(RATE, BURST)).clock(ticking).build();
+            case "yardstick" -> yardstick = new Yardstick(RATE, BURST);
+            case "yardstick-ticking" -> yardstick = new Yardstick(RATE, BURST, ticking);
+            case "bucket4j-caffeine" -> caffeine = new Competitors.Bucket4jCaffeine(RATE, BURST);
+            case "bucket4j-map" -> map = new Competitors.Bucket4jMap(RATE, BURST);
             default -> throw new IllegalArgumentException("impl " + impl);
+        }
+        kind = sluice != null ? 0 : yardstick != null ? 1 : caffeine != null ? 2 : 3;
+        for (String n : names) {
+            chargeKey(n);
         }
     }
 
@@ -118,7 +86,10 @@ public class ManyKeysBenchmark {
 
     @Benchmark
     public boolean charge(Cursor cursor) {
-        String key = names[cursor.next(keys)];
+        return chargeKey(names[cursor.next(keys)]);
+    }
+
+    private boolean chargeKey(String key) {
         // An int switch (perfectly predicted) rather than one method per implementation, so
         // that a trial holds only its own million rows in the heap.
         return switch (kind) {
