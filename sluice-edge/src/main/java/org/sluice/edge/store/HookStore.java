@@ -28,12 +28,14 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.DBOptions;
+import org.rocksdb.Env;
 import org.rocksdb.HistogramType;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.ReadTier;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.SstFileManager;
 import org.rocksdb.Statistics;
 import org.rocksdb.Status;
 import org.rocksdb.TickerType;
@@ -117,6 +119,24 @@ import org.slf4j.LoggerFactory;
  * histogram ignored, so the timing of the histograms is off too: what a write or read pays
  * is a few relaxed adds to per-core counters.
  *
+ * <p><b>The write-ahead log's bound.</b> A log file can be deleted only once every family
+ * with a write in it has flushed that write to a table file. A family written rarely (the
+ * format mark in {@code meta}, an override, the ids) fills its memtable late, so on its own
+ * RocksDB would keep every log since that write, up to four times all the families'
+ * memtables together (about 6 GiB here). {@link Options#maxWalBytes()} (default
+ * {@value #DEFAULT_MAX_WAL_BYTES} bytes, 1 GiB) is RocksDB's {@code max_total_wal_size}:
+ * past it, the next write has the families that hold the oldest log flushed, and the log
+ * is deleted once they are. The logs on disk then stay under that figure plus what is
+ * written while those flushes run, and a restart replays no more than that.
+ *
+ * <p><b>Deletions at a pace.</b> Such a flush retires many logs at once, and a compaction
+ * many table files. Unlinking a gigabyte at once held the disk's syncs for tens of
+ * milliseconds (this project's disk is mounted with online discard), and every commit waits
+ * for a sync. So the store's files are deleted through RocksDB's {@code SstFileManager}
+ * at {@value #DELETE_BYTES_PER_SECOND} bytes a second (128 MiB/s), larger files in
+ * truncations of {@value #DELETE_CHUNK_BYTES} bytes (16 MiB); a file waiting its turn is
+ * renamed {@code *.trash}, and one left at a close is deleted at the next open.
+ *
  * <h2>Lifecycle</h2>
  * Every operation holds the read side of {@code lifecycle}; {@link #close()} and
  * {@link #tryResume()}'s reopen take the write side, so native handles are never freed or
@@ -154,6 +174,19 @@ public final class HookStore implements AutoCloseable {
      */
     static final long FORMAT = 2;
     private static final long FORMAT_BEFORE_DELIVERY = 1;
+    /** {@link Options#maxWalBytes()} by default: 1 GiB (see "The write-ahead log's bound"). */
+    public static final long DEFAULT_MAX_WAL_BYTES = 1L << 30;
+    /** The smallest bound {@link Options} takes: 1 MiB. */
+    static final long MIN_MAX_WAL_BYTES = 1L << 20;
+    /** How fast retired logs and table files are deleted (see "Deletions at a pace"): 128 MiB/s. */
+    static final long DELETE_BYTES_PER_SECOND = 128L << 20;
+    /** A file larger than this is deleted by truncations of this size (see "Deletions at a pace"): 16 MiB. */
+    static final long DELETE_CHUNK_BYTES = 16L << 20;
+    /**
+     * Waiting files never bypass the pace: RocksDB deletes at once when they exceed this
+     * share of the store's table files, and a young store is small beside a gigabyte of logs.
+     */
+    private static final double TRASH_RATIO_NEVER = 1e9;
 
     static final String CF_HOOKS = "hooks";
     static final String CF_HOOK_IDS = "hook_ids";
@@ -173,7 +206,7 @@ public final class HookStore implements AutoCloseable {
      * @param dedupeTtlMillis how long a committed dedupe key makes later copies duplicates ({@code dedupe.ttl_seconds})
      * @param wallClockMillis wall-clock epoch milliseconds, for ids, dedupe expiry and audit times
      */
-    public record Options(long dedupeTtlMillis, LongSupplier wallClockMillis) {
+    public record Options(long dedupeTtlMillis, LongSupplier wallClockMillis, long maxWalBytes) {
 
         public static final Duration DEFAULT_DEDUPE_TTL = Duration.ofDays(3); // 72 hours
 
@@ -182,6 +215,15 @@ public final class HookStore implements AutoCloseable {
                 throw new IllegalArgumentException("dedupe.ttl_seconds must be at least 1 second, got " + dedupeTtlMillis + " ms");
             }
             Objects.requireNonNull(wallClockMillis, "wallClockMillis");
+            if (maxWalBytes < MIN_MAX_WAL_BYTES) {
+                throw new IllegalArgumentException("the write-ahead log's bound must be at least " + MIN_MAX_WAL_BYTES
+                        + " bytes, got " + maxWalBytes);
+            }
+        }
+
+        /** The dedupe TTL and the wall clock given, the write-ahead log's default bound. */
+        public Options(long dedupeTtlMillis, LongSupplier wallClockMillis) {
+            this(dedupeTtlMillis, wallClockMillis, DEFAULT_MAX_WAL_BYTES);
         }
 
         public static Options defaults() {
@@ -189,11 +231,16 @@ public final class HookStore implements AutoCloseable {
         }
 
         public Options withDedupeTtl(Duration ttl) {
-            return new Options(ttl.toMillis(), wallClockMillis);
+            return new Options(ttl.toMillis(), wallClockMillis, maxWalBytes);
         }
 
         public Options withWallClock(LongSupplier clock) {
-            return new Options(dedupeTtlMillis, clock);
+            return new Options(dedupeTtlMillis, clock, maxWalBytes);
+        }
+
+        /** The write-ahead log's bound (see "The write-ahead log's bound" in {@link HookStore}). */
+        public Options withMaxWalBytes(long bytes) {
+            return new Options(dedupeTtlMillis, wallClockMillis, bytes);
         }
     }
 
@@ -219,6 +266,8 @@ public final class HookStore implements AutoCloseable {
     private final HealthListener listener;
     /** RocksDB's counters, tickers only (see "Counting fsyncs"); kept across a reopen, freed at close. */
     private final Statistics statistics;
+    /** Deletes the database's retired files at a pace (see "Deletions at a pace"); freed after the database, at close. */
+    private final SstFileManager files;
     /** Nanoseconds the group commits' log syncs took ({@link #syncLog}: one at a time). */
     private final AtomicLong commitSyncNanos = new AtomicLong();
     /** {@link #walSyncs()} as it was at {@link #close()}, when the statistics are freed. */
@@ -312,11 +361,13 @@ public final class HookStore implements AutoCloseable {
     /** Test seam (see {@link #onCommitWrite}); null in the server. */
     private volatile CommitWriteHook commitWriteHook;
 
-    private HookStore(Path dir, Options options, DBOptions dbOptions, Statistics statistics, FamilyOptions cfOptions,
+    private HookStore(Path dir, Options options, DBOptions dbOptions, Statistics statistics, SstFileManager files,
+                      FamilyOptions cfOptions,
                       BloomFilter bloom, HealthListener listener, RocksDB db, List<ColumnFamilyHandle> handles)
             throws RocksDBException {
         this.bloom = bloom;
         this.statistics = statistics;
+        this.files = files;
         this.dir = dir;
         this.options = options;
         this.dbOptions = dbOptions;
@@ -377,10 +428,20 @@ public final class HookStore implements AutoCloseable {
         }
         RocksDB.loadLibrary();
         HealthListener listener = new HealthListener();
+        SstFileManager files;
+        try {
+            files = new SstFileManager(Env.getDefault(), null, DELETE_BYTES_PER_SECOND, TRASH_RATIO_NEVER, DELETE_CHUNK_BYTES);
+        } catch (RocksDBException e) {
+            listener.close();
+            throw new HookStoreException("cannot open the store at " + dir + ": " + e.getMessage(), e);
+        }
         Statistics statistics = new Statistics(EnumSet.allOf(HistogramType.class)); // tickers only
+        // keep/max log file: RocksDB's info LOG (4 files of 16 MiB); the write-ahead log's bound is maxTotalWalSize
         DBOptions dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
                 .setKeepLogFileNum(4).setMaxLogFileSize(16L << 20).setListeners(List.of(listener))
-                .setStatistics(statistics);
+                .setStatistics(statistics)
+                .setMaxTotalWalSize(options.maxWalBytes()) // see "The write-ahead log's bound"
+                .setSstFileManager(files); // see "Deletions at a pace"
         // point lookups (dedupe checks, id lookups) skip SST files that cannot hold the key
         BloomFilter bloom = new BloomFilter(10);
         // LZ4, and memtable inserts with a hint where keys come in order (FamilyOptions)
@@ -390,6 +451,7 @@ public final class HookStore implements AutoCloseable {
         } catch (RuntimeException e) {
             dbOptions.close();
             statistics.close();
+            files.close();
             bloom.close();
             listener.close();
             throw e;
@@ -401,6 +463,7 @@ public final class HookStore implements AutoCloseable {
         } catch (RocksDBException e) {
             dbOptions.close();
             statistics.close();
+            files.close();
             cfOptions.close();
             bloom.close();
             listener.close();
@@ -410,12 +473,13 @@ public final class HookStore implements AutoCloseable {
             throw new HookStoreException("cannot open the store at " + dir + ": " + msg + hint, e);
         }
         try {
-            return new HookStore(dir, options, dbOptions, statistics, cfOptions, bloom, listener, db, handles);
+            return new HookStore(dir, options, dbOptions, statistics, files, cfOptions, bloom, listener, db, handles);
         } catch (RocksDBException | RuntimeException e) {
             handles.forEach(ColumnFamilyHandle::close);
             db.close();
             dbOptions.close();
             statistics.close();
+            files.close();
             cfOptions.close();
             bloom.close();
             listener.close();
@@ -546,6 +610,7 @@ public final class HookStore implements AutoCloseable {
             walSyncsAtClose = statistics.getTickerCount(TickerType.WAL_FILE_SYNCED);
             dbOptions.close();
             statistics.close();
+            files.close();
             cfOptions.close();
             bloom.close();
             listener.close();
