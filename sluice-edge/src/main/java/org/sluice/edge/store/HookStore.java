@@ -134,7 +134,7 @@ import org.slf4j.LoggerFactory;
  * milliseconds (this project's disk is mounted with online discard), and every commit waits
  * for a sync. So the store's files are deleted through RocksDB's {@code SstFileManager}
  * at {@value #DELETE_BYTES_PER_SECOND} bytes a second (128 MiB/s), larger files in
- * truncations of {@value #DELETE_CHUNK_BYTES} bytes (16 MiB); a file waiting its turn is
+ * truncations of {@value #DELETE_CHUNK_BYTES} bytes (4 MiB); a file waiting its turn is
  * renamed {@code *.trash}, and one left at a close is deleted at the next open.
  *
  * <h2>Lifecycle</h2>
@@ -180,8 +180,8 @@ public final class HookStore implements AutoCloseable {
     static final long MIN_MAX_WAL_BYTES = 1L << 20;
     /** How fast retired logs and table files are deleted (see "Deletions at a pace"): 128 MiB/s. */
     static final long DELETE_BYTES_PER_SECOND = 128L << 20;
-    /** A file larger than this is deleted by truncations of this size (see "Deletions at a pace"): 16 MiB. */
-    static final long DELETE_CHUNK_BYTES = 16L << 20;
+    /** A file larger than this is deleted by truncations of this size (see "Deletions at a pace"): 4 MiB. */
+    static final long DELETE_CHUNK_BYTES = 4L << 20;
     /**
      * Waiting files never bypass the pace: RocksDB deletes at once when they exceed this
      * share of the store's table files, and a young store is small beside a gigabyte of logs.
