@@ -5,10 +5,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.CompressionType;
@@ -89,9 +87,7 @@ public final class CompressionSize {
                         type.getLibraryName() == null ? "none" : type.getLibraryName(), hooks, raw, sst, (double) raw / sst,
                         best / 1_000_000, hooks / (best / 1e9));
             } finally {
-                try (Stream<Path> files = Files.walk(dir)) {
-                    files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
+                BenchFiles.deleteTree(dir);
             }
         }
     }

@@ -6,7 +6,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 
 /**
  * What the disk allows a group commit: one writer appending {@code bytes}-sized chunks to a
@@ -79,11 +78,8 @@ public final class FsyncBench {
                 }
             }
             double elapsed = (now - start) / 1e9;
-            long[] sorted = Arrays.copyOf(samples, n);
-            Arrays.sort(sorted);
-            double mean = Arrays.stream(sorted).average().orElse(0) / 1e6;
-            System.out.printf("fsync bench%s: bytes_per_sync=%d syncs=%d syncs_per_s=%.0f mean_ms=%.3f p50_ms=%.3f p99_ms=%.3f%n",
-                    overwrite ? " (overwrite)" : "", bytes, n, n / elapsed, mean, sorted[n / 2] / 1e6, sorted[Math.min(n - 1, (int) (n * 0.99))] / 1e6);
+            System.out.printf("fsync bench%s: bytes_per_sync=%d syncs=%d syncs_per_s=%.0f %s%n",
+                    overwrite ? " (overwrite)" : "", bytes, n, n / elapsed, BenchFiles.millisSummary(samples, n));
         } finally {
             Files.deleteIfExists(file);
         }

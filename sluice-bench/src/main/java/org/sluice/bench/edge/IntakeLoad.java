@@ -2,15 +2,12 @@ package org.sluice.bench.edge;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import org.HdrHistogram.Recorder;
 import org.HdrHistogram.Histogram;
 import org.sluice.edge.intake.Intake;
@@ -99,14 +96,8 @@ public final class IntakeLoad {
                     meanBatch, refused.get());
         } finally {
             if (args.length <= 6) {
-                deleteTree(dir);
+                BenchFiles.deleteTree(dir);
             }
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 

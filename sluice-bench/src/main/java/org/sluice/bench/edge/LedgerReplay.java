@@ -5,11 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.HookPage;
@@ -147,9 +145,7 @@ public final class LedgerReplay {
                             + "claim=%.1f answer=%.1f%n", claimRows ? "_with_claims" : "", done, done / cycleSecs, scan / 1e3 / done, hookRead / 1e3 / done,
                     claim / 1e3 / done, answer / 1e3 / done);
         } finally {
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            BenchFiles.deleteTree(dir);
         }
     }
 

@@ -2,7 +2,6 @@ package org.sluice.bench.edge;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -37,11 +36,7 @@ public final class WalSyncBench {
         try {
             run(dir, seconds, recycle);
         } finally {
-            try (var files = Files.walk(dir)) {
-                for (Path p : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
-                    Files.deleteIfExists(p);
-                }
-            }
+            BenchFiles.deleteTree(dir);
         }
     }
 
@@ -78,12 +73,8 @@ public final class WalSyncBench {
                     samples[n++] = now - t0;
                 }
             }
-            long[] sorted = Arrays.copyOf(samples, n);
-            Arrays.sort(sorted);
-            System.out.printf("wal sync bench: recycle_log_file_num=%d syncs=%d syncs_per_s=%.0f mean_ms=%.3f p50_ms=%.3f"
-                            + " p99_ms=%.3f%n", recycle, n, n / ((now - from) / 1e9),
-                    Arrays.stream(sorted).average().orElse(0) / 1e6, sorted[n / 2] / 1e6,
-                    sorted[Math.min(n - 1, (int) (n * 0.99))] / 1e6);
+            System.out.printf("wal sync bench: recycle_log_file_num=%d syncs=%d syncs_per_s=%.0f %s%n", recycle, n,
+                    n / ((now - from) / 1e9), BenchFiles.millisSummary(samples, n));
         }
     }
 }
