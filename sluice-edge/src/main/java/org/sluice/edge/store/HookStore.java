@@ -432,7 +432,7 @@ public final class HookStore implements AutoCloseable {
         try {
             files = new SstFileManager(Env.getDefault(), null, DELETE_BYTES_PER_SECOND, TRASH_RATIO_NEVER, DELETE_CHUNK_BYTES);
         } catch (RocksDBException e) {
-            listener.close();
+            freeOptions(null, null, null, null, null, listener);
             throw new HookStoreException("cannot open the store at " + dir + ": " + e.getMessage(), e);
         }
         Statistics statistics = new Statistics(EnumSet.allOf(HistogramType.class)); // tickers only
@@ -449,11 +449,7 @@ public final class HookStore implements AutoCloseable {
         try {
             cfOptions = FamilyOptions.create(bloom);
         } catch (RuntimeException e) {
-            dbOptions.close();
-            statistics.close();
-            files.close();
-            bloom.close();
-            listener.close();
+            freeOptions(dbOptions, statistics, files, null, bloom, listener);
             throw e;
         }
         List<ColumnFamilyHandle> handles = new ArrayList<>();
@@ -461,12 +457,7 @@ public final class HookStore implements AutoCloseable {
         try {
             db = RocksDB.open(dbOptions, dir.toString(), descriptors(cfOptions), handles);
         } catch (RocksDBException e) {
-            dbOptions.close();
-            statistics.close();
-            files.close();
-            cfOptions.close();
-            bloom.close();
-            listener.close();
+            freeOptions(dbOptions, statistics, files, cfOptions, bloom, listener);
             String msg = String.valueOf(e.getMessage());
             String hint = msg.contains("lock") || msg.contains("LOCK")
                     ? " (is another Sluice process, or another open store, using this data dir?)" : "";
@@ -477,17 +468,37 @@ public final class HookStore implements AutoCloseable {
         } catch (RocksDBException | RuntimeException e) {
             handles.forEach(ColumnFamilyHandle::close);
             db.close();
-            dbOptions.close();
-            statistics.close();
-            files.close();
-            cfOptions.close();
-            bloom.close();
-            listener.close();
+            freeOptions(dbOptions, statistics, files, cfOptions, bloom, listener);
             if (e instanceof HookStoreException h) {
                 throw h;
             }
             throw new HookStoreException("cannot read the store at " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Frees the native handles {@link #open} makes before the database, in one order for its
+     * failure paths and {@link #close}; a handle not made yet is passed as null. The database
+     * and its family handles are freed first, by the caller.
+     */
+    private static void freeOptions(DBOptions dbOptions, Statistics statistics, SstFileManager files,
+            FamilyOptions cfOptions, BloomFilter bloom, HealthListener listener) {
+        if (dbOptions != null) {
+            dbOptions.close();
+        }
+        if (statistics != null) {
+            statistics.close();
+        }
+        if (files != null) {
+            files.close();
+        }
+        if (cfOptions != null) {
+            cfOptions.close();
+        }
+        if (bloom != null) {
+            bloom.close();
+        }
+        listener.close();
     }
 
     private static List<ColumnFamilyDescriptor> descriptors(FamilyOptions cfOptions) {
@@ -608,12 +619,7 @@ public final class HookStore implements AutoCloseable {
             memoryOnly.close();
             closeDatabase();
             walSyncsAtClose = statistics.getTickerCount(TickerType.WAL_FILE_SYNCED);
-            dbOptions.close();
-            statistics.close();
-            files.close();
-            cfOptions.close();
-            bloom.close();
-            listener.close();
+            freeOptions(dbOptions, statistics, files, cfOptions, bloom, listener);
         } finally {
             lifecycle.writeLock().unlock();
         }
