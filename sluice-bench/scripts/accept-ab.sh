@@ -7,6 +7,8 @@
 # change moves even when the machine's speed moves the rate by more than the change does.
 # Usage (from anywhere): sluice-bench/scripts/accept-ab.sh JAR_A JAR_B [pairs, default 3] [seconds, default 10]
 #   SERVER_JAVA_OPTS  JVM options for the servers (default: -Xms1g -Xmx1g)
+#   PARTITIONS_A, PARTITIONS_B  intake.partitions of each side's server (default 2; the same jar
+#                     twice with PARTITIONS_A=1 compares one partition with two)
 #   KEYED=1           the source has dedupe {header: X-Event-Id} and every request a new key
 #                     (post-signed-1k-keyed.lua): each hook is also looked up for a duplicate
 set -euo pipefail
@@ -28,13 +30,13 @@ trap cleanup EXIT
 echo "load before: $(uptime)"; echo "cores: $(nproc)"
 for i in $(seq 1 "$pairs"); do
   for side in A B; do
-    if [ "$side" = A ]; then sluice_jar=$jar_a; else sluice_jar=$jar_b; fi
+    if [ "$side" = A ]; then sluice_jar=$jar_a; parts=${PARTITIONS_A:-2}; else sluice_jar=$jar_b; parts=${PARTITIONS_B:-2}; fi
     rm -rf "$work/accept-data"
     cat > "$work/accept.yaml" <<YAML
 node: {id: bench-accept-ab, data_dir: "$work/accept-data"}
 admin: {listen: "127.0.0.1:0"}
 http: {listen: "127.0.0.1:18093"}
-intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
+intake: {partitions: $parts, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
 sources:
   bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}$dedupe}
 YAML
@@ -46,8 +48,8 @@ YAML
     n=$(( $(wrk_total "$work/run.wrk") - $(wrk_non2xx "$work/run.wrk") ))
     awk -v side="$side" -v pair="$i" -v rps="$(wrk_rps "$work/run.wrk")" -v lat="$(wrk_latency "$work/run.wrk")" \
         -v n="$n" -v non="$(wrk_non2xx "$work/run.wrk")" -v cpu=$((cpu1 - cpu0)) -v hz="$clock_ticks" -v sw=$((sw1 - sw0)) \
-        'BEGIN { printf "pair %d %s: hooks/s=%s %s non_2xx=%s server_cpu_us_per_hook=%.1f context_switches_per_hook=%.2f\n",
-                 pair, side, rps, lat, non, cpu / hz * 1e6 / n, sw / n }'
+        -v parts="$parts" 'BEGIN { printf "pair %d %s (partitions %s): hooks/s=%s %s non_2xx=%s server_cpu_us_per_hook=%.1f context_switches_per_hook=%.2f\n",
+                 pair, side, parts, rps, lat, non, cpu / hz * 1e6 / n, sw / n }'
     stop_sluice
   done
 done
