@@ -46,6 +46,8 @@
 #   ROUNDS=n          rounds of the interleaved floods (default 3): each round floods nginx, then Sluice,
 #                     bodiless and with bodies; a FLOOD line per body gives each round's ratio, the
 #                     median and the ratio of all rounds together
+#   FLOOD_WARM_UP=s   seconds of each flood against each server before round 1, not counted
+#                     (default 15; 0 for none: then each flood's own 3 s warm-up alone)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-10}"
@@ -177,6 +179,18 @@ YAML
 # Sluice run measured that drift as much as the servers. Each round floods nginx, then Sluice, with
 # the same wrk command, bodiless and then with 1 KiB bodies (Sluice's default refused_body).
 start_sluice refuse-close_if_incomplete "$(refuse_yaml close_if_incomplete)"
+# Before round 1, each server takes FLOOD_WARM_UP seconds (default 15) of each flood, not counted.
+# The JIT compiles Sluice's refusal path while wrk keeps both cores busy, so its compilers get
+# little of them: after a fresh start and only each flood's own 3 s warm-up, round 1 measured
+# Sluice still compiling (more user time a refusal than in the rounds after it).
+flood_warm_up=${FLOOD_WARM_UP:-15}
+if [ "$flood_warm_up" -gt 0 ]; then
+  for lua in post-empty.lua post-1k.lua; do
+    for port in 18080 18081; do
+      wrk -t2 -c64 -d"${flood_warm_up}s" -s "$fixtures/$lua" "http://127.0.0.1:$port/hooks/gh" > /dev/null
+    done
+  done
+fi
 declare -a nginx_bare sluice_bare nginx_body sluice_body
 for round in $(seq 1 "$rounds"); do
   # shellcheck disable=SC2086 # the master and its workers, one word each
