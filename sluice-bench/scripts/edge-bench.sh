@@ -54,6 +54,8 @@ secs="${1:-10}"
 only="${2:-all}"
 rounds="${ROUNDS:-3}"
 case "$only" in all|flood|accept|open) ;; *) echo "unknown section $only (all, flood, accept or open)" >&2; exit 2 ;; esac
+flood_warm_up=${FLOOD_WARM_UP:-15}
+case "$flood_warm_up" in ''|*[!0-9]*) echo "FLOOD_WARM_UP must be whole seconds, got '$flood_warm_up'" >&2; exit 2 ;; esac
 
 need_wrk_and_nginx
 if [ -z "${SLUICE_JAR:-}" ] || [ "$only" != flood ]; then
@@ -183,7 +185,6 @@ start_sluice refuse-close_if_incomplete "$(refuse_yaml close_if_incomplete)"
 # The JIT compiles Sluice's refusal path while wrk keeps both cores busy, so its compilers get
 # little of them: after a fresh start and only each flood's own 3 s warm-up, round 1 measured
 # Sluice still compiling (more user time a refusal than in the rounds after it).
-flood_warm_up=${FLOOD_WARM_UP:-15}
 if [ "$flood_warm_up" -gt 0 ]; then
   for lua in post-empty.lua post-1k.lua; do
     for port in 18080 18081; do
