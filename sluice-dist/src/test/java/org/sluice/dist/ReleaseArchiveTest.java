@@ -162,6 +162,13 @@ class ReleaseArchiveTest {
         assertThat(verify.stderr + verify.stdout).isEmpty();
     }
 
+    /** Issue 46, point 14: the unit hid nothing of other processes' /proc entries. */
+    @Test
+    void theSystemdUnitHidesOtherProcessesAndTheKernelsProcFiles() throws Exception {
+        List<String> lines = Files.readAllLines(home.resolve("deploy/sluice.service"), UTF_8);
+        assertThat(lines).as("deploy/sluice.service").contains("ProtectProc=invisible", "ProcSubset=pid");
+    }
+
     // --- helpers ------------------------------------------------------------------------
 
     record Result(int code, String stdout, String stderr) {}

@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -27,6 +28,9 @@ import java.util.concurrent.RejectedExecutionException;
  * The admin listener's bridge to {@link AdminApi}. Sits after the codec, keep-alive handler
  * and {@link #aggregator()}, before the {@code /metrics} handler:
  * <ul>
+ *   <li>first, a request whose {@code Host} is not allowed ({@link AdminHosts}:
+ *       {@code admin.allowed_hosts}) is answered {@code 421 {"error":"host_not_allowed"}}
+ *       and its connection closed, whatever its route;</li>
  *   <li>{@code /v1} and below: the request is copied into an {@link AdminRequest}, released,
  *       and {@link AdminApi#handle} runs on {@code workers}, the admin executor (a PUT waits
  *       for an fsync; the event loop never blocks); the answer is written back from there.
@@ -46,17 +50,25 @@ import java.util.concurrent.RejectedExecutionException;
 public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final byte[] UNAUTHORIZED = AdminJson.error("unauthorized");
+    private static final byte[] HOST_NOT_ALLOWED = AdminJson.error("host_not_allowed");
 
     private final AdminApi api;
     private final Executor workers;
     private final boolean metricsRequireToken;
+    private final AdminHosts hosts;
     private final AdminStatic statics = AdminStatic.shared();
 
-    public AdminHttpHandler(AdminApi api, Executor workers, boolean metricsRequireToken) {
+    /**
+     * @param listenHost   the host of {@code admin.listen}, always an allowed {@code Host}
+     * @param allowedHosts {@code admin.allowed_hosts} (see {@link AdminHosts})
+     */
+    public AdminHttpHandler(AdminApi api, Executor workers, boolean metricsRequireToken, String listenHost,
+                            List<String> allowedHosts) {
         super(false);
         this.api = Objects.requireNonNull(api, "api");
         this.workers = Objects.requireNonNull(workers, "workers");
         this.metricsRequireToken = metricsRequireToken;
+        this.hosts = new AdminHosts(listenHost, allowedHosts);
     }
 
     /**
@@ -87,6 +99,11 @@ public final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttp
         String target = request.uri();
         int q = target.indexOf('?');
         String path = q < 0 ? target : target.substring(0, q);
+        if (!hosts.allows(request.headers().get(HttpHeaderNames.HOST))) {
+            request.release();
+            respond(ctx, AdminResponse.json(421, HOST_NOT_ALLOWED), false);
+            return;
+        }
         if (AdminApi.owns(path)) {
             AdminRequest copy;
             boolean keepAlive = HttpUtil.isKeepAlive(request);

@@ -79,7 +79,8 @@ public final class EdgeAdmin {
                 .delivery(config.destinations(), store.deliveries(), delivery == null ? idle(config) : delivery, replays,
                         wallMillis, pausedChanged == null ? name -> { } : pausedChanged)
                 .build();
-        return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken());
+        return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken(), config.admin().listen().host(),
+                config.admin().allowedHosts());
     }
 
     /** No dispatcher: every configured destination idle. */

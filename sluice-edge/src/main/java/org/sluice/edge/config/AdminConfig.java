@@ -1,5 +1,6 @@
 package org.sluice.edge.config;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -21,9 +22,13 @@ import java.util.Optional;
  * @param workers             {@code admin.workers}, default 2: threads of the admin executor, which
  *                            runs {@code /v1} and {@code /metrics} apart from the ingest workers
  * @param tls                 {@code admin.tls}: TLS on the admin listener, the keys of {@code http.tls}
+ * @param allowedHosts        {@code admin.allowed_hosts}, default empty: host names a request's
+ *                            {@code Host} may carry besides IP literals, {@code localhost} and the
+ *                            listen host ({@code "*"}: any); others get 421
  */
 public record AdminConfig(HostPort listen, String token, boolean metricsRequireToken, long readTimeoutMs,
-                          long idleTimeoutMs, int maxConnections, int workers, Optional<TlsConfig> tls) {
+                          long idleTimeoutMs, int maxConnections, int workers, Optional<TlsConfig> tls,
+                          List<String> allowedHosts) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 9090);
     public static final long DEFAULT_READ_TIMEOUT_MS = 10_000L;
@@ -35,6 +40,13 @@ public record AdminConfig(HostPort listen, String token, boolean metricsRequireT
         Objects.requireNonNull(listen, "listen");
         Objects.requireNonNull(token, "token");
         Objects.requireNonNull(tls, "tls");
+        allowedHosts = List.copyOf(allowedHosts);
+    }
+
+    /** Only the default {@code Host} names allowed. */
+    public AdminConfig(HostPort listen, String token, boolean metricsRequireToken, long readTimeoutMs,
+                       long idleTimeoutMs, int maxConnections, int workers, Optional<TlsConfig> tls) {
+        this(listen, token, metricsRequireToken, readTimeoutMs, idleTimeoutMs, maxConnections, workers, tls, List.of());
     }
 
     /** The listener settings at their defaults, plain HTTP. */
@@ -58,6 +70,6 @@ public record AdminConfig(HostPort listen, String token, boolean metricsRequireT
         return "AdminConfig[listen=" + listen + ", token=" + (hasToken() ? "<set>" : "<generated>")
                 + ", metricsRequireToken=" + metricsRequireToken + ", readTimeoutMs=" + readTimeoutMs
                 + ", idleTimeoutMs=" + idleTimeoutMs + ", maxConnections=" + maxConnections + ", workers=" + workers
-                + ", tls=" + tls.isPresent() + "]";
+                + ", tls=" + tls.isPresent() + ", allowedHosts=" + allowedHosts + "]";
     }
 }

@@ -25,7 +25,7 @@ final class ConfigBinder {
     static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet",
             "destinations", "retention", "store");
     static final List<String> NODE = List.of("id", "data_dir");
-    static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "read_timeout_ms",
+    static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "allowed_hosts", "read_timeout_ms",
             "idle_timeout_ms", "max_connections", "workers", "tls");
     static final List<String> HTTP = List.of("listen", "prefix", "routing", "max_body_bytes", "trusted_proxies",
             "read_timeout_ms", "max_header_bytes", "reuse_port", "refused_body", "tls", "max_inflight_body_bytes",
@@ -129,7 +129,26 @@ final class ConfigBinder {
             tls = tls(s.section("tls", TLS));
         }
         return new AdminConfig(listen, token, metricsRequireToken, readTimeout, idleTimeout, maxConnections, workers,
-                tls);
+                tls, allowedHosts(s));
+    }
+
+    /** {@code admin.allowed_hosts}: host names, or {@code "*"}. */
+    private List<String> allowedHosts(Section s) {
+        List<?> raw = s.list("allowed_hosts");
+        if (raw == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < raw.size(); i++) {
+            String text = Values.string(raw.get(i));
+            if (text == null || !(text.equals("*") || HostPort.isHostName(text))) {
+                s.problem(Paths.index(s.pathOf("allowed_hosts"), i) + " must be a host name such as"
+                        + " \"sluice-1.internal\" (or \"*\" for any), got " + Values.render(raw.get(i)));
+                continue;
+            }
+            out.add(text);
+        }
+        return out;
     }
 
     // ------------------------------------------------------------------ http

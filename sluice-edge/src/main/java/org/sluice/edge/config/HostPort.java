@@ -23,6 +23,11 @@ public record HostPort(String host, int port) {
         }
     }
 
+    /** True when {@code text} is a DNS host name (labels of letters, digits and inner hyphens). */
+    public static boolean isHostName(String text) {
+        return text.length() <= 253 && HOST_NAME.matcher(text).matches();
+    }
+
     /**
      * Parses {@code host:port} or {@code [v6]:port}.
      *
@@ -54,7 +59,7 @@ public record HostPort(String host, int port) {
             if (host.isEmpty()) {
                 throw new IllegalArgumentException("the host is missing (use 0.0.0.0 for every interface)");
             }
-            if (!HOST_NAME.matcher(host).matches() || host.length() > 253) {
+            if (!isHostName(host)) {
                 throw new IllegalArgumentException("\"" + host + "\" is not a host name or address");
             }
             if (host.matches("[0-9.]+") && IpLiterals.parse(host) == null) {

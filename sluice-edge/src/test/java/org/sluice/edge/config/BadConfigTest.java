@@ -324,6 +324,17 @@ class BadConfigTest {
     }
 
     @Test
+    void anAllowedHostThatIsNoHostNameFailsTheBootNamingItsIndex() {
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {allowed_hosts: [\"ok.example\", \"evil example\"]}"))
+                .hasMessage("admin.allowed_hosts[1] must be a host name such as \"sluice-1.internal\" (or \"*\" for any),"
+                        + " got \"evil example\"");
+        assertThatThrownBy(() -> ConfigLoader.parse("admin: {allowed_hosts: \"ok.example\"}"))
+                .hasMessageContaining("admin.allowed_hosts must be a list");
+        assertThat(ConfigLoader.parse("admin: {allowed_hosts: [\"ok.example\", \"*\"]}").admin().allowedHosts())
+                .containsExactly("ok.example", "*");
+    }
+
+    @Test
     void adminListenerLimitsAreBounded() {
         assertThatThrownBy(() -> ConfigLoader.parse("admin: {max_connections: 0}"))
                 .hasMessage("admin.max_connections must be an integer between 1 and 10000, got 0");

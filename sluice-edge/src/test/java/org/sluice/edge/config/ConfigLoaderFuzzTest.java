@@ -31,7 +31,7 @@ class ConfigLoaderFuzzTest {
 
     private static final String[] KEYS = {
         "node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet",
-        "id", "data_dir", "listen", "token", "metrics_require_token", "prefix", "routing", "max_body_bytes",
+        "id", "data_dir", "listen", "token", "metrics_require_token", "allowed_hosts", "prefix", "routing", "max_body_bytes",
         "trusted_proxies", "read_timeout_ms", "max_header_bytes", "reuse_port", "refused_body", "tls", "cert_file",
         "key_file", "scope", "shadow", "default", "tenants", "per_ip", "host_arena", "rate", "burst",
         "bytes_per_second", "burst_bytes", "max_queue", "max_queue_bytes", "partitions", "max_batch", "max_delay_ms",

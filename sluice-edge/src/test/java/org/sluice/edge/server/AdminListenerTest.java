@@ -100,7 +100,7 @@ class AdminListenerTest {
             first.close();
             TestEdge.await(() -> {
                 try (Http again = Http.connect(admin(edge))) {
-                    again.write("GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n");
+                    again.write("GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
                     return !again.closedByServer(); // a byte of an answer: served once a slot is free
                 }
             });
@@ -137,7 +137,7 @@ class AdminListenerTest {
     void aHeadersCompleteButBodyStalledRequestIsAnswered408() {
         try (TestEdge edge = start("{listen: \"127.0.0.1:0\", read_timeout_ms: 500, idle_timeout_ms: 600000}");
              Http http = Http.connect(admin(edge))) {
-            http.write("PUT /v1/tenants/acme/rate-limit HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n{\"rate\"");
+            http.write("PUT /v1/tenants/acme/rate-limit HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"rate\"");
             Http.Response r = http.read(); // the socket's own read timeout (20 s) is the slack
             assertThat(r.status()).isEqualTo(408);
             assertThat(r.body()).isEqualTo("{\"error\":\"request_timeout\"}");
@@ -235,7 +235,7 @@ class AdminListenerTest {
                     .as("the JDK's trust store does not know a self-signed certificate").isEqualTo(3);
 
             try (Http plain = Http.connect(admin(edge))) {
-                plain.write("GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n");
+                plain.write("GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
                 assertThat(plain.closedByServer()).as("plain HTTP on a TLS listener gets no answer").isTrue();
             }
         }

@@ -90,7 +90,7 @@ final class Http implements AutoCloseable {
     /** Sends a request with a Content-Length (when body is not null) and reads the response. */
     Response request(String method, String path, Map<String, String> headers, byte[] body) {
         StringBuilder head = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\n")
-                .append("Host: test\r\n");
+                .append("Host: localhost\r\n");
         headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
         if (body != null) {
             head.append("Content-Length: ").append(body.length).append("\r\n");
