@@ -19,7 +19,8 @@
 # ONLY=replay runs the backlog replay alone (no ceilings, no full load), e.g. to profile it.
 # WARM_REPLAY=s (0, none): before the counted replay, a pause, s seconds of the load and a resume, drained
 # and not counted, for a server that has replayed before (a pause and a resume deoptimise the dispatcher's
-# compiled path: docs/benchmarks.md, "Where a Kafka replay's CPU goes", which says how much this saves).
+# compiled path: docs/bench-notes/brokers-2026-12-05-to-06.md, "Where a Kafka replay's CPU goes",
+# which says how much this saves).
 # CPU: after each ceiling, the broker's CPU per record (its own JVM's is in its line), and after the
 # replay the server's and the broker's CPU per hook, how busy the machine was, and what 0.5x the plain
 # producer would leave per record (read from /proc; no process is started for it).

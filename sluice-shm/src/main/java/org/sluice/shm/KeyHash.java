@@ -15,8 +15,9 @@ import java.security.SecureRandom;
  * <h2>The function</h2>
  * SipHash (Aumasson and Bernstein, 2012) with one compression round per 8-byte word and
  * three finalisation rounds, the variant hash tables use (SipHash-2-4 costs more per
- * check, see docs/benchmarks.md; core's {@code SipHash} is 2-4 and package-private, and
- * its byte-array-only interface cannot hash a {@code String} without encoding it). The
+ * check, see docs/bench-notes/shm.md, "The keyed key hash"; core's {@code SipHash} is 2-4
+ * and package-private, and its byte-array-only interface cannot hash a {@code String}
+ * without encoding it). The
  * message is taken in little-endian 8-byte words; the last word holds the 0 to 7
  * remaining bytes and, in its top byte, the length modulo 256. The key halves
  * {@code k0}, {@code k1} are random per arena ({@link SecureRandom}) and stored in its

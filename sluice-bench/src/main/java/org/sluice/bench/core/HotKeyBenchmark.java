@@ -132,8 +132,8 @@ public class HotKeyBenchmark {
     // sluiceTicking taken apart, one piece at a time (flood only): the ticking clock's
     // read alone; the table's refusal on that reading (hash, probe, word, Gcra) with no
     // counting; and the same plus the LongAdder increment that RateLimiter counted each
-    // refusal with before it counted per thread (docs/benchmarks.md, "Where a refusal's
-    // time went"). sluiceTicking minus tableTicking is what RateLimiter adds now.
+    // refusal with before it counted per thread (docs/bench-notes/ticking-clock.md,
+    // "Where a refusal's time went"). sluiceTicking minus tableTicking is what RateLimiter adds now.
 
     /** The ticking clock's reading alone: one volatile load. */
     @Benchmark

@@ -18,7 +18,7 @@ import java.nio.file.StandardOpenOption;
  * <p>With {@code overwrite}, the file is first written to 256 MiB and synced, and the chunks
  * then go over it from its start: the fdatasync of a file that does not grow has no size or
  * block allocation to commit to the file system's journal (what a recycled write-ahead log
- * would get; docs/benchmarks.md, "The write-ahead log's bound").
+ * would get; docs/bench-notes/edge-2026-12-05-to-06.md, "The write-ahead log's bound").
  *
  * <p>Usage: {@code FsyncBench dir bytes seconds [append|overwrite]} (append by default)
  */

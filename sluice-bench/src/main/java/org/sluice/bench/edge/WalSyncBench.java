@@ -14,7 +14,8 @@ import org.rocksdb.WriteOptions;
  * back to back, in a fresh database in {@code dir}, with {@code recycle_log_file_num} set to
  * {@code recycle} (0: RocksDB's default, every log a new file). Syncs of the first 3 s are
  * not counted (the first logs are new files either way). Prints syncs per second and the
- * mean, p50 and p99 of one. See docs/benchmarks.md, "The write-ahead log's bound".
+ * mean, p50 and p99 of one. See docs/bench-notes/edge-2026-12-05-to-06.md, "The write-ahead
+ * log's bound".
  *
  * <p>Usage: {@code WalSyncBench dir seconds recycle}
  */

@@ -45,7 +45,7 @@ import org.sluice.shm.SharedRate;
  *       every call is refused (no compare-and-swap; the denied counter's atomic add
  *       remains); {@code retryAfter} on the admitting limiter (the hash, the group's
  *       read and the arithmetic: no write at all); the clock's reading alone. See
- *       docs/benchmarks.md, "Where a refusal's time went".</li>
+ *       docs/bench-notes/ticking-clock.md, "Where a refusal's time went".</li>
  *   <li>{@code nanoTime}: the clock read every check includes, for scale.</li>
  * </ul>
  * The {@code 2t} variants run the same with two threads.

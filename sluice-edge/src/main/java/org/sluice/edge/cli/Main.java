@@ -51,8 +51,9 @@ public final class Main implements Callable<Integer> {
      * the JVM was started with {@value #LEAK_DETECTION_LEVEL} (or {@value #NO_LEAK_DETECTION})
      * set, which is then left to Netty. Netty's default samples one buffer in 128 and records
      * a stack trace for each: 1.0% of a refusing server's CPU samples and 1.7% of an
-     * accepting one's (docs/benchmarks.md, "Netty's leak detector off in the sluice process"). It is a
-     * diagnosis tool, so it is off in the process and on where it helps: the tests that run
+     * accepting one's (docs/bench-notes/edge-2026-12-05-to-06.md, "Netty's leak detector off in
+     * the sluice process"). It is a diagnosis tool, so it is off in the process and on where
+     * it helps: the tests that run
      * servers in the test JVM keep Netty's default, and the fuzz targets run it at
      * {@code PARANOID}. Only the process's entry point applies it; {@link #run} does not.
      */

@@ -74,7 +74,8 @@ import org.sluice.edge.store.StoredHook;
  * pass matters: a ledger write waits for the store's fsync in progress (RocksDB writes in
  * groups and ingest's groups are fsynced), and one write per row capped delivery at a
  * few rows per fsync. Holding rows in memory instead of claiming them in the store saves
- * a row read and three writes per attempt (see docs/benchmarks.md, "Rows held in memory").
+ * a row read and three writes per attempt (see docs/bench-notes/delivery-http-2026-12-03-to-04.md,
+ * "Rows held in memory").
  *
  * <h2>Gathering answers</h2>
  * Under load each answer would wake the driver for a pass of its own: one ledger write,

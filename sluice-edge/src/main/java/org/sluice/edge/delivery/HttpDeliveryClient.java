@@ -94,7 +94,8 @@ import org.sluice.edge.store.StoredHook;
  * dealt out to destinations in turn) on a tie: attempts one at a time all go home and reuse one
  * connection, while a busy destination's attempts are spread over every loop, so no one loop carries
  * all of its sockets (at full load, the loop that did was the busiest thread of the server, with
- * about twice the CPU time of the other; see docs/benchmarks.md, "Stretches behind").
+ * about twice the CPU time of the other; see docs/bench-notes/delivery-2026-12-04-to-05.md,
+ * "Stretches behind").
  * {@link #send(Destination, StoredHook, int, long)} only queues the attempt; {@link #flush()}
  * then submits, for each pool with queued attempts and no run pending, one task on its loop
  * that starts every attempt queued since (builds the request, takes or opens a

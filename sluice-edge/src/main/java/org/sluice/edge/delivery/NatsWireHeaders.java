@@ -20,8 +20,9 @@ import java.util.function.BiConsumer;
  * (a stream per value), kept in a map, copied into a read-only map when the message was
  * queued, and turned into bytes again on the client's writer thread. In a profiled NATS
  * backlog replay that was a third of the dispatcher's samples and more than a third of the
- * client's threads' (docs/benchmarks.md, "NATS headers written once, and the server's own
- * ack"). The client (jnats 2.21) takes a read-only {@link Headers} as it is and asks it only
+ * client's threads' (docs/bench-notes/brokers-2026-12-05-to-06.md, "NATS headers written once,
+ * and the server's own ack"). The client (jnats 2.21) takes a read-only {@link Headers} as it
+ * is and asks it only
  * for its length and bytes, so this class answers those from the bytes written here. Should
  * a later client read headers another way, it would find the same pairs (every read is
  * answered, below), and {@code NatsTransportTest} reads the headers back from a real stream.

@@ -919,7 +919,7 @@ public final class DeliveryLedger {
      * returns a different class for none, one or two, and more names, and the commit path and
      * the dispatcher's passes call {@code contains} on this set: a pause that changed its class
      * sent their compiled code back to the lower tiers (C2's {@code class_check} trap in
-     * {@link #mayBePaused}; docs/benchmarks.md, "Which traps").
+     * {@link #mayBePaused}; docs/bench-notes/brokers-2026-12-05-to-06.md, "Which traps").
      */
     static Set<String> pausedSet(Collection<String> names) {
         return Collections.unmodifiableSet(new HashSet<>(names));
