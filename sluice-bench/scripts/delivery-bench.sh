@@ -97,8 +97,8 @@ half_warm="${HALF_WARM_UP:-60}"
 start_receiver
 start_sluice half "$APP" app
 started=$(now_ms)
-java -Xmx512m -jar "$sluice_jar" load --url http://127.0.0.1:18081/hooks --source bench --scheme hmac \
-  --secret bench-secret --rate "$half" --duration "$((secs + half_warm))s" --connections 64 --body-bytes 1024 --json > "$work/half.json"
+SLUICE_LOAD_SECRET=bench-secret java -Xmx512m -jar "$sluice_jar" load --url http://127.0.0.1:18081/hooks --source bench --scheme hmac \
+  --rate "$half" --duration "$((secs + half_warm))s" --connections 64 --body-bytes 1024 --json > "$work/half.json"
 to=$(now_ms)
 from=$((started + half_warm * 1000))
 sent=$(python3 -c "import json,sys; d=json.load(open('$work/half.json')); print(d.get('status', {}).get('202', 0))")

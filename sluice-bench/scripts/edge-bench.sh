@@ -287,8 +287,8 @@ sources:
   bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}, dedupe: {header: X-Event-Id}}
 YAML
 )"
-  java -Xmx512m -jar "$sluice_jar" load --url http://127.0.0.1:18081/hooks --source bench --scheme hmac \
-    --secret bench-secret --rate "${OPEN_RATE:-2000}" --duration "${secs}s" --connections 64 --body-bytes 1024 \
+  SLUICE_LOAD_SECRET=bench-secret java -Xmx512m -jar "$sluice_jar" load --url http://127.0.0.1:18081/hooks --source bench --scheme hmac \
+    --rate "${OPEN_RATE:-2000}" --duration "${secs}s" --connections 64 --body-bytes 1024 \
     --report "$out/report.html" --json > "$out/summary.json"
   echo "open loop at ${OPEN_RATE:-2000}/s: $out/summary.json, $out/report.html"
   stop_sluice

@@ -4,11 +4,14 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.sluice.edge.load.HtmlReport;
 import org.sluice.edge.load.LoadOptions;
 import org.sluice.edge.load.LoadRun;
@@ -45,8 +48,19 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--scheme", required = true, paramLabel = "SCHEME", description = "hmac, github, stripe or standard_webhooks")
     String scheme;
 
-    @Option(names = "--secret", required = true, paramLabel = "S", description = "the source's signing secret")
+    /** Environment variable holding the source's secret, when neither flag names one. */
+    static final String SECRET_ENV = "SLUICE_LOAD_SECRET";
+
+    @Option(names = "--secret-file", paramLabel = "FILE",
+            description = "a file holding the source's signing secret (one trailing newline is dropped)")
+    Path secretFile;
+
+    @Option(names = "--secret", paramLabel = "S",
+            description = "the source's signing secret; visible to other users in ps: prefer --secret-file or $" + SECRET_ENV)
     String secret;
+
+    /** How the environment is read; tests replace it. */
+    Function<String, String> environment = System::getenv;
 
     @Option(names = "--rate", required = true, paramLabel = "N", description = "requests offered per second")
     long rate;
@@ -78,9 +92,42 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the summary as JSON on standard output at the end")
     boolean json;
 
+    /**
+     * The secret from {@code --secret-file}, {@code --secret} or {@code $SLUICE_LOAD_SECRET}: one of
+     * the flags at most; the environment only when neither is given.
+     */
+    private String secret() {
+        if (secretFile != null && secret != null) {
+            throw usage("--secret-file and --secret name the secret twice: give one");
+        }
+        if (secretFile != null) {
+            try {
+                String text = Files.readString(secretFile, StandardCharsets.UTF_8);
+                return text.endsWith("\r\n") ? text.substring(0, text.length() - 2)
+                        : text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
+            } catch (IOException e) {
+                throw usage("--secret-file " + secretFile + " cannot be read: " + e.getClass().getSimpleName());
+            }
+        }
+        if (secret != null) {
+            return secret;
+        }
+        String fromEnv = environment.apply(SECRET_ENV);
+        if (fromEnv == null) {
+            throw usage("the source's secret is missing: give --secret-file FILE or set $" + SECRET_ENV
+                    + " (--secret S works too, but shows the secret in ps)");
+        }
+        return fromEnv;
+    }
+
+    private CommandLine.ParameterException usage(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         LoadOptions options;
+        String secret = secret();
         try {
             options = new LoadOptions(new URI(url), source, scheme, secret, rate, LoadOptions.parseDuration(duration),
                     connections, bodyBytes, duplicates, badSignatures, tenants, seed);

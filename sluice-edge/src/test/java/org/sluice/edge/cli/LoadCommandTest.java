@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,8 +26,13 @@ class LoadCommandTest {
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
 
+    private final Map<String, String> environment = new HashMap<>();
+
     private int run(String... args) {
-        return new CommandLine(new Main()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
+        CommandLine cli = new CommandLine(new Main()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
+        LoadCommand load = cli.getSubcommands().get("load").getCommand();
+        load.environment = environment::get;
+        return cli.execute(args);
     }
 
     @Test
@@ -69,6 +75,60 @@ class LoadCommandTest {
         } finally {
             server.close();
         }
+    }
+
+    /** Issue 46, point 10: the secret could only be given as a flag, visible to every user in ps. */
+    @Test
+    void theSecretComesFromAFileOrTheEnvironmentInsteadOfTheCommandLine() throws Exception {
+        String yaml = """
+                node: {id: cli-load, data_dir: "${DATA}"}
+                admin: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0"}
+                sources:
+                  demo:
+                    tenant: acme
+                    verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", secrets: ["s3cret"]}
+                """;
+        EdgeServer server = EdgeServer.builder(ConfigLoader.parse(yaml, Map.of("DATA", dir.resolve("data").toString()), "test"))
+                .clock(new ManualClock(1_000_000_000_000L)).start();
+        try {
+            String url = "http://127.0.0.1:" + server.ingestAddress().getPort() + "/hooks";
+            Path file = Files.writeString(dir.resolve("secret"), "s3cret\n");
+            assertThat(run("load", "--url", url, "--source", "demo", "--scheme", "hmac", "--secret-file", file.toString(),
+                    "--rate", "5", "--duration", "1s", "--connections", "1", "--json")).as(err.toString()).isZero();
+            assertThat(new ObjectMapper().readTree(out.toString()).at("/status/202").asLong()).isEqualTo(5);
+
+            out.getBuffer().setLength(0);
+            environment.put(LoadCommand.SECRET_ENV, "s3cret");
+            assertThat(run("load", "--url", url, "--source", "demo", "--scheme", "hmac",
+                    "--rate", "5", "--duration", "1s", "--connections", "1", "--json")).as(err.toString()).isZero();
+            assertThat(new ObjectMapper().readTree(out.toString()).at("/status/202").asLong()).isEqualTo(5);
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void aMissingUnreadableOrTwiceGivenSecretIsAUsageErrorThatNeverPrintsIt() throws Exception {
+        String[] base = {"load", "--url", "http://127.0.0.1:1/hooks", "--source", "demo", "--scheme", "hmac",
+                "--rate", "10", "--duration", "1s"};
+        assertThat(run(base)).isEqualTo(2);
+        assertThat(err.toString()).contains("the source's secret is missing: give --secret-file FILE or set $SLUICE_LOAD_SECRET");
+
+        Path missing = dir.resolve("no-such-secret");
+        assertThat(run(concat(base, "--secret-file", missing.toString()))).isEqualTo(2);
+        assertThat(err.toString()).contains("--secret-file " + missing + " cannot be read: NoSuchFileException");
+
+        Path file = Files.writeString(dir.resolve("secret"), "hush-hush-value");
+        assertThat(run(concat(base, "--secret-file", file.toString(), "--secret", "other"))).isEqualTo(2);
+        assertThat(err.toString()).contains("--secret-file and --secret name the secret twice: give one")
+                .doesNotContain("hush-hush-value");
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return all;
     }
 
     @Test
