@@ -18,7 +18,9 @@ import org.sluice.core.Clock;
  * <p>Concern: is the request well-formed? A request the codec could not decode is answered
  * 431 when its header block passed {@code http.max_header_bytes}, else 400; a header name
  * that is not an RFC 9110 token, or a value holding a control byte other than tab, is
- * answered {@code 400 {"error":"invalid_header","header":"<name>"}}. The codec's own header
+ * answered {@code 400 {"error":"invalid_header","header":"<name>"}} and the connection ends
+ * after it ({@link ResponseWriter#sendAndEnd}: the request's framing cannot be trusted, so
+ * nothing after its head is parsed as another request). The codec's own header
  * validation is off so that this handler can name the header. A well-formed request
  * becomes an {@link Exchange} for the handlers after it; body chunks pass through.
  */
@@ -57,7 +59,8 @@ public final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
         }
         String bad = invalidHeader(request);
         if (bad != null) {
-            ResponseWriter.send(ctx, exchange, Responses.invalidHeader(bad), Outcome.BAD_REQUEST, metrics);
+            // whichever header it is, a proxy in front may have framed the request by it: end the connection
+            ResponseWriter.sendAndEnd(ctx, exchange, Responses.invalidHeader(bad), Outcome.BAD_REQUEST, metrics);
             return;
         }
         ctx.fireChannelRead(exchange);

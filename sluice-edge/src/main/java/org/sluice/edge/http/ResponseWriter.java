@@ -55,4 +55,20 @@ final class ResponseWriter {
             ctx.writeAndFlush(response);
         }
     }
+
+    /**
+     * Answers a request whose framing Sluice cannot trust (a header it refused may be one a
+     * proxy in front of it took for {@code Content-Length} or {@code Transfer-Encoding}), and
+     * ends the connection whatever the client asked: the bytes after the request's head may
+     * be a body this server did not see as one, holding a request of someone else's, so none
+     * of them is parsed. The close lingers ({@link LingeringClose}) so that the answer
+     * reaches the client before those bytes are drained.
+     */
+    static void sendAndEnd(ChannelHandlerContext ctx, Exchange exchange, FullHttpResponse response, Outcome outcome,
+            IngestMetrics metrics) {
+        metrics.answered(outcome, exchange == null ? 0L : exchange.startNanos);
+        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.channel().attr(CLOSING).set(Boolean.TRUE);
+        LingeringClose.start(ctx, ctx.writeAndFlush(response));
+    }
 }
