@@ -195,13 +195,18 @@ final class DeliveryAdmin {
 
     AdminResponse redeliver(String hookId, byte[] body, String actor, AuditTrail audit) {
         List<String> named = null;
+        boolean force = false;
         if (body.length > 0 && !new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
             Map<String, Object> fields = AdminJson.readObject(body);
             Object list = fields == null ? null : fields.get("destinations");
-            if (fields == null || fields.size() != 1 || !(list instanceof List<?> items) || items.isEmpty()) {
+            Object forced = fields == null ? null : fields.getOrDefault("force", Boolean.FALSE);
+            if (fields == null || fields.size() != (fields.containsKey("force") ? 2 : 1)
+                    || !(list instanceof List<?> items) || items.isEmpty() || !(forced instanceof Boolean)) {
                 return AdminResponse.json(400, AdminJson.error("invalid_redeliver",
-                        "the body must be empty or one JSON object such as {\"destinations\":[\"app\"]}"));
+                        "the body must be empty or one JSON object such as {\"destinations\":[\"app\"]}"
+                                + " (with \"force\":true to name a destination the hook has no delivery to)"));
             }
+            force = (Boolean) forced;
             Set<String> names = new LinkedHashSet<>();
             for (Object item : items) {
                 if (!(item instanceof String name) || !names.add(name)) {
@@ -214,15 +219,30 @@ final class DeliveryAdmin {
         if (ledger == null) {
             return AdminResponse.json(404, AdminJson.error("hook_not_found"));
         }
+        List<String> hadRows = ledger.deliveries(hookId).stream().map(DeliveryRow::destination).toList();
+        List<String> outsideTheSource = List.of();
         if (named != null) {
             for (String name : named) {
                 if (!knows(name)) {
                     return destinationNotFound();
                 }
             }
+            // A destination the hook has no delivery to is one its source did not deliver it to
+            // (perhaps another tenant's): sending it there needs the operator to say so.
+            outsideTheSource = named.stream().filter(name -> !hadRows.contains(name)).toList();
+            boolean known = !hadRows.isEmpty()
+                    || ledger.redeliver(hookId, List.of(), wallMillis.getAsLong()).isPresent(); // writes nothing
+            if (!outsideTheSource.isEmpty() && !force && known) {
+                Map<String, Object> refused = new LinkedHashMap<>();
+                refused.put("error", "force_required");
+                refused.put("destinations", outsideTheSource);
+                refused.put("message", "the hook has no delivery to these destinations (its source does not deliver"
+                        + " to them): send {\"force\":true} with the list to redeliver there anyway");
+                return AdminResponse.json(409, AdminJson.encode(refused));
+            }
         } else {
             // every configured destination the hook has a row for (a removed one is not revived)
-            named = ledger.deliveries(hookId).stream().map(DeliveryRow::destination).filter(this::knows).toList();
+            named = hadRows.stream().filter(this::knows).toList();
         }
         Optional<List<DeliveryRow>> fresh = ledger.redeliver(hookId, named, wallMillis.getAsLong());
         if (fresh.isEmpty()) {
@@ -231,6 +251,9 @@ final class DeliveryAdmin {
         Map<String, Object> after = new LinkedHashMap<>();
         after.put("hook", hookId);
         after.put("destinations", named);
+        if (!outsideTheSource.isEmpty()) {
+            after.put("forced", outsideTheSource);
+        }
         audit.record(actor, "redeliver", null, null, after);
         return AdminResponse.json(202, AdminJson.encode(Map.of("scheduled", fresh.get().size())));
     }

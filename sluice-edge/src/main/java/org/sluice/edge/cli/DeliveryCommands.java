@@ -142,7 +142,7 @@ public final class DeliveryCommands {
         }
     }
 
-    /** {@code sluice redeliver ID [--destination NAME]...}: a fresh delivery of one hook. */
+    /** {@code sluice redeliver ID [--destination NAME]... [--force]}: a fresh delivery of one hook. */
     @Command(name = "redeliver", mixinStandardHelpOptions = true,
             description = "Deliver a hook again (attempts from 1), to every destination it has or to those named.")
     public static final class Redeliver extends Base {
@@ -151,6 +151,10 @@ public final class DeliveryCommands {
 
         @Option(names = "--destination", paramLabel = "NAME", description = "only to this destination (repeatable)")
         List<String> destinations;
+
+        @Option(names = "--force", description = "also to a named destination the hook has no delivery to (its source"
+                + " does not deliver there); audited as forced")
+        boolean force;
 
         public Redeliver() {
             this(System.getenv());
@@ -162,7 +166,8 @@ public final class DeliveryCommands {
 
         @Override
         int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException {
-            Object body = destinations == null || destinations.isEmpty() ? null : Map.of("destinations", destinations);
+            Object body = destinations == null || destinations.isEmpty() ? null
+                    : force ? Map.of("destinations", destinations, "force", true) : Map.of("destinations", destinations);
             AdminClient.Answer answer = client.post("/v1/hooks/" + URLEncoder.encode(id, StandardCharsets.UTF_8)
                     + "/redeliver", body);
             if (answer.status() != 202) {

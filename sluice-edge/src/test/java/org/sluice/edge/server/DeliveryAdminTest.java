@@ -286,6 +286,46 @@ class DeliveryAdminTest {
         }
     }
 
+    /**
+     * Issue 46, point 12: a redelivery could name any configured destination, so one
+     * tenant's hook could be sent to another tenant's endpoint. A destination the hook has
+     * no delivery to (its source does not deliver there) now needs {@code "force":true},
+     * and the audit record says which destinations were forced.
+     */
+    @Test
+    void aRedeliveryToADestinationTheSourceDoesNotDeliverToNeedsForceAndIsAuditedAsForced() throws Exception {
+        try (TestEdge edge = TestEdge.start(dir, CONFIG)) {
+            String id = commit(edge, 1, "app").get(0);
+
+            Answer refused = call(edge, "POST", "/v1/hooks/" + id + "/redeliver", "{\"destinations\":[\"app\",\"zeta\"]}");
+            assertThat(refused.status()).isEqualTo(409);
+            assertThat(refused.json().get("error").asText()).isEqualTo("force_required");
+            assertThat(refused.json().get("destinations").toString()).isEqualTo("[\"zeta\"]");
+            assertThat(edge.backends().store().deliveries().deliveries(id)).extracting(DeliveryRow::destination)
+                    .containsExactly("app");
+
+            Answer bad = call(edge, "POST", "/v1/hooks/" + id + "/redeliver", "{\"destinations\":[\"zeta\"],\"force\":1}");
+            assertThat(bad.status()).isEqualTo(400);
+            assertThat(bad.json().get("error").asText()).isEqualTo("invalid_redeliver");
+
+            Answer forced = call(edge, "POST", "/v1/hooks/" + id + "/redeliver",
+                    "{\"destinations\":[\"app\",\"zeta\"],\"force\":true}", "X-Sluice-Actor", "bob");
+            assertThat(forced.status()).isEqualTo(202);
+            assertThat(forced.json().get("scheduled").asInt()).isEqualTo(2);
+            JsonNode record = call(edge, "GET", "/v1/audit?limit=1", null).json().get("audit").get(0);
+            assertThat(record.get("actor").asText()).isEqualTo("bob");
+            assertThat(record.get("after").toString())
+                    .isEqualTo("{\"hook\":\"" + id + "\",\"destinations\":[\"app\",\"zeta\"],\"forced\":[\"zeta\"]}");
+
+            // its own destination needs no force; an unknown hook is still 404, force or not
+            assertThat(call(edge, "POST", "/v1/hooks/" + id + "/redeliver", "{\"destinations\":[\"app\"]}").status())
+                    .isEqualTo(202);
+            String missing = "01890000-0000-7000-8000-000000000000";
+            assertThat(call(edge, "POST", "/v1/hooks/" + missing + "/redeliver", "{\"destinations\":[\"zeta\"]}")
+                    .json().get("error").asText()).isEqualTo("hook_not_found");
+        }
+    }
+
     @Test
     void aReplayRedeliversTheDeadLettersOfARangeAndReportsProgress() throws Exception {
         try (TestEdge edge = TestEdge.start(dir, CONFIG)) {
