@@ -6,7 +6,8 @@
  *
  * <p>May use: {@code admission} (the limits a handler charges and the refusals they return),
  * {@code config}, {@code verify}, {@code dedupe}, {@code store} (values only) and Netty. Never
- * {@code server}: what the handlers need from the node's state comes in through narrow
+ * {@code sluice-fleet} (admission reads the fleet's answers and hands back an
+ * {@code admission.Admission}), never {@code server}: what the handlers need from the node's state comes in through narrow
  * interfaces ({@code HookSink}, {@code admission.TenantGate}). Handlers and their
  * constructors are public only so that {@code server} can assemble the pipeline; everything
  * else stays package-private.

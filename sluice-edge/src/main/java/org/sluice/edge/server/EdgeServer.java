@@ -436,8 +436,8 @@ public final class EdgeServer implements AutoCloseable {
             this.preRead = backends.host() != null
                     ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
                     : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
-            HookStage stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis,
-                    backends.fleet(), workers, deliveryWakeup);
+            HookStage stage = new HookStage(backends.tenants(), backends.sink(), metrics, epochMillis, workers,
+                    deliveryWakeup);
             this.bodies = new InflightBodies(config.http().maxInflightBodyBytes());
             Gauge.builder("sluice.http.inflight.body.bytes", bodies, InflightBodies::held)
                     .description("Body buffer bytes held by ingest requests in flight (http.max_inflight_body_bytes)")
