@@ -42,7 +42,7 @@ import org.sluice.edge.admission.TenantGate;
 public final class HookStage {
 
     /** A response and the outcome it is counted as. */
-    record Response(FullHttpResponse response, Outcome outcome) {
+    record Response(FullHttpResponse response, IngestOutcome outcome) {
     }
 
     private final TenantGate tenants;
@@ -102,7 +102,7 @@ public final class HookStage {
     }
 
     private CompletableFuture<Response> run(ReceivedHook hook, Executor after, boolean mustNotWait) {
-        Exchange exchange = hook.exchange();
+        IngestExchange exchange = hook.exchange();
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
         byte[] body = hook.body();
@@ -113,7 +113,7 @@ public final class HookStage {
         // 5. verification: a forged hook spends nothing of the tenant's
         VerifyOutcome verified = source.verifier().verify(lookup, body, nowMillis / 1000L);
         if (verified != VerifyOutcome.OK) {
-            return done(Responses.verificationFailed(verified.reason()), Outcome.VERIFICATION_FAILED);
+            return done(Responses.verificationFailed(verified.reason()), IngestOutcome.VERIFICATION_FAILED);
         }
         // 6. duplicate: answered with the first id, spends nothing either
         String key = source.dedupe().extract(lookup, body);
@@ -132,7 +132,7 @@ public final class HookStage {
     }
 
     /** Steps 6a to 9, once the duplicate lookup has found {@code original} (null: none). */
-    private CompletableFuture<Response> afterLookup(Exchange exchange, HttpHeaders headers, byte[] body, String key,
+    private CompletableFuture<Response> afterLookup(IngestExchange exchange, HttpHeaders headers, byte[] body, String key,
                                                   long nowMillis, String original, Executor after) {
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
@@ -142,7 +142,7 @@ public final class HookStage {
         // 6a. a store at store.max_bytes takes no new hook (a duplicate was answered above:
         // it adds nothing); refused before any quota, fleet claim or queue share is spent
         if (sink.storeFull()) {
-            return done(Responses.storeFull(), Outcome.STORE_FULL);
+            return done(Responses.storeFull(), IngestOutcome.STORE_FULL);
         }
         // 6b to 8. admission's one call: the fleet (scope fleet), the tenant's quota, its queue share
         CompletableFuture<Admission> decided =
@@ -155,7 +155,7 @@ public final class HookStage {
     }
 
     /** Admission's answer: the response for a refusal, a duplicate or a pending claim, else step 9. */
-    private CompletableFuture<Response> answer(Admission admission, Exchange exchange, HttpHeaders headers, byte[] body,
+    private CompletableFuture<Response> answer(Admission admission, IngestExchange exchange, HttpHeaders headers, byte[] body,
                                                String key, long nowMillis, Executor after) {
         return switch (admission.kind()) {
             case ADMITTED -> commit((Admission.Admitted) admission, exchange, headers, body, key, nowMillis, after);
@@ -164,14 +164,14 @@ public final class HookStage {
                 Refusal refusal = refused.refusal();
                 metrics.refused(refusal.scope());
                 yield done(withLimits(Responses.refused(refusal), refused.rateLimit()),
-                        refusal.scope() == RefusalScope.TENANT_OVERLOAD ? Outcome.TENANT_OVERLOAD : Outcome.RATE_LIMITED);
+                        refusal.scope() == RefusalScope.TENANT_OVERLOAD ? IngestOutcome.TENANT_OVERLOAD : IngestOutcome.RATE_LIMITED);
             }
             case DUPLICATE -> {
                 Admission.Duplicate duplicate = (Admission.Duplicate) admission;
-                yield done(withLimits(Responses.duplicate(duplicate.hookId()), duplicate.rateLimit()), Outcome.DUPLICATE);
+                yield done(withLimits(Responses.duplicate(duplicate.hookId()), duplicate.rateLimit()), IngestOutcome.DUPLICATE);
             }
             case PENDING -> done(Responses.dedupePending(((Admission.Pending) admission).retryAfterMs()),
-                    Outcome.DEDUPE_PENDING);
+                    IngestOutcome.DEDUPE_PENDING);
         };
     }
 
@@ -179,7 +179,7 @@ public final class HookStage {
      * Step 9: the commit (the writer's own dedupe check runs here, after the fleet's), then
      * the admission settled once with its result, where the stage runs ({@code after}).
      */
-    private CompletableFuture<Response> commit(Admission.Admitted admitted, Exchange exchange, HttpHeaders headers,
+    private CompletableFuture<Response> commit(Admission.Admitted admitted, IngestExchange exchange, HttpHeaders headers,
                                                byte[] body, String key, long nowMillis, Executor after) {
         for (Refusal shadowed : admitted.shadowRefusals()) { // shadow mode: counted, and the hook goes on
             metrics.refused(shadowed.scope());
@@ -192,27 +192,27 @@ public final class HookStage {
             commit = sink.submit(pending);
         } catch (RuntimeException e) {
             admitted.settle(null);
-            return done(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+            return done(Responses.storeUnavailable(), IngestOutcome.STORE_UNAVAILABLE);
         }
         return commit.handleAsync((result, failure) -> {
             admitted.settle(failure == null ? result : null); // a fleet settle only enqueues: never on the 2xx's critical path
             if (failure != null || result == null) {
-                return new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+                return new Response(Responses.storeUnavailable(), IngestOutcome.STORE_UNAVAILABLE);
             }
             return switch (result.status()) {
                 case ACCEPTED -> {
                     if (!pending.destinations().isEmpty()) { // its rows are durable: the dispatcher may look now
                         wakeUp();
                     }
-                    yield new Response(withLimits(Responses.accepted(result.id()), admitted.rateLimit()), Outcome.ACCEPTED);
+                    yield new Response(withLimits(Responses.accepted(result.id()), admitted.rateLimit()), IngestOutcome.ACCEPTED);
                 }
                 case DUPLICATE -> new Response(withLimits(Responses.duplicate(result.id()), admitted.rateLimit()),
-                        Outcome.DUPLICATE);
+                        IngestOutcome.DUPLICATE);
                 case OVERLOAD -> {
                     metrics.refused(RefusalScope.OVERLOAD);
-                    yield new Response(Responses.overload(), Outcome.OVERLOAD);
+                    yield new Response(Responses.overload(), IngestOutcome.OVERLOAD);
                 }
-                case STORE_UNAVAILABLE -> new Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+                case STORE_UNAVAILABLE -> new Response(Responses.storeUnavailable(), IngestOutcome.STORE_UNAVAILABLE);
             };
         }, after);
     }
@@ -232,7 +232,7 @@ public final class HookStage {
         return response;
     }
 
-    private static CompletableFuture<Response> done(FullHttpResponse response, Outcome outcome) {
+    private static CompletableFuture<Response> done(FullHttpResponse response, IngestOutcome outcome) {
         return CompletableFuture.completedFuture(new Response(response, outcome));
     }
 

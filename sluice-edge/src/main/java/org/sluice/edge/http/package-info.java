@@ -1,7 +1,7 @@
 /**
  * The ingest listener's HTTP room: the Netty handlers of a connection's pipeline, in request
  * order ({@code RequestSyntaxHandler} to {@code HookHandler}), the request's state
- * ({@code Exchange}), the writing of its one response ({@code ResponseWriter}) and every response body
+ * ({@code IngestExchange}), the writing of its one response ({@code ResponseWriter}) and every response body
  * ({@code Responses}), then the worker stage after the body ({@code HookStage}).
  *
  * <p>May use: {@code admission} (the limits a handler charges and the refusals they return),

@@ -61,7 +61,7 @@ class HookStageTest {
             HookStage stage = new HookStage(tenants, sink,
                     new IngestMetrics(new SimpleMeterRegistry(), clock, new StatsRing(() -> 0L)), () -> 0L, workers,
                     () -> wokenOn.add(Thread.currentThread().getName()));
-            Exchange exchange = new Exchange(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/hooks/a"), 0L);
+            IngestExchange exchange = new IngestExchange(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/hooks/a"), 0L);
             exchange.source = new SourceRoute("a", null, (headers, body, now) -> VerifyOutcome.OK, (headers, body) -> null,
                     List.of("downstream"));
             exchange.tenant = "default";
@@ -73,12 +73,12 @@ class HookStageTest {
             writer.submit(() -> commit.complete(CommitResult.accepted("id-1"))).get(30, TimeUnit.SECONDS);
             HookStage.Response response = answer.get(30, TimeUnit.SECONDS);
 
-            assertThat(response.outcome()).isEqualTo(Outcome.ACCEPTED);
+            assertThat(response.outcome()).isEqualTo(IngestOutcome.ACCEPTED);
             assertThat(wokenOn).containsExactly("test-worker");
             response.response().release();
 
             HookStage.Response second = stage.process(new ReceivedHook(exchange, new byte[0])).get(30, TimeUnit.SECONDS);
-            assertThat(second.outcome()).isEqualTo(Outcome.ACCEPTED);
+            assertThat(second.outcome()).isEqualTo(IngestOutcome.ACCEPTED);
             second.response().release();
         } finally {
             workers.shutdownNow();

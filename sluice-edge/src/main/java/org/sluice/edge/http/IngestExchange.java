@@ -11,7 +11,7 @@ import java.net.InetAddress;
  * confined to the channel's event loop until {@link HookHandler} hands the finished hook to
  * the worker stage (after which only that stage touches it).
  */
-final class Exchange {
+final class IngestExchange {
 
     final HttpRequest request;
     final long startNanos;
@@ -42,7 +42,7 @@ final class Exchange {
      */
     boolean sourceBytesRefused;
 
-    Exchange(HttpRequest request, long startNanos) {
+    IngestExchange(HttpRequest request, long startNanos) {
         this.request = request;
         this.startNanos = startNanos;
         this.keepAlive = HttpUtil.isKeepAlive(request);
