@@ -31,7 +31,7 @@ final class Wire {
         return new IngestMetrics(new SimpleMeterRegistry(), new ManualClock(0), new StatsRing(() -> 0L));
     }
 
-    /** A channel through {@code handlers} whose peer is {@code peer}, port 40000. */
+    /** An active channel through {@code handlers} (they have seen {@code channelActive}) whose peer is {@code peer}, port 40000. */
     static EmbeddedChannel channel(InetAddress peer, ChannelHandler... handlers) {
         InetSocketAddress remote = new InetSocketAddress(peer, 40_000);
         EmbeddedChannel channel = new EmbeddedChannel(false, false) {
