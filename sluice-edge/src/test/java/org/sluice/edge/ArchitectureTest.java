@@ -97,6 +97,16 @@ class ArchitectureTest {
             .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.http..")
             .as("admission decides, http answers: org.sluice.edge.admission should not depend on org.sluice.edge.http");
 
+    /**
+     * The fleet's answers are read in {@code admission} and reach the request path as an
+     * {@code Admission}: the HTTP room never sees the fleet module's types.
+     */
+    @ArchTest
+    static final ArchRule httpNeverReadsTheFleet = noClasses()
+            .that().resideInAPackage("org.sluice.edge.http..")
+            .should().dependOnClassesThat().resideInAPackage("org.sluice.fleet..")
+            .as("admission reads the fleet's answers: org.sluice.edge.http should not depend on org.sluice.fleet");
+
     /** The store is the bottom room: it uses sluice-core and nothing else of the edge. */
     @ArchTest
     static final ArchRule storeUsesNothingElseOfTheEdge = classes()

@@ -34,9 +34,12 @@ import org.sluice.fleet.FleetStats;
  * divided by the last known live-node count under {@code fleet.fallback: share}), and
  * queues the settle of a claim once the commit has answered.
  *
+ * <p>Its request-path methods are {@link TenantAdmission}'s alone (package-private): the
+ * fleet's answer is read there and reaches {@code http} as an {@link Admission}.
+ *
  * <p>Thread-safety: every method may be called from any thread; the client is lock-free on
- * the request path, the fallback charge is a CAS on the node's own bucket tables, and the
- * settle methods only enqueue. Nothing here blocks.
+ * the request path, the fallback charge is a CAS on the node's own bucket tables, and a
+ * claim's settle only enqueues. Nothing here blocks.
  */
 public final class FleetGate implements AutoCloseable {
 
@@ -92,7 +95,7 @@ public final class FleetGate implements AutoCloseable {
     }
 
     /** True when the tenant's quota is charged in the fleet store ({@code rate_limits.scope: fleet}). */
-    public boolean ratesInFleet() {
+    boolean ratesInFleet() {
         return rateScope;
     }
 
@@ -101,7 +104,7 @@ public final class FleetGate implements AutoCloseable {
      * fleet-scoped limit for this tenant and no fleet-scoped key): the caller goes on
      * node-local as usual.
      */
-    public CompletionStage<FleetAnswer> admit(String tenant, String source, String key, long bytes) {
+    CompletionStage<FleetAnswer> admit(String tenant, String source, String key, long bytes) {
         Limit limit = rateScope ? limits.effective(tenant).limit() : null;
         boolean charge = limit != null;
         boolean claim = dedupeScope && key != null;
@@ -119,7 +122,7 @@ public final class FleetGate implements AutoCloseable {
      * N, at least one hook of burst; the byte bucket's rate divided by N with the same burst
      * time), charged to this node's own tenant tables. Allocation-free. Null when admitted.
      */
-    public Refusal fallbackCharge(String tenant, long bytes) {
+    Refusal fallbackCharge(String tenant, long bytes) {
         Limit limit = limits.effective(tenant).limit();
         if (limit == null) {
             return null;
@@ -143,27 +146,35 @@ public final class FleetGate implements AutoCloseable {
     }
 
     /**
-     * Queues the settle of {@code token} after the commit answered: a durable hook (accepted
-     * here, or a duplicate this node's own index knew) promotes the claim under its id for
-     * the dedupe window; anything else releases it. Never blocks; a null token is a no-op.
+     * A hook's claim on its key in the fleet store ({@code token}), to settle once the commit
+     * has answered. Never blocks: settling only enqueues.
      */
-    public void settle(String tenant, String source, String key, String token, CommitResult result) {
-        if (token == null) {
-            return;
+    record Claim(FleetGate gate, String tenant, String source, String key, String token) {
+
+        /**
+         * A durable hook (accepted here, or a duplicate this node's own index knew) promotes
+         * the claim under its id for the dedupe window; anything else, including a null
+         * {@code result} (the commit failed or never started), releases it.
+         */
+        void settle(CommitResult result) {
+            if (result != null && (result.status() == CommitResult.Status.ACCEPTED
+                    || result.status() == CommitResult.Status.DUPLICATE) && result.id() != null) {
+                gate.client.settleCommitted(tenant, source, key, token, result.id(), gate.dedupeTtlSeconds);
+            } else {
+                release();
+            }
         }
-        if (result != null && (result.status() == CommitResult.Status.ACCEPTED
-                || result.status() == CommitResult.Status.DUPLICATE) && result.id() != null) {
-            client.settleCommitted(tenant, source, key, token, result.id(), dedupeTtlSeconds);
-        } else {
-            client.settleRelease(tenant, source, key, token);
+
+        /** Nothing was stored for the key (a later refusal). */
+        void release() {
+            gate.client.settleRelease(tenant, source, key, token);
         }
     }
 
-    /** Releases {@code token}'s claim: nothing was stored for its key (a later refusal). */
-    public void release(String tenant, String source, String key, String token) {
-        if (token != null) {
-            client.settleRelease(tenant, source, key, token);
-        }
+    /** The claim {@code answer} made on {@code key}, or null when it made none. */
+    Claim claim(FleetAnswer answer, String tenant, String source, String key) {
+        String token = answer.claimToken();
+        return token == null ? null : new Claim(this, tenant, source, key, token);
     }
 
     /** Best effort: forgets the tenant's fleet buckets after its override changed. */

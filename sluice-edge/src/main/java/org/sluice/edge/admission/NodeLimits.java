@@ -2,10 +2,10 @@ package org.sluice.edge.admission;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.sluice.core.AddressTable;
 import org.sluice.core.BucketTable;
 import org.sluice.core.Gcra;
@@ -17,59 +17,20 @@ import org.sluice.core.Limit;
  * and one byte bucket per configured source. Absent limits admit everything. The source
  * keys are a fixed set (the configured sources), so this table never grows with traffic.
  */
-public final class NodeLimits implements PreReadLimits {
+public final class NodeLimits extends PreReadBuckets<String> {
 
-    private static final String NODE_KEY = "node";
-
-    private final Limit perIp;
-    private final Limit node;
     private final AddressTable addresses;
     private final BucketTable buckets = new BucketTable(64);
-    private final Map<String, SourceBytes> sources;
-
-    /** One source's byte bucket: its key in {@link #buckets} and its policy. */
-    private record SourceBytes(String key, Limit limit) {
-    }
 
     /** @param sourceBytesPerSecond byte ceiling by source id */
     public NodeLimits(Optional<Limit> perIp, Optional<Limit> node, Map<String, Long> sourceBytesPerSecond) {
-        this.perIp = perIp.orElse(null);
-        this.node = node.orElse(null);
-        this.addresses = this.perIp == null ? null : new AddressTable();
-        Map<String, SourceBytes> bySource = new HashMap<>();
-        sourceBytesPerSecond.forEach((id, bps) -> bySource.put(id,
-                new SourceBytes("source/" + id, Limit.of(1, 1).withBytesPerSecond(bps))));
-        this.sources = Map.copyOf(bySource);
+        super(perIp, node, sourceBytesPerSecond, Function.identity());
+        this.addresses = perIp.isPresent() ? new AddressTable() : null;
     }
 
     @Override
-    public long chargeAddress(InetAddress client, long now) {
-        return perIp == null ? 0L : addresses.tryCharge(client, perIp, now);
-    }
-
-    /** The bucket's debt read as {@link #sourceBytesWait} reads it, then a charge's arithmetic. */
-    @Override
-    public long addressWait(InetAddress client, long now) {
-        if (perIp == null) {
-            return 0L;
-        }
-        long tolerance = perIp.toleranceNanos();
-        long debt = tolerance - (long) addresses.remaining(client, 1L, tolerance, now);
-        return Gcra.waitNanos(now + debt, now, perIp.intervalNanos(), tolerance);
-    }
-
-    @Override
-    public long chargeNode(long now) {
-        return node == null ? 0L : buckets.tryCharge(NODE_KEY, node.intervalNanos(), node.toleranceNanos(), now);
-    }
-
-    @Override
-    public long chargeSourceBytes(String source, long bytes, long now) {
-        SourceBytes s = sources.get(source);
-        if (s == null || bytes <= 0) {
-            return 0L;
-        }
-        return buckets.tryCharge(s.key(), s.limit().byteIncrementNanos(bytes), s.limit().byteToleranceNanos(), now);
+    long tryCharge(String key, long increment, long tolerance, long now) {
+        return buckets.tryCharge(key, increment, tolerance, now);
     }
 
     /**
@@ -78,14 +39,22 @@ public final class NodeLimits implements PreReadLimits {
      * then the same arithmetic a charge runs.
      */
     @Override
-    public long sourceBytesWait(String source, long bytes, long now) {
-        SourceBytes s = sources.get(source);
-        if (s == null || bytes <= 0) {
-            return 0L;
-        }
-        long tolerance = s.limit().byteToleranceNanos();
-        long debt = tolerance - (long) buckets.remaining(s.key(), 1L, tolerance, now);
-        return Gcra.waitNanos(now + debt, now, s.limit().byteIncrementNanos(bytes), tolerance);
+    long waitNanos(String key, long increment, long tolerance, long now) {
+        long debt = tolerance - (long) buckets.remaining(key, 1L, tolerance, now);
+        return Gcra.waitNanos(now + debt, now, increment, tolerance);
+    }
+
+    @Override
+    long chargeAddress(InetAddress client, Limit perIp, long now) {
+        return addresses.tryCharge(client, perIp, now);
+    }
+
+    /** The bucket's debt read as {@link #waitNanos} reads it, then a charge's arithmetic. */
+    @Override
+    long addressWait(InetAddress client, Limit perIp, long now) {
+        long tolerance = perIp.toleranceNanos();
+        long debt = tolerance - (long) addresses.remaining(client, 1L, tolerance, now);
+        return Gcra.waitNanos(now + debt, now, perIp.intervalNanos(), tolerance);
     }
 
     /**

@@ -12,24 +12,22 @@ import org.sluice.core.Limit;
  * A GCRA bucket is a quota of {@code burst} hooks that refills at {@code rate}: the window
  * {@code w} is the time a whole burst takes to refill, and {@code t} the time until the
  * bucket is full again (0 when it is).
+ *
+ * @param policy the {@code RateLimit-Policy} value
+ * @param current the {@code RateLimit} value
  */
-final class RateLimitFields {
+public record RateLimitFields(String policy, String current) {
 
     static final String POLICY = "tenant";
 
-    private RateLimitFields() {
-    }
-
-    /** {@code [RateLimit-Policy, RateLimit]}. */
-    static String[] of(Limit limit, double remaining) {
+    /** The fields of a bucket under {@code limit} that holds {@code remaining} hooks. */
+    static RateLimitFields of(Limit limit, double remaining) {
         long burst = limit.burst();
         long window = Math.max(1L, (long) Math.ceil(burst / limit.rate()));
         long left = (long) Math.floor(Math.max(0.0, Math.min(burst, remaining)));
         double missing = burst - Math.max(0.0, Math.min(burst, remaining));
         long reset = (long) Math.ceil(missing / limit.rate());
-        return new String[] {
-            "\"" + POLICY + "\";q=" + burst + ";w=" + window,
-            "\"" + POLICY + "\";r=" + left + ";t=" + reset
-        };
+        return new RateLimitFields("\"" + POLICY + "\";q=" + burst + ";w=" + window,
+                "\"" + POLICY + "\";r=" + left + ";t=" + reset);
     }
 }

@@ -9,7 +9,7 @@ import org.sluice.fleet.FleetAnswer;
  * A value, never an exception. Each limiter's own answer is turned into one here, and only
  * here; {@code http.Responses} turns it into the response.
  */
-public record Refusal(RefusalScope scope, long waitNanos) implements ShareResult {
+public record Refusal(RefusalScope scope, long waitNanos) {
 
     /** The tenant's quota refused ({@link TenantDecision#admitted()} false): its hook or byte bucket. */
     static Refusal of(TenantDecision decision) {
@@ -23,7 +23,7 @@ public record Refusal(RefusalScope scope, long waitNanos) implements ShareResult
     }
 
     /** The fleet store refused the tenant's quota. */
-    public static Refusal of(FleetAnswer.RateLimited limited) {
+    static Refusal of(FleetAnswer.RateLimited limited) {
         return new Refusal(limited.scope() == FleetAnswer.Scope.TENANT_BYTES ? RefusalScope.TENANT_BYTES : RefusalScope.TENANT,
                 limited.waitMs() * 1_000_000L);
     }

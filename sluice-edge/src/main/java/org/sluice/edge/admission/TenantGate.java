@@ -1,32 +1,31 @@
 package org.sluice.edge.admission;
 
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
 /**
- * The tenant's side of admission, after verification and the duplicate check: its quota
- * (hooks, then bytes), its queue share, its body limit and the RateLimit header fields.
- * Thread-safe; called from the worker stage. Refusals are values.
+ * The tenant's side of admission, after verification and the duplicate check of the node's
+ * own store: one call per hook ({@link #admit}) whose answer is an {@link Admission}.
+ * Thread-safe; called by the hook's stage, on its connection's event loop for a small body
+ * and on a worker for a big one. Nothing here blocks; refusals are values.
  */
 public interface TenantGate {
 
-    /** The biggest body {@code tenant} may send. */
+    /**
+     * The biggest body {@code tenant} may send: asked before the body is read (by the
+     * pipeline's size check and the refusal fast path, on the event loops).
+     */
     long bodyLimit(String tenant);
 
-    /** Charges one hook of {@code bytes}; null when admitted. */
-    Refusal charge(String tenant, long bytes);
-
     /**
-     * Counts one hook of {@code bytes} against the tenant's queue share.
-     *
-     * @return a lease to give back with {@link #release} ({@link Lease#NONE} when the tenant
-     *     has no queue limit), or a {@link Refusal} (scope {@link RefusalScope#TENANT_OVERLOAD})
+     * Decides one hook of {@code bytes} from {@code tenant} on {@code source}, with its
+     * dedupe key ({@code key}, null: none): under the fleet scope the fleet's answer (its
+     * quota, its claim on the key), then the tenant's quota (hooks, then bytes), then its
+     * share of the node's queue. Complete at once unless the fleet store is asked; then its
+     * answer is read on {@code after}, never on the store client's threads.
      */
-    ShareResult acquire(String tenant, long bytes);
+    CompletionStage<Admission> admit(String tenant, String source, String key, long bytes, Executor after);
 
-    /** Gives back what {@link #acquire} counted; safe with {@link Lease#NONE}. */
-    void release(Lease lease);
-
-    /**
-     * The {@code RateLimit-Policy} and {@code RateLimit} field values for a tenant under a
-     * limit, or null when it has none.
-     */
-    String[] rateLimitHeaders(String tenant);
+    /** The answer for a hook the node's own store already holds under {@code hookId}. */
+    Admission.Duplicate knownDuplicate(String tenant, String hookId);
 }

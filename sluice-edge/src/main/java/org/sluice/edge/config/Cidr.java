@@ -94,7 +94,7 @@ public final class Cidr {
     /** True when {@code address} (IPv4-mapped IPv6 folded to IPv4) is in this network. */
     public boolean contains(InetAddress address) {
         byte[] b = address.getAddress();
-        if (b.length == 16 && isMapped(b)) {
+        if (b.length == 16 && IpLiterals.isV4Mapped(b)) {
             return v4 && ((((b[12] & 0xFFL) << 24) | ((b[13] & 0xFFL) << 16) | ((b[14] & 0xFFL) << 8) | (b[15] & 0xFFL)) & maskLo) == lo;
         }
         if (b.length == 4) {
@@ -154,15 +154,6 @@ public final class Cidr {
         } catch (java.net.UnknownHostException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static boolean isMapped(byte[] b) {
-        for (int i = 0; i < 10; i++) {
-            if (b[i] != 0) {
-                return false;
-            }
-        }
-        return b[10] == (byte) 0xff && b[11] == (byte) 0xff;
     }
 
     /** The JDK's IPv6 text with the longest run of zero groups collapsed to {@code ::}. */

@@ -6,7 +6,7 @@ import java.net.UnknownHostException;
 /**
  * Parses IP address literals without ever touching DNS, and folds IPv4-mapped IPv6
  * addresses ({@code ::ffff:a.b.c.d}) onto their IPv4 address. Shared by the config
- * ({@code trusted_proxies}) and the HTTP layer ({@code X-Forwarded-For} entries).
+ * ({@code trusted_proxies}, {@code Cidr}) and the HTTP layer ({@code X-Forwarded-For} entries).
  */
 public final class IpLiterals {
 
@@ -46,18 +46,23 @@ public final class IpLiterals {
     /** {@code ::ffff:a.b.c.d} as the IPv4 address {@code a.b.c.d}; any other address unchanged. */
     public static InetAddress unmap(InetAddress address) {
         byte[] b = address.getAddress();
-        if (b.length != 16) {
-            return address;
-        }
-        for (int i = 0; i < 10; i++) {
-            if (b[i] != 0) {
-                return address;
-            }
-        }
-        if (b[10] != (byte) 0xff || b[11] != (byte) 0xff) {
+        if (b.length != 16 || !isV4Mapped(b)) {
             return address;
         }
         return byAddress(new byte[] {b[12], b[13], b[14], b[15]});
+    }
+
+    /**
+     * True when the 16 bytes of an IPv6 address are an IPv4-mapped one: ten zero bytes, two
+     * {@code 0xff} bytes, then the IPv4 address. The one copy of the rule.
+     */
+    public static boolean isV4Mapped(byte[] ipv6) {
+        for (int i = 0; i < 10; i++) {
+            if (ipv6[i] != 0) {
+                return false;
+            }
+        }
+        return ipv6[10] == (byte) 0xff && ipv6[11] == (byte) 0xff;
     }
 
     private static byte[] parseV4(String text) {

@@ -45,7 +45,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
     private final InflightBodies bodies;
     private final IngestMetrics metrics;
 
-    private Exchange current;
+    private IngestExchange current;
     private byte[] body;
     private int length;
 
@@ -64,7 +64,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof Exchange exchange) {
+        if (msg instanceof IngestExchange exchange) {
             start(ctx, exchange);
             return;
         }
@@ -77,17 +77,17 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
                 return; // the rest of a refused request's body: dropped unread
             }
             if (content.decoderResult().isFailure()) {
-                abort(ctx, Responses.badRequest(), Outcome.BAD_REQUEST);
+                abort(ctx, Responses.badRequest(), IngestOutcome.BAD_REQUEST);
                 return;
             }
             ByteBuf chunk = content.content();
             int n = chunk.readableBytes();
             if ((long) length + n > current.bodyLimit) {
-                abort(ctx, Responses.payloadTooLarge(current.bodyLimit), Outcome.PAYLOAD_TOO_LARGE);
+                abort(ctx, Responses.payloadTooLarge(current.bodyLimit), IngestOutcome.PAYLOAD_TOO_LARGE);
                 return;
             }
             if (length + n > body.length && !grow(length + n)) {
-                abort(ctx, Responses.overload(), Outcome.OVERLOAD);
+                abort(ctx, Responses.overload(), IngestOutcome.OVERLOAD);
                 return;
             }
             chunk.readBytes(body, length, n);
@@ -100,7 +100,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void start(ChannelHandlerContext ctx, Exchange exchange) {
+    private void start(ChannelHandlerContext ctx, IngestExchange exchange) {
         if (exchange.bodyRead) {
             ctx.fireChannelRead(new ReceivedHook(exchange, new byte[0]));
             // the codec still sends an empty LastHttpContent for this request: released above
@@ -108,7 +108,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
         }
         int capacity = initialCapacity(exchange.declaredLength, exchange.bodyLimit);
         if (!bodies.tryHold(capacity)) { // BodyRoomHandler saw room a moment ago; another loop took it since
-            ResponseWriter.send(ctx, exchange, Responses.overload(), Outcome.OVERLOAD, metrics);
+            ResponseWriter.send(ctx, exchange, Responses.overload(), IngestOutcome.OVERLOAD, metrics);
             return;
         }
         current = exchange;
@@ -128,7 +128,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
     }
 
     private void finish(ChannelHandlerContext ctx) {
-        Exchange exchange = current;
+        IngestExchange exchange = current;
         byte[] received = length == body.length ? body : Arrays.copyOf(body, length);
         bodies.release(body.length - received.length); // from here on the hook holds exactly its body
         reset();
@@ -139,7 +139,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
                 metrics.refused(RefusalScope.SOURCE);
                 if (!shadow) {
                     bodies.release(received.length);
-                    ResponseWriter.send(ctx, exchange, Responses.refused(RefusalScope.SOURCE, wait), Outcome.RATE_LIMITED, metrics);
+                    ResponseWriter.send(ctx, exchange, Responses.refused(RefusalScope.SOURCE, wait), IngestOutcome.RATE_LIMITED, metrics);
                     return;
                 }
             }
@@ -148,8 +148,8 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
     }
 
     /** Answers the current request before its body is complete: its buffer is given back. */
-    private void abort(ChannelHandlerContext ctx, FullHttpResponse answer, Outcome outcome) {
-        Exchange refused = current;
+    private void abort(ChannelHandlerContext ctx, FullHttpResponse answer, IngestOutcome outcome) {
+        IngestExchange refused = current;
         bodies.release(body.length);
         reset();
         ResponseWriter.send(ctx, refused, answer, outcome, metrics);

@@ -2,7 +2,6 @@ package org.sluice.edge.http;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
  * Pipeline position: after {@link PreReadAdmissionHandler}, before {@link ContinueHandler}; no
@@ -15,23 +14,22 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * the same {@code 503} in the rare case another event loop took the room in between.
  */
 @ChannelHandler.Sharable
-public final class BodyRoomHandler extends ChannelInboundHandlerAdapter {
+public final class BodyRoomHandler extends ExchangeHandler {
 
     private final InflightBodies bodies;
-    private final IngestMetrics metrics;
 
     public BodyRoomHandler(InflightBodies bodies, IngestMetrics metrics) {
+        super(metrics);
         this.bodies = bodies;
-        this.metrics = metrics;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof Exchange exchange && exchange.bodyPending()
+    void read(ChannelHandlerContext ctx, IngestExchange exchange) {
+        if (exchange.bodyPending()
                 && !bodies.hasRoom(BodyAggregator.initialCapacity(exchange.declaredLength, exchange.bodyLimit))) {
-            ResponseWriter.send(ctx, exchange, Responses.overload(), Outcome.OVERLOAD, metrics);
+            answer(ctx, exchange, Responses.overload(), IngestOutcome.OVERLOAD);
             return;
         }
-        ctx.fireChannelRead(msg);
+        ctx.fireChannelRead(exchange);
     }
 }

@@ -2,7 +2,6 @@ package org.sluice.edge.http;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.function.ToLongFunction;
 
 /**
@@ -15,25 +14,24 @@ import java.util.function.ToLongFunction;
  * one is counted by {@link BodyAggregator} as it arrives.
  */
 @ChannelHandler.Sharable
-public final class BodySizeHandler extends ChannelInboundHandlerAdapter {
+public final class BodySizeHandler extends ExchangeHandler {
 
     private final ToLongFunction<String> bodyLimitForTenant;
-    private final IngestMetrics metrics;
 
     public BodySizeHandler(ToLongFunction<String> bodyLimitForTenant, IngestMetrics metrics) {
+        super(metrics);
         this.bodyLimitForTenant = bodyLimitForTenant;
-        this.metrics = metrics;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof Exchange exchange) || exchange.bodyRead) {
-            ctx.fireChannelRead(msg); // a request without a body has no limit to look up
+    void read(ChannelHandlerContext ctx, IngestExchange exchange) {
+        if (exchange.bodyRead) {
+            ctx.fireChannelRead(exchange); // a request without a body has no limit to look up
             return;
         }
         exchange.bodyLimit = bodyLimitForTenant.applyAsLong(exchange.tenant);
         if (exchange.declaredLength > exchange.bodyLimit) {
-            ResponseWriter.send(ctx, exchange, Responses.payloadTooLarge(exchange.bodyLimit), Outcome.PAYLOAD_TOO_LARGE, metrics);
+            answer(ctx, exchange, Responses.payloadTooLarge(exchange.bodyLimit), IngestOutcome.PAYLOAD_TOO_LARGE);
             return;
         }
         ctx.fireChannelRead(exchange);

@@ -2,7 +2,6 @@ package org.sluice.edge.http;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -17,33 +16,28 @@ import java.util.function.Predicate;
  * the client is {@code 400 {"error":"invalid_forwarded_for"}}.
  */
 @ChannelHandler.Sharable
-public final class ClientAddressHandler extends ChannelInboundHandlerAdapter {
+public final class ClientAddressHandler extends ExchangeHandler {
 
     private static final String X_FORWARDED_FOR = "X-Forwarded-For";
 
     private final Predicate<InetAddress> trustedProxy;
-    private final IngestMetrics metrics;
 
     public ClientAddressHandler(Predicate<InetAddress> trustedProxy, IngestMetrics metrics) {
+        super(metrics);
         this.trustedProxy = trustedProxy;
-        this.metrics = metrics;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof Exchange exchange)) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
+    void read(ChannelHandlerContext ctx, IngestExchange exchange) {
         SocketAddress remote = ctx.channel().remoteAddress();
         if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null) {
-            ResponseWriter.send(ctx, exchange, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
+            answer(ctx, exchange, Responses.badRequest(), IngestOutcome.BAD_REQUEST);
             return;
         }
         List<String> lines = exchange.request.headers().getAll(X_FORWARDED_FOR);
         ForwardedFor.Result result = ForwardedFor.resolve(inet.getAddress(), lines, trustedProxy);
         if (result.invalid()) {
-            ResponseWriter.send(ctx, exchange, Responses.invalidForwardedFor(), Outcome.BAD_REQUEST, metrics);
+            answer(ctx, exchange, Responses.invalidForwardedFor(), IngestOutcome.BAD_REQUEST);
             return;
         }
         exchange.client = result.client();

@@ -2,7 +2,6 @@ package org.sluice.edge.http;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -19,24 +18,18 @@ import io.netty.handler.codec.http.HttpVersion;
  * it was going to be refused. Any other expectation is 417.
  */
 @ChannelHandler.Sharable
-public final class ContinueHandler extends ChannelInboundHandlerAdapter {
-
-    private final IngestMetrics metrics;
+public final class ContinueHandler extends ExchangeHandler {
 
     public ContinueHandler(IngestMetrics metrics) {
-        this.metrics = metrics;
+        super(metrics);
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof Exchange exchange)) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
+    void read(ChannelHandlerContext ctx, IngestExchange exchange) {
         String expect = exchange.request.headers().get(HttpHeaderNames.EXPECT);
         if (expect != null) {
             if (!HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim())) {
-                ResponseWriter.send(ctx, exchange, Responses.expectationFailed(), Outcome.BAD_REQUEST, metrics);
+                answer(ctx, exchange, Responses.expectationFailed(), IngestOutcome.BAD_REQUEST);
                 return;
             }
             if (exchange.bodyPending()) {

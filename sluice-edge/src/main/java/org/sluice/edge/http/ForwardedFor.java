@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
 import java.util.function.Predicate;
+import org.sluice.edge.config.IpLiterals;
 
 /**
  * Finds the client's address behind trusted proxies: pure, no DNS, no allocation beyond
@@ -32,7 +33,7 @@ final class ForwardedFor {
     }
 
     static Result resolve(InetAddress peer, List<String> headerLines, Predicate<InetAddress> trusted) {
-        InetAddress normalPeer = normalise(peer);
+        InetAddress normalPeer = IpLiterals.unmap(peer);
         if (headerLines.isEmpty() || !trusted.test(normalPeer)) {
             return new Result(normalPeer, false);
         }
@@ -88,30 +89,9 @@ final class ForwardedFor {
             return null;
         }
         try {
-            return normalise(InetAddress.getByAddress(bytes));
+            return IpLiterals.unmap(InetAddress.getByAddress(bytes));
         } catch (UnknownHostException e) {
             return null;
-        }
-    }
-
-    /** An IPv4-mapped IPv6 address as its IPv4 address; anything else unchanged. */
-    static InetAddress normalise(InetAddress address) {
-        byte[] b = address.getAddress();
-        if (b.length != 16) {
-            return address;
-        }
-        for (int i = 0; i < 10; i++) {
-            if (b[i] != 0) {
-                return address;
-            }
-        }
-        if (b[10] != (byte) 0xff || b[11] != (byte) 0xff) {
-            return address;
-        }
-        try {
-            return InetAddress.getByAddress(new byte[] {b[12], b[13], b[14], b[15]});
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
         }
     }
 

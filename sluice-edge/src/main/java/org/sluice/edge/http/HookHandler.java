@@ -63,14 +63,14 @@ public final class HookHandler extends ChannelInboundHandlerAdapter {
             try {
                 answer = CompletableFuture.supplyAsync(() -> stage.process(hook), workers).thenCompose(f -> f);
             } catch (RejectedExecutionException e) {
-                answer = CompletableFuture.completedFuture(new HookStage.Response(Responses.overload(), Outcome.OVERLOAD));
+                answer = CompletableFuture.completedFuture(new HookStage.Response(Responses.overload(), IngestOutcome.OVERLOAD));
             }
         }
         answer.whenComplete((a, failure) -> ctx.executor().execute(() -> {
             HookStage.Response reply = a;
             if (failure != null) { // a store read that threw (closed, I/O error) or a bug: never unanswered
                 FAILURES.warn("hook not processed, answered 503 store_unavailable: " + failure, failure);
-                reply = new HookStage.Response(Responses.storeUnavailable(), Outcome.STORE_UNAVAILABLE);
+                reply = new HookStage.Response(Responses.storeUnavailable(), IngestOutcome.STORE_UNAVAILABLE);
             }
             if (inFlight.draining()) {
                 ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);

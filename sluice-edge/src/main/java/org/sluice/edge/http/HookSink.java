@@ -20,7 +20,12 @@ public interface HookSink {
         return DuplicateLookup.NEEDS_DISK;
     }
 
-    /** Commits the hook; completes on the intake's writer thread. */
+    /**
+     * Commits the hook. The future completes on an intake writer thread once the hook's batch
+     * is written, on the intake's deadline thread when its batch had not started by the
+     * commit deadline ({@code OVERLOAD}), or is complete on return when the intake's queue is
+     * full or closing ({@code OVERLOAD}); the caller continues on a thread of its own.
+     */
     CompletableFuture<CommitResult> submit(PendingHook hook);
 
     /**

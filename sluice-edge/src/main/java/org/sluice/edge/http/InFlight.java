@@ -3,7 +3,8 @@ package org.sluice.edge.http;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Counts the hooks handed to the worker stage and not yet answered, so that a graceful stop
+ * Counts the hooks handed to their stage ({@link HookStage}, on the event loop or a worker) and
+ * not yet answered, so that a graceful stop
  * can wait them out. Once draining, every answer closes its connection.
  */
 public final class InFlight {

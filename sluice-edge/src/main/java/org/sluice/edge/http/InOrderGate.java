@@ -15,7 +15,8 @@ import java.util.ArrayDeque;
  * {@code http.max_connections_per_ip} is set), before {@link ReadDeadlineHandler}.
  *
  * <p>Concern: HTTP/1.1 answers leave in request order. A request whose answer is still being
- * worked on (its hook is on a worker) holds back everything the client sent after it: those
+ * worked on (its hook's stage waits for a disk read, the fleet or the commit, or runs on a
+ * worker) holds back everything the client sent after it: those
  * messages wait here, in arrival order, and the connection stops reading until the answer
  * is written; then they are released one request at a time. Without this, a pipelined
  * request decoded in the same read as a hook could be answered first.

@@ -14,7 +14,7 @@ import org.sluice.edge.stats.StatsRing;
 /**
  * The request path's meters, created once at boot so the hot path only increments:
  * {@code sluice_ingest_requests_total{outcome}}, {@code sluice_admission_refusals_total{scope}}
- * and {@code sluice_ingest_duration_seconds}. Label values come from {@link Outcome} and
+ * and {@code sluice_ingest_duration_seconds}. Label values come from {@link IngestOutcome} and
  * {@link RefusalScope} only, never from a request. The same events feed the per-second
  * {@link StatsRing} behind {@code GET /v1/stats/timeseries}.
  */
@@ -27,24 +27,24 @@ public final class IngestMetrics {
         Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(15)
     };
 
-    private final Map<Outcome, Counter> requests = new EnumMap<>(Outcome.class);
+    private final Map<IngestOutcome, Counter> requests = new EnumMap<>(IngestOutcome.class);
     private final Map<RefusalScope, Counter> refusals = new EnumMap<>(RefusalScope.class);
     private final Timer duration;
     private final Clock clock;
     private final StatsRing ring;
-    private final StatsRing.Series[] ringByOutcome = new StatsRing.Series[Outcome.values().length];
+    private final StatsRing.Series[] ringByOutcome = new StatsRing.Series[IngestOutcome.values().length];
     private final StatsRing.Series[] ringByScope = new StatsRing.Series[RefusalScope.values().length];
 
     public IngestMetrics(MeterRegistry registry, Clock clock, StatsRing ring) {
         this.clock = clock;
         this.ring = ring;
-        ringByOutcome[Outcome.ACCEPTED.ordinal()] = StatsRing.Series.ACCEPTED;
-        ringByOutcome[Outcome.DUPLICATE.ordinal()] = StatsRing.Series.DUPLICATE;
-        ringByOutcome[Outcome.VERIFICATION_FAILED.ordinal()] = StatsRing.Series.VERIFICATION_FAILED;
+        ringByOutcome[IngestOutcome.ACCEPTED.ordinal()] = StatsRing.Series.ACCEPTED;
+        ringByOutcome[IngestOutcome.DUPLICATE.ordinal()] = StatsRing.Series.DUPLICATE;
+        ringByOutcome[IngestOutcome.VERIFICATION_FAILED.ordinal()] = StatsRing.Series.VERIFICATION_FAILED;
         for (RefusalScope scope : RefusalScope.values()) {
             ringByScope[scope.ordinal()] = StatsRing.Series.valueOf("REFUSED_" + scope.name());
         }
-        for (Outcome outcome : Outcome.values()) {
+        for (IngestOutcome outcome : IngestOutcome.values()) {
             requests.put(outcome, Counter.builder("sluice.ingest.requests")
                     .description("Ingest requests answered, by outcome")
                     .tag("outcome", outcome.label)
@@ -62,13 +62,13 @@ public final class IngestMetrics {
                 .register(registry);
     }
 
-    void answered(Outcome outcome, long startNanos) {
+    void answered(IngestOutcome outcome, long startNanos) {
         requests.get(outcome).increment();
         StatsRing.Series series = ringByOutcome[outcome.ordinal()];
         if (series != null) {
             ring.add(series);
         }
-        if (startNanos != 0L && outcome != Outcome.PROBE) {
+        if (startNanos != 0L && outcome != IngestOutcome.PROBE) {
             duration.record(Math.max(0L, clock.nanoTime() - startNanos), TimeUnit.NANOSECONDS);
         }
     }
@@ -78,7 +78,7 @@ public final class IngestMetrics {
         ring.add(ringByScope[scope.ordinal()]);
     }
 
-    double count(Outcome outcome) {
+    double count(IngestOutcome outcome) {
         return requests.get(outcome).count();
     }
 

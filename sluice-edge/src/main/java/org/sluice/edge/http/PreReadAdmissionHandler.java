@@ -63,7 +63,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
     private final IngestMetrics metrics;
 
     /** A refused request whose small body may still arrive whole in the current read, and its answer. */
-    private Exchange held;
+    private IngestExchange held;
     private FullHttpResponse heldAnswer;
 
     public PreReadAdmissionHandler(PreReadLimits limits, Clock clock, boolean shadow, RefusedBody refusedBody,
@@ -81,7 +81,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
             bodyOfHeld(ctx, content);
             return;
         }
-        if (!(msg instanceof Exchange exchange)) {
+        if (!(msg instanceof IngestExchange exchange)) {
             ctx.fireChannelRead(msg);
             return;
         }
@@ -100,7 +100,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
         ctx.fireChannelRead(exchange);
     }
 
-    private boolean refused(ChannelHandlerContext ctx, Exchange exchange, RefusalScope scope, long waitNanos) {
+    private boolean refused(ChannelHandlerContext ctx, IngestExchange exchange, RefusalScope scope, long waitNanos) {
         if (waitNanos == 0) {
             return false;
         }
@@ -117,7 +117,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
             return true;
         }
         exchange.dropBody = small && refusedBody == RefusedBody.DISCARD;
-        ResponseWriter.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
+        ResponseWriter.send(ctx, exchange, answer, IngestOutcome.RATE_LIMITED, metrics);
         return true;
     }
 
@@ -144,11 +144,11 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
     }
 
     private void answerHeld(ChannelHandlerContext ctx) {
-        Exchange exchange = held;
+        IngestExchange exchange = held;
         FullHttpResponse answer = heldAnswer;
         held = null;
         heldAnswer = null;
-        ResponseWriter.send(ctx, exchange, answer, Outcome.RATE_LIMITED, metrics);
+        ResponseWriter.send(ctx, exchange, answer, IngestOutcome.RATE_LIMITED, metrics);
     }
 
     @Override

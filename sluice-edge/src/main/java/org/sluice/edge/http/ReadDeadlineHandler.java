@@ -164,7 +164,7 @@ public final class ReadDeadlineHandler extends ChannelDuplexHandler {
             return;
         }
         if (inRequest && !answered) {
-            metrics.answered(Outcome.TIMEOUT, 0L);
+            metrics.answered(IngestOutcome.TIMEOUT, 0L);
             FullHttpResponse response = Responses.requestTimeout();
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);

@@ -1,5 +1,5 @@
 package org.sluice.edge.http;
 
 /** A request whose body has been read whole: what {@link HookHandler} works on. */
-record ReceivedHook(Exchange exchange, byte[] body) {
+record ReceivedHook(IngestExchange exchange, byte[] body) {
 }

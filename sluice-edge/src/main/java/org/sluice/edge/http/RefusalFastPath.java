@@ -12,7 +12,9 @@ import java.util.function.ToLongFunction;
 import org.sluice.core.Clock;
 import org.sluice.edge.admission.PreReadLimits;
 import org.sluice.edge.admission.RefusalScope;
+import org.sluice.edge.config.IpLiterals;
 import org.sluice.edge.config.RefusedBody;
+import org.sluice.edge.verify.HttpTokens;
 
 /**
  * Pipeline position: first after the {@code SslHandler} (if any), before the HTTP codec; it
@@ -20,7 +22,7 @@ import org.sluice.edge.config.RefusedBody;
  * is set, outside shadow mode, under {@code routing: path}.
  *
  * <p>Concern: refusing a per-address flood at the cost of a table lookup. A refused request
- * needs no request object, no header map, no {@link Exchange} and no handler after this one:
+ * needs no request object, no header map, no {@link IngestExchange} and no handler after this one:
  * this handler reads the request's head in place, and when the pipeline would answer it
  * {@code 429 rate_limited, scope ip} and keep the connection, it writes those same bytes
  * ({@link Responses#writeRateLimited}) and skips the request. Every other request goes on to
@@ -226,7 +228,7 @@ public final class RefusalFastPath extends ChannelInboundHandlerAdapter {
             answers = ctx.alloc().ioBuffer(256);
         }
         Responses.writeRateLimited(answers, RefusalScope.IP, wait);
-        shared.metrics.answered(Outcome.RATE_LIMITED, now);
+        shared.metrics.answered(IngestOutcome.RATE_LIMITED, now);
         return true;
     }
 
@@ -284,7 +286,7 @@ public final class RefusalFastPath extends ChannelInboundHandlerAdapter {
         if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null) {
             return false;
         }
-        InetAddress peer = ForwardedFor.normalise(inet.getAddress());
+        InetAddress peer = IpLiterals.unmap(inet.getAddress());
         if (shared.trustedProxy.test(peer)) {
             return false; // the client may be named in X-Forwarded-For: the pipeline reads it
         }
@@ -450,27 +452,23 @@ public final class RefusalFastPath extends ChannelInboundHandlerAdapter {
         return length == lowerName.length && regionEquals(in, at, lowerName, true);
     }
 
-    /** RFC 9110 token, as {@link RequestSyntaxHandler} checks a header name. */
+    /** RFC 9110 token ({@link HttpTokens}), as {@link RequestSyntaxHandler} checks a header name. */
     private static boolean isToken(ByteBuf in, int from, int to) {
         if (from >= to) {
             return false;
         }
         for (int i = from; i < to; i++) {
-            byte c = in.getByte(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c)
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) {
+            if (!HttpTokens.isTchar(in.getByte(i))) {
                 return false;
             }
         }
         return true;
     }
 
-    /** No control byte but tab, as {@link RequestSyntaxHandler} checks a header value. */
+    /** No control byte but tab ({@link HttpTokens#isFieldValueByte}), as {@link RequestSyntaxHandler} checks a header value. */
     private static boolean isFieldValue(ByteBuf in, int from, int to) {
         for (int i = from; i < to; i++) {
-            int c = in.getByte(i) & 0xff;
-            if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            if (!HttpTokens.isFieldValueByte(in.getByte(i) & 0xff)) {
                 return false;
             }
         }

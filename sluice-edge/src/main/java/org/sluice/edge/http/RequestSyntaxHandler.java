@@ -10,6 +10,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.Iterator;
 import java.util.Map;
 import org.sluice.core.Clock;
+import org.sluice.edge.verify.HttpTokens;
 
 /**
  * Pipeline position: after the HTTP codec, {@link InOrderGate} and {@link ReadDeadlineHandler};
@@ -22,7 +23,7 @@ import org.sluice.core.Clock;
  * after it ({@link ResponseWriter#sendAndEnd}: the request's framing cannot be trusted, so
  * nothing after its head is parsed as another request). The codec's own header
  * validation is off so that this handler can name the header. A well-formed request
- * becomes an {@link Exchange} for the handlers after it; body chunks pass through.
+ * becomes an {@link IngestExchange} for the handlers after it; body chunks pass through.
  */
 @ChannelHandler.Sharable
 public final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
@@ -42,25 +43,25 @@ public final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ReferenceCountUtil.release(msg); // a DefaultHttpRequest holds no buffer; a full one might
-        Exchange exchange;
+        IngestExchange exchange;
         DecoderResult result = request.decoderResult();
         if (result.isFailure()) {
             // The codec discards the rest of the connection after a failure: answer and close.
             boolean tooLarge = result.cause() instanceof TooLongHttpHeaderException;
-            ResponseWriter.send(ctx, null, tooLarge ? Responses.headersTooLarge() : Responses.badRequest(), Outcome.BAD_REQUEST,
+            ResponseWriter.send(ctx, null, tooLarge ? Responses.headersTooLarge() : Responses.badRequest(), IngestOutcome.BAD_REQUEST,
                     metrics);
             return;
         }
         try {
-            exchange = new Exchange(request, clock.nanoTime());
+            exchange = new IngestExchange(request, clock.nanoTime());
         } catch (NumberFormatException e) {
-            ResponseWriter.send(ctx, null, Responses.badRequest(), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.send(ctx, null, Responses.badRequest(), IngestOutcome.BAD_REQUEST, metrics);
             return;
         }
         String bad = invalidHeader(request);
         if (bad != null) {
             // whichever header it is, a proxy in front may have framed the request by it: end the connection
-            ResponseWriter.sendAndEnd(ctx, exchange, Responses.invalidHeader(bad), Outcome.BAD_REQUEST, metrics);
+            ResponseWriter.sendAndEnd(ctx, exchange, Responses.invalidHeader(bad), IngestOutcome.BAD_REQUEST, metrics);
             return;
         }
         ctx.fireChannelRead(exchange);
@@ -72,33 +73,17 @@ public final class RequestSyntaxHandler extends ChannelInboundHandlerAdapter {
         while (it.hasNext()) {
             Map.Entry<CharSequence, CharSequence> header = it.next();
             CharSequence name = header.getKey();
-            if (!isToken(name) || !isFieldValue(header.getValue())) {
+            if (!HttpTokens.isToken(name) || !isFieldValue(header.getValue())) {
                 return name.toString();
             }
         }
         return null;
     }
 
-    private static boolean isToken(CharSequence name) {
-        if (name.length() == 0) {
-            return false;
-        }
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** VCHAR, obs-text, space and tab; no other control byte (NUL, CR, LF, DEL...). */
+    /** Every character a field value may hold ({@link HttpTokens#isFieldValueByte}). */
     private static boolean isFieldValue(CharSequence value) {
         for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if ((c < 0x20 && c != '\t') || c == 0x7f || c > 0xff) {
+            if (!HttpTokens.isFieldValueByte(value.charAt(i))) {
                 return false;
             }
         }

@@ -16,7 +16,7 @@ import io.netty.util.AttributeKey;
  * (the answer, a half-close, the body's in-flight bytes drained unparsed, then the close),
  * unless the body has been received meanwhile ({@code http.refused_body: close_if_incomplete},
  * see {@link PreReadAdmissionHandler}) or {@code http.refused_body: discard} chose to drop a
- * small body in place (see {@link Exchange#dropBody}): then what arrives of it is released
+ * small body in place (see {@link IngestExchange#dropBody}): then what arrives of it is released
  * unread by {@link BodyAggregator} and the connection stays open.
  *
  * <p>Called on the channel's event loop only.
@@ -34,7 +34,7 @@ final class ResponseWriter {
     private ResponseWriter() {
     }
 
-    static void send(ChannelHandlerContext ctx, Exchange exchange, FullHttpResponse response, Outcome outcome,
+    static void send(ChannelHandlerContext ctx, IngestExchange exchange, FullHttpResponse response, IngestOutcome outcome,
             IngestMetrics metrics) {
         metrics.answered(outcome, exchange == null ? 0L : exchange.startNanos);
         boolean close = exchange == null || !exchange.keepAlive || exchange.mustCloseAfterAnswer()
@@ -64,8 +64,8 @@ final class ResponseWriter {
      * of them is parsed. The close lingers ({@link LingeringClose}) so that the answer
      * reaches the client before those bytes are drained.
      */
-    static void sendAndEnd(ChannelHandlerContext ctx, Exchange exchange, FullHttpResponse response, Outcome outcome,
-            IngestMetrics metrics) {
+    static void sendAndEnd(ChannelHandlerContext ctx, IngestExchange exchange, FullHttpResponse response,
+            IngestOutcome outcome, IngestMetrics metrics) {
         metrics.answered(outcome, exchange == null ? 0L : exchange.startNanos);
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.channel().attr(CLOSING).set(Boolean.TRUE);

@@ -2,7 +2,6 @@ package org.sluice.edge.http;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.function.Supplier;
 
 /**
@@ -14,30 +13,25 @@ import java.util.function.Supplier;
  * request on with its source and tenant set.
  */
 @ChannelHandler.Sharable
-public final class RouteHandler extends ChannelInboundHandlerAdapter {
+public final class RouteHandler extends ExchangeHandler {
 
     private final Router router;
     private final Supplier<String> notReadyReason;
-    private final IngestMetrics metrics;
 
     public RouteHandler(Router router, Supplier<String> notReadyReason, IngestMetrics metrics) {
+        super(metrics);
         this.router = router;
         this.notReadyReason = notReadyReason;
-        this.metrics = metrics;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof Exchange exchange)) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
+    void read(ChannelHandlerContext ctx, IngestExchange exchange) {
         Router.Route route = router.route(exchange.request.method().name(), exchange.request.uri());
         switch (route.kind()) {
-            case HEALTH -> ResponseWriter.send(ctx, exchange, Responses.healthy(), Outcome.PROBE, metrics);
-            case READY -> ResponseWriter.send(ctx, exchange, Responses.ready(notReadyReason.get()), Outcome.PROBE, metrics);
-            case UNKNOWN_SOURCE -> ResponseWriter.send(ctx, exchange, Responses.unknownSource(), Outcome.NOT_FOUND, metrics);
-            case NOT_FOUND -> ResponseWriter.send(ctx, exchange, Responses.notFound(), Outcome.NOT_FOUND, metrics);
+            case HEALTH -> answer(ctx, exchange, Responses.healthy(), IngestOutcome.PROBE);
+            case READY -> answer(ctx, exchange, Responses.ready(notReadyReason.get()), IngestOutcome.PROBE);
+            case UNKNOWN_SOURCE -> answer(ctx, exchange, Responses.unknownSource(), IngestOutcome.NOT_FOUND);
+            case NOT_FOUND -> answer(ctx, exchange, Responses.notFound(), IngestOutcome.NOT_FOUND);
             case INGEST -> {
                 exchange.source = route.source();
                 exchange.tenant = route.tenant();

@@ -80,7 +80,7 @@ final class AdminServer implements AutoCloseable {
         AuthFailures authFailures = new AuthFailures(Counter.builder("sluice.admin.auth.failures")
                 .description("Admin requests answered 401: no bearer token, or a wrong one").register(registry));
         MetricsHandler metrics = new MetricsHandler(registry, workers);
-        ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(Transport.serverChannel())
+        ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(NettyTransport.serverChannel())
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
@@ -97,7 +97,7 @@ final class AdminServer implements AutoCloseable {
                         p.addLast(new HttpServerKeepAliveHandler(), AdminHttpHandler.aggregator(), api, metrics);
                     }
                 });
-        Transport.configure(bootstrap, false);
+        NettyTransport.configure(bootstrap, false);
         AdminServer server = new AdminServer(bootstrap.bind(config.listen().socketAddress()).sync().channel());
         InetSocketAddress bound = server.address();
         if (ssl == null && !bound.getAddress().isLoopbackAddress()) {

@@ -104,7 +104,7 @@ final class Backends implements AutoCloseable {
             }
         }
         this.dispatcher = delivering;
-        this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody);
+        this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody, config.rateLimits().shadow());
         this.size = new StoreSize(store, config.store().maxBytes());
         this.sink = new IntakeSink(store, intake, epochMillis, size);
     }

@@ -138,10 +138,10 @@ public final class EdgeServer implements AutoCloseable {
         IngestMetrics metrics = new IngestMetrics(registry, clock, stats);
 
         // the ingest loops come first: the HTTP delivery client borrows them (ClientLoops)
-        this.ioLoops = Transport.group(cores, "sluice-io");
+        this.ioLoops = NettyTransport.group(cores, "sluice-io");
         try {
             this.backends = Backends.open(config, clock, epochMillis, registry, commitWrapper,
-                    new ClientLoops(ioLoops, Transport.socketChannel()));
+                    new ClientLoops(ioLoops, NettyTransport.socketChannel()));
         } catch (RuntimeException | Error e) {
             ioLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS);
             throw e;
@@ -154,8 +154,8 @@ public final class EdgeServer implements AutoCloseable {
                 thread.setDaemon(true);
                 return thread;
             }, null, true);
-            this.boss = Transport.group(1, "sluice-accept");
-            this.adminLoop = Transport.group(1, "sluice-admin");
+            this.boss = NettyTransport.group(1, "sluice-accept");
+            this.adminLoop = NettyTransport.group(1, "sluice-admin");
             this.adminWorkers = adminExecutor(config.admin());
             Gauge.builder("sluice.limiter.rows", backends.tenantRows(), t -> t.size())
                     .description("Rows in the tenant limiter table (swept when full)").register(registry);
@@ -185,9 +185,9 @@ public final class EdgeServer implements AutoCloseable {
             this.deliveryWakeup = backends.dispatcher() != null && wakeup == DeliveryWakeup.NONE
                     ? backends.dispatcher()::scheduled : wakeup;
             Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics, seam);
-            ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(Transport.serverChannel())
+            ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(NettyTransport.serverChannel())
                     .childHandler(pipeline);
-            if (!Transport.configure(bootstrap, config.http().reusePort())) {
+            if (!NettyTransport.configure(bootstrap, config.http().reusePort())) {
                 throw new IllegalArgumentException("http.reuse_port needs the native epoll transport, which is not "
                         + "available on this platform");
             }
@@ -211,7 +211,7 @@ public final class EdgeServer implements AutoCloseable {
             throw e;
         }
         LOG.info("sluice-edge started: ingest {} admin {} transport {} | {}", ingestAddress(), adminAddress(),
-                Transport.epoll() ? "epoll" : "nio", config.summary());
+                NettyTransport.epoll() ? "epoll" : "nio", config.summary());
     }
 
     /**
@@ -372,7 +372,7 @@ public final class EdgeServer implements AutoCloseable {
      *   [ConnectionsPerAddress]    http.max_connections_per_ip: 503 overload at connect
      *   InOrderGate                holds pipelined requests until the one before is answered
      *   ReadDeadlineHandler        http.read_timeout_ms, one request at a time
-     *   RequestSyntaxHandler       400 / 431 / 400 invalid_header           -> Exchange
+     *   RequestSyntaxHandler       400 / 431 / 400 invalid_header           -> IngestExchange
      *   RouteHandler               404s, /healthz, /readyz; source and tenant
      *   ClientAddressHandler       peer or X-Forwarded-For; 400 invalid_forwarded_for
      *   BodySizeHandler            413 on the declared length, before any charge
@@ -436,8 +436,8 @@ public final class EdgeServer implements AutoCloseable {
             this.preRead = backends.host() != null
                     ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
                     : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
-            HookStage stage = new HookStage(backends.tenants(), backends.sink(), shadow, metrics, epochMillis,
-                    backends.fleet(), workers, deliveryWakeup);
+            HookStage stage = new HookStage(backends.tenants(), backends.sink(), metrics, epochMillis, workers,
+                    deliveryWakeup);
             this.bodies = new InflightBodies(config.http().maxInflightBodyBytes());
             Gauge.builder("sluice.http.inflight.body.bytes", bodies, InflightBodies::held)
                     .description("Body buffer bytes held by ingest requests in flight (http.max_inflight_body_bytes)")

@@ -134,20 +134,9 @@ public final class Verifiers {
         return key;
     }
 
-    /** True when {@code s} is a valid HTTP header name (an RFC 9110 token). Also used by dedupe and config. */
+    /** True when {@code s} is a valid HTTP header name (an RFC 9110 token, {@link HttpTokens}). Also used by dedupe and config. */
     public static boolean isHeaderName(String s) {
-        if (s == null || s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
+        return HttpTokens.isToken(s);
     }
 
     private static String quote(String s) {

@@ -6,17 +6,20 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.sluice.edge.admission.Lease;
-import org.sluice.edge.admission.Refusal;
-import org.sluice.edge.admission.ShareResult;
-import org.sluice.edge.admission.TenantGate;
+import org.sluice.core.InMemoryOverrideStore;
+import org.sluice.core.Limit;
+import org.sluice.core.QueueShares;
+import org.sluice.core.TenantLimits;
+import org.sluice.edge.admission.TenantAdmission;
+import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.verify.VerifyOutcome;
@@ -24,9 +27,9 @@ import org.sluice.testkit.Eventually;
 import org.sluice.testkit.ManualClock;
 
 /**
- * The worker stage on its own, over a sink whose commit the test completes from a thread of
- * its own (standing in for the intake's writer): what follows the commit runs on the worker
- * pool, never on the thread that completed the commit.
+ * The worker stage on its own, over the node's real admission and a sink whose commit the
+ * test completes from a thread of its own (standing in for the intake's writer): what
+ * follows the commit runs on the worker pool, never on the thread that completed the commit.
  */
 class HookStageTest {
 
@@ -35,48 +38,32 @@ class HookStageTest {
         ExecutorService workers = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-worker"));
         ExecutorService writer = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-writer"));
         try {
-            List<String> releasedOn = new ArrayList<>();
+            List<String> wokenOn = new CopyOnWriteArrayList<>();
             CompletableFuture<CommitResult> commit = new CompletableFuture<>();
-            TenantGate tenants = new TenantGate() {
-                public long bodyLimit(String tenant) {
-                    return Long.MAX_VALUE;
-                }
-
-                public Refusal charge(String tenant, long bytes) {
-                    return null;
-                }
-
-                public ShareResult acquire(String tenant, long bytes) {
-                    return Lease.NONE;
-                }
-
-                public void release(Lease lease) {
-                    synchronized (releasedOn) {
-                        releasedOn.add(Thread.currentThread().getName());
-                    }
-                }
-
-                public String[] rateLimitHeaders(String tenant) {
-                    return null;
-                }
-            };
+            ManualClock clock = new ManualClock(0);
+            // a queue of one hook: the second hook is admitted only if the first one's share was given back
+            TenantLimits limits = new TenantLimits(Limit.of(1_000, 1_000).withMaxQueue(1), Map.of(),
+                    new InMemoryOverrideStore(), clock);
+            TenantAdmission tenants = new TenantAdmission(limits, new QueueShares(), null, null, Long.MAX_VALUE, false);
             HookSink sink = new HookSink() {
                 public String findDuplicate(String tenant, String source, String dedupeKey) {
                     return null;
                 }
 
                 public CompletableFuture<CommitResult> submit(PendingHook hook) {
-                    return commit;
+                    return commit.isDone() ? CompletableFuture.completedFuture(CommitResult.accepted("id-2")) : commit;
                 }
 
                 public String notReadyReason() {
                     return null;
                 }
             };
-            HookStage stage = new HookStage(tenants, sink, false,
-                    new IngestMetrics(new SimpleMeterRegistry(), new ManualClock(0), new org.sluice.edge.stats.StatsRing(() -> 0L)), () -> 0L, null, workers);
-            Exchange exchange = new Exchange(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/hooks/a"), 0L);
-            exchange.source = new SourceRoute("a", null, (headers, body, now) -> VerifyOutcome.OK, (headers, body) -> null);
+            HookStage stage = new HookStage(tenants, sink,
+                    new IngestMetrics(new SimpleMeterRegistry(), clock, new StatsRing(() -> 0L)), () -> 0L, workers,
+                    () -> wokenOn.add(Thread.currentThread().getName()));
+            IngestExchange exchange = new IngestExchange(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/hooks/a"), 0L);
+            exchange.source = new SourceRoute("a", null, (headers, body, now) -> VerifyOutcome.OK, (headers, body) -> null,
+                    List.of("downstream"));
             exchange.tenant = "default";
 
             CompletableFuture<HookStage.Response> answer =
@@ -86,9 +73,13 @@ class HookStageTest {
             writer.submit(() -> commit.complete(CommitResult.accepted("id-1"))).get(30, TimeUnit.SECONDS);
             HookStage.Response response = answer.get(30, TimeUnit.SECONDS);
 
-            assertThat(response.outcome()).isEqualTo(Outcome.ACCEPTED);
-            assertThat(releasedOn).containsExactly("test-worker");
+            assertThat(response.outcome()).isEqualTo(IngestOutcome.ACCEPTED);
+            assertThat(wokenOn).containsExactly("test-worker");
             response.response().release();
+
+            HookStage.Response second = stage.process(new ReceivedHook(exchange, new byte[0])).get(30, TimeUnit.SECONDS);
+            assertThat(second.outcome()).isEqualTo(IngestOutcome.ACCEPTED);
+            second.response().release();
         } finally {
             workers.shutdownNow();
             writer.shutdownNow();

@@ -85,16 +85,12 @@ class RefusalFastPathTest {
                         .getBytes(StandardCharsets.US_ASCII));
                 assertThat(readExactly(in, REFUSED.length())).isEqualTo(REFUSED);
             }
-            // a head split over two reads is kept until it is whole
-            out.write("POST /hooks/a HTTP/1.1\r\nHost: t\r\nCont".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            Thread.sleep(100);
-            out.write("ent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            assertThat(readExactly(in, REFUSED.length())).isEqualTo(REFUSED);
+            // a head split over two reads is kept until it is whole: http.RefusalFastPathFramingTest,
+            // which hands the handler each read itself rather than sleeping between two writes
         }
         String metrics = MetricsTest.scrape(edge);
-        assertThat(metrics).contains("sluice_admission_refusals_total{scope=\"ip\"} 51.0");
-        assertThat(metrics).contains("sluice_ingest_requests_total{outcome=\"rate_limited\"} 51.0");
+        assertThat(metrics).contains("sluice_admission_refusals_total{scope=\"ip\"} 50.0");
+        assertThat(metrics).contains("sluice_ingest_requests_total{outcome=\"rate_limited\"} 50.0");
     }
 
     @Test

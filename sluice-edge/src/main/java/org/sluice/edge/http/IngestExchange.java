@@ -9,9 +9,10 @@ import java.net.InetAddress;
  * One request on its way through the ingest pipeline. Created by {@link RequestSyntaxHandler}
  * when the request line and headers have arrived, filled in by each handler after it, and
  * confined to the channel's event loop until {@link HookHandler} hands the finished hook to
- * the worker stage (after which only that stage touches it).
+ * its stage (run on that event loop for a small body, on a worker for a big one; after the
+ * hand-off only the stage touches it).
  */
-final class Exchange {
+final class IngestExchange {
 
     final HttpRequest request;
     final long startNanos;
@@ -42,7 +43,7 @@ final class Exchange {
      */
     boolean sourceBytesRefused;
 
-    Exchange(HttpRequest request, long startNanos) {
+    IngestExchange(HttpRequest request, long startNanos) {
         this.request = request;
         this.startNanos = startNanos;
         this.keepAlive = HttpUtil.isKeepAlive(request);

@@ -17,9 +17,9 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 /** Native epoll when this platform has it, else NIO: the one place that chooses. */
-final class Transport {
+final class NettyTransport {
 
-    private Transport() {
+    private NettyTransport() {
     }
 
     static boolean epoll() {
