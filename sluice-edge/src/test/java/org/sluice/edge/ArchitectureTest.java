@@ -106,6 +106,17 @@ class ArchitectureTest {
                     "com.google.errorprone.annotations..")
             .as("org.sluice.edge.store should depend only on sluice-core, RocksDB, Jackson, SLF4J and the JDK");
 
+    /**
+     * The settings toolkit ({@code Section}, {@code Values}, ...) is the bottom room of the
+     * configuration: {@code config} and the delivery rooms read their keys with it, and it
+     * uses nothing of Sluice.
+     */
+    @ArchTest
+    static final ArchRule settingsToolkitUsesOnlyTheJdk = classes()
+            .that().resideInAPackage("org.sluice.edge.settings..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("org.sluice.edge.settings..", "java..")
+            .as("org.sluice.edge.settings should depend on the JDK only");
+
     /** Delivery sits on the store: the server, intake and admin call into it, never the other way. */
     @ArchTest
     static final ArchRule deliveryUsesOnlyCoreAndStore = noClasses()

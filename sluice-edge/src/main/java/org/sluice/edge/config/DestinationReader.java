@@ -22,6 +22,9 @@ import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.RetryPolicy;
 import org.sluice.edge.delivery.SettingsException;
 import org.sluice.edge.delivery.WebhookSigner;
+import org.sluice.edge.settings.Paths;
+import org.sluice.edge.settings.Section;
+import org.sluice.edge.settings.Values;
 
 /**
  * Reads {@code destinations:} into validated {@link Destination}s. The delivery package

@@ -13,6 +13,9 @@ import org.sluice.edge.delivery.BrokerSettings;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.KafkaSettings;
 import org.sluice.edge.delivery.Ordering;
+import org.sluice.edge.settings.Paths;
+import org.sluice.edge.settings.Section;
+import org.sluice.edge.settings.Values;
 
 /**
  * Reads the own keys of a {@code type: kafka} destination into {@link KafkaSettings};

@@ -12,6 +12,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.sluice.edge.delivery.BrokerSettings;
 import org.sluice.edge.delivery.NatsSettings;
+import org.sluice.edge.settings.Paths;
+import org.sluice.edge.settings.Section;
+import org.sluice.edge.settings.Values;
 
 /**
  * The own keys of a {@code type: nats} destination: {@code servers} (required),

@@ -1,4 +1,4 @@
-package org.sluice.edge.config;
+package org.sluice.edge.settings;
 
 /**
  * A string scalar that contained {@code ${...}} references, after substitution. Kept
@@ -9,5 +9,5 @@ package org.sluice.edge.config;
  * @param value      the text after substitution
  * @param expression the text as written in the file
  */
-record Substituted(String value, String expression) {
+public record Substituted(String value, String expression) {
 }

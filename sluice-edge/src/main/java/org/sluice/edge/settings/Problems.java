@@ -1,4 +1,4 @@
-package org.sluice.edge.config;
+package org.sluice.edge.settings;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Set;
 
 /** The problems found so far; the walk goes on after each so that all are reported at once. */
-final class Problems {
+public final class Problems {
 
     private final List<String> list = new ArrayList<>();
     private final Set<String> unresolved = new HashSet<>();
 
-    void add(String message) {
+    public void add(String message) {
         int space = message.indexOf(' ');
         if (space > 0 && unresolved.contains(message.substring(0, space))) {
             return; // the value could not be substituted; that problem is already reported
@@ -24,20 +24,20 @@ final class Problems {
      * later problem about the same path (the raw text would only produce a second,
      * misleading message).
      */
-    void unresolved(String path, String message) {
+    public void unresolved(String path, String message) {
         list.add(message);
         unresolved.add(path);
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return list.isEmpty();
     }
 
-    int size() {
+    public int size() {
         return list.size();
     }
 
-    List<String> list() {
+    public List<String> list() {
         return List.copyOf(list);
     }
 }

@@ -1,4 +1,4 @@
-package org.sluice.edge.config;
+package org.sluice.edge.settings;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -10,7 +10,7 @@ import java.util.Map;
  * A number or boolean key accepts a {@link Substituted} string whose text parses as one;
  * a plain string never counts as a number (nothing is inferred from quoting).
  */
-final class Values {
+public final class Values {
 
     private static final int MAX_RENDERED = 64;
 
@@ -18,7 +18,7 @@ final class Values {
     }
 
     /** The integer {@code raw} denotes ({@code 5}, {@code 5.0}, or {@code "5"} from a variable), else null. */
-    static BigInteger integer(Object raw) {
+    public static BigInteger integer(Object raw) {
         if (raw instanceof Long || raw instanceof Integer) {
             return BigInteger.valueOf(((Number) raw).longValue());
         }
@@ -41,7 +41,7 @@ final class Values {
     }
 
     /** The finite number {@code raw} denotes, else null. */
-    static Double number(Object raw) {
+    public static Double number(Object raw) {
         double d;
         if (raw instanceof Number n) {
             d = n.doubleValue();
@@ -54,7 +54,7 @@ final class Values {
     }
 
     /** The boolean {@code raw} denotes ({@code true}, or {@code "true"} from a variable), else null. */
-    static Boolean bool(Object raw) {
+    public static Boolean bool(Object raw) {
         if (raw instanceof Boolean b) {
             return b;
         }
@@ -71,7 +71,7 @@ final class Values {
     }
 
     /** The text of a string value (substituted or not), else null. */
-    static String string(Object raw) {
+    public static String string(Object raw) {
         if (raw instanceof String s) {
             return s;
         }
@@ -85,7 +85,7 @@ final class Values {
      * A value as it reads in a message: strings quoted, a substituted string followed by
      * where it came from, collections by kind. Long values are cut short.
      */
-    static String render(Object raw) {
+    public static String render(Object raw) {
         if (raw == null) {
             return "null";
         }
@@ -111,14 +111,14 @@ final class Values {
      * A secret as it may appear in a message: never its text, only its length and, when it
      * came from a variable, which one.
      */
-    static String renderSecret(Object raw) {
+    public static String renderSecret(Object raw) {
         String text = string(raw);
         String shape = text == null ? render(raw) : "a " + text.length() + "-character value";
         String from = raw instanceof Substituted s ? " from " + cut(s.expression()) : "";
         return shape + from + " (redacted: secrets are never printed)";
     }
 
-    static String quote(String s) {
+    public static String quote(String s) {
         StringBuilder out = new StringBuilder("\"");
         for (int i = 0; i < s.length() && i < MAX_RENDERED; i++) {
             char c = s.charAt(i);

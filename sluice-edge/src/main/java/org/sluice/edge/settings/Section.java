@@ -1,4 +1,4 @@
-package org.sluice.edge.config;
+package org.sluice.edge.settings;
 
 import java.math.BigInteger;
 import java.util.LinkedHashMap;
@@ -12,7 +12,7 @@ import java.util.function.Function;
  * carries on and reports every problem. A key whose value is {@code null} (written as
  * {@code key:} or {@code key: null}) counts as absent.
  */
-final class Section {
+public final class Section {
 
     private final Problems problems;
     private final String path;
@@ -29,7 +29,7 @@ final class Section {
      * {@code known} are reported as unknown.
      */
     @SuppressWarnings("unchecked")
-    static Section of(Problems problems, String path, Object value, List<String> known) {
+    public static Section of(Problems problems, String path, Object value, List<String> known) {
         if (value == null) {
             return new Section(problems, path, Map.of());
         }
@@ -46,38 +46,38 @@ final class Section {
         return new Section(problems, path, map);
     }
 
-    static String unknownKey(String fullPath, List<String> known) {
+    public static String unknownKey(String fullPath, List<String> known) {
         return "unknown key \"" + fullPath + "\" (known keys here: " + String.join(", ", known) + ")";
     }
 
-    String path() {
+    public String path() {
         return path;
     }
 
-    String pathOf(String key) {
+    public String pathOf(String key) {
         return Paths.child(path, key);
     }
 
-    boolean has(String key) {
+    public boolean has(String key) {
         return map.get(key) != null;
     }
 
-    Object raw(String key) {
+    public Object raw(String key) {
         return map.get(key);
     }
 
-    Problems problems() {
+    public Problems problems() {
         return problems;
     }
 
     /** The nested mapping under {@code key}. */
-    Section section(String key, List<String> known) {
+    public Section section(String key, List<String> known) {
         return of(problems, pathOf(key), map.get(key), known);
     }
 
     /** An entry-by-entry view of a mapping whose keys are names (sources, tenants); null when absent or wrong. */
     @SuppressWarnings("unchecked")
-    Map<String, Object> entries(String key) {
+    public Map<String, Object> entries(String key) {
         Object v = map.get(key);
         if (v == null) {
             return new LinkedHashMap<>();
@@ -89,7 +89,7 @@ final class Section {
         return (Map<String, Object>) v;
     }
 
-    String string(String key, String def) {
+    public String string(String key, String def) {
         Object v = map.get(key);
         if (v == null) {
             return def;
@@ -102,7 +102,7 @@ final class Section {
         return s;
     }
 
-    boolean bool(String key, boolean def) {
+    public boolean bool(String key, boolean def) {
         Object v = map.get(key);
         if (v == null) {
             return def;
@@ -116,7 +116,7 @@ final class Section {
     }
 
     /** An integer in {@code [min, max]}. */
-    long integer(String key, long def, long min, long max) {
+    public long integer(String key, long def, long min, long max) {
         Object v = map.get(key);
         if (v == null) {
             return def;
@@ -132,12 +132,12 @@ final class Section {
         return b.longValue();
     }
 
-    int integer(String key, int def, int min, int max) {
+    public int integer(String key, int def, int min, int max) {
         return (int) integer(key, (long) def, (long) min, (long) max);
     }
 
     /** A number greater than 0 and at most {@code max}. */
-    double positiveNumber(String key, double def, double max) {
+    public double positiveNumber(String key, double def, double max) {
         Object v = map.get(key);
         if (v == null) {
             return def;
@@ -152,7 +152,7 @@ final class Section {
     }
 
     /** One of an enum's config spellings. */
-    <E extends Enum<E>> E choice(String key, E def, E[] values, Function<E, String> name) {
+    public <E extends Enum<E>> E choice(String key, E def, E[] values, Function<E, String> name) {
         Object v = map.get(key);
         if (v == null) {
             return def;
@@ -172,7 +172,7 @@ final class Section {
     }
 
     /** A list; null (and a problem) when the value is not one, empty when absent. */
-    List<?> list(String key) {
+    public List<?> list(String key) {
         Object v = map.get(key);
         if (v == null) {
             return List.of();
@@ -184,7 +184,7 @@ final class Section {
         return l;
     }
 
-    void problem(String message) {
+    public void problem(String message) {
         problems.add(message);
     }
 

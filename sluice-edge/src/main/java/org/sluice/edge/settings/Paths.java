@@ -1,16 +1,16 @@
-package org.sluice.edge.config;
+package org.sluice.edge.settings;
 
 /** Key paths as they appear in messages: {@code rate_limits.tenants.acme}, {@code http.trusted_proxies[0]}. */
-final class Paths {
+public final class Paths {
 
     private Paths() {
     }
 
-    static String child(String parent, String key) {
+    public static String child(String parent, String key) {
         return parent.isEmpty() ? key : parent + "." + key;
     }
 
-    static String index(String parent, int i) {
+    public static String index(String parent, int i) {
         return parent + "[" + i + "]";
     }
 }
