@@ -18,6 +18,14 @@ import com.tngtech.archunit.lang.ArchRule;
  * edge, packages must not form cycles, and the ingest path must not reach the admin
  * API, the server assembly or the command line. Nothing is frozen: every rule holds
  * today, and a new breach fails the build.
+ *
+ * <p>Delivery's layering, bottom up: {@code settings} (the config reading toolkit, JDK
+ * only); {@code store}; {@code delivery} (the dispatcher, retry, breaker, pacing and the
+ * seam: {@code Transport}, {@code Target}, {@code TargetReader}); the transport rooms
+ * {@code delivery.http}, {@code delivery.kafka}, {@code delivery.nats} (each a target, its
+ * reader and its transport; the broker ones share {@code delivery.broker}); then
+ * {@code config}, which calls the readers. The top-level slices stay acyclic; inside
+ * {@code delivery} the parent names the rooms only in {@code Target} and {@code Transports}.
  */
 @AnalyzeClasses(packages = "org.sluice", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -117,12 +125,59 @@ class ArchitectureTest {
             .should().onlyDependOnClassesThat().resideInAnyPackage("org.sluice.edge.settings..", "java..")
             .as("org.sluice.edge.settings should depend on the JDK only");
 
-    /** Delivery sits on the store: the server, intake and admin call into it, never the other way. */
+    /**
+     * Delivery sits on the store: the server, intake and admin call into it, never the other
+     * way. It reads its destination keys with the settings toolkit, never through
+     * {@code config} (which calls its readers).
+     */
     @ArchTest
-    static final ArchRule deliveryUsesOnlyCoreAndStore = noClasses()
+    static final ArchRule deliveryUsesOnlyCoreStoreAndSettings = noClasses()
             .that().resideInAPackage("org.sluice.edge.delivery..")
             .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.http..", "org.sluice.edge.admin..",
                     "org.sluice.edge.server..", "org.sluice.edge.cli..", "org.sluice.edge.intake..",
                     "org.sluice.edge.config..", "org.sluice.edge.admission..")
-            .as("org.sluice.edge.delivery should use sluice-core and org.sluice.edge.store only of Sluice");
+            .as("org.sluice.edge.delivery should use sluice-core, org.sluice.edge.store and org.sluice.edge.settings"
+                    + " only of Sluice");
+
+    // ------------------------------------------------------------------ the delivery rooms
+
+    /**
+     * Each transport is a room of its own ({@code delivery.http}, {@code delivery.kafka},
+     * {@code delivery.nats}: its target, its reader, its transport); none uses another.
+     */
+    @ArchTest
+    static final ArchRule transportRoomsAreIndependent = slices()
+            .matching("org.sluice.edge.delivery.(http|kafka|nats)..").should().notDependOnEachOther()
+            .as("the transport rooms of org.sluice.edge.delivery should not depend on each other");
+
+    /**
+     * The dispatcher's package names the transport rooms in two places only: {@code Target}
+     * (its {@code Cases}, one method per kind) and {@code Transports} (where each is built).
+     * Everything else in it works on the seam ({@code Transport}, {@code Target},
+     * {@code TargetReader}), so adding a transport touches nothing else here.
+     */
+    @ArchTest
+    static final ArchRule deliveryNamesTheTransportRoomsOnlyInTargetAndTransports = noClasses()
+            .that().resideInAPackage("org.sluice.edge.delivery")
+            .and().haveNameNotMatching("org\\.sluice\\.edge\\.delivery\\.(Target|Transports)(\\$.*)?")
+            .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.delivery.http..",
+                    "org.sluice.edge.delivery.kafka..", "org.sluice.edge.delivery.nats..")
+            .as("only Target and Transports of org.sluice.edge.delivery should name the transport rooms");
+
+    /** What the broker transports share knows neither broker, nor any transport room. */
+    @ArchTest
+    static final ArchRule brokerToolkitKnowsNoTransport = noClasses()
+            .that().resideInAPackage("org.sluice.edge.delivery.broker..")
+            .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.delivery.http..",
+                    "org.sluice.edge.delivery.kafka..", "org.sluice.edge.delivery.nats..", "org.apache.kafka..",
+                    "io.nats..")
+            .as("org.sluice.edge.delivery.broker should know neither Kafka nor NATS");
+
+    /** Only the broker rooms use the broker toolkit. */
+    @ArchTest
+    static final ArchRule onlyBrokerRoomsUseTheBrokerToolkit = classes()
+            .that().resideInAPackage("org.sluice.edge.delivery.broker..")
+            .should().onlyBeAccessed().byClassesThat().resideInAnyPackage("org.sluice.edge.delivery.broker..",
+                    "org.sluice.edge.delivery.kafka..", "org.sluice.edge.delivery.nats..")
+            .as("org.sluice.edge.delivery.broker should be used by the Kafka and NATS rooms only");
 }

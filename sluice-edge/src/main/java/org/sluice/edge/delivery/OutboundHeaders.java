@@ -126,6 +126,11 @@ public final class OutboundHeaders {
         return new OutboundHeaders(List.copyOf(forward), configured, signer, version);
     }
 
+    /** True when attempts carry {@code webhook-signature}. */
+    public boolean signs() {
+        return signer != null;
+    }
+
     /**
      * The headers of attempt {@code attempt} (from 1) of {@code hook}, started at
      * {@code attemptEpochSeconds}, as (lower-case name, value) pairs in sending order.

@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,6 +9,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.sluice.edge.delivery.AttemptResult;
+import org.sluice.edge.delivery.BreakerSettings;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.Ordering;
+import org.sluice.edge.delivery.OutboundHeaders;
+import org.sluice.edge.delivery.RetryPolicy;
+import org.sluice.edge.delivery.Transport;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -21,10 +28,9 @@ class KafkaTransportTest {
 
     private static Destination destination(long timeoutMs) {
         // port 9 (discard) on loopback: nothing there answers as a broker
-        return new Destination("k", Destination.TYPE_KAFKA, null, timeoutMs, 4, Optional.empty(), Optional.empty(),
-                OutboundHeaders.of("destinations.k", List.of(), Map.of(), null, "test"), Ordering.NONE,
-                RetryPolicy.defaults(), BreakerSettings.defaults(), Optional.empty(),
-                Optional.of(new KafkaSettings(List.of("127.0.0.1:9"), "t", KafkaSettings.Key.SOURCE, "none", 0, Map.of())));
+        return new Destination("k", new KafkaTarget(List.of("127.0.0.1:9"), "t", KafkaTarget.Key.SOURCE, "none", 0, Map.of()),
+                timeoutMs, 4, Optional.empty(), OutboundHeaders.of("destinations.k", List.of(), Map.of(), null, "test"),
+                Ordering.NONE, RetryPolicy.defaults(), BreakerSettings.defaults());
     }
 
     private static StoredHook hook(String id) {
@@ -59,12 +65,5 @@ class KafkaTransportTest {
         Transport.Outcome late = t.send(d, hook("h-2"), 1, 0).get(30, TimeUnit.SECONDS);
         assertThat(late.error()).isEqualTo("kafka: transport closed");
         t.flush(); // a flush after close schedules nothing and throws nothing
-    }
-
-    @Test
-    void theSweepRunsEveryTenthOfTheTimeoutWithinItsBounds() {
-        assertThat(Transport.sweepMillis(5)).isEqualTo(1);
-        assertThat(Transport.sweepMillis(300)).isEqualTo(30);
-        assertThat(Transport.sweepMillis(30_000)).isEqualTo(Transport.MAX_SWEEP_MS);
     }
 }

@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,6 +11,8 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
+import org.sluice.edge.delivery.AttemptResult;
+import org.sluice.edge.delivery.Transport;
 
 /**
  * The verdict on a stream's reply to a publish ({@link NatsTransport#verdict}): the common

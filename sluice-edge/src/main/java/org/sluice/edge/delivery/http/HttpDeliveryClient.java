@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.http;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
@@ -56,6 +56,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
+import org.sluice.edge.delivery.AttemptResult;
+import org.sluice.edge.delivery.ClientLoops;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.OutboundHeaders;
+import org.sluice.edge.delivery.RetryAfter;
+import org.sluice.edge.delivery.Transport;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -87,7 +93,7 @@ import org.sluice.edge.store.StoredHook;
  * <h2>Threads</h2>
  * One event loop group does all socket work: the server's ingest loops, lent as
  * {@link ClientLoops} (never shut down by this client; not lent when a destination is
- * {@code https}, see {@code Transports}), or else a small group of its own
+ * {@code https}, see {@link #forDestinations}), or else a small group of its own
  * ({@code sluice-delivery-io-N}). A destination has one pool on each of the loops: a pool's connections, its
  * attempts' timers and their answers all live on its loop, so its idle connections need no lock. An
  * attempt goes to the destination's pool with the fewest attempts out, its home pool (the loops are
@@ -104,7 +110,7 @@ import org.sluice.edge.store.StoredHook;
  * answer and queues it). No lock is held across a network call; the set of live attempts (which lets
  * {@link #close()} fail an attempt whose loop stopped before completing it) is a concurrent set.
  */
-final class HttpDeliveryClient implements Transport {
+public final class HttpDeliveryClient implements Transport {
 
     /**
      * Native epoll where the platform has it (as the listeners use), else NIO: in a delivery
@@ -128,6 +134,23 @@ final class HttpDeliveryClient implements Transport {
     /** Destinations registered so far: which loop is the next one's home. */
     private final AtomicInteger registered = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * The client for the {@code http} destinations among {@code destinations}, on
+     * {@code httpLoops} (event loops it may borrow, or null for loops of its own: 1, or 2 for
+     * two destinations or more). It borrows them only when no destination is {@code https}:
+     * a TLS handshake takes a millisecond or more of CPU, and a destination that closes every
+     * connection would make one per attempt; on loops of its own those never hold an ingest loop.
+     */
+    public static HttpDeliveryClient forDestinations(List<Destination> destinations, ClientLoops httpLoops,
+                                                     InstantSource wall) {
+        List<HttpTarget> http = destinations.stream().map(Destination::target)
+                .filter(HttpTarget.class::isInstance).map(HttpTarget.class::cast).toList();
+        if (httpLoops != null && http.stream().noneMatch(HttpTarget::https)) {
+            return new HttpDeliveryClient(httpLoops, wall);
+        }
+        return new HttpDeliveryClient(Math.min(2, http.size()), wall);
+    }
 
     /**
      * @param threads event loop threads, 1 or 2 are plenty
@@ -366,19 +389,27 @@ final class HttpDeliveryClient implements Transport {
     }
 
     private static SslContext sslContext(Destination d) {
-        if (!"https".equalsIgnoreCase(d.url().getScheme())) {
+        HttpTarget t = target(d);
+        if (!t.https()) {
             return null;
         }
         try {
             SslContextBuilder b = SslContextBuilder.forClient();
-            if (d.caFile().isPresent()) {
-                b.trustManager(d.caFile().get().toFile());
+            if (t.caFile().isPresent()) {
+                b.trustManager(t.caFile().get().toFile());
             }
             return b.build();
         } catch (SSLException | IllegalArgumentException e) {
             throw new IllegalStateException("destinations." + d.name() + ".ca_file: cannot build a TLS context from "
-                    + d.caFile().map(Object::toString).orElse("the JDK trust store") + ": " + e.getMessage(), e);
+                    + t.caFile().map(Object::toString).orElse("the JDK trust store") + ": " + e.getMessage(), e);
         }
+    }
+
+    private static HttpTarget target(Destination d) {
+        if (d.target() instanceof HttpTarget t) {
+            return t;
+        }
+        throw new IllegalArgumentException("destinations." + d.name() + ": not an http destination");
     }
 
     private static FullHttpRequest request(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
@@ -640,7 +671,7 @@ final class HttpDeliveryClient implements Transport {
             this.clientClosed = clientClosed;
             this.loop = loop;
             this.ssl = ssl;
-            URI u = destination.url();
+            URI u = target(destination).url();
             boolean https = "https".equalsIgnoreCase(u.getScheme());
             this.host = u.getHost();
             int defaultPort = https ? 443 : 80;

@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -7,14 +7,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,6 +37,13 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.sluice.edge.delivery.AttemptResult;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.OutboundHeaders;
+import org.sluice.edge.delivery.Transport;
+import org.sluice.edge.delivery.broker.AttemptsOut;
+import org.sluice.edge.delivery.broker.AttemptsOut.Attempt;
+import org.sluice.edge.delivery.broker.BrokerThreads;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -65,8 +71,8 @@ import org.sluice.edge.store.StoredHook;
  * Every attempt completes within the destination's {@code timeout_ms}: the producer's
  * {@code delivery.timeout.ms} is {@code timeout_ms}, its {@code request.timeout.ms} fits inside it
  * and its {@code max.block.ms} (waiting for a topic's metadata) is half of it. In case the
- * producer has not answered, a sweep of the destination's attempts out (every tenth of
- * {@code timeout_ms}, {@value Transport#MAX_SWEEP_MS} ms at most) completes an attempt as
+ * producer has not answered, the sweep of the destination's {@link AttemptsOut} (every tenth of
+ * {@code timeout_ms}, {@value AttemptsOut#MAX_SWEEP_MS} ms at most) completes an attempt as
  * {@code timeout} once its deadline has passed: one timer task per destination, not one per
  * attempt. A record still inside the producer then may yet be written: at least once, never lost.
  *
@@ -91,25 +97,23 @@ import org.sluice.edge.store.StoredHook;
  * the dispatcher's thread. Answers complete on the producer's I/O thread or on the timer
  * thread ({@code sluice-kafka-timer}). Nothing here takes a lock.
  */
-final class KafkaTransport implements Transport {
+public final class KafkaTransport implements Transport {
 
     /** The most requests in flight per connection with which idempotence keeps order. */
     static final int MAX_IN_FLIGHT_PER_CONNECTION = 5;
     private static final int MAX_ERROR_CHARS = 200;
 
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
-    private final ScheduledThreadPoolExecutor timer;
+    private final ScheduledExecutorService timer = BrokerThreads.timer("sluice-kafka-timer");
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    KafkaTransport() {
-        this.timer = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "sluice-kafka-timer"));
-        this.timer.setRemoveOnCancelPolicy(true);
+    public KafkaTransport() {
     }
 
     /** Checks the producer settings of {@code destination} (its producer starts at the first attempt). */
     @Override
     public void register(Destination destination) {
-        KafkaSettings k = settings(destination);
+        KafkaTarget k = settings(destination);
         Properties props = producerProperties(destination, k);
         try {
             new ProducerConfig(props);
@@ -118,8 +122,7 @@ final class KafkaTransport implements Transport {
         }
         lanes.computeIfAbsent(destination.name(), n -> {
             Lane lane = new Lane(destination, k, props);
-            long every = Transport.sweepMillis(destination.timeoutMs());
-            timer.scheduleWithFixedDelay(lane::sweep, every, every, TimeUnit.MILLISECONDS);
+            lane.out.sweepOn(timer);
             return lane;
         });
     }
@@ -130,14 +133,12 @@ final class KafkaTransport implements Transport {
         if (lane == null) {
             throw new IllegalArgumentException("no destination " + destination.name() + " is registered");
         }
-        Attempt a = new Attempt(lane, hook, attempt,
-                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(destination.timeoutMs()));
-        lane.out.add(a);
+        Attempt<Pending> a = lane.out.open(new Pending(hook, attempt));
         lane.queued.add(a);
         if (closed.get()) { // closed, perhaps after close() swept the lane: nothing will publish it
             a.complete(CLOSED);
         }
-        return a.future;
+        return a.future();
     }
 
     /** Hands each destination's attempts queued since the last flush to its sender thread, in one task. */
@@ -169,24 +170,23 @@ final class KafkaTransport implements Transport {
             if (p != null) {
                 p.close(Duration.ofSeconds(2));
             }
-            for (Attempt a : lane.out) {
-                a.complete(CLOSED);
-            }
+            lane.out.completeAll(CLOSED);
         }
         timer.shutdownNow();
     }
 
     // ------------------------------------------------------------------ the record
 
-    static ProducerRecord<byte[], byte[]> record(Destination d, KafkaSettings k, StoredHook hook, int attempt) {
+    /** The record of attempt {@code attempt} of {@code hook} to {@code d}. */
+    public static ProducerRecord<byte[], byte[]> record(Destination d, KafkaTarget k, StoredHook hook, int attempt) {
         List<Header> headers = new ArrayList<>();
         d.headers().forBroker(hook, attempt, (name, value) -> headers.add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8))));
         return new ProducerRecord<>(k.topicFor(hook.tenant(), hook.source()), null, key(k.key(), hook), hook.body(), headers);
     }
 
-    private static byte[] key(KafkaSettings.Key key, StoredHook hook) {
+    private static byte[] key(KafkaTarget.Key key, StoredHook hook) {
         String k = switch (key) {
-            case TENANT -> hook.tenant() == null || hook.tenant().isEmpty() ? KafkaSettings.NO_TENANT : hook.tenant();
+            case TENANT -> hook.tenant() == null || hook.tenant().isEmpty() ? KafkaTarget.NO_TENANT : hook.tenant();
             case SOURCE -> hook.source();
             case DEDUPE_KEY -> hook.dedupeKey();
             case HOOK_ID -> hook.id();
@@ -197,7 +197,7 @@ final class KafkaTransport implements Transport {
 
     // ------------------------------------------------------------------ the producer
 
-    static Properties producerProperties(Destination d, KafkaSettings k) {
+    static Properties producerProperties(Destination d, KafkaTarget k) {
         Properties p = new Properties();
         // defaults that properties may change
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, Integer.toString(MAX_IN_FLIGHT_PER_CONNECTION));
@@ -257,17 +257,11 @@ final class KafkaTransport implements Transport {
         return new Outcome(AttemptResult.failed(kind), error);
     }
 
-    private static KafkaSettings settings(Destination d) {
-        if (d.broker().orElse(null) instanceof KafkaSettings k) {
+    private static KafkaTarget settings(Destination d) {
+        if (d.target() instanceof KafkaTarget k) {
             return k;
         }
         throw new IllegalArgumentException("destination " + d.name() + " has no kafka settings");
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
     }
 
     // ------------------------------------------------------------------ one destination
@@ -275,26 +269,25 @@ final class KafkaTransport implements Transport {
     /** One destination: its producer (made at the first attempt), its sender thread and the attempts out. */
     private final class Lane {
         final Destination destination;
-        final KafkaSettings settings;
+        final KafkaTarget settings;
         final Properties props;
         final ExecutorService sender;
         /** Attempts sent and not yet completed (an attempt leaves when it completes). */
-        final Set<Attempt> out = ConcurrentHashMap.newKeySet();
+        final AttemptsOut<Pending> out;
         /** Attempts sent and not yet handed to the producer. */
-        final Queue<Attempt> queued = new ConcurrentLinkedQueue<>();
+        final Queue<Attempt<Pending>> queued = new ConcurrentLinkedQueue<>();
         /** A run of {@link #publishQueued} is submitted to {@link #sender} and has not begun. */
         final AtomicBoolean publishScheduled = new AtomicBoolean();
-        final Outcome timedOut;
         volatile Producer<byte[], byte[]> producer; // written on the sender thread only
 
-        Lane(Destination destination, KafkaSettings settings, Properties props) {
+        Lane(Destination destination, KafkaTarget settings, Properties props) {
             this.destination = destination;
             this.settings = settings;
             this.props = props;
             this.sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                    r -> daemon(r, "sluice-kafka-" + destination.name()));
-            this.timedOut = failure(AttemptResult.Failure.TIMEOUT,
-                    "kafka: no acknowledgement within " + destination.timeoutMs() + " ms");
+                    r -> BrokerThreads.daemon(r, "sluice-kafka-" + destination.name()));
+            this.out = new AttemptsOut<>(destination.timeoutMs(), failure(AttemptResult.Failure.TIMEOUT,
+                    "kafka: no acknowledgement within " + destination.timeoutMs() + " ms"));
         }
 
         /** Submits a run of {@link #publishQueued} to the sender thread unless one is pending. */
@@ -304,7 +297,7 @@ final class KafkaTransport implements Transport {
                     sender.execute(this::publishQueued);
                 } catch (RejectedExecutionException closing) {
                     publishScheduled.set(false);
-                    for (Attempt a = queued.poll(); a != null; a = queued.poll()) {
+                    for (Attempt<Pending> a = queued.poll(); a != null; a = queued.poll()) {
                         a.complete(CLOSED);
                     }
                 }
@@ -314,24 +307,14 @@ final class KafkaTransport implements Transport {
         /** On the sender thread: publishes every queued attempt. */
         private void publishQueued() {
             publishScheduled.set(false); // an attempt queued from now on schedules another run
-            for (Attempt a = queued.poll(); a != null; a = queued.poll()) {
+            for (Attempt<Pending> a = queued.poll(); a != null; a = queued.poll()) {
                 publish(a);
             }
         }
 
-        /** On the timer thread: completes the attempts out past their deadline as {@code timeout}. */
-        void sweep() {
-            long now = System.nanoTime();
-            for (Attempt a : out) {
-                if (now - a.deadlineNanos >= 0) {
-                    a.complete(timedOut);
-                }
-            }
-        }
-
         /** On the sender thread: builds the attempt's record and hands it to the producer; its callback answers. */
-        private void publish(Attempt a) {
-            if (a.future.isDone()) {
+        private void publish(Attempt<Pending> a) {
+            if (a.isDone()) {
                 return; // timed out while queued: nothing was sent
             }
             if (closed.get()) {
@@ -340,7 +323,7 @@ final class KafkaTransport implements Transport {
             }
             ProducerRecord<byte[], byte[]> record;
             try {
-                record = record(destination, settings, a.hook, a.attempt);
+                record = record(destination, settings, a.payload().hook(), a.payload().attempt());
             } catch (RuntimeException e) {
                 a.complete(failure(AttemptResult.Failure.PROTOCOL, "kafka: cannot build the record: " + e));
                 return;
@@ -365,26 +348,7 @@ final class KafkaTransport implements Transport {
         }
     }
 
-    /** One attempt: completes once (answer, error, timeout or close). */
-    private static final class Attempt {
-        final Lane lane;
-        final StoredHook hook;
-        final int attempt;
-        /** {@link System#nanoTime()} after which the sweep completes it as {@code timeout}. */
-        final long deadlineNanos;
-        final CompletableFuture<Outcome> future = new CompletableFuture<>();
-
-        Attempt(Lane lane, StoredHook hook, int attempt, long deadlineNanos) {
-            this.lane = lane;
-            this.hook = hook;
-            this.attempt = attempt;
-            this.deadlineNanos = deadlineNanos;
-        }
-
-        void complete(Outcome outcome) {
-            if (future.complete(outcome)) {
-                lane.out.remove(this);
-            }
-        }
+    /** What an attempt out needs to become a record on the sender thread. */
+    private record Pending(StoredHook hook, int attempt) {
     }
 }

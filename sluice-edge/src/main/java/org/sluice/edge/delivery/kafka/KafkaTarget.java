@@ -1,13 +1,15 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.kafka;
 
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.sluice.edge.delivery.Target;
 
 /**
- * The own settings of a {@code type: kafka} destination, validated by the config reader.
+ * A {@code type: kafka} destination's target: a Kafka topic, with the producer's settings
+ * (validated by {@link KafkaReader}).
  *
  * @param bootstrapServers {@code bootstrap_servers}: host:port pairs the producer starts from
  * @param topic            {@code topic}: a topic name in which {@code {tenant}} and {@code {source}} are filled per hook
@@ -16,8 +18,8 @@ import java.util.Set;
  * @param lingerMs         {@code linger_ms}: the producer's {@code linger.ms}
  * @param properties       {@code properties}: more producer settings, passed as they are (may hold secrets)
  */
-public record KafkaSettings(List<String> bootstrapServers, String topic, Key key, String compression, long lingerMs,
-                            Map<String, String> properties) implements BrokerSettings {
+public record KafkaTarget(List<String> bootstrapServers, String topic, Key key, String compression, long lingerMs,
+                            Map<String, String> properties) implements Target {
 
     public static final List<String> COMPRESSIONS = List.of("none", "gzip", "snappy", "lz4", "zstd");
     public static final long DEFAULT_LINGER_MS = 5;
@@ -51,7 +53,9 @@ public record KafkaSettings(List<String> bootstrapServers, String topic, Key key
         }
     }
 
-    public KafkaSettings {
+    public static final String TYPE = "kafka";
+
+    public KafkaTarget {
         bootstrapServers = List.copyOf(bootstrapServers);
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(key, "key");
@@ -66,6 +70,16 @@ public record KafkaSettings(List<String> bootstrapServers, String topic, Key key
         if (lingerMs < 0) {
             throw new IllegalArgumentException("linger_ms must be at least 0, got " + lingerMs);
         }
+    }
+
+    @Override
+    public String type() {
+        return TYPE;
+    }
+
+    @Override
+    public <R> R accept(Cases<R> cases) {
+        return cases.kafka(this);
     }
 
     /** The topic of a hook of {@code tenant} (null or empty: {@value #NO_TENANT}) and {@code source}. */

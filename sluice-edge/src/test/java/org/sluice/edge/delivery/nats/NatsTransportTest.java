@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -19,6 +19,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.sluice.edge.delivery.AttemptResult;
+import org.sluice.edge.delivery.BreakerSettings;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.Ordering;
+import org.sluice.edge.delivery.OutboundHeaders;
+import org.sluice.edge.delivery.RetryPolicy;
+import org.sluice.edge.delivery.Transport;
 import org.sluice.edge.store.StoredHook;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.NatsServer;
@@ -39,10 +46,9 @@ class NatsTransportTest {
     }
 
     private static Destination destination(String url, long timeoutMs) {
-        return new Destination("n", Destination.TYPE_NATS, null, timeoutMs, 4, Optional.empty(), Optional.empty(),
-                OutboundHeaders.of("destinations.n", List.of(), Map.of(), null, "test"), Ordering.NONE,
-                RetryPolicy.defaults(), BreakerSettings.defaults(), Optional.empty(),
-                Optional.of(new NatsSettings(List.of(url), "silent.{tenant}", Optional.empty())));
+        return new Destination("n", new NatsTarget(List.of(url), "silent.{tenant}", Optional.empty()), timeoutMs, 4,
+                Optional.empty(), OutboundHeaders.of("destinations.n", List.of(), Map.of(), null, "test"), Ordering.NONE,
+                RetryPolicy.defaults(), BreakerSettings.defaults());
     }
 
     private static StoredHook hook(String id) {
@@ -123,10 +129,10 @@ class NatsTransportTest {
              Connection c = Nats.connect(nats.url());
              NatsTransport t = new NatsTransport()) {
             stream(c, "WIRE", "wire.>");
-            Destination d = new Destination("w", Destination.TYPE_NATS, null, 10_000, 4, Optional.empty(), Optional.empty(),
+            Destination d = new Destination("w", new NatsTarget(List.of(nats.url()), "wire.{tenant}.{source}", Optional.empty()),
+                    10_000, 4, Optional.empty(),
                     OutboundHeaders.of("destinations.w", List.of("X-Trace"), Map.of(), null, "test"), Ordering.NONE,
-                    RetryPolicy.defaults(), BreakerSettings.defaults(), Optional.empty(),
-                    Optional.of(new NatsSettings(List.of(nats.url()), "wire.{tenant}.{source}", Optional.empty())));
+                    RetryPolicy.defaults(), BreakerSettings.defaults());
             t.register(d);
             StoredHook hook = new StoredHook("h-wire", "acme", "github", null, 1_796_286_158_123L,
                     Map.of("x-trace", "tr-1"), "{\"a\":1}".getBytes(StandardCharsets.UTF_8));

@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,8 @@ import io.nats.client.Message;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.NatsMessage;
 import org.junit.jupiter.api.Tag;
+import org.sluice.edge.delivery.AttemptResult;
+import org.sluice.edge.delivery.Transport;
 
 /**
  * Fuzz target for a broker's reply to a publish ({@link NatsTransport#verdict}): any bytes.

@@ -1,4 +1,4 @@
-package org.sluice.edge.config;
+package org.sluice.edge.delivery.kafka;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -7,23 +7,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Pattern;
-import org.sluice.edge.delivery.BrokerSettings;
 import org.sluice.edge.delivery.Destination;
-import org.sluice.edge.delivery.KafkaSettings;
 import org.sluice.edge.delivery.Ordering;
+import org.sluice.edge.delivery.TargetReader;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Section;
 import org.sluice.edge.settings.Values;
 
 /**
- * Reads the own keys of a {@code type: kafka} destination into {@link KafkaSettings};
+ * Reads the own keys of a {@code type: kafka} destination into {@link KafkaTarget};
  * every problem is recorded with its key path and value.
  */
-final class KafkaReader {
+public final class KafkaReader implements TargetReader {
 
-    static final List<String> KEYS = List.of("bootstrap_servers", "topic", "key", "compression", "linger_ms", "properties");
+    /** The keys a kafka destination has of its own. */
+    public static final List<String> KEYS = List.of("bootstrap_servers", "topic", "key", "compression", "linger_ms", "properties");
     /** A topic template: Kafka's topic characters and the two placeholders. */
     static final Pattern TOPIC = Pattern.compile("([A-Za-z0-9._-]|\\{tenant\\}|\\{source\\})+");
     static final String TOPIC_RULE = "characters from A-Z a-z 0-9 . _ - and the placeholders {tenant} and {source}";
@@ -32,22 +31,37 @@ final class KafkaReader {
     static final long MAX_LINGER_MS = 60_000;
     static final String MAX_IN_FLIGHT_PROPERTY = "max.in.flight.requests.per.connection";
 
-    private KafkaReader() {
+    private static final List<String> ALL_KEYS = TargetReader.withCommonKeys(KEYS);
+
+    @Override
+    public String type() {
+        return KafkaTarget.TYPE;
     }
 
-    /** The settings, or null after recording a problem. */
-    static Optional<BrokerSettings> read(Section s) {
+    @Override
+    public List<String> keys() {
+        return ALL_KEYS;
+    }
+
+    @Override
+    public Read read(Section s, List<String> forward) {
+        KafkaTarget target = target(s);
+        return new Read(target, TargetReader.headers(s, forward, Map.of(), null));
+    }
+
+    /** The target, or null after recording a problem. */
+    private static KafkaTarget target(Section s) {
         int before = s.problems().size();
         List<String> servers = servers(s);
         String topic = topic(s);
-        KafkaSettings.Key key = s.choice("key", KafkaSettings.Key.TENANT, KafkaSettings.Key.values(),
-                KafkaSettings.Key::configName);
+        KafkaTarget.Key key = s.choice("key", KafkaTarget.Key.TENANT, KafkaTarget.Key.values(),
+                KafkaTarget.Key::configName);
         String compression = Values.string(s.raw("compression"));
-        if (s.has("compression") && (compression == null || !KafkaSettings.COMPRESSIONS.contains(compression))) {
-            s.problem(s.pathOf("compression") + " must be one of " + String.join(", ", KafkaSettings.COMPRESSIONS)
+        if (s.has("compression") && (compression == null || !KafkaTarget.COMPRESSIONS.contains(compression))) {
+            s.problem(s.pathOf("compression") + " must be one of " + String.join(", ", KafkaTarget.COMPRESSIONS)
                     + ", got " + Values.render(s.raw("compression")));
         }
-        long linger = s.integer("linger_ms", KafkaSettings.DEFAULT_LINGER_MS, 0L, MAX_LINGER_MS);
+        long linger = s.integer("linger_ms", KafkaTarget.DEFAULT_LINGER_MS, 0L, MAX_LINGER_MS);
         long timeout = quietTimeout(s);
         if (s.has("linger_ms") && linger >= timeout) {
             s.problem(s.pathOf("linger_ms") + " must be less than timeout_ms (" + timeout + "), got "
@@ -61,8 +75,7 @@ final class KafkaReader {
         if (s.problems().size() != before || servers == null || topic == null || properties == null) {
             return null;
         }
-        return Optional.of(new KafkaSettings(servers, topic, key, compression == null ? "none" : compression, linger,
-                properties));
+        return new KafkaTarget(servers, topic, key, compression == null ? "none" : compression, linger, properties);
     }
 
     private static List<String> servers(Section s) {
@@ -148,7 +161,7 @@ final class KafkaReader {
             String at = Paths.child(s.pathOf("properties"), e.getKey());
             String name = e.getKey().strip().toLowerCase(Locale.ROOT);
             String value = scalar(e.getValue());
-            if (KafkaSettings.OWNED_PROPERTIES.contains(name)) {
+            if (KafkaTarget.OWNED_PROPERTIES.contains(name)) {
                 s.problem(at + " is set by Sluice itself (use the destination's own keys: bootstrap_servers, compression,"
                         + " linger_ms, timeout_ms; idempotence and acks=all are the delivery contract), got a value");
                 ok = false;

@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.nats;
 
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
@@ -21,11 +21,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
+import org.sluice.edge.delivery.AttemptResult;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.OutboundHeaders;
+import org.sluice.edge.delivery.Transport;
+import org.sluice.edge.delivery.broker.AttemptsOut;
+import org.sluice.edge.delivery.broker.AttemptsOut.Attempt;
+import org.sluice.edge.delivery.broker.BrokerThreads;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -51,14 +56,14 @@ import org.sluice.edge.store.StoredHook;
  * The publish is asynchronous: {@link #send} only queues the message on the connection (no network wait on the caller's thread); the
  * future completes on the client's threads when the ack arrives, or, once {@code timeout_ms}
  * has passed, on the timer thread {@code sluice-nats-timer} ({@link AttemptResult.Failure#TIMEOUT}): one sweep per
- * destination over its attempts out, every tenth of {@code timeout_ms}
- * ({@value Transport#MAX_SWEEP_MS} ms at most), not a timer per attempt.
+ * destination over its attempts out ({@link AttemptsOut}), every tenth of {@code timeout_ms}
+ * ({@value AttemptsOut#MAX_SWEEP_MS} ms at most), not a timer per attempt.
  *
  * <p>A JetStream publish is a message with a reply subject, and the stream answers it there
  * with its ack. Each connection has its own inbox: at connect it subscribes once to
  * {@code <inbox>.*} (the client's {@link Connection#createInbox}, a dispatcher thread of the
  * client), and each publish carries {@code <inbox>.<n>}, {@code n} a number of the link's
- * that names the attempt in {@link Link#out}. The subscription survives the client's
+ * that names the attempt in {@link Link#out} (its number there). The subscription survives the client's
  * reconnects. This is what the client's own requests do, without a second table of
  * requests and a future of its own per publish beside the transport's (about a tenth of the
  * dispatcher thread's Java samples in a profiled backlog replay). Nor is it the client's
@@ -82,7 +87,7 @@ import org.sluice.edge.store.StoredHook;
  * </ul>
  * The text of each error goes to {@code last_error}.
  */
-final class NatsTransport implements Transport {
+public final class NatsTransport implements Transport {
 
     static final long CONNECT_RETRY_MS = 500;
     /** JetStream's {@code JSStreamMessageExceedsMaximumErr}. */
@@ -101,20 +106,20 @@ final class NatsTransport implements Transport {
     private static final byte[][] DUPLICATE_END = {bytes(",\"duplicate\": true}"), bytes(",\"duplicate\":true}")};
 
     private final Map<String, Link> links = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService connector = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sluice-nats-connect"));
+    private final ScheduledExecutorService connector = BrokerThreads.timer("sluice-nats-connect");
     /** Sweeps for attempts past their deadline; not the connect thread, which may wait seconds for a server. */
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sluice-nats-timer"));
+    private final ScheduledExecutorService timer = BrokerThreads.timer("sluice-nats-timer");
     private volatile boolean closed;
+
+    public NatsTransport() {
+    }
 
     /** One destination's connection, made and remade on the connect thread. */
     private final class Link implements ConnectionListener, ErrorListener, MessageHandler {
         final Destination destination;
-        final NatsSettings settings;
-        /** Attempts published and not yet completed, by the number in their reply subject (an attempt leaves when it completes). */
-        final Map<Long, Attempt> out = new ConcurrentHashMap<>();
-        /** The last number given to an attempt's reply subject. */
-        final AtomicLong numbers = new AtomicLong();
-        final Outcome timedOut;
+        final NatsTarget settings;
+        /** Attempts published and not yet completed, each with its subject; the number in a reply subject names one. */
+        final AttemptsOut<String> out;
         /** {@code <inbox>.}: the reply subjects' prefix, set before {@link #connection} is. */
         volatile String replyPrefix;
         volatile Connection connection;
@@ -122,8 +127,9 @@ final class NatsTransport implements Transport {
 
         Link(Destination destination) {
             this.destination = destination;
-            this.settings = (NatsSettings) destination.broker().orElseThrow();
-            this.timedOut = failed(AttemptResult.Failure.TIMEOUT, "no publish ack within timeout_ms " + destination.timeoutMs());
+            this.settings = (NatsTarget) destination.target();
+            this.out = new AttemptsOut<>(destination.timeoutMs(),
+                    failed(AttemptResult.Failure.TIMEOUT, "no publish ack within timeout_ms " + destination.timeoutMs()));
         }
 
         /** On the client's dispatcher thread: the stream's answer to the attempt its subject names. */
@@ -131,19 +137,9 @@ final class NatsTransport implements Transport {
         public void onMessage(Message reply) {
             String prefix = replyPrefix;
             long number = prefix == null ? -1 : replyNumber(reply.getSubject(), prefix.length());
-            Attempt a = number < 0 ? null : out.remove(number);
+            Attempt<String> a = number < 0 ? null : out.take(number);
             if (a != null) { // out of the table already; if the sweep or close completed it first, this changes nothing
-                a.future.complete(verdict(reply, a.subject, destination.timeoutMs()));
-            }
-        }
-
-        /** On the timer thread: completes the attempts out past their deadline as {@code timeout}. */
-        void sweep() {
-            long now = System.nanoTime();
-            for (Attempt a : out.values()) {
-                if (now - a.deadlineNanos >= 0) {
-                    a.complete(timedOut);
-                }
+                a.complete(verdict(reply, a.payload(), destination.timeoutMs()));
             }
         }
 
@@ -175,7 +171,7 @@ final class NatsTransport implements Transport {
                     c.close();
                 }
             } catch (IOException | RuntimeException e) {
-                lastError = "cannot connect to " + settings.servers().stream().map(NatsSettings::redact).toList()
+                lastError = "cannot connect to " + settings.servers().stream().map(NatsTarget::redact).toList()
                         + ": " + text(e);
                 schedule(this, CONNECT_RETRY_MS);
             } catch (InterruptedException e) {
@@ -186,7 +182,7 @@ final class NatsTransport implements Transport {
         @Override
         public void connectionEvent(Connection conn, Events type) {
             if (type == Events.DISCONNECTED) {
-                lastError = "disconnected from " + NatsSettings.redact(String.valueOf(conn.getConnectedUrl()));
+                lastError = "disconnected from " + NatsTarget.redact(String.valueOf(conn.getConnectedUrl()));
             }
         }
 
@@ -203,40 +199,13 @@ final class NatsTransport implements Transport {
 
     @Override
     public void register(Destination destination) {
-        if (!(destination.broker().orElse(null) instanceof NatsSettings)) {
+        if (!(destination.target() instanceof NatsTarget)) {
             throw new IllegalArgumentException("destinations." + destination.name() + ": not a nats destination");
         }
         Link link = new Link(destination);
         if (links.putIfAbsent(destination.name(), link) == null) {
             schedule(link, 0);
-            long every = Transport.sweepMillis(destination.timeoutMs());
-            try {
-                timer.scheduleWithFixedDelay(link::sweep, every, every, TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
-                // closed: nothing will be sent
-            }
-        }
-    }
-
-    /** One attempt out: completes once (the ack, an error, the sweep's timeout or close). */
-    private static final class Attempt {
-        final Link link;
-        final long number;
-        final String subject;
-        final long deadlineNanos;
-        final CompletableFuture<Outcome> future = new CompletableFuture<>();
-
-        Attempt(Link link, long number, String subject, long deadlineNanos) {
-            this.link = link;
-            this.number = number;
-            this.subject = subject;
-            this.deadlineNanos = deadlineNanos;
-        }
-
-        void complete(Outcome outcome) {
-            if (future.complete(outcome)) {
-                link.out.remove(number, this);
-            }
+            link.out.sweepOn(timer);
         }
     }
 
@@ -279,24 +248,22 @@ final class NatsTransport implements Transport {
             return done(failed(AttemptResult.Failure.CONNECT, link.lastError));
         }
         String subject = link.settings.subjectFor(hook);
-        if (!NatsSettings.isPublishSubject(subject)) {
+        if (!NatsTarget.isPublishSubject(subject)) {
             return done(new Outcome(AttemptResult.permanent(), "invalid subject " + subject));
         }
         Headers headers = headers(destination, hook, attempt);
         long timeoutMs = destination.timeoutMs();
-        long number = link.numbers.incrementAndGet();
-        Attempt a = new Attempt(link, number, subject, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
-        link.out.put(number, a); // before the publish: its ack may come back at once
+        Attempt<String> a = link.out.open(subject); // in the table before the publish: its ack may come back at once
         try {
-            c.publish(subject, link.replyPrefix + number, headers, hook.body());
+            c.publish(subject, link.replyPrefix + a.number(), headers, hook.body());
         } catch (RuntimeException e) {
             a.complete(outcome(e, subject, timeoutMs));
-            return a.future;
+            return a.future();
         }
         if (closed) { // closed, perhaps after close() swept the link: nothing else may complete it
             a.complete(CLOSED);
         }
-        return a.future;
+        return a.future();
     }
 
     /**
@@ -383,7 +350,7 @@ final class NatsTransport implements Transport {
      * {@link OutboundHeaders#forBroker}'s. A forwarded value NATS headers cannot carry (not
      * printable ASCII) is left out, never mangled ({@link NatsWireHeaders.Builder#add}).
      */
-    static Headers headers(Destination destination, StoredHook hook, int attempt) {
+    public static Headers headers(Destination destination, StoredHook hook, int attempt) {
         NatsWireHeaders.Builder h = new NatsWireHeaders.Builder();
         h.add(MSG_ID, hook.id());
         destination.headers().forBroker(hook, attempt, h);
@@ -428,12 +395,6 @@ final class NatsTransport implements Transport {
         return new Outcome(AttemptResult.failed(failure), error);
     }
 
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
-    }
-
     private static CompletableFuture<Outcome> done(Outcome o) {
         return CompletableFuture.completedFuture(o);
     }
@@ -457,9 +418,7 @@ final class NatsTransport implements Transport {
                     // closing anyway
                 }
             }
-            for (Attempt a : link.out.values()) {
-                a.complete(CLOSED);
-            }
+            link.out.completeAll(CLOSED);
         }
     }
 }

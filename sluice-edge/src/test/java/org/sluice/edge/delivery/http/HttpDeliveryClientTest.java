@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -26,9 +26,16 @@ import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.sluice.testkit.HookReceiver;
+import org.sluice.edge.delivery.AttemptResult;
+import org.sluice.edge.delivery.BreakerSettings;
+import org.sluice.edge.delivery.ClientLoops;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.Ordering;
+import org.sluice.edge.delivery.OutboundHeaders;
+import org.sluice.edge.delivery.RetryPolicy;
 import org.sluice.testkit.HookReceiver.Answer;
 import org.sluice.testkit.HookReceiver.Received;
+import org.sluice.testkit.HookReceiver;
 
 /** The outbound client against real sockets: what it sends, how it reads hostile or odd answers, TLS. */
 class HttpDeliveryClientTest {
@@ -51,9 +58,9 @@ class HttpDeliveryClientTest {
     }
 
     private static Destination destination(String name, URI url, long timeoutMs, Path caFile) {
-        return new Destination(name, Destination.TYPE_HTTP, url, timeoutMs, 4, Optional.empty(), Optional.empty(),
-                OutboundHeaders.of("destinations." + name, List.of(), Map.of(), null, "t"), Ordering.NONE,
-                RetryPolicy.defaults(), BreakerSettings.defaults(), Optional.ofNullable(caFile));
+        return new Destination(name, new HttpTarget(url, Optional.ofNullable(caFile), Optional.empty()), timeoutMs, 4,
+                Optional.empty(), OutboundHeaders.of("destinations." + name, List.of(), Map.of(), null, "t"), Ordering.NONE,
+                RetryPolicy.defaults(), BreakerSettings.defaults());
     }
 
     private HttpDeliveryClient.Outcome send(String name) throws Exception {
@@ -84,9 +91,9 @@ class HttpDeliveryClientTest {
         // sends queue for the destination's loop, which starts everything queued in one task:
         // an attempt queued while a run is being scheduled or is draining must not be left behind
         receiver = HookReceiver.start();
-        client.register(new Destination("d", Destination.TYPE_HTTP, receiver.uri("/"), 30_000, 64, Optional.empty(),
-                Optional.empty(), OutboundHeaders.of("destinations.d", List.of(), Map.of(), null, "t"), Ordering.NONE,
-                RetryPolicy.defaults(), BreakerSettings.defaults(), Optional.empty()));
+        client.register(new Destination("d", new HttpTarget(receiver.uri("/")), 30_000, 64, Optional.empty(),
+                OutboundHeaders.of("destinations.d", List.of(), Map.of(), null, "t"), Ordering.NONE,
+                RetryPolicy.defaults(), BreakerSettings.defaults()));
         int threads = 4;
         int perThread = 250;
         List<java.util.concurrent.CompletableFuture<HttpDeliveryClient.Outcome>> futures =

@@ -1,32 +1,46 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.nats;
 
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.sluice.edge.delivery.Target;
 import org.sluice.edge.store.StoredHook;
 
 /**
- * A {@code type: nats} destination's own settings (validated by the config reader).
+ * A {@code type: nats} destination's target: a NATS JetStream subject, with the servers
+ * (validated by {@link NatsReader}).
  *
  * @param servers         NATS server URLs ({@code nats://}, {@code tls://}, {@code ws://}, {@code wss://})
  * @param subject         the subject template; {@code {tenant}} and {@code {source}} are filled per hook
  * @param credentialsFile a {@code .creds} file (JWT and NKey seed); empty: no credentials
  */
-public record NatsSettings(List<String> servers, String subject, Optional<Path> credentialsFile)
-        implements BrokerSettings {
+public record NatsTarget(List<String> servers, String subject, Optional<Path> credentialsFile)
+        implements Target {
 
     /** What fills {@code {tenant}} for a hook without a tenant. */
     public static final String NO_TENANT = "_";
 
-    public NatsSettings {
+    public static final String TYPE = "nats";
+
+    public NatsTarget {
         servers = List.copyOf(servers);
         Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(credentialsFile, "credentialsFile");
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("servers must not be empty");
         }
+    }
+
+    @Override
+    public String type() {
+        return TYPE;
+    }
+
+    @Override
+    public <R> R accept(Cases<R> cases) {
+        return cases.nats(this);
     }
 
     /** The subject {@code hook} is published on: the template with its tenant and source. */
@@ -85,7 +99,7 @@ public record NatsSettings(List<String> servers, String subject, Optional<Path> 
     /** Never prints credentials: user info in a server URL is replaced, the creds file only named. */
     @Override
     public String toString() {
-        return "nats " + servers.stream().map(NatsSettings::redact).toList() + " subject=" + subject
+        return "nats " + servers.stream().map(NatsTarget::redact).toList() + " subject=" + subject
                 + credentialsFile.map(p -> " credentials_file=" + p).orElse("");
     }
 

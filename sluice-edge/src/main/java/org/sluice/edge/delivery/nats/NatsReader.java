@@ -1,4 +1,4 @@
-package org.sluice.edge.config;
+package org.sluice.edge.delivery.nats;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -6,12 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.sluice.edge.delivery.BrokerSettings;
-import org.sluice.edge.delivery.NatsSettings;
+import org.sluice.edge.delivery.TargetReader;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Section;
 import org.sluice.edge.settings.Values;
@@ -22,18 +22,34 @@ import org.sluice.edge.settings.Values;
  * {@code credentials_file}. Every problem names its key path and the value (a server URL's
  * user info is never printed).
  */
-final class NatsReader {
+public final class NatsReader implements TargetReader {
 
-    static final List<String> OWN_KEYS = List.of("servers", "subject", "credentials_file");
+    /** The keys a nats destination has of its own. */
+    public static final List<String> OWN_KEYS = List.of("servers", "subject", "credentials_file");
     static final Set<String> SCHEMES = Set.of("nats", "tls", "ws", "wss");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{([^}]*)}");
     private static final Set<String> PLACEHOLDERS = Set.of("tenant", "source");
 
-    private NatsReader() {
+    private static final List<String> ALL_KEYS = TargetReader.withCommonKeys(OWN_KEYS);
+
+    @Override
+    public String type() {
+        return NatsTarget.TYPE;
     }
 
-    /** The settings, or null after recording at least one problem. */
-    static Optional<BrokerSettings> read(Section s) {
+    @Override
+    public List<String> keys() {
+        return ALL_KEYS;
+    }
+
+    @Override
+    public Read read(Section s, List<String> forward) {
+        NatsTarget target = target(s);
+        return new Read(target, TargetReader.headers(s, forward, Map.of(), null));
+    }
+
+    /** The target, or null after recording at least one problem. */
+    private static NatsTarget target(Section s) {
         int before = s.problems().size();
         List<String> servers = servers(s);
         String subject = subject(s);
@@ -41,7 +57,7 @@ final class NatsReader {
         if (s.problems().size() != before) {
             return null;
         }
-        return Optional.of(new NatsSettings(servers, subject, creds));
+        return new NatsTarget(servers, subject, creds);
     }
 
     private static List<String> servers(Section s) {
@@ -63,7 +79,7 @@ final class NatsReader {
             String url = Values.string(raw.get(i));
             String why = url == null ? "a string" : serverProblem(url);
             if (why != null) {
-                String shown = url == null ? Values.render(raw.get(i)) : Values.quote(NatsSettings.redact(url));
+                String shown = url == null ? Values.render(raw.get(i)) : Values.quote(NatsTarget.redact(url));
                 s.problem(Paths.index(at, i) + " must be " + why + ", got " + shown);
             } else {
                 out.add(url);
@@ -109,7 +125,7 @@ final class NatsReader {
             }
         }
         // a sample fill: the placeholders stand for one token each
-        if (!NatsSettings.isPublishSubject(NatsSettings.fill(subject, "t", "s"))) {
+        if (!NatsTarget.isPublishSubject(NatsTarget.fill(subject, "t", "s"))) {
             s.problem(at + " must be a NATS subject to publish on (dot-separated tokens, none empty, no * or >,"
                     + " no white space), got " + Values.quote(subject));
             return null;

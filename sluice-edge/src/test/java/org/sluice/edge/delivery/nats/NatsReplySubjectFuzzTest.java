@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

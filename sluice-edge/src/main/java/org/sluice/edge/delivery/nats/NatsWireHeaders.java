@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.nats;
 
 import io.nats.client.impl.Headers;
 import io.nats.client.support.ByteArrayBuilder;

@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A NATS destination's subject, filled per hook and checked before each publish
- * ({@link NatsSettings#fill}, {@link NatsSettings#isPublishSubject}), both written as one pass
+ * ({@link NatsTarget#fill}, {@link NatsTarget#isPublishSubject}), both written as one pass
  * over the text: the check agrees with its definition (tokens split on dots), and filling
  * replaces the template's own placeholders and nothing a value brings.
  */
@@ -38,24 +38,24 @@ class NatsSubjectPropertiesTest {
 
     @Property(tries = 5000)
     void thePublishSubjectCheckIsItsDefinition(@ForAll("subjects") String subject) {
-        assertThat(NatsSettings.isPublishSubject(subject)).as(subject).isEqualTo(byDefinition(subject));
+        assertThat(NatsTarget.isPublishSubject(subject)).as(subject).isEqualTo(byDefinition(subject));
     }
 
     @Property(tries = 2000)
     void fillingIsReplacingEachPlaceholderOnce(@ForAll("subjects") String a, @ForAll("subjects") String b,
                                                @ForAll("subjects") String tenant, @ForAll("subjects") String source) {
         String template = a + "{tenant}" + b + "{source}" + a;
-        String t = tenant.isEmpty() ? NatsSettings.NO_TENANT : tenant;
+        String t = tenant.isEmpty() ? NatsTarget.NO_TENANT : tenant;
         if (!(a + b).contains("{")) { // no other brace in the template's text: plain replacement is the answer
-            assertThat(NatsSettings.fill(template, tenant, source)).isEqualTo(a + t + b + source + a);
+            assertThat(NatsTarget.fill(template, tenant, source)).isEqualTo(a + t + b + source + a);
         }
     }
 
     @Test
     void aValueThatLooksLikeAPlaceholderIsNotFilledAgain() {
-        assertThat(NatsSettings.fill("hooks.{tenant}.{source}", "{source}", "gh")).isEqualTo("hooks.{source}.gh");
-        assertThat(NatsSettings.fill("hooks.{tenant}.{source}", null, "{tenant}")).isEqualTo("hooks._.{tenant}");
-        assertThat(NatsSettings.fill("{{tenant}}.{x}.{source", "t", "s")).isEqualTo("{t}.{x}.{source");
-        assertThat(NatsSettings.fill("plain", "t", "s")).isEqualTo("plain");
+        assertThat(NatsTarget.fill("hooks.{tenant}.{source}", "{source}", "gh")).isEqualTo("hooks.{source}.gh");
+        assertThat(NatsTarget.fill("hooks.{tenant}.{source}", null, "{tenant}")).isEqualTo("hooks._.{tenant}");
+        assertThat(NatsTarget.fill("{{tenant}}.{x}.{source", "t", "s")).isEqualTo("{t}.{x}.{source");
+        assertThat(NatsTarget.fill("plain", "t", "s")).isEqualTo("plain");
     }
 }
