@@ -1,11 +1,12 @@
 package org.sluice.edge.delivery.http;
 
+import static org.sluice.edge.delivery.http.HttpAttempt.brief;
+import static org.sluice.edge.delivery.http.HttpAttempt.connectError;
+import static org.sluice.edge.delivery.http.HttpAttempt.failure;
+
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -17,39 +18,18 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.ScheduledFuture;
-import java.io.IOException;
-import java.net.ConnectException;
-import java.net.URI;
-import java.net.UnknownHostException;
-import java.nio.channels.ClosedChannelException;
 import java.time.InstantSource;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,7 +40,6 @@ import org.sluice.edge.delivery.AttemptResult;
 import org.sluice.edge.delivery.ClientLoops;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.OutboundHeaders;
-import org.sluice.edge.delivery.RetryAfter;
 import org.sluice.edge.delivery.Transport;
 import org.sluice.edge.store.StoredHook;
 
@@ -251,13 +230,13 @@ public final class HttpDeliveryClient implements Transport {
     }
 
     private CompletableFuture<Outcome> queue(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
-        Exchange exchange = new Exchange(pool, headers, body);
-        pool.live.add(exchange);
-        pool.queued.add(exchange);
+        HttpAttempt a = new HttpAttempt(this, pool, headers, body);
+        pool.live.add(a);
+        pool.queued.add(a);
         if (closed.get()) { // closed, perhaps after close() swept the pool: nothing will start it
-            exchange.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
+            a.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
         }
-        return exchange.future;
+        return a.future;
     }
 
     /** Attempts queued for {@code destination} and not yet started (for tests). */
@@ -285,7 +264,7 @@ public final class HttpDeliveryClient implements Transport {
     /** On the pool's loop: starts every queued attempt (a timer, then a pooled or a new connection). */
     private void startQueued(Pool pool) {
         pool.startScheduled.set(false); // an attempt queued from now on schedules another run
-        for (Exchange ex = pool.queued.poll(); ex != null; ex = pool.queued.poll()) {
+        for (HttpAttempt ex = pool.queued.poll(); ex != null; ex = pool.queued.poll()) {
             if (closed.get()) {
                 ex.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
                 continue;
@@ -303,7 +282,7 @@ public final class HttpDeliveryClient implements Transport {
 
     /** Completes every attempt still queued as failed (the client is closing). */
     private static void failQueued(Pool pool) {
-        for (Exchange ex = pool.queued.poll(); ex != null; ex = pool.queued.poll()) {
+        for (HttpAttempt ex = pool.queued.poll(); ex != null; ex = pool.queued.poll()) {
             ex.complete(failure(AttemptResult.Failure.CONNECT, "client closed"), null);
         }
     }
@@ -327,7 +306,7 @@ public final class HttpDeliveryClient implements Transport {
         // which would otherwise hang forever
         for (Pool pool : pools.values().stream().flatMap(Arrays::stream).toList()) {
             pool.queued.clear(); // each one is in live too
-            for (Exchange ex : pool.live) {
+            for (HttpAttempt ex : pool.live) {
                 Outcome closing = failure(AttemptResult.Failure.CONNECT, "client closed");
                 if (ownsGroup) {
                     ex.complete(closing, null); // its connection went with the loop
@@ -347,7 +326,8 @@ public final class HttpDeliveryClient implements Transport {
 
     // ------------------------------------------------------------------ connecting
 
-    private void connect(Pool pool, Exchange exchange) {
+    /** Opens a connection for {@code a} on its pool's loop (TLS when the destination is {@code https}), then starts it. */
+    void connect(Pool pool, HttpAttempt a) {
         Bootstrap b = new Bootstrap().group(pool.loop).channel(channelClass)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, pool.destination.timeoutMs()))
                 .option(ChannelOption.TCP_NODELAY, true)
@@ -362,27 +342,27 @@ public final class HttpDeliveryClient implements Transport {
                             ch.pipeline().addLast("tls", tls);
                         }
                         ch.pipeline().addLast("codec", new HttpClientCodec(MAX_INITIAL_LINE, MAX_HEADER_BYTES, 8192));
-                        ch.pipeline().addLast("answer", new AnswerHandler());
+                        ch.pipeline().addLast("answer", new AnswerHandler(wall));
                     }
                 });
         ChannelFuture cf = b.connect(pool.host, pool.port);
-        exchange.connecting = cf;
+        a.connecting = cf;
         cf.addListener(f -> {
             if (!f.isSuccess()) {
-                exchange.complete(failure(AttemptResult.Failure.CONNECT, connectError(f.cause())), null);
+                a.complete(failure(AttemptResult.Failure.CONNECT, connectError(f.cause())), null);
                 return;
             }
             Channel ch = cf.channel();
             if (pool.ssl == null) {
-                exchange.start(ch);
+                a.start(ch);
                 return;
             }
             ch.pipeline().get(SslHandler.class).handshakeFuture().addListener(h -> {
                 if (h.isSuccess()) {
-                    exchange.start(ch);
+                    a.start(ch);
                 } else {
                     ch.close();
-                    exchange.complete(failure(AttemptResult.Failure.CONNECT, "tls handshake failed: " + brief(h.cause())), null);
+                    a.complete(failure(AttemptResult.Failure.CONNECT, "tls handshake failed: " + brief(h.cause())), null);
                 }
             });
         });
@@ -405,313 +385,10 @@ public final class HttpDeliveryClient implements Transport {
         }
     }
 
-    private static HttpTarget target(Destination d) {
+    static HttpTarget target(Destination d) {
         if (d.target() instanceof HttpTarget t) {
             return t;
         }
         throw new IllegalArgumentException("destinations." + d.name() + ": not an http destination");
-    }
-
-    private static FullHttpRequest request(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
-        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, pool.target,
-                Unpooled.wrappedBuffer(body));
-        req.headers().set(HttpHeaderNames.HOST, pool.hostHeader);
-        for (Map.Entry<String, String> h : headers) {
-            req.headers().add(h.getKey(), h.getValue());
-        }
-        req.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        return req;
-    }
-
-    // ------------------------------------------------------------------ one exchange
-
-    /**
-     * One attempt: completes exactly once (answer, failure or timeout), then either returns
-     * its connection to the pool or closes it. Every field is touched on event loops only;
-     * {@code done} makes the first completion win.
-     */
-    private final class Exchange {
-        final Pool pool;
-        final List<Map.Entry<String, String>> headers;
-        final byte[] body;
-        final CompletableFuture<Outcome> future = new CompletableFuture<>();
-        final AtomicBoolean done = new AtomicBoolean();
-        volatile ScheduledFuture<?> timer;
-        volatile ChannelFuture connecting;
-        volatile Channel channel;
-        /** Started on a pooled connection that has not been replaced by a fresh one yet. */
-        volatile boolean pooled;
-        // read on the channel's event loop
-        int status;
-        long retryAfterMillis = RetryAfter.NONE;
-        boolean keepAlive;
-        long bodyBytes;
-
-        Exchange(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
-            this.pool = pool;
-            this.headers = headers;
-            this.body = body;
-        }
-
-        void start(Channel ch) {
-            channel = ch;
-            if (done.get()) { // timed out while connecting
-                ch.close();
-                return;
-            }
-            AnswerHandler handler = ch.pipeline().get(AnswerHandler.class);
-            handler.exchange = this;
-            ch.writeAndFlush(request(pool, headers, body)).addListener(w -> {
-                if (!w.isSuccess()) {
-                    if (handler.exchange != this) {
-                        return; // the handler has settled it already (the connection closed first)
-                    }
-                    handler.exchange = null;
-                    ch.close();
-                    if (!retryFresh()) {
-                        complete(failure(AttemptResult.Failure.RESET, "write failed: " + brief(w.cause())), null);
-                    }
-                }
-            });
-        }
-
-        /**
-         * A pooled keep-alive connection that the destination closed while it sat idle
-         * fails before any answer: that is not the destination's answer to this attempt, so
-         * the request goes once more on a fresh connection, within the same timeout. The
-         * destination may have read the first request (a repeat, with the same
-         * {@code webhook-id}); at-least-once allows it. Returns false when this does not
-         * apply (a fresh connection, an answer begun, the attempt over).
-         */
-        boolean retryFresh() {
-            if (!pooled || status != 0 || done.get() || closed.get()) {
-                return false;
-            }
-            pooled = false;
-            channel = null;
-            connect(pool, this);
-            return true;
-        }
-
-        void timedOut() {
-            abort(failure(AttemptResult.Failure.TIMEOUT, "timeout after " + pool.destination.timeoutMs() + " ms"));
-        }
-
-        /** Completes the attempt with {@code outcome} unless it completed already, and drops its connection or connect. */
-        void abort(Outcome outcome) {
-            if (complete(outcome, null)) {
-                ChannelFuture c = connecting;
-                if (c != null) {
-                    c.cancel(false);
-                }
-                Channel ch = channel;
-                if (ch != null) {
-                    ch.close();
-                } else if (c != null && c.isSuccess()) {
-                    c.channel().close();
-                }
-            }
-        }
-
-        /** Completes the attempt once; {@code reuse} is the connection to pool again, or null. */
-        boolean complete(Outcome outcome, Channel reuse) {
-            if (!done.compareAndSet(false, true)) {
-                return false;
-            }
-            ScheduledFuture<?> t = timer;
-            if (t != null) {
-                t.cancel(false);
-            }
-            pool.live.remove(this);
-            if (reuse != null) {
-                pool.giveBack(reuse);
-            }
-            future.complete(outcome);
-            return true;
-        }
-    }
-
-    /** Last in the pipeline: reads the answer of the connection's current exchange. One per connection. */
-    private final class AnswerHandler extends ChannelInboundHandlerAdapter {
-        volatile Exchange exchange;
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            try {
-                Exchange ex = exchange;
-                if (ex == null || ex.done.get()) {
-                    ctx.close(); // an answer nobody asked for: the connection is not trusted again
-                    return;
-                }
-                if (msg instanceof HttpResponse r) {
-                    if (r.decoderResult().isFailure()) {
-                        ex.complete(failure(AttemptResult.Failure.PROTOCOL, "unreadable answer"), null);
-                        ctx.close();
-                        return;
-                    }
-                    ex.status = r.status().code();
-                    ex.keepAlive = HttpUtil.isKeepAlive(r);
-                    String ra = r.headers().get(HttpHeaderNames.RETRY_AFTER);
-                    if (ra != null) {
-                        ex.retryAfterMillis = RetryAfter.parseMillis(ra, wall);
-                    }
-                }
-                if (msg instanceof HttpContent c) {
-                    if (c.decoderResult().isFailure()) {
-                        ex.complete(failure(AttemptResult.Failure.PROTOCOL, "unreadable answer"), null);
-                        ctx.close();
-                        return;
-                    }
-                    ex.bodyBytes += c.content().readableBytes();
-                    if (ex.status != 0 && ex.bodyBytes > MAX_BODY_BYTES) {
-                        exchange = null;
-                        ex.complete(answered(ex), null); // the status is known; the rest is not read
-                        ctx.close();
-                        return;
-                    }
-                    if (c instanceof LastHttpContent) {
-                        exchange = null;
-                        if (ex.status >= 100 && ex.status < 200) {
-                            ex.complete(answered(ex), null);
-                            ctx.close();
-                        } else {
-                            ex.complete(answered(ex), ex.keepAlive ? ctx.channel() : null);
-                            if (!ex.keepAlive) {
-                                ctx.close();
-                            }
-                        }
-                    }
-                }
-            } finally {
-                ReferenceCountUtil.release(msg);
-            }
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            Exchange ex = exchange;
-            exchange = null;
-            if (ex != null && !ex.retryFresh()) {
-                ex.complete(failure(AttemptResult.Failure.RESET, "connection closed before a full answer"), null);
-            }
-            super.channelInactive(ctx);
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            Exchange ex = exchange;
-            exchange = null;
-            if (ex != null && !(cause instanceof IOException && ex.retryFresh())) {
-                ex.complete(failure(cause instanceof IOException ? AttemptResult.Failure.RESET : AttemptResult.Failure.PROTOCOL,
-                        cause instanceof IOException ? "connection reset" : "unreadable answer: " + brief(cause)), null);
-            }
-            ctx.close();
-        }
-    }
-
-    private static Outcome answered(Exchange ex) {
-        return new Outcome(AttemptResult.answered(ex.status, ex.retryAfterMillis), null);
-    }
-
-    private static Outcome failure(AttemptResult.Failure kind, String error) {
-        return new Outcome(AttemptResult.failed(kind), error);
-    }
-
-    private static String connectError(Throwable cause) {
-        if (cause instanceof ConnectException && String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT).contains("refused")) {
-            return "connect refused";
-        }
-        if (cause instanceof UnknownHostException) {
-            return "unknown host";
-        }
-        if (cause instanceof io.netty.channel.ConnectTimeoutException) {
-            return "connect timeout";
-        }
-        if (cause instanceof ClosedChannelException) {
-            return "connect aborted";
-        }
-        return "connect failed: " + brief(cause);
-    }
-
-    /** A short, bounded description of an error (no stack, no unbounded message). */
-    private static String brief(Throwable t) {
-        if (t == null) {
-            return "unknown";
-        }
-        String m = t.getMessage();
-        String s = t.getClass().getSimpleName() + (m == null ? "" : ": " + m);
-        return s.length() > 120 ? s.substring(0, 120) : s;
-    }
-
-    // ------------------------------------------------------------------ the pool of one destination
-
-    /** Idle keep-alive connections of one destination, most recently used first. */
-    private static final class Pool {
-        final Destination destination;
-        final SslContext ssl;
-        final String host;
-        final int port;
-        final String hostHeader;
-        final String target;
-        /** The loop every connection, timer and answer of this destination is on. */
-        final EventLoop loop;
-        /** The client's closed flag. */
-        final AtomicBoolean clientClosed;
-        /** Attempts sent and not yet started on {@link #loop}. */
-        final Queue<Exchange> queued = new ConcurrentLinkedQueue<>();
-        /** Attempts queued and not yet completed (an attempt leaves when it completes); its size picks the least busy pool. */
-        final Set<Exchange> live = ConcurrentHashMap.newKeySet();
-        /** A run of {@code startQueued} is submitted to {@link #loop} and has not begun. */
-        final AtomicBoolean startScheduled = new AtomicBoolean();
-        /** Idle connections, most recently used first; touched on {@link #loop} only. */
-        private final ArrayDeque<Channel> idle = new ArrayDeque<>();
-
-        Pool(Destination destination, SslContext ssl, EventLoop loop, AtomicBoolean clientClosed) {
-            this.destination = destination;
-            this.clientClosed = clientClosed;
-            this.loop = loop;
-            this.ssl = ssl;
-            URI u = target(destination).url();
-            boolean https = "https".equalsIgnoreCase(u.getScheme());
-            this.host = u.getHost();
-            int defaultPort = https ? 443 : 80;
-            this.port = u.getPort() == -1 ? defaultPort : u.getPort();
-            this.hostHeader = u.getPort() == -1 || u.getPort() == defaultPort ? u.getHost() : u.getHost() + ":" + u.getPort();
-            String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
-            this.target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
-        }
-
-        /** On {@link #loop}: closes every idle connection (the client is closing). */
-        void closeIdle() {
-            for (Channel ch = idle.pollFirst(); ch != null; ch = idle.pollFirst()) {
-                ch.close();
-            }
-        }
-
-        Channel takeIdle() {
-            for (Channel ch = idle.pollFirst(); ch != null; ch = idle.pollFirst()) {
-                if (ch.isActive()) {
-                    return ch;
-                }
-            }
-            return null;
-        }
-
-        void giveBack(Channel ch) {
-            if (!ch.isActive()) {
-                return;
-            }
-            if (clientClosed.get()) { // closeIdle may have run already: nothing would close it
-                ch.close();
-                return;
-            }
-            idle.addFirst(ch);
-            while (idle.size() > destination.maxInFlight()) { // O(1) for an ArrayDeque
-                Channel extra = idle.pollLast();
-                if (extra != null) {
-                    extra.close();
-                }
-            }
-        }
     }
 }
