@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery.nats;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.nats.client.impl.Headers;
 import io.nats.client.support.ByteArrayBuilder;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +40,9 @@ final class NatsWireHeaders extends Headers {
     private static final byte[] VERSION_LINE = "NATS/1.0\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final byte[] wire;
-    private Headers parsed; // the same headers as the client's, made on the first read
+    /** The same headers as the client's, made on the first read (by any thread: a caller may read them anywhere). */
+    @GuardedBy("this")
+    private Headers parsed;
 
     private NatsWireHeaders(byte[] wire) {
         super(null, true, null);
@@ -160,6 +163,9 @@ final class NatsWireHeaders extends Headers {
     }
 
     // ------------------------------------------------------------------ reads, from the parsed copy
+    // Each read the client's Headers offers is overridden to answer from the parsed copy: Java has
+    // no delegation, so the list below repeats one line per method, and the read-only section one
+    // throw per mutator. That is the shape of the client's class, not logic written twice.
 
     /** The client's own headers with the same pairs, parsed from the bytes once. */
     private synchronized Headers parsed() {
