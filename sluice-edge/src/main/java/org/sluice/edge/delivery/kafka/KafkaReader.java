@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Ordering;
-import org.sluice.edge.delivery.TargetReader;
+import org.sluice.edge.delivery.broker.BrokerReader;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Section;
 import org.sluice.edge.settings.Values;
@@ -19,7 +19,7 @@ import org.sluice.edge.settings.Values;
  * Reads the own keys of a {@code type: kafka} destination into {@link KafkaTarget};
  * every problem is recorded with its key path and value.
  */
-public final class KafkaReader implements TargetReader {
+public final class KafkaReader extends BrokerReader {
 
     /** The keys a kafka destination has of its own. */
     public static final List<String> KEYS = List.of("bootstrap_servers", "topic", "key", "compression", "linger_ms", "properties");
@@ -31,26 +31,13 @@ public final class KafkaReader implements TargetReader {
     static final long MAX_LINGER_MS = 60_000;
     static final String MAX_IN_FLIGHT_PROPERTY = "max.in.flight.requests.per.connection";
 
-    private static final List<String> ALL_KEYS = TargetReader.withCommonKeys(KEYS);
-
-    @Override
-    public String type() {
-        return KafkaTarget.TYPE;
-    }
-
-    @Override
-    public List<String> keys() {
-        return ALL_KEYS;
-    }
-
-    @Override
-    public Read read(Section s, List<String> forward) {
-        KafkaTarget target = target(s);
-        return new Read(target, TargetReader.headers(s, forward, Map.of(), null));
+    public KafkaReader() {
+        super(KafkaTarget.TYPE, KEYS);
     }
 
     /** The target, or null after recording a problem. */
-    private static KafkaTarget target(Section s) {
+    @Override
+    protected KafkaTarget target(Section s) {
         int before = s.problems().size();
         List<String> servers = servers(s);
         String topic = topic(s);

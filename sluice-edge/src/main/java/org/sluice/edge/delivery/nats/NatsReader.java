@@ -6,12 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.sluice.edge.delivery.TargetReader;
+import org.sluice.edge.delivery.broker.BrokerReader;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Section;
 import org.sluice.edge.settings.Values;
@@ -22,7 +21,7 @@ import org.sluice.edge.settings.Values;
  * {@code credentials_file}. Every problem names its key path and the value (a server URL's
  * user info is never printed).
  */
-public final class NatsReader implements TargetReader {
+public final class NatsReader extends BrokerReader {
 
     /** The keys a nats destination has of its own. */
     public static final List<String> OWN_KEYS = List.of("servers", "subject", "credentials_file");
@@ -30,26 +29,13 @@ public final class NatsReader implements TargetReader {
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{([^}]*)}");
     private static final Set<String> PLACEHOLDERS = Set.of("tenant", "source");
 
-    private static final List<String> ALL_KEYS = TargetReader.withCommonKeys(OWN_KEYS);
-
-    @Override
-    public String type() {
-        return NatsTarget.TYPE;
-    }
-
-    @Override
-    public List<String> keys() {
-        return ALL_KEYS;
-    }
-
-    @Override
-    public Read read(Section s, List<String> forward) {
-        NatsTarget target = target(s);
-        return new Read(target, TargetReader.headers(s, forward, Map.of(), null));
+    public NatsReader() {
+        super(NatsTarget.TYPE, OWN_KEYS);
     }
 
     /** The target, or null after recording at least one problem. */
-    private static NatsTarget target(Section s) {
+    @Override
+    protected NatsTarget target(Section s) {
         int before = s.problems().size();
         List<String> servers = servers(s);
         String subject = subject(s);
