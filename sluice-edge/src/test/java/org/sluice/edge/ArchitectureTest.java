@@ -1,5 +1,7 @@
 package org.sluice.edge;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
@@ -18,6 +20,14 @@ import com.tngtech.archunit.lang.ArchRule;
  * edge, packages must not form cycles, and the ingest path must not reach the admin
  * API, the server assembly or the command line. Nothing is frozen: every rule holds
  * today, and a new breach fails the build.
+ *
+ * <p>Delivery's layering, bottom up: {@code settings} (the config reading toolkit, JDK
+ * only); {@code store}; {@code delivery} (the dispatcher, retry, breaker, pacing and the
+ * seam: {@code Transport}, {@code Target}, {@code TargetReader}); the transport rooms
+ * {@code delivery.http}, {@code delivery.kafka}, {@code delivery.nats} (each a target, its
+ * reader and its transport; the broker ones share {@code delivery.broker}); then
+ * {@code config}, which calls the readers. The top-level slices stay acyclic; inside
+ * {@code delivery} the parent names the rooms only in {@code Target} and {@code Transports}.
  */
 @AnalyzeClasses(packages = "org.sluice", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -116,12 +126,69 @@ class ArchitectureTest {
                     "com.google.errorprone.annotations..")
             .as("org.sluice.edge.store should depend only on sluice-core, RocksDB, Jackson, SLF4J and the JDK");
 
-    /** Delivery sits on the store: the server, intake and admin call into it, never the other way. */
+    /**
+     * The settings toolkit ({@code Section}, {@code Values}, ...) is the bottom room of the
+     * configuration: {@code config} and the delivery rooms read their keys with it, and it
+     * uses nothing of Sluice.
+     */
     @ArchTest
-    static final ArchRule deliveryUsesOnlyCoreAndStore = noClasses()
+    static final ArchRule settingsToolkitUsesOnlyTheJdk = classes()
+            .that().resideInAPackage("org.sluice.edge.settings..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("org.sluice.edge.settings..", "java..")
+            .as("org.sluice.edge.settings should depend on the JDK only");
+
+    /**
+     * Delivery sits on the store: the server, intake and admin call into it, never the other
+     * way. Of the edge it uses the store, the settings toolkit (its readers' keys; never
+     * {@code config}, which calls them) and {@code verify} (the one header-name rule).
+     */
+    @ArchTest
+    static final ArchRule deliveryUsesOnlyStoreSettingsAndVerify = classes()
             .that().resideInAPackage("org.sluice.edge.delivery..")
-            .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.http..", "org.sluice.edge.admin..",
-                    "org.sluice.edge.server..", "org.sluice.edge.cli..", "org.sluice.edge.intake..",
-                    "org.sluice.edge.config..", "org.sluice.edge.admission..")
-            .as("org.sluice.edge.delivery should use sluice-core and org.sluice.edge.store only of Sluice");
+            .should().onlyDependOnClassesThat(resideInAPackage("org.sluice.edge..").negate()
+                    .or(resideInAnyPackage("org.sluice.edge.delivery..", "org.sluice.edge.store..",
+                            "org.sluice.edge.settings..", "org.sluice.edge.verify..")))
+            .as("org.sluice.edge.delivery should use of the edge only org.sluice.edge.store, .settings and .verify");
+
+    // ------------------------------------------------------------------ the delivery rooms
+
+    /**
+     * Each transport is a room of its own ({@code delivery.http}, {@code delivery.kafka},
+     * {@code delivery.nats}: its target, its reader, its transport); none uses another.
+     */
+    @ArchTest
+    static final ArchRule transportRoomsAreIndependent = slices()
+            .matching("org.sluice.edge.delivery.(http|kafka|nats)..").should().notDependOnEachOther()
+            .as("the transport rooms of org.sluice.edge.delivery should not depend on each other");
+
+    /**
+     * The dispatcher's package names the transport rooms in two places only: {@code Target}
+     * (its {@code Cases}, one method per kind) and {@code Transports} (where each is built).
+     * Everything else in it works on the seam ({@code Transport}, {@code Target},
+     * {@code TargetReader}), so adding a transport touches nothing else here.
+     */
+    @ArchTest
+    static final ArchRule deliveryNamesTheTransportRoomsOnlyInTargetAndTransports = noClasses()
+            .that().resideInAPackage("org.sluice.edge.delivery")
+            .and().haveNameNotMatching("org\\.sluice\\.edge\\.delivery\\.(Target|Transports)(\\$.*)?")
+            .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.delivery.http..",
+                    "org.sluice.edge.delivery.kafka..", "org.sluice.edge.delivery.nats..")
+            .as("only Target and Transports of org.sluice.edge.delivery should name the transport rooms");
+
+    /** What the broker transports share knows neither broker, nor any transport room. */
+    @ArchTest
+    static final ArchRule brokerToolkitKnowsNoTransport = noClasses()
+            .that().resideInAPackage("org.sluice.edge.delivery.broker..")
+            .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.delivery.http..",
+                    "org.sluice.edge.delivery.kafka..", "org.sluice.edge.delivery.nats..", "org.apache.kafka..",
+                    "io.nats..")
+            .as("org.sluice.edge.delivery.broker should know neither Kafka nor NATS");
+
+    /** Only the broker rooms use the broker toolkit. */
+    @ArchTest
+    static final ArchRule onlyBrokerRoomsUseTheBrokerToolkit = classes()
+            .that().resideInAPackage("org.sluice.edge.delivery.broker..")
+            .should().onlyBeAccessed().byClassesThat().resideInAnyPackage("org.sluice.edge.delivery.broker..",
+                    "org.sluice.edge.delivery.kafka..", "org.sluice.edge.delivery.nats..")
+            .as("org.sluice.edge.delivery.broker should be used by the Kafka and NATS rooms only");
 }

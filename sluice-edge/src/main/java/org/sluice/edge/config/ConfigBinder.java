@@ -14,6 +14,10 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
 import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.settings.Paths;
+import org.sluice.edge.settings.Problems;
+import org.sluice.edge.settings.Section;
+import org.sluice.edge.settings.Values;
 
 /**
  * Walks the converted tree section by section into a {@link SluiceConfig}, recording

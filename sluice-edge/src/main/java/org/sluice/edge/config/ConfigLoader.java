@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.sluice.edge.settings.Problems;
 
 /**
  * Reads a Sluice configuration: YAML, then {@code ${VAR}} / {@code ${VAR:-default}}

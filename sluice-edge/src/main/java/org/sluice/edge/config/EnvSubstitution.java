@@ -6,6 +6,9 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.sluice.edge.settings.Paths;
+import org.sluice.edge.settings.Problems;
+import org.sluice.edge.settings.Substituted;
 
 /**
  * Turns a parsed YAML tree into plain Java values (maps in file order, lists, strings,

@@ -7,6 +7,11 @@ import java.util.Map;
 import java.util.Optional;
 import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
+import org.sluice.edge.settings.Paths;
+import org.sluice.edge.settings.Problems;
+import org.sluice.edge.settings.Section;
+import org.sluice.edge.settings.Substituted;
+import org.sluice.edge.settings.Values;
 
 /**
  * The one place where config text becomes a {@link Limit}: through {@link Limit#parse},

@@ -8,6 +8,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.settings.Paths;
+import org.sluice.edge.settings.Section;
+import org.sluice.edge.settings.Substituted;
+import org.sluice.edge.settings.Values;
 import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.verify.VerifySpec;
 

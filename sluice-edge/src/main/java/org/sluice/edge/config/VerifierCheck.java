@@ -2,6 +2,7 @@ package org.sluice.edge.config;
 
 import org.sluice.edge.dedupe.DedupeKeys;
 import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.settings.Section;
 import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.verify.VerifySpec;
 

@@ -43,7 +43,7 @@ import org.sluice.edge.store.StoredHook;
 /**
  * Hands pending deliveries on to their destinations: reads due rows from the
  * {@link DeliveryLedger}, sends each as one attempt through the {@link Transport} of its
- * destination's type ({@link HttpDeliveryClient} for {@code http}), and records what came back.
+ * destination's type ({@link org.sluice.edge.delivery.http.HttpDeliveryClient} for {@code http}), and records what came back.
  *
  * <h2>One pass ({@link #pump()})</h2>
  * For each destination, at the clock's current time:

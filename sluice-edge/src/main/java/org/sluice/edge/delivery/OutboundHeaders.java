@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.verify.Verifiers;
 
 /**
  * The headers of every attempt to one destination, in this order:
@@ -124,6 +125,11 @@ public final class OutboundHeaders {
             throw new SettingsException(problems);
         }
         return new OutboundHeaders(List.copyOf(forward), configured, signer, version);
+    }
+
+    /** True when attempts carry {@code webhook-signature}. */
+    public boolean signs() {
+        return signer != null;
     }
 
     /**
@@ -266,7 +272,7 @@ public final class OutboundHeaders {
     // ------------------------------------------------------------------ checks
 
     private static boolean checkName(String at, String name, List<String> problems) {
-        if (name == null || name.isEmpty() || !isToken(name)) {
+        if (!Verifiers.isHeaderName(name)) { // the one RFC 9110 token rule, shared with the verifiers and dedupe
             problems.add(at + " must be a header name (letters, digits and !#$%&'*+-.^_`|~), got "
                     + (name == null ? "nothing" : quote(name)));
             return false;
@@ -275,18 +281,6 @@ public final class OutboundHeaders {
             problems.add(at + " must not name a header that Sluice sets itself or that frames the request, got "
                     + quote(name));
             return false;
-        }
-        return true;
-    }
-
-    private static boolean isToken(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
         }
         return true;
     }

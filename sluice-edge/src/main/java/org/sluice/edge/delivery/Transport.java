@@ -8,23 +8,14 @@ import org.sluice.edge.store.StoredHook;
  * {@link Dispatcher} decides what to send and when (due rows, pacing, breaker, claims,
  * retries); a transport only carries one attempt and says what came back.
  *
- * <p>One transport serves every destination of its {@link Destination#type()}. Its
+ * <p>One transport serves every destination of its kind of {@link Target}; each lives in
+ * the room of its target ({@code delivery.http}, {@code delivery.kafka},
+ * {@code delivery.nats}) and is built by {@link Transports}. Its
  * futures complete on its own threads and never exceptionally: every failure is an
  * {@link Outcome}. A transport must give up on an attempt within the destination's
  * {@code timeout_ms} ({@link AttemptResult.Failure#TIMEOUT}).
  */
-interface Transport extends AutoCloseable {
-
-    /**
-     * The longest time between two sweeps of a broker transport's attempts out for the ones
-     * past their {@code timeout_ms} (one timer task per destination, not one per attempt).
-     */
-    long MAX_SWEEP_MS = 100;
-
-    /** How often the attempts out of a destination with this {@code timeout_ms} are swept: a tenth of it, 1 to {@value #MAX_SWEEP_MS} ms. */
-    static long sweepMillis(long timeoutMs) {
-        return Math.max(1, Math.min(MAX_SWEEP_MS, timeoutMs / 10));
-    }
+public interface Transport extends AutoCloseable {
 
     /** What one attempt came to, with a short text for {@code last_error} when it was not delivered. */
     record Outcome(AttemptResult result, String error) {

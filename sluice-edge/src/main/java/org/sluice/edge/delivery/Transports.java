@@ -4,23 +4,33 @@ import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.sluice.edge.delivery.http.HttpDeliveryClient;
+import org.sluice.edge.delivery.http.HttpTarget;
+import org.sluice.edge.delivery.kafka.KafkaTarget;
+import org.sluice.edge.delivery.kafka.KafkaTransport;
+import org.sluice.edge.delivery.nats.NatsTarget;
+import org.sluice.edge.delivery.nats.NatsTransport;
 
 /**
- * The transports of one dispatcher: one per destination type in use, each built once and
- * registered with every destination of its type.
+ * The transports of one dispatcher: one per kind of {@link Target} in use, each built once
+ * and registered with every destination of its kind. The one place in this package that
+ * names the transports' rooms, where each is built ({@link Build}).
  */
 final class Transports implements AutoCloseable {
 
     private final Map<String, Transport> byType = new LinkedHashMap<>();
 
     /**
-     * Builds and registers a transport for every type among {@code destinations}; on a
-     * failure, closes what was built and rethrows.
+     * Builds and registers a transport for every kind of target among {@code destinations};
+     * on a failure, closes what was built and rethrows.
+     *
+     * @param httpLoops event loops the HTTP client may borrow, or null for loops of its own
      */
     Transports(List<Destination> destinations, InstantSource wall, ClientLoops httpLoops) {
+        Build build = new Build(destinations, wall, httpLoops);
         try {
             for (Destination d : destinations) {
-                byType.computeIfAbsent(d.type(), type -> create(type, destinations, wall, httpLoops)).register(d);
+                byType.computeIfAbsent(d.type(), type -> d.target().accept(build)).register(d);
             }
         } catch (RuntimeException e) {
             close();
@@ -28,31 +38,24 @@ final class Transports implements AutoCloseable {
         }
     }
 
-    /**
-     * {@code httpLoops}: event loops the HTTP client may borrow, or null for loops of its own
-     * (1 or 2). It borrows them only when no destination is {@code https}: a TLS handshake
-     * takes a millisecond or more of CPU, and a destination that closes every connection
-     * would make one per attempt; on loops of its own those never hold an ingest loop.
-     */
-    private static Transport create(String type, List<Destination> destinations, InstantSource wall, ClientLoops httpLoops) {
-        switch (type) {
-            case Destination.TYPE_HTTP:
-                if (httpLoops != null && destinations.stream().noneMatch(Transports::https)) {
-                    return new HttpDeliveryClient(httpLoops, wall);
-                }
-                long http = destinations.stream().filter(d -> Destination.TYPE_HTTP.equals(d.type())).count();
-                return new HttpDeliveryClient((int) Math.min(2, http), wall);
-            case Destination.TYPE_NATS:
-                return new NatsTransport();
-            case Destination.TYPE_KAFKA:
-                return new KafkaTransport();
-            default:
-                throw new IllegalArgumentException("destinations: no transport delivers type " + type);
-        }
-    }
+    /** The transport of each kind of target, built for all of {@code destinations}. */
+    private record Build(List<Destination> destinations, InstantSource wall, ClientLoops httpLoops)
+            implements Target.Cases<Transport> {
 
-    private static boolean https(Destination d) {
-        return Destination.TYPE_HTTP.equals(d.type()) && "https".equalsIgnoreCase(d.url().getScheme());
+        @Override
+        public Transport http(HttpTarget http) {
+            return HttpDeliveryClient.forDestinations(destinations, httpLoops, wall);
+        }
+
+        @Override
+        public Transport kafka(KafkaTarget kafka) {
+            return new KafkaTransport();
+        }
+
+        @Override
+        public Transport nats(NatsTarget nats) {
+            return new NatsTransport();
+        }
     }
 
     /** The transport of {@code destination}'s type. */

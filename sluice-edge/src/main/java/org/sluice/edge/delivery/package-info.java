@@ -1,22 +1,30 @@
 /**
- * Outbound delivery: handing accepted hooks on to HTTP destinations, at least once, paced
- * and retried.
+ * Outbound delivery: handing accepted hooks on to destinations (HTTP endpoints, Kafka
+ * topics, NATS JetStream subjects), at least once, paced and retried.
  *
- * <p>Owns what an attempt sends and how its answer is judged: the headers of an outbound
- * request ({@link org.sluice.edge.delivery.OutboundHeaders}) and their Standard Webhooks
- * signature ({@link org.sluice.edge.delivery.WebhookSigner}), the
+ * <p>Owns the {@link org.sluice.edge.delivery.Dispatcher} (what to send and when), the
  * retry schedule and the verdict on each attempt ({@link org.sluice.edge.delivery.RetryPolicy},
- * {@link org.sluice.edge.delivery.RetryAfter}), and the circuit breaker of one destination
- * ({@link org.sluice.edge.delivery.DestinationBreaker}), and paced replays of a time range
- * ({@link org.sluice.edge.delivery.Replays}, which the admin API starts).
+ * {@link org.sluice.edge.delivery.RetryAfter}), the circuit breaker of one destination
+ * ({@link org.sluice.edge.delivery.DestinationBreaker}), paced replays of a time range
+ * ({@link org.sluice.edge.delivery.Replays}, which the admin API starts), what every attempt
+ * carries ({@link org.sluice.edge.delivery.OutboundHeaders}, signed by
+ * {@link org.sluice.edge.delivery.WebhookSigner}), and the transport seam: a destination's
+ * {@link org.sluice.edge.delivery.Target}, the {@link org.sluice.edge.delivery.Transport}
+ * that carries its attempts and the {@link org.sluice.edge.delivery.TargetReader} that reads
+ * its keys.
  *
- * <p>May use {@code sluice-core} (clock, limiters) and {@code org.sluice.edge.store} (the
- * delivery rows). Bad settings throw {@link org.sluice.edge.delivery.SettingsException}, which
- * the config loader (which may use this package, not the other way round) reports as its own
- * errors. Nothing here knows about the ingest HTTP server, intake or the admin
- * API; they may call in, not the other way round.
+ * <p>Each transport is a room below this one: {@code delivery.http}, {@code delivery.kafka},
+ * {@code delivery.nats}, each holding its target, its config reader and its transport; the
+ * broker ones share {@code delivery.broker} (the table of attempts out). This package names
+ * those rooms in two places only: {@code Target.Cases} and {@code Transports}, where each
+ * transport is built. {@code docs/delivery.md} ("Adding a transport") gives the recipe.
  *
- * <p>The {@link org.sluice.edge.delivery.Dispatcher} runs it: the server starts one when destinations are configured (see
- * {@code docs/delivery.md}).
+ * <p>May use {@code sluice-core} (clock, limiters), {@code org.sluice.edge.store} (the
+ * delivery rows), {@code org.sluice.edge.settings} (the readers' toolkit) and
+ * {@code org.sluice.edge.verify} (the header-name rule). Bad settings throw
+ * {@link org.sluice.edge.delivery.SettingsException} or become problems in the reader's
+ * section, which the config loader reports as its own errors; {@code config} calls the
+ * readers, never the other way round. Nothing here knows about the ingest HTTP server,
+ * intake or the admin API; they may call in, not the other way round (ArchitectureTest).
  */
 package org.sluice.edge.delivery;

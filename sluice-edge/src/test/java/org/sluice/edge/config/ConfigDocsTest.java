@@ -11,6 +11,9 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.sluice.edge.delivery.http.HttpReader;
+import org.sluice.edge.delivery.kafka.KafkaReader;
+import org.sluice.edge.delivery.nats.NatsReader;
 
 /** Keeps docs/configuration.md honest: its YAML examples load, and it documents every key the loader knows. */
 class ConfigDocsTest {
@@ -61,12 +64,12 @@ class ConfigDocsTest {
         check(doc, "dedupe", ConfigBinder.DEDUPE, missing);
         check(doc, "fleet", ConfigBinder.FLEET, missing);
         check(doc, "sources.<id>", SourceReader.SOURCE_KEYS, missing);
-        check(doc, "destinations.<name>", DestinationReader.KEYS, missing);
+        check(doc, "destinations.<name>", HttpReader.KEYS, missing);
         check(doc, "destinations.<name>", NatsReader.OWN_KEYS, missing);
         check(doc, "destinations.<name>", KafkaReader.KEYS, missing);
         check(doc, "destinations.<name>.retry", DestinationReader.RETRY, missing);
         check(doc, "destinations.<name>.breaker", DestinationReader.BREAKER, missing);
-        check(doc, "destinations.<name>.signing", DestinationReader.SIGNING, missing);
+        check(doc, "destinations.<name>.signing", HttpReader.SIGNING, missing);
         check(doc, "retention", ConfigBinder.RETENTION, missing);
         check(doc, "store", ConfigBinder.STORE, missing);
         for (String k : SourceReader.VERIFY_KEYS) {

@@ -15,6 +15,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Ordering;
+import org.sluice.edge.delivery.http.HttpTarget;
 
 /** {@code destinations}, {@code deliver_to}, {@code retention} and {@code store}: values read and every refusal's message. */
 class DestinationConfigTest {
@@ -47,11 +48,11 @@ class DestinationConfigTest {
                 """, Map.of("APP_TOKEN", "t0k3n"), "test");
         assertThat(c.destinations()).containsOnlyKeys("app", "audit");
         Destination app = c.destinations().get("app");
-        assertThat(app.url().toString()).isEqualTo("https://hooks.example.test:9443/in?x=1");
+        assertThat(http(app).url().toString()).isEqualTo("https://hooks.example.test:9443/in?x=1");
         assertThat(app.timeoutMs()).isEqualTo(2000);
         assertThat(app.maxInFlight()).isEqualTo(4);
         assertThat(app.rate()).hasValueSatisfying(l -> assertThat(l.burst()).isEqualTo(400));
-        assertThat(app.signer()).isPresent();
+        assertThat(http(app).signer()).isPresent();
         assertThat(app.ordering()).isEqualTo(Ordering.FIFO);
         assertThat(app.retry().initialMs()).isEqualTo(500);
         assertThat(app.retry().maxMs()).isEqualTo(60_000);
@@ -62,14 +63,14 @@ class DestinationConfigTest {
         assertThat(app.breaker().failures()).isEqualTo(3);
         assertThat(app.breaker().openMs()).isEqualTo(1000);
         assertThat(app.breaker().maxOpenMs()).isEqualTo(8000);
-        assertThat(app.caFile()).isEmpty();
+        assertThat(http(app).caFile()).isEmpty();
         assertThat(app.toString()).doesNotContain("c2VjcmV0").doesNotContain("t0k3n");
 
         Destination audit = c.destinations().get("audit");
         assertThat(audit.timeoutMs()).isEqualTo(Destination.DEFAULT_TIMEOUT_MS);
         assertThat(audit.maxInFlight()).isEqualTo(Destination.DEFAULT_MAX_IN_FLIGHT);
         assertThat(audit.rate()).isEmpty();
-        assertThat(audit.signer()).isEmpty();
+        assertThat(http(audit).signer()).isEmpty();
         assertThat(audit.ordering()).isEqualTo(Ordering.NONE);
         assertThat(audit.retry().maxAttempts()).isEqualTo(20);
         assertThat(audit.breaker().failures()).isEqualTo(5);
@@ -93,7 +94,7 @@ class DestinationConfigTest {
         Path ca = dir.resolve("ca.pem");
         Files.writeString(ca, "-----BEGIN CERTIFICATE-----\n");
         SluiceConfig c = ConfigLoader.parse("destinations: {app: {url: \"https://h.test/\", ca_file: \"" + ca + "\"}}");
-        assertThat(c.destinations().get("app").caFile()).contains(ca);
+        assertThat(http(c.destinations().get("app")).caFile()).contains(ca);
         ConfigException e = catchThrowableOfType(ConfigException.class,
                 () -> ConfigLoader.parse("destinations: {app: {url: \"http://h.test/\", ca_file: \"" + ca + "\"}}"));
         assertThat(e.errors()).singleElement().asString()
@@ -198,5 +199,9 @@ class DestinationConfigTest {
             assertThat(e.errors()).as(why).containsExactly(message);
         }
         assertThat(List.of(e.getMessage())).as(why).noneMatch(m -> m.contains("c2VjcmV0"));
+    }
+
+    private static HttpTarget http(Destination d) {
+        return (HttpTarget) d.target();
     }
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.sluice.edge.delivery.Destination;
-import org.sluice.edge.delivery.KafkaSettings;
+import org.sluice.edge.delivery.kafka.KafkaTarget;
 import org.sluice.edge.delivery.Ordering;
 
 /** {@code type: kafka} destinations: values read, defaults, and every refusal's message (never a property's value). */
@@ -40,14 +40,14 @@ class KafkaConfigTest {
                 """, Map.of("JAAS", "secret-jaas-line"), "test");
         Destination d = c.destinations().get("ev");
         assertThat(d.type()).isEqualTo("kafka");
-        assertThat(d.url()).isNull();
+        assertThat(d.target()).isInstanceOf(KafkaTarget.class);
         assertThat(d.ordering()).isEqualTo(Ordering.FIFO);
         assertThat(d.timeoutMs()).isEqualTo(5000);
-        KafkaSettings k = (KafkaSettings) d.broker().orElseThrow();
+        KafkaTarget k = (KafkaTarget) d.target();
         assertThat(k.bootstrapServers()).containsExactly("k1.test:9092", "k2.test:9093");
         assertThat(k.topicFor("acme", "gh")).isEqualTo("webhooks.acme.gh");
         assertThat(k.topicFor(null, "gh")).isEqualTo("webhooks._.gh");
-        assertThat(k.key()).isEqualTo(KafkaSettings.Key.SOURCE);
+        assertThat(k.key()).isEqualTo(KafkaTarget.Key.SOURCE);
         assertThat(k.compression()).isEqualTo("zstd");
         assertThat(k.lingerMs()).isEqualTo(20);
         assertThat(k.properties()).containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.jaas.config", "secret-jaas-line")
@@ -58,8 +58,8 @@ class KafkaConfigTest {
     @Test
     void defaults() {
         Destination d = ConfigLoader.parse(K).destinations().get("ev");
-        KafkaSettings k = (KafkaSettings) d.broker().orElseThrow();
-        assertThat(k.key()).isEqualTo(KafkaSettings.Key.TENANT);
+        KafkaTarget k = (KafkaTarget) d.target();
+        assertThat(k.key()).isEqualTo(KafkaTarget.Key.TENANT);
         assertThat(k.compression()).isEqualTo("none");
         assertThat(k.lingerMs()).isEqualTo(5);
         assertThat(k.properties()).isEmpty();

@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.delivery.Destination;
-import org.sluice.edge.delivery.NatsSettings;
+import org.sluice.edge.delivery.nats.NatsTarget;
 
 /** {@code type: nats} destinations: every key read, every bad value refused with its key path and value. */
 class NatsDestinationConfigTest {
@@ -31,12 +31,12 @@ class NatsDestinationConfigTest {
                 """.formatted(creds));
         Destination d = c.destinations().get("bus");
         assertThat(d.type()).isEqualTo("nats");
-        assertThat(d.url()).isNull();
-        NatsSettings n = (NatsSettings) d.broker().orElseThrow();
+        assertThat(d.target()).isInstanceOf(NatsTarget.class);
+        NatsTarget n = (NatsTarget) d.target();
         assertThat(n.servers()).containsExactly("nats://127.0.0.1:4222", "tls://n2.example.test:4443");
         assertThat(n.subject()).isEqualTo("hooks.{tenant}.{source}");
         assertThat(n.credentialsFile()).contains(creds);
-        assertThat(NatsSettings.fill(n.subject(), null, "gh")).isEqualTo("hooks._.gh");
+        assertThat(NatsTarget.fill(n.subject(), null, "gh")).isEqualTo("hooks._.gh");
         assertThat(d.maxInFlight()).isEqualTo(4);
     }
 

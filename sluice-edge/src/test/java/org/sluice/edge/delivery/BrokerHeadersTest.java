@@ -11,6 +11,10 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
+import org.sluice.edge.delivery.kafka.KafkaTarget;
+import org.sluice.edge.delivery.kafka.KafkaTransport;
+import org.sluice.edge.delivery.nats.NatsTarget;
+import org.sluice.edge.delivery.nats.NatsTransport;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -22,16 +26,16 @@ class BrokerHeadersTest {
 
     private static final List<String> FORWARD = List.of("Content-Type", "X-Trace");
 
-    private static Destination destination(String type, BrokerSettings broker) {
-        return new Destination("d", type, null, 5_000, 4, Optional.empty(), Optional.empty(),
+    private static Destination destination(Target target) {
+        return new Destination("d", target, 5_000, 4, Optional.empty(),
                 OutboundHeaders.of("destinations.d", FORWARD, Map.of(), null, "test"), Ordering.NONE,
-                RetryPolicy.defaults(), BreakerSettings.defaults(), Optional.empty(), Optional.of(broker));
+                RetryPolicy.defaults(), BreakerSettings.defaults());
     }
 
-    private static final Destination KAFKA = destination(Destination.TYPE_KAFKA,
-            new KafkaSettings(List.of("127.0.0.1:9"), "t", KafkaSettings.Key.SOURCE, "none", 0, Map.of()));
-    private static final Destination NATS = destination(Destination.TYPE_NATS,
-            new NatsSettings(List.of("nats://127.0.0.1:9"), "hooks.{tenant}", Optional.empty()));
+    private static final Destination KAFKA = destination(
+            new KafkaTarget(List.of("127.0.0.1:9"), "t", KafkaTarget.Key.SOURCE, "none", 0, Map.of()));
+    private static final Destination NATS = destination(
+            new NatsTarget(List.of("nats://127.0.0.1:9"), "hooks.{tenant}", Optional.empty()));
 
     private static StoredHook hook(String tenant, long receivedAtMillis) {
         Map<String, String> received = new LinkedHashMap<>();
@@ -43,7 +47,7 @@ class BrokerHeadersTest {
     }
 
     private static List<Map.Entry<String, String>> kafkaHeaders(StoredHook hook, int attempt) {
-        ProducerRecord<byte[], byte[]> r = KafkaTransport.record(KAFKA, (KafkaSettings) KAFKA.broker().orElseThrow(), hook, attempt);
+        ProducerRecord<byte[], byte[]> r = KafkaTransport.record(KAFKA, (KafkaTarget) KAFKA.target(), hook, attempt);
         List<Map.Entry<String, String>> out = new ArrayList<>();
         r.headers().forEach(h -> out.add(Map.entry(h.key(), new String(h.value(), StandardCharsets.UTF_8))));
         return out;

@@ -28,14 +28,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
 import org.sluice.core.Limit;
+import org.sluice.edge.delivery.http.HttpTarget;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
-import org.sluice.testkit.HookReceiver;
 import org.sluice.testkit.HookReceiver.Answer;
 import org.sluice.testkit.HookReceiver.Received;
+import org.sluice.testkit.HookReceiver;
 import org.sluice.testkit.ManualClock;
 
 /**
@@ -87,10 +88,10 @@ class DispatcherTest {
 
         Destination build() {
             WebhookSigner signer = signed ? WebhookSigner.fromSecret("destinations." + name + ".signing.secret", SECRET) : null;
-            return new Destination(name, Destination.TYPE_HTTP, url, timeoutMs, maxInFlight, Optional.ofNullable(rate),
-                    Optional.ofNullable(signer),
+            return new Destination(name, new HttpTarget(url, Optional.empty(), Optional.ofNullable(signer)), timeoutMs,
+                    maxInFlight, Optional.ofNullable(rate),
                     OutboundHeaders.of("destinations." + name, List.of("content-type"), Map.of(), signer, "0.1.0-test"),
-                    ordering, retry, breaker, Optional.empty());
+                    ordering, retry, breaker);
         }
     }
 

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
+import org.sluice.edge.delivery.kafka.KafkaTarget;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
@@ -69,12 +70,12 @@ class KafkaDeliveryTest {
 
     // ---------------------------------------------------------------- fixtures
 
-    private static Destination kafkaDestination(String name, String topic, KafkaSettings.Key key, Ordering ordering,
+    private static Destination kafkaDestination(String name, String topic, KafkaTarget.Key key, Ordering ordering,
                                                 long timeoutMs, RetryPolicy retry, BreakerSettings breaker) {
-        KafkaSettings k = new KafkaSettings(List.of(kafka.bootstrapServers()), topic, key, "lz4", 5, Map.of());
-        return new Destination(name, Destination.TYPE_KAFKA, null, timeoutMs, 16, Optional.empty(), Optional.empty(),
+        KafkaTarget k = new KafkaTarget(List.of(kafka.bootstrapServers()), topic, key, "lz4", 5, Map.of());
+        return new Destination(name, k, timeoutMs, 16, Optional.empty(),
                 OutboundHeaders.of("destinations." + name, List.of("Content-Type", "X-Event-Type"), Map.of(), null, "test"),
-                ordering, retry, breaker, Optional.empty(), Optional.of(k));
+                ordering, retry, breaker);
     }
 
     private Dispatcher dispatcher(Destination d) {
@@ -147,7 +148,7 @@ class KafkaDeliveryTest {
     void tenThousandHooksOverFourSourcesArriveOnceEachWithTheirKeyHeadersAndBytes() throws Exception {
         kafka.createTopic("bulk.acme", 3, 1, Map.of());
         kafka.createTopic("bulk.globex", 3, 1, Map.of());
-        Destination d = kafkaDestination("events", "bulk.{tenant}", KafkaSettings.Key.SOURCE, Ordering.NONE, 15_000,
+        Destination d = kafkaDestination("events", "bulk.{tenant}", KafkaTarget.Key.SOURCE, Ordering.NONE, 15_000,
                 RetryPolicy.defaults(), BreakerSettings.defaults());
         dispatcher(d).start();
         List<String> ids = commit(0, 10_000, 300, "events");
@@ -190,7 +191,7 @@ class KafkaDeliveryTest {
     @Test
     void aRecordOverTheBrokersMaxSizeIsDeadWithPermanentError() throws Exception {
         kafka.createTopic("small", 1, 1, Map.of("max.message.bytes", "2048"));
-        Destination d = kafkaDestination("small", "small", KafkaSettings.Key.TENANT, Ordering.NONE, 15_000,
+        Destination d = kafkaDestination("small", "small", KafkaTarget.Key.TENANT, Ordering.NONE, 15_000,
                 RetryPolicy.defaults(), BreakerSettings.defaults());
         dispatcher(d).start();
         String big = commit(0, 1, 8_192, "small").get(0);
@@ -211,7 +212,7 @@ class KafkaDeliveryTest {
 
     @Test
     void aMissingTopicIsRetriedAndNamedInLastErrorUntilItExists() throws Exception {
-        Destination d = kafkaDestination("later", "later.{source}", KafkaSettings.Key.TENANT, Ordering.NONE, 2_000,
+        Destination d = kafkaDestination("later", "later.{source}", KafkaTarget.Key.TENANT, Ordering.NONE, 2_000,
                 RetryPolicy.of("destinations.later", 100, 500, 1_000, 3_600, RetryPolicy.DEFAULT_PERMANENT_STATUSES),
                 BreakerSettings.of("destinations.later", 1_000, 1_000, 1_000));
         dispatcher(d).start();

@@ -1,0 +1,47 @@
+package org.sluice.edge.delivery.broker;
+
+import java.util.List;
+import java.util.Map;
+import org.sluice.edge.delivery.Target;
+import org.sluice.edge.delivery.TargetReader;
+import org.sluice.edge.settings.Section;
+
+/**
+ * What the readers of the broker types share: their keys are the common ones and their
+ * own, and their attempts carry the broker headers (forwarded and Sluice's own; a broker
+ * destination has neither {@code headers} nor {@code signing}). A subclass reads its own
+ * keys ({@link #target}).
+ */
+public abstract class BrokerReader implements TargetReader {
+
+    private final String type;
+    private final List<String> keys;
+
+    /**
+     * @param type    the {@code type} read
+     * @param ownKeys the keys only this type has, in the order messages list them after the common ones
+     */
+    protected BrokerReader(String type, List<String> ownKeys) {
+        this.type = type;
+        this.keys = TargetReader.withCommonKeys(ownKeys);
+    }
+
+    @Override
+    public final String type() {
+        return type;
+    }
+
+    @Override
+    public final List<String> keys() {
+        return keys;
+    }
+
+    @Override
+    public final Read read(Section s, List<String> forward) {
+        Target target = target(s);
+        return new Read(target, TargetReader.headers(s, forward, Map.of(), null));
+    }
+
+    /** The target from the type's own keys of {@code s}, or null after recording at least one problem. */
+    protected abstract Target target(Section s);
+}

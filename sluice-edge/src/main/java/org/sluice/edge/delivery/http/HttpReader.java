@@ -1,0 +1,168 @@
+package org.sluice.edge.delivery.http;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.sluice.edge.delivery.SettingsException;
+import org.sluice.edge.delivery.TargetReader;
+import org.sluice.edge.delivery.WebhookSigner;
+import org.sluice.edge.settings.Paths;
+import org.sluice.edge.settings.Section;
+import org.sluice.edge.settings.Values;
+
+/**
+ * Reads the own keys of a {@code type: http} destination into {@link HttpTarget}:
+ * {@code url} (required), {@code signing}, {@code headers} and {@code ca_file}. Every
+ * problem names its key path and the value (a secret or a configured header value is
+ * described, never printed).
+ */
+public final class HttpReader implements TargetReader {
+
+    /** Every key of an {@code http} destination: the common ones and its own, in the order messages list them. */
+    public static final List<String> KEYS = List.of("type", "url", "timeout_ms", "max_in_flight", "rate", "signing",
+            "headers", "forward_headers", "ordering", "retry", "breaker", "ca_file");
+    public static final List<String> SIGNING = List.of("scheme", "secret");
+    static final String SIGNING_SCHEME = "standard_webhooks";
+
+    @Override
+    public String type() {
+        return HttpTarget.TYPE;
+    }
+
+    @Override
+    public List<String> keys() {
+        return KEYS;
+    }
+
+    @Override
+    public Read read(Section s, List<String> forward) {
+        URI url = url(s);
+        Optional<WebhookSigner> signer = s.has("signing") ? signer(s.section("signing", SIGNING)) : Optional.empty();
+        Map<String, String> headers = headers(s);
+        Optional<Path> caFile = caFile(s, url);
+        HttpTarget target = url == null || caFile == null ? null
+                : new HttpTarget(url, caFile.filter(p -> !p.toString().isEmpty()), signer);
+        return new Read(target, TargetReader.headers(s, forward, headers, signer.orElse(null)));
+    }
+
+    private static URI url(Section s) {
+        String at = s.pathOf("url");
+        if (!s.has("url")) {
+            s.problem(at + " is required: where attempts are POSTed, http://host:port/path or https://...");
+            return null;
+        }
+        String text = Values.string(s.raw("url"));
+        String why = null;
+        URI uri = null;
+        if (text == null) {
+            why = "a string";
+        } else {
+            try {
+                uri = new URI(text);
+                String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+                if (!scheme.equals("http") && !scheme.equals("https")) {
+                    why = "an http or https URL";
+                } else if (uri.getHost() == null || uri.getHost().isEmpty()) {
+                    why = "an absolute URL with a host";
+                } else if (uri.getRawUserInfo() != null) {
+                    why = "a URL without user info (put credentials in headers)";
+                } else if (uri.getRawFragment() != null) {
+                    why = "a URL without a fragment";
+                } else if (uri.getPort() > 65_535) {
+                    why = "a URL with a port from 1 to 65535";
+                }
+            } catch (URISyntaxException bad) {
+                why = "a valid URL";
+            }
+        }
+        if (why != null) {
+            s.problem(at + " must be " + why + ", got " + Values.render(s.raw("url")));
+            return null;
+        }
+        return uri;
+    }
+
+    private static Optional<WebhookSigner> signer(Section g) {
+        String scheme = Values.string(g.raw("scheme"));
+        if (!g.has("scheme") || !SIGNING_SCHEME.equals(scheme)) {
+            g.problem(g.pathOf("scheme") + " must be " + SIGNING_SCHEME + ", got " + Values.render(g.raw("scheme")));
+        }
+        if (!g.has("secret")) {
+            g.problem(g.pathOf("secret") + " is required: whsec_ followed by the base64 of the key");
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(WebhookSigner.fromSecret(g.pathOf("secret"), Values.string(g.raw("secret"))));
+        } catch (SettingsException bad) {
+            bad.errors().forEach(g::problem);
+            return Optional.empty();
+        }
+    }
+
+    private static Map<String, String> headers(Section s) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (!s.has("headers")) {
+            return out;
+        }
+        Map<String, Object> raw = s.entries("headers");
+        if (raw == null) {
+            return null;
+        }
+        boolean ok = true;
+        for (Map.Entry<String, Object> e : raw.entrySet()) {
+            Object v = e.getValue();
+            String value = Values.string(v);
+            if (value == null && (v instanceof Number || v instanceof Boolean)) {
+                value = v.toString();
+            }
+            if (value == null) {
+                // never print it: configured headers often carry credentials
+                s.problem(Paths.child(s.pathOf("headers"), e.getKey()) + " must be a string header value, got "
+                        + (v == null ? "null" : "a " + (v instanceof Map ? "mapping" : v instanceof List ? "list" : "value")));
+                ok = false;
+            } else {
+                out.put(e.getKey(), value);
+            }
+        }
+        return ok ? out : null;
+    }
+
+    /** Empty optional holding an empty path: absent; null: a problem was recorded. */
+    private static Optional<Path> caFile(Section s, URI url) {
+        if (!s.has("ca_file")) {
+            return Optional.of(Path.of(""));
+        }
+        String at = s.pathOf("ca_file");
+        String text = Values.string(s.raw("ca_file"));
+        Path p = null;
+        if (text != null && !text.isBlank()) {
+            try {
+                p = Path.of(text);
+            } catch (InvalidPathException bad) {
+                p = null;
+            }
+        }
+        if (p == null) {
+            s.problem(at + " must be a file system path, got " + Values.render(s.raw("ca_file")));
+            return null;
+        }
+        if (url != null && !"https".equalsIgnoreCase(url.getScheme())) {
+            s.problem(at + " applies only to an https url, got " + Values.render(s.raw("ca_file")) + " for "
+                    + Values.quote(url.toString()));
+            return null;
+        }
+        if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+            s.problem(at + " must be a readable file of PEM certificates, got " + Values.render(s.raw("ca_file"))
+                    + " (" + (Files.exists(p) ? "not a readable regular file" : "no such file") + ")");
+            return null;
+        }
+        return Optional.of(p);
+    }
+}

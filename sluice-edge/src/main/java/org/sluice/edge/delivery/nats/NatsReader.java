@@ -1,0 +1,134 @@
+package org.sluice.edge.delivery.nats;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.sluice.edge.delivery.broker.BrokerReader;
+import org.sluice.edge.settings.Paths;
+import org.sluice.edge.settings.Section;
+import org.sluice.edge.settings.Values;
+
+/**
+ * The own keys of a {@code type: nats} destination: {@code servers} (required),
+ * {@code subject} (required, with {@code {tenant}} and {@code {source}}) and
+ * {@code credentials_file}. Every problem names its key path and the value (a server URL's
+ * user info is never printed).
+ */
+public final class NatsReader extends BrokerReader {
+
+    /** The keys a nats destination has of its own. */
+    public static final List<String> OWN_KEYS = List.of("servers", "subject", "credentials_file");
+    static final Set<String> SCHEMES = Set.of("nats", "tls", "ws", "wss");
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{([^}]*)}");
+    private static final Set<String> PLACEHOLDERS = Set.of("tenant", "source");
+
+    public NatsReader() {
+        super(NatsTarget.TYPE, OWN_KEYS);
+    }
+
+    /** The target, or null after recording at least one problem. */
+    @Override
+    protected NatsTarget target(Section s) {
+        int before = s.problems().size();
+        List<String> servers = servers(s);
+        String subject = subject(s);
+        Optional<Path> creds = credentials(s);
+        if (s.problems().size() != before) {
+            return null;
+        }
+        return new NatsTarget(servers, subject, creds);
+    }
+
+    private static List<String> servers(Section s) {
+        String at = s.pathOf("servers");
+        if (!s.has("servers")) {
+            s.problem(at + " is required: a list of nats:// URLs, e.g. [\"nats://127.0.0.1:4222\"]");
+            return List.of();
+        }
+        List<?> raw = s.list("servers");
+        if (raw == null) {
+            return List.of();
+        }
+        if (raw.isEmpty()) {
+            s.problem(at + " must list at least one server URL, got an empty list");
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < raw.size(); i++) {
+            String url = Values.string(raw.get(i));
+            String why = url == null ? "a string" : serverProblem(url);
+            if (why != null) {
+                String shown = url == null ? Values.render(raw.get(i)) : Values.quote(NatsTarget.redact(url));
+                s.problem(Paths.index(at, i) + " must be " + why + ", got " + shown);
+            } else {
+                out.add(url);
+            }
+        }
+        return out;
+    }
+
+    private static String serverProblem(String url) {
+        try {
+            URI u = new URI(url);
+            if (u.getScheme() == null || !SCHEMES.contains(u.getScheme())) {
+                return "a URL with scheme nats, tls, ws or wss";
+            }
+            if (u.getHost() == null || u.getHost().isEmpty()) {
+                return "a URL with a host";
+            }
+            if (u.getPort() > 65_535 || u.getPort() == 0) {
+                return "a URL with a port from 1 to 65535";
+            }
+            return null;
+        } catch (URISyntaxException bad) {
+            return "a valid URL";
+        }
+    }
+
+    private static String subject(Section s) {
+        String at = s.pathOf("subject");
+        if (!s.has("subject")) {
+            s.problem(at + " is required: a subject like \"hooks.{tenant}.{source}\"");
+            return null;
+        }
+        String subject = s.string("subject", null);
+        if (subject == null) {
+            return null;
+        }
+        Matcher m = PLACEHOLDER.matcher(subject);
+        while (m.find()) {
+            if (!PLACEHOLDERS.contains(m.group(1))) {
+                s.problem(at + " may hold only {tenant} and {source}, got " + Values.quote(m.group()) + " in "
+                        + Values.quote(subject));
+                return null;
+            }
+        }
+        // a sample fill: the placeholders stand for one token each
+        if (!NatsTarget.isPublishSubject(NatsTarget.fill(subject, "t", "s"))) {
+            s.problem(at + " must be a NATS subject to publish on (dot-separated tokens, none empty, no * or >,"
+                    + " no white space), got " + Values.quote(subject));
+            return null;
+        }
+        return subject;
+    }
+
+    private static Optional<Path> credentials(Section s) {
+        String file = s.string("credentials_file", "");
+        if (file == null || file.isEmpty()) {
+            return Optional.empty();
+        }
+        Path p = Path.of(file);
+        if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+            s.problem(s.pathOf("credentials_file") + " must be a readable .creds file, got " + Values.quote(file));
+            return Optional.empty();
+        }
+        return Optional.of(p);
+    }
+}

@@ -1,0 +1,119 @@
+package org.sluice.edge.delivery.nats;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.sluice.edge.delivery.Target;
+import org.sluice.edge.store.StoredHook;
+
+/**
+ * A {@code type: nats} destination's target: a NATS JetStream subject, with the servers
+ * (validated by {@link NatsReader}).
+ *
+ * @param servers         NATS server URLs ({@code nats://}, {@code tls://}, {@code ws://}, {@code wss://})
+ * @param subject         the subject template; {@code {tenant}} and {@code {source}} are filled per hook
+ * @param credentialsFile a {@code .creds} file (JWT and NKey seed); empty: no credentials
+ */
+public record NatsTarget(List<String> servers, String subject, Optional<Path> credentialsFile)
+        implements Target {
+
+    /** What fills {@code {tenant}} for a hook without a tenant. */
+    public static final String NO_TENANT = "_";
+
+    public static final String TYPE = "nats";
+
+    public NatsTarget {
+        servers = List.copyOf(servers);
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(credentialsFile, "credentialsFile");
+        if (servers.isEmpty()) {
+            throw new IllegalArgumentException("servers must not be empty");
+        }
+    }
+
+    @Override
+    public String type() {
+        return TYPE;
+    }
+
+    @Override
+    public <R> R accept(Cases<R> cases) {
+        return cases.nats(this);
+    }
+
+    /** The subject {@code hook} is published on: the template with its tenant and source. */
+    public String subjectFor(StoredHook hook) {
+        return fill(subject, hook.tenant(), hook.source());
+    }
+
+    /**
+     * {@code template} with {@code {tenant}} (or {@link #NO_TENANT}) and {@code {source}}
+     * filled, in one pass over the template: only the template's own placeholders are
+     * filled, never text that a filled value brings.
+     */
+    public static String fill(String template, String tenant, String source) {
+        String t = tenant == null || tenant.isEmpty() ? NO_TENANT : tenant;
+        int open = template.indexOf('{');
+        if (open < 0) {
+            return template;
+        }
+        StringBuilder out = new StringBuilder(template.length() + t.length() + source.length());
+        int from = 0;
+        for (; open >= 0; open = template.indexOf('{', open + 1)) {
+            String placeholder = template.startsWith(TENANT, open) ? TENANT : template.startsWith(SOURCE, open) ? SOURCE : null;
+            if (placeholder != null) {
+                out.append(template, from, open).append(placeholder == TENANT ? t : source);
+                from = open + placeholder.length();
+                open = from - 1;
+            }
+        }
+        return out.append(template, from, template.length()).toString();
+    }
+
+    private static final String TENANT = "{tenant}";
+    private static final String SOURCE = "{source}";
+
+    /**
+     * True when {@code subject} is a subject one may publish on: dot-separated tokens, none
+     * empty, none a wildcard ({@code *}, {@code >}), no white space or control character.
+     */
+    public static boolean isPublishSubject(String subject) {
+        int tokenStart = 0;
+        for (int i = 0; i <= subject.length(); i++) {
+            char c = i == subject.length() ? '.' : subject.charAt(i);
+            if (c == '.') {
+                int n = i - tokenStart;
+                if (n == 0 || (n == 1 && (subject.charAt(tokenStart) == '*' || subject.charAt(tokenStart) == '>'))) {
+                    return false;
+                }
+                tokenStart = i + 1;
+            } else if (c <= ' ' || c == 0x7f) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Never prints credentials: user info in a server URL is replaced, the creds file only named. */
+    @Override
+    public String toString() {
+        return "nats " + servers.stream().map(NatsTarget::redact).toList() + " subject=" + subject
+                + credentialsFile.map(p -> " credentials_file=" + p).orElse("");
+    }
+
+    /** {@code url} without its user info (user, password or token). */
+    public static String redact(String url) {
+        try {
+            URI u = new URI(url);
+            if (u.getRawUserInfo() == null) {
+                return url;
+            }
+            return new URI(u.getScheme(), "***", u.getHost(), u.getPort(), u.getPath(), null, null).toString();
+        } catch (java.net.URISyntaxException e) {
+            int at = url.lastIndexOf('@');
+            return at < 0 ? url : "***" + url.substring(at);
+        }
+    }
+}

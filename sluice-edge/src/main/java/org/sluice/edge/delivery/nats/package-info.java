@@ -1,0 +1,11 @@
+/**
+ * The {@code type: nats} transport: a destination's
+ * {@link org.sluice.edge.delivery.nats.NatsTarget} (servers, subject, credentials), its
+ * reader ({@link org.sluice.edge.delivery.nats.NatsReader}) and the JetStream publisher
+ * ({@link org.sluice.edge.delivery.nats.NatsTransport}, with its headers written in wire
+ * form by {@code NatsWireHeaders}). No NATS client type is seen outside this package.
+ *
+ * <p>May use {@code delivery} (the seam), {@code delivery.broker}, {@code settings} and the
+ * NATS client; not the other transport rooms.
+ */
+package org.sluice.edge.delivery.nats;
