@@ -47,6 +47,21 @@ final class Codec {
         return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();
     }
 
+    /**
+     * The UUID a hook id names, or null for a string that is not one: a malformed id reads
+     * as "no such hook" everywhere an id comes from outside.
+     */
+    static UUID parseHookId(String id) {
+        if (id == null || id.length() != 36) {
+            return null;
+        }
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     static UUID uuid(ByteBuffer in) {
         return new UUID(in.getLong(), in.getLong());
     }

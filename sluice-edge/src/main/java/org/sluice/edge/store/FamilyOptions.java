@@ -28,9 +28,9 @@ import org.rocksdb.ConfigOptions;
 final class FamilyOptions implements AutoCloseable {
 
     /** The families whose keys are mostly written in increasing order. */
-    static final Set<String> IN_ORDER = Set.of(HookStore.CF_HOOKS, HookStore.CF_HOOK_IDS,
-            HookStore.CF_DEDUPE_EXPIRY, DeliveryLedger.CF_DELIVERIES, DeliveryLedger.CF_DUE,
-            DeliveryLedger.CF_BY_DESTINATION);
+    static final Set<String> IN_ORDER = Set.of(RocksFamilies.CF_HOOKS, RocksFamilies.CF_HOOK_IDS,
+            RocksFamilies.CF_DEDUPE_EXPIRY, RocksFamilies.CF_DELIVERIES, RocksFamilies.CF_DUE,
+            RocksFamilies.CF_BY_DESTINATION);
 
     /** RocksDB's name for the prefix extractor that takes a key's first byte. */
     static final String HINT_PREFIX = "rocksdb.FixedPrefix.1";

@@ -32,6 +32,7 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.testkit.HookReceiver;
 import org.sluice.testkit.HookReceiver.Answer;
@@ -101,7 +102,7 @@ class DispatcherTest {
     }
 
     private HookStore openStore() {
-        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall));
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall));
         return store;
     }
 

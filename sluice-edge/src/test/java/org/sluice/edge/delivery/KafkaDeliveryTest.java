@@ -26,6 +26,7 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
 
 /**
@@ -78,7 +79,7 @@ class KafkaDeliveryTest {
     }
 
     private Dispatcher dispatcher(Destination d) {
-        store = HookStore.open(dir, HookStore.Options.defaults());
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults());
         dispatcher = new Dispatcher(List.of(d), store, Clock.system(), System::currentTimeMillis, new SimpleMeterRegistry(),
                 new SplittableRandom(7));
         return dispatcher;

@@ -25,6 +25,7 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.CommitResult.Status;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.RocksHookStore;
 import org.sluice.edge.store.Hooks;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.StoreFaults;
@@ -45,7 +46,7 @@ class IntakeTest {
 
     @BeforeEach
     void open() {
-        store = HookStore.open(dir);
+        store = RocksHookStore.open(dir);
     }
 
     @AfterEach

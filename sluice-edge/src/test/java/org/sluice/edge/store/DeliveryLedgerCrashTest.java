@@ -75,9 +75,9 @@ class DeliveryLedgerCrashTest {
         assertThat(lines).as("killed mid-load").doesNotContain("done");
         assertThat(finishedMarks).as("some marks were covered by a later commit").isNotEmpty();
 
-        try (HookStore store = HookStore.open(dir)) {
-            DeliveryLedger ledger = store.deliveries();
-            assertThat(ledger.verify()).isEmpty();
+        try (RocksHookStore store = RocksHookStore.open(dir)) {
+            RocksDeliveryLedger ledger = store.deliveries();
+            assertThat(LedgerChecks.verify(ledger)).isEmpty();
             for (String id : acked) {
                 List<DeliveryRow> rows = ledger.deliveries(id);
                 assertThat(rows).as("rows of acknowledged hook %s", id).extracting(DeliveryRow::destination)

@@ -34,8 +34,8 @@ class DeliveryLedgerTest {
     @TempDir
     Path dir;
     private final AtomicLong wall = new AtomicLong(T0);
-    private HookStore store;
-    private DeliveryLedger ledger;
+    private RocksHookStore store;
+    private RocksDeliveryLedger ledger;
 
     @BeforeEach
     void open() {
@@ -44,7 +44,7 @@ class DeliveryLedgerTest {
 
     @AfterEach
     void close() {
-        assertThat(ledger.verify()).isEmpty();
+        assertThat(LedgerChecks.verify(ledger)).isEmpty();
         store.close();
     }
 
@@ -52,7 +52,7 @@ class DeliveryLedgerTest {
         if (store != null) {
             store.close();
         }
-        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall::get));
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall::get));
         ledger = store.deliveries();
     }
 
@@ -373,7 +373,7 @@ class DeliveryLedgerTest {
                 .seenAt(due.seqs()[1], due.writes())))).containsExactly(false);
         assertThat(ledger.deliveries(b).get(0)).isEqualTo(fresh);
         assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(2, 0, 0));
-        assertThat(ledger.verify()).isEmpty();
+        assertThat(LedgerChecks.verify(ledger)).isEmpty();
     }
 
     @Test
@@ -556,7 +556,7 @@ class DeliveryLedgerTest {
 
     /** RocksDB's own count of write calls since open ("Cumulative writes" of its DB stats). */
     private long cumulativeWrites() {
-        String stats = store.underReadLock((rocks, unused) -> rocks.db().getProperty("rocksdb.dbstats"));
+        String stats = store.database().read(rocks -> rocks.db().getProperty("rocksdb.dbstats"));
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("Cumulative writes: (\\d+)([KMG]?) writes").matcher(stats);
         assertThat(m.find()).as(stats).isTrue();
         assertThat(m.group(2)).as("a count small enough to be exact").isEmpty();
@@ -565,7 +565,7 @@ class DeliveryLedgerTest {
 
     /** Tombstones the iterators of {@code scan} stepped over (RocksDB's per-thread perf context). */
     private long deletesSkipped(Runnable scan) {
-        return store.underReadLock((rocks, unused) -> {
+        return store.database().read(rocks -> {
             RocksDB db = rocks.db();
             db.setPerfLevel(PerfLevel.ENABLE_COUNT);
             try {
@@ -948,22 +948,20 @@ class DeliveryLedgerTest {
     }
 
     @Test
-    @SuppressWarnings("GuardedBy") // family() runs inside the body that underWriteLock/underReadLock run under the lock
     void aStoreOfALaterFormatIsRefusedNamingTheDirAndTheFormats() {
         Path later = dir.resolve("later");
-        try (HookStore other = HookStore.open(later)) {
-            other.underWriteLock((rocks, sync) -> {
-                rocks.db().put(other.family(HookStore.CF_META), sync, "format".getBytes(StandardCharsets.UTF_8), Codec.u64(3));
+        try (RocksHookStore other = RocksHookStore.open(later)) {
+            other.database().controlWrite(rocks -> {
+                rocks.db().put(rocks.meta(), rocks.syncWrite(), "format".getBytes(StandardCharsets.UTF_8), Codec.u64(3));
                 return null;
             });
         }
 
-        assertThatThrownBy(() -> HookStore.open(later)).isInstanceOf(HookStoreException.class)
+        assertThatThrownBy(() -> RocksHookStore.open(later)).isInstanceOf(HookStoreException.class)
                 .hasMessageContaining(later.toString()).hasMessageContaining("reads formats 1 (upgraded at open) and 2");
     }
 
     @Test
-    @SuppressWarnings("GuardedBy") // family() runs inside the body that underWriteLock/underReadLock run under the lock
     void formatOneStoreWithoutDeliveryFamiliesOpensAndIsUpgraded() throws Exception {
         store.close();
         Path old = dir.resolve("old");
@@ -981,15 +979,15 @@ class DeliveryLedgerTest {
             }
         }
 
-        store = HookStore.open(old, HookStore.Options.defaults().withWallClock(wall::get));
+        store = RocksHookStore.open(old, RocksHookStore.Options.defaults().withWallClock(wall::get));
         ledger = store.deliveries();
         String id = commit("k1", "a");
         assertThat(ledger.deliveries(id)).hasSize(1);
         store.close();
-        store = HookStore.open(old, HookStore.Options.defaults().withWallClock(wall::get));
+        store = RocksHookStore.open(old, RocksHookStore.Options.defaults().withWallClock(wall::get));
         ledger = store.deliveries();
         assertThat(ledger.counts("a", T0).pending()).isEqualTo(1);
-        long format = store.<Long>underReadLock((rocks, unused) -> Codec.u64(rocks.db().get(store.family(HookStore.CF_META),
+        long format = store.database().<Long>read(rocks -> Codec.u64(rocks.db().get(rocks.meta(),
                 "format".getBytes(StandardCharsets.UTF_8))));
         assertThat(format).isEqualTo(2L);
     }

@@ -53,10 +53,10 @@ class FamilyOptionsTest {
 
     @Test
     void onlyTheFamiliesWrittenInKeyOrderInsertWithAHintAndTheyStillCompressWithLz4() throws IOException {
-        HookStore.open(dir).close();
+        RocksHookStore.open(dir).close();
 
         Map<String, String> hints = optionByFamily(dir, HINT);
-        assertThat(hints).containsKeys("default", HookStore.CF_DEDUPE, DeliveryLedger.CF_DUE);
+        assertThat(hints).containsKeys("default", RocksFamilies.CF_DEDUPE, RocksFamilies.CF_DUE);
         hints.forEach((family, hint) -> assertThat(hint).as(family)
                 .isEqualTo(FamilyOptions.IN_ORDER.contains(family) ? FamilyOptions.HINT_PREFIX : "nullptr"));
         assertThat(hints.keySet()).containsAll(FamilyOptions.IN_ORDER);
@@ -66,13 +66,13 @@ class FamilyOptionsTest {
 
     @Test
     void theOptionsHoldAcrossAReopenOfAnExistingStore() throws IOException {
-        try (HookStore store = HookStore.open(dir)) {
+        try (RocksHookStore store = RocksHookStore.open(dir)) {
             store.commit(List.of(Hooks.hook("k").withDestinations(List.of("a"))));
         }
-        HookStore.open(dir).close();
-        assertThat(optionByFamily(dir, HINT)).containsEntry(DeliveryLedger.CF_DUE, FamilyOptions.HINT_PREFIX)
-                .containsEntry(HookStore.CF_HOOK_IDS, FamilyOptions.HINT_PREFIX)
-                .containsEntry(HookStore.CF_DEDUPE, "nullptr");
+        RocksHookStore.open(dir).close();
+        assertThat(optionByFamily(dir, HINT)).containsEntry(RocksFamilies.CF_DUE, FamilyOptions.HINT_PREFIX)
+                .containsEntry(RocksFamilies.CF_HOOK_IDS, FamilyOptions.HINT_PREFIX)
+                .containsEntry(RocksFamilies.CF_DEDUPE, "nullptr");
     }
 
     /**
@@ -85,15 +85,15 @@ class FamilyOptionsTest {
     @Test
     void answersRecordedOutOfKeyOrderLeaveEveryRowAndIndexConsistent() {
         AtomicLong wall = new AtomicLong(T0);
-        HookStore.Options options = HookStore.Options.defaults().withWallClock(wall::get);
+        RocksHookStore.Options options = RocksHookStore.Options.defaults().withWallClock(wall::get);
         List<String> destinations = List.of("a", "bb", "ccc");
         int hooks = 600;
-        try (HookStore store = HookStore.open(dir, options)) {
+        try (RocksHookStore store = RocksHookStore.open(dir, options)) {
             for (int i = 0; i < hooks; i++) {
                 wall.set(T0 + i);
                 store.commit(List.of(Hooks.hook("k" + i).withDestinations(destinations)));
             }
-            DeliveryLedger ledger = store.deliveries();
+            RocksDeliveryLedger ledger = store.deliveries();
             List<DeliveryRow> rows = new ArrayList<>();
             for (String d : destinations) {
                 rows.addAll(ledger.due(d, Long.MAX_VALUE, hooks));
@@ -110,7 +110,7 @@ class FamilyOptionsTest {
                     assertThat(ledger.markDelivered(row, 200, T0 + hooks)).isTrue();
                 }
             }
-            assertThat(ledger.verify()).isEmpty();
+            assertThat(LedgerChecks.verify(ledger)).isEmpty();
             long pending = 0;
             for (String d : destinations) {
                 pending += ledger.counts(d, T0 + hooks).pending();
@@ -118,9 +118,9 @@ class FamilyOptionsTest {
             }
             assertThat(pending).isEqualTo(retried);
         }
-        try (HookStore store = HookStore.open(dir, options)) {
-            DeliveryLedger ledger = store.deliveries();
-            assertThat(ledger.verify()).isEmpty();
+        try (RocksHookStore store = RocksHookStore.open(dir, options)) {
+            RocksDeliveryLedger ledger = store.deliveries();
+            assertThat(LedgerChecks.verify(ledger)).isEmpty();
             long due = 0;
             for (String d : destinations) {
                 due += ledger.due(d, Long.MAX_VALUE, hooks).size();

@@ -25,7 +25,7 @@ import org.sluice.edge.store.CommitResult.Status;
  * Commits from two threads (the intake's partitions) share fsyncs: each one's synced write
  * runs outside the commit lock, so two can be inside RocksDB's write at once, while pagers
  * and later commits still see the commit order without a gap. One commit's write is held
- * open at {@link HookStore.CommitWriteHook} to look at the store meanwhile.
+ * open at {@link GroupCommit.CommitWriteHook} to look at the store meanwhile.
  */
 class HookStoreSharedFsyncTest {
 
@@ -35,12 +35,12 @@ class HookStoreSharedFsyncTest {
     @TempDir
     Path dir;
     private final AtomicLong wall = new AtomicLong(1_800_000_000_000L);
-    private HookStore store;
+    private RocksHookStore store;
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     @BeforeEach
     void open() {
-        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall::get));
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall::get));
     }
 
     @AfterEach
@@ -218,9 +218,9 @@ class HookStoreSharedFsyncTest {
     // ---------------------------------------------------------------- helpers
 
     private long rawHookCount() {
-        return store.underReadLock((rocks, unused) -> {
+        return store.database().read(rocks -> {
             long n = 0;
-            try (RocksIterator it = rocks.db().newIterator(store.family(HookStore.CF_HOOKS))) {
+            try (RocksIterator it = rocks.db().newIterator(rocks.hooks())) {
                 for (it.seekToFirst(); it.isValid(); it.next()) {
                     n++;
                 }
@@ -236,7 +236,7 @@ class HookStoreSharedFsyncTest {
         return held;
     }
 
-    private abstract static class Hook implements HookStore.CommitWriteHook {
+    private abstract static class Hook implements GroupCommit.CommitWriteHook {
         @Override
         public void beforeWrite(long firstSeq) {
         }

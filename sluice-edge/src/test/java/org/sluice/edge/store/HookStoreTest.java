@@ -26,11 +26,11 @@ class HookStoreTest {
     @TempDir
     Path dir;
     private final AtomicLong wall = new AtomicLong(1_800_000_000_000L);
-    private HookStore store;
+    private RocksHookStore store;
 
     @BeforeEach
     void open() {
-        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall::get));
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall::get));
     }
 
     @AfterEach
@@ -185,7 +185,7 @@ class HookStoreTest {
     void aHugeDedupeTtlSaturatesInsteadOfOverflowingAndTurningDedupeOff() {
         store.close();
         long huge = Long.MAX_VALUE - 1000; // now + ttl wraps negative without saturation
-        store = HookStore.open(dir, new HookStore.Options(huge, wall::get));
+        store = RocksHookStore.open(dir, new RocksHookStore.Options(huge, wall::get));
         String first = store.commit(List.of(Hooks.hook("k"))).get(0).id();
         wall.addAndGet(TTL * 1000);
 
@@ -196,10 +196,10 @@ class HookStoreTest {
 
     @Test
     void dedupeExpiryAddsAndSaturatesAtTheLongRange() {
-        assertThat(HookStore.dedupeExpiry(1_800_000_000_000L, 1000L)).isEqualTo(1_800_000_001_000L);
-        assertThat(HookStore.dedupeExpiry(1_800_000_000_000L, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
-        assertThat(HookStore.dedupeExpiry(Long.MAX_VALUE - 1, 2L)).isEqualTo(Long.MAX_VALUE);
-        assertThat(HookStore.dedupeExpiry(0L, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+        assertThat(RocksHookStore.dedupeExpiry(1_800_000_000_000L, 1000L)).isEqualTo(1_800_000_001_000L);
+        assertThat(RocksHookStore.dedupeExpiry(1_800_000_000_000L, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+        assertThat(RocksHookStore.dedupeExpiry(Long.MAX_VALUE - 1, 2L)).isEqualTo(Long.MAX_VALUE);
+        assertThat(RocksHookStore.dedupeExpiry(0L, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
     }
 
     @Test
@@ -314,7 +314,7 @@ class HookStoreTest {
         assertThat(store.isOpen()).isFalse();
         assertThatThrownBy(() -> store.get(first)).isInstanceOf(HookStoreException.class).hasMessageContaining("closed");
 
-        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall::get));
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall::get));
         String second = store.commit(List.of(Hooks.hook("k2"), Hooks.hook("k1"))).get(0).id();
 
         assertThat(store.findDuplicate("acme", "gh", "k1", wall.get())).contains(first);
@@ -324,7 +324,7 @@ class HookStoreTest {
 
     @Test
     void aSecondOpenOfTheSameDirFailsNamingTheDir() {
-        assertThatThrownBy(() -> HookStore.open(dir))
+        assertThatThrownBy(() -> RocksHookStore.open(dir))
                 .isInstanceOf(HookStoreException.class)
                 .hasMessageContaining(dir.toString())
                 .hasMessageContaining("another");
@@ -333,11 +333,11 @@ class HookStoreTest {
     @Test
     void anUnreadableStoreFailsToOpen(@TempDir Path other) throws Exception {
         Files.writeString(other.resolve("CURRENT"), "MANIFEST-999999\n", StandardCharsets.UTF_8);
-        assertThatThrownBy(() -> HookStore.open(other)).isInstanceOf(HookStoreException.class).hasMessageContaining(other.toString());
+        assertThatThrownBy(() -> RocksHookStore.open(other)).isInstanceOf(HookStoreException.class).hasMessageContaining(other.toString());
 
         Path file = other.resolve("plain-file");
         Files.writeString(file, "x");
-        assertThatThrownBy(() -> HookStore.open(file)).isInstanceOf(HookStoreException.class).hasMessageContaining(file.toString());
+        assertThatThrownBy(() -> RocksHookStore.open(file)).isInstanceOf(HookStoreException.class).hasMessageContaining(file.toString());
     }
 
     @Test

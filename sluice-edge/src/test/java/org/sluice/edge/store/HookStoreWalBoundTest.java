@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.store.CommitResult.Status;
 
 /**
- * The live write-ahead logs stay under {@link HookStore.Options#maxWalBytes()} plus what is
+ * The live write-ahead logs stay under {@link RocksHookStore.Options#maxWalBytes()} plus what is
  * written while the flushes it asks for run, though one family (the format mark in
  * {@code meta}, written once at open) never fills a memtable of its own; the retired ones,
  * renamed {@code *.log.trash} for their paced deletion, are all gone soon after the writes
@@ -45,7 +45,7 @@ class HookStoreWalBoundTest {
         List<String> ids = new ArrayList<>();
         long most = 0;
         long written = 0;
-        try (HookStore store = HookStore.open(dir, HookStore.Options.defaults().withMaxWalBytes(BOUND))) {
+        try (RocksHookStore store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withMaxWalBytes(BOUND))) {
             for (int c = 0; c < COMMITS; c++) {
                 List<PendingHook> batch = new ArrayList<>(PER_COMMIT);
                 for (int i = 0; i < PER_COMMIT; i++) {
@@ -71,7 +71,7 @@ class HookStoreWalBoundTest {
         assertThat(most).as("the live write-ahead logs on disk, at their largest after any commit")
                 .isLessThanOrEqualTo(BOUND + 3 * MEMTABLE_BYTES);
 
-        try (HookStore reopened = HookStore.open(dir, HookStore.Options.defaults())) {
+        try (RocksHookStore reopened = RocksHookStore.open(dir, RocksHookStore.Options.defaults())) {
             for (String id : ids) {
                 assertThat(reopened.get(id)).as("hook %s after the reopen", id).isPresent()
                         .get().satisfies(h -> assertThat(h.body()).hasSize(BODY));
@@ -81,10 +81,10 @@ class HookStoreWalBoundTest {
 
     @Test
     void aFileLeftWaitingForItsDeletionAtACloseIsDeletedAfterTheNextOpen() throws Exception {
-        HookStore.open(dir, HookStore.Options.defaults()).close();
+        RocksHookStore.open(dir, RocksHookStore.Options.defaults()).close();
         Path left = dir.resolve("000099.log.trash");
         Files.write(left, new byte[1 << 20]);
-        try (HookStore store = HookStore.open(dir, HookStore.Options.defaults())) {
+        try (RocksHookStore store = RocksHookStore.open(dir, RocksHookStore.Options.defaults())) {
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20); // generous: a shared machine
             while (Files.exists(left) && System.nanoTime() < deadline) {
                 Thread.sleep(20);
@@ -96,9 +96,9 @@ class HookStoreWalBoundTest {
 
     @Test
     void aBoundUnderOneMebibyteIsRefusedWithTheValue() {
-        assertThatThrownBy(() -> HookStore.Options.defaults().withMaxWalBytes(1000))
+        assertThatThrownBy(() -> RocksHookStore.Options.defaults().withMaxWalBytes(1000))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1000");
-        assertThat(HookStore.Options.defaults().maxWalBytes()).isEqualTo(HookStore.DEFAULT_MAX_WAL_BYTES);
+        assertThat(RocksHookStore.Options.defaults().maxWalBytes()).isEqualTo(RocksHookStore.DEFAULT_MAX_WAL_BYTES);
     }
 
     /** The total size of the store's files whose names end with {@code suffix}. */

@@ -23,8 +23,8 @@ public final class LedgerChild {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         int batches = Integer.parseInt(args[1]);
-        HookStore store = HookStore.open(dir);
-        DeliveryLedger ledger = store.deliveries();
+        RocksHookStore store = RocksHookStore.open(dir);
+        RocksDeliveryLedger ledger = store.deliveries();
         for (String d : DESTINATIONS) {
             Thread dispatcher = new Thread(() -> dispatch(ledger, d), "dispatcher-" + d);
             dispatcher.setDaemon(true);
@@ -49,7 +49,7 @@ public final class LedgerChild {
         Thread.currentThread().join(); // until killed
     }
 
-    private static void dispatch(DeliveryLedger ledger, String destination) {
+    private static void dispatch(RocksDeliveryLedger ledger, String destination) {
         while (true) {
             long now = System.currentTimeMillis();
             List<DeliveryRow> due = ledger.due(destination, now, 16);

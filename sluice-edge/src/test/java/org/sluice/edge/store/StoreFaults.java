@@ -1,7 +1,7 @@
 package org.sluice.edge.store;
 
 /**
- * Test-only reach into {@link HookStore}'s package-private fault switch, for tests outside
+ * Test-only reach into {@link RocksHookStore}'s package-private fault switch, for tests outside
  * this package (the server, admin and intake tests of the 503 {@code store_unavailable}
  * paths). The switch itself stays off the store's public API, so production code cannot
  * turn it on; this class lives in the test sources only.
@@ -13,7 +13,7 @@ public final class StoreFaults {
 
     /** While {@code fail} is true every write of {@code store} fails before it reaches RocksDB; reads are unaffected. */
     public static void failWrites(HookStore store, boolean fail) {
-        store.failWrites(fail);
+        rocks(store).failWrites(fail);
     }
 
     /**
@@ -22,7 +22,7 @@ public final class StoreFaults {
      * before any of that).
      */
     public static void failCommitWrites(HookStore store, boolean fail) {
-        store.onCommitWrite(!fail ? null : new HookStore.CommitWriteHook() {
+        rocks(store).onCommitWrite(!fail ? null : new GroupCommit.CommitWriteHook() {
             @Override
             public void beforeWrite(long firstSeq) {
                 throw new HookStoreException("injected failure of the commit's write (failCommitWrites)");
@@ -32,5 +32,10 @@ public final class StoreFaults {
             public void afterWrite(long firstSeq) {
             }
         });
+    }
+
+    /** The server's store is the RocksDB one; the fault switches are that implementation's. */
+    private static RocksHookStore rocks(HookStore store) {
+        return (RocksHookStore) store;
     }
 }

@@ -18,15 +18,15 @@ import org.sluice.core.LimitSource;
 import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
 
-class RocksOverrideStoreTest {
+class RocksControlStateTest {
 
     private static final long MAX_BODY = 8_000_000;
 
     @TempDir
     Path dir;
     private final AtomicLong wall = new AtomicLong(1_800_000_000_000L);
-    private HookStore store;
-    private RocksOverrideStore overrides;
+    private RocksHookStore store;
+    private RocksControlState overrides;
 
     @BeforeEach
     void open() {
@@ -42,21 +42,21 @@ class RocksOverrideStoreTest {
         if (store != null) {
             store.close();
         }
-        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall::get));
-        overrides = new RocksOverrideStore(store, maxBody);
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall::get));
+        overrides = new RocksControlState(store, maxBody);
     }
 
     @Test
     void overridesAndTheirAuditSurviveAReopen() {
         Limit first = Limit.of(5, 10).withMaxQueue(3);
         Limit second = Limit.of(0.5, 2).withBytesPerSecond(1000).withMaxBodyBytes(4096);
-        try (RocksOverrideStore.ActorScope s = overrides.actingAs("alice")) {
+        try (ControlState.ActorScope s = overrides.actingAs("alice")) {
             overrides.put("acme", first);
         }
         wall.addAndGet(1000);
         overrides.put("acme", second);
         overrides.put("beta", Limit.of(1, 1));
-        try (RocksOverrideStore.ActorScope s = overrides.actingAs("bob")) {
+        try (ControlState.ActorScope s = overrides.actingAs("bob")) {
             assertThat(overrides.delete("beta")).isTrue();
             assertThat(overrides.delete("beta")).as("already gone").isFalse();
         }
@@ -93,8 +93,8 @@ class RocksOverrideStoreTest {
     void anInvalidStoredOverrideIsSkippedAndTheRestLoad() {
         overrides.put("acme", Limit.of(5, 10).withMaxBodyBytes(1_000_000));
         overrides.put("beta", Limit.of(5, 10));
-        store.underWriteLock((rocks, sync) -> {
-            rocks.db().put(rocks.overrides(), sync, "junk".getBytes(StandardCharsets.UTF_8), "{not json".getBytes(StandardCharsets.UTF_8));
+        store.database().controlWrite(rocks -> {
+            rocks.db().put(rocks.overrides(), rocks.syncWrite(), "junk".getBytes(StandardCharsets.UTF_8), "{not json".getBytes(StandardCharsets.UTF_8));
             return null;
         });
 

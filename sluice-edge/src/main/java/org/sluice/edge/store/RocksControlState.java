@@ -18,37 +18,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
-import org.sluice.core.OverrideStore;
 import org.sluice.core.OverrideStoreException;
 
 /**
- * Runtime rate-limit overrides persisted in the node's {@link HookStore}, with an audit
- * trail. Each {@link #put} and {@link #delete} writes the override change and its
- * {@link AuditRecord} in ONE fsynced write batch, under the store's commit lock (which
- * also makes the "before" it records exact). Failures surface as
+ * The {@link ControlState} in a {@link RocksHookStore}'s database: overrides in the
+ * {@code overrides} family, the audit trail in {@code audit} (keyed by time and a counter),
+ * pauses in {@code destinations} (through the ledger's {@link RocksPauses}, whose memory
+ * the dispatcher reads). Each {@link #put} and {@link #delete} writes the override change
+ * and its {@link AuditRecord} in ONE fsynced write batch, under the database's control lock
+ * (which also makes the "before" it records exact). Failures surface as
  * {@link OverrideStoreException}, which {@code TenantLimits} turns into "nothing changed".
- *
- * <p>The actor of a change: {@code TenantLimits} calls {@link #put(String, Limit)} without
- * one, on the caller's thread, so the admin layer names it around that call:
- * <pre>{@code
- * try (RocksOverrideStore.ActorScope scope = overrides.actingAs(actorHeaderOrNull)) {
- *     tenantLimits.putOverride(tenant, limit);
- * }
- * }</pre>
- * Without a scope the actor is {@value #DEFAULT_ACTOR}.
  *
  * <p>Thread-safe.
  */
-public final class RocksOverrideStore implements OverrideStore {
+public final class RocksControlState implements ControlState {
 
-    private static final Logger LOG = LoggerFactory.getLogger(RocksOverrideStore.class);
-    public static final String DEFAULT_ACTOR = "admin";
+    private static final Logger LOG = LoggerFactory.getLogger(RocksControlState.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
     };
     private static final ThreadLocal<String> ACTOR = new ThreadLocal<>();
 
-    private final HookStore store;
+    private final RocksDatabase database;
+    private final RocksPauses pauses;
     private final long instanceMaxBodyBytes;
     /** Second half of audit keys, so two changes in one millisecond keep their order. */
     private final AtomicLong auditCounter;
@@ -57,13 +49,15 @@ public final class RocksOverrideStore implements OverrideStore {
      * @param store                the open store holding the overrides
      * @param instanceMaxBodyBytes {@code http.max_body_bytes}, which {@link Limit#parse} needs to validate stored limits
      */
-    public RocksOverrideStore(HookStore store, long instanceMaxBodyBytes) {
-        this.store = Objects.requireNonNull(store, "store");
+    public RocksControlState(RocksHookStore store, long instanceMaxBodyBytes) {
+        Objects.requireNonNull(store, "store");
+        this.database = store.database();
+        this.pauses = store.deliveries().pauses();
         this.instanceMaxBodyBytes = instanceMaxBodyBytes;
         this.auditCounter = new AtomicLong(lastAuditCounter() + 1);
     }
 
-    /** Names the actor of the override changes this thread makes until the scope closes. */
+    @Override
     public ActorScope actingAs(String actor) {
         String previous = ACTOR.get();
         ACTOR.set(actor == null || actor.isBlank() ? DEFAULT_ACTOR : actor);
@@ -76,13 +70,6 @@ public final class RocksOverrideStore implements OverrideStore {
         };
     }
 
-    /** Closing restores the previous actor. */
-    @FunctionalInterface
-    public interface ActorScope extends AutoCloseable {
-        @Override
-        void close();
-    }
-
     // ---------------------------------------------------------------- OverrideStore
 
     /**
@@ -92,7 +79,7 @@ public final class RocksOverrideStore implements OverrideStore {
      */
     @Override
     public Map<String, Limit> load() {
-        Map<String, byte[]> raw = wrap(() -> store.underReadLock((rocks, unused) -> {
+        Map<String, byte[]> raw = wrap(() -> database.read(rocks -> {
             Map<String, byte[]> all = new LinkedHashMap<>();
             try (RocksIterator it = rocks.db().newIterator(rocks.overrides())) {
                 for (it.seekToFirst(); it.isValid(); it.next()) {
@@ -118,13 +105,13 @@ public final class RocksOverrideStore implements OverrideStore {
         Objects.requireNonNull(tenant, "tenant");
         Map<String, Object> after = limit.toMap();
         byte[] value = json(after);
-        wrap(() -> store.underWriteLock((rocks, sync) -> {
+        wrap(() -> database.controlWrite(rocks -> {
             byte[] key = tenant.getBytes(StandardCharsets.UTF_8);
             Map<String, Object> before = readMap(rocks.db().get(rocks.overrides(), key));
             try (WriteBatch wb = new WriteBatch()) {
                 wb.put(rocks.overrides(), key, value);
                 putAudit(wb, rocks, AuditRecord.PUT, tenant, before, after);
-                rocks.db().write(sync, wb);
+                rocks.db().write(rocks.syncWrite(), wb);
             }
             return null;
         }));
@@ -133,7 +120,7 @@ public final class RocksOverrideStore implements OverrideStore {
     @Override
     public boolean delete(String tenant) {
         Objects.requireNonNull(tenant, "tenant");
-        return wrap(() -> store.underWriteLock((rocks, sync) -> {
+        return wrap(() -> database.controlWrite(rocks -> {
             byte[] key = tenant.getBytes(StandardCharsets.UTF_8);
             byte[] existing = rocks.db().get(rocks.overrides(), key);
             if (existing == null) {
@@ -142,7 +129,7 @@ public final class RocksOverrideStore implements OverrideStore {
             try (WriteBatch wb = new WriteBatch()) {
                 wb.delete(rocks.overrides(), key);
                 putAudit(wb, rocks, AuditRecord.DELETE, tenant, readMap(existing), null);
-                rocks.db().write(sync, wb);
+                rocks.db().write(rocks.syncWrite(), wb);
             }
             return true;
         }));
@@ -150,32 +137,24 @@ public final class RocksOverrideStore implements OverrideStore {
 
     // ---------------------------------------------------------------- audit
 
-    /**
-     * Records an operator action that is not an override change (pausing a destination,
-     * a redelivery, a replay), by the actor of the current {@link #actingAs} scope, in its
-     * own fsynced write. The caller writes it right after the action succeeded, so a crash
-     * between the two can leave an action without its record, never a record without it.
-     *
-     * @param action the word shown ({@code pause}, {@code resume}, {@code redeliver}, {@code replay})
-     * @param tenant the tenant concerned, or null (delivery actions concern a destination)
-     */
+    @Override
     public void record(String action, String tenant, Map<String, Object> before, Map<String, Object> after) {
         Objects.requireNonNull(action, "action");
-        wrap(() -> store.underWriteLock((rocks, sync) -> {
+        wrap(() -> database.controlWrite(rocks -> {
             try (WriteBatch wb = new WriteBatch()) {
                 putAudit(wb, rocks, action, tenant, before, after);
-                rocks.db().write(sync, wb);
+                rocks.db().write(rocks.syncWrite(), wb);
             }
             return null;
         }));
     }
 
-    /** The newest {@code limit} audit records, newest first. */
+    @Override
     public List<AuditRecord> audit(int limit) {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
-        return wrap(() -> store.underReadLock((rocks, unused) -> {
+        return wrap(() -> database.read(rocks -> {
             List<AuditRecord> records = new ArrayList<>();
             try (RocksIterator it = rocks.db().newIterator(rocks.audit())) {
                 for (it.seekToLast(); it.isValid() && records.size() < limit; it.prev()) {
@@ -187,9 +166,9 @@ public final class RocksOverrideStore implements OverrideStore {
         }));
     }
 
-    private void putAudit(WriteBatch wb, HookStore.Rocks rocks, String action, String tenant,
+    private void putAudit(WriteBatch wb, RocksFamilies rocks, String action, String tenant,
                           Map<String, Object> before, Map<String, Object> after) throws org.rocksdb.RocksDBException {
-        long now = store.wallClockMillis();
+        long now = database.wallClockMillis();
         String actor = ACTOR.get() == null ? DEFAULT_ACTOR : ACTOR.get();
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("time_ms", now);
@@ -214,12 +193,29 @@ public final class RocksOverrideStore implements OverrideStore {
     }
 
     private long lastAuditCounter() {
-        return wrap(() -> store.underReadLock((rocks, unused) -> {
+        return wrap(() -> database.read(rocks -> {
             try (RocksIterator it = rocks.db().newIterator(rocks.audit())) {
                 it.seekToLast();
                 return it.isValid() ? ByteBuffer.wrap(it.key(), 8, 8).getLong() : -1L;
             }
         }));
+    }
+
+    // ---------------------------------------------------------------- pauses
+
+    @Override
+    public void setPaused(String destination, boolean paused, long nowMillis) {
+        pauses.setPaused(destination, paused, nowMillis);
+    }
+
+    @Override
+    public java.util.Set<String> pausedDestinations() {
+        return pauses.pausedDestinations();
+    }
+
+    @Override
+    public boolean mayBePaused(String destination) {
+        return pauses.mayBePaused(destination);
     }
 
     // ---------------------------------------------------------------- helpers
