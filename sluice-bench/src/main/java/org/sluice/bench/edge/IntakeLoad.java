@@ -14,6 +14,7 @@ import org.sluice.edge.intake.Intake;
 import org.sluice.edge.intake.IntakeSettings;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
 
 /**
@@ -44,7 +45,7 @@ public final class IntakeLoad {
         AtomicLong keys = new AtomicLong();
         AtomicBoolean measuring = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();
-        try (HookStore store = HookStore.open(dir)) {
+        try (HookStore store = RocksHookStore.open(dir)) {
             Intake intake = Intake.start(store, IntakeSettings.defaults().withMaxBatch(maxBatch).withPartitions(partitions), registry);
             Thread[] threads = new Thread[submitters];
             for (int t = 0; t < submitters; t++) {

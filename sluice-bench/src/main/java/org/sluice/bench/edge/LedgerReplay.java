@@ -12,6 +12,7 @@ import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.StoredHook;
 
@@ -54,7 +55,7 @@ public final class LedgerReplay {
         int bodyBytes = Integer.parseInt(args[2]);
         boolean claimRows = args.length >= 4 && args[3].equals("claim");
         Path dir = Files.createTempDirectory(parent, "ledger-replay");
-        try (HookStore store = HookStore.open(dir)) {
+        try (HookStore store = RocksHookStore.open(dir)) {
             byte[] body = new byte[bodyBytes];
             Arrays.fill(body, (byte) 'x');
             long t0 = System.nanoTime();

@@ -293,7 +293,7 @@ public interface DeliveryLedger extends DestinationPauses {
         /** As {@link DeliveryLedger#markDead}; fails on an unknown reason. */
         public static Transition dead(DeliveryRow seen, String reason, boolean attempted, Integer status, String error,
                                       long nowMillis) {
-            DeliveryCodec.deadReasonByte(reason); // fails on an unknown reason before anything is written
+            DeliveryRow.checkDeadReason(reason); // fails on an unknown reason before anything is written
             return new Transition(seen, cur -> new DeliveryRow(cur.hookId(), cur.destination(), DeliveryState.DEAD,
                     cur.attempts() + (attempted ? 1 : 0), cur.nextAttemptAtMillis(), cur.scheduledAtMillis(), nowMillis,
                     attempted ? status : cur.lastStatus(), attempted ? error : cur.lastError(), null, reason, nowMillis));

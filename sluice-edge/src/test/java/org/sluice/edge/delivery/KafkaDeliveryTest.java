@@ -26,7 +26,7 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.RocksHookStore;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
 
 /**

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.RocksHookStore;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.ManualClock;

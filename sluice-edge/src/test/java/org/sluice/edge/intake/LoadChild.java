@@ -6,7 +6,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.RocksHookStore;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.Hooks;
 
 /**

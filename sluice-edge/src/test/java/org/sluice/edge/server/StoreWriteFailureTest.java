@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.RocksHookStore;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.StoredHook;
 import org.sluice.testkit.ChildJvm;
 
