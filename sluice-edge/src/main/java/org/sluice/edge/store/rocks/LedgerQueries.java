@@ -32,11 +32,9 @@ import org.sluice.edge.store.PendingHook;
 final class LedgerQueries {
 
     private final LedgerState state;
-    private final LedgerStore store;
 
     LedgerQueries(LedgerState state) {
         this.state = state;
-        this.store = state.store;
     }
 
     /**
@@ -66,7 +64,7 @@ final class LedgerQueries {
         PendingHook.checkDestination(destination);
         ScanFloor floor = state.floor(destination);
         long writes = state.othersWrites.get(); // before any row is read
-        return store.read((f, unused) -> {
+        return state.store.read((f, unused) -> {
             RocksDB db = f.db();
             ColumnFamilyHandle rows = f.deliveries();
             byte[] prefix = DeliveryCodec.destinationPrefix(destination);
@@ -74,7 +72,7 @@ final class LedgerQueries {
             long next = -1;
             long[] window = floor.open();
             long firstLive;
-            long durable = store.durableUpTo(); // a row of a commit still being fsynced is not sent yet
+            long durable = state.store.durableUpTo(); // a row of a commit still being fsynced is not sent yet
             long bound = nowMillis == Long.MAX_VALUE ? nowMillis : nowMillis + 1;
             firstLive = bound; // nothing live below the bound but what the scan reads
             try (Slice upper = new Slice(DeliveryCodec.dueKey(destination, bound, 0));
@@ -131,7 +129,7 @@ final class LedgerQueries {
         if (uuid == null) {
             return List.of();
         }
-        return store.read((f, unused) -> {
+        return state.store.read((f, unused) -> {
             RocksDB db = f.db();
             Long seq = LedgerState.seqOf(f, uuid);
             return seq == null ? List.<DeliveryRow>of() : LedgerState.rowsOf(f, seq);
@@ -151,7 +149,7 @@ final class LedgerQueries {
         if (destination != null) {
             PendingHook.checkDestination(destination);
         }
-        return store.read((f, unused) -> {
+        return state.store.read((f, unused) -> {
             RocksDB db = f.db();
             long fromSeq = 0;
             if (afterId != null) {
@@ -216,7 +214,7 @@ final class LedgerQueries {
         long pending = c.pending.get();
         long dead = c.dead.get();
         ScanFloor floor = state.pendingFloor(destination);
-        long oldest = store.read((f, unused) -> {
+        long oldest = state.store.read((f, unused) -> {
             RocksDB db = f.db();
             byte[] prefix = DeliveryCodec.indexPrefix(DeliveryState.PENDING, destination);
             long[] window = floor.open();
@@ -244,8 +242,8 @@ final class LedgerQueries {
     List<PendingRef> pendingInOrder(String destination, long afterSeq, int limit) {
         LedgerState.checkLimit(limit);
         PendingHook.checkDestination(destination);
-        return store.read((f, unused) -> {
-            long visible = store.durableUpTo(); // before the iterator: a follower's cursor must not pass a number still being written
+        return state.store.read((f, unused) -> {
+            long visible = state.store.durableUpTo(); // before the iterator: a follower's cursor must not pass a number still being written
             byte[] prefix = DeliveryCodec.indexPrefix(DeliveryState.PENDING, destination);
             List<PendingRef> out = new ArrayList<>();
             try (RocksIterator it = f.db().newIterator(f.byDestination())) {
@@ -280,8 +278,8 @@ final class LedgerQueries {
             throw new IllegalArgumentException("the range must satisfy 0 <= from <= to, got " + fromMillis + " to " + toMillis);
         }
         byte[] after = afterId == null ? null : Codec.uuid(UUID.fromString(afterId));
-        return store.read((f, unused) -> {
-            long visible = store.durableUpTo(); // before the iterator: see GroupCommit
+        return state.store.read((f, unused) -> {
+            long visible = state.store.durableUpTo(); // before the iterator: see GroupCommit
             RocksDB db = f.db();
                                     List<DeliveryRow> out = new ArrayList<>();
             int examined = 0;

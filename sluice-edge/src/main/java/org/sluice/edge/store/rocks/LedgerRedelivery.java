@@ -20,11 +20,9 @@ import org.sluice.edge.store.PendingHook;
 final class LedgerRedelivery {
 
     private final LedgerState state;
-    private final LedgerStore store;
 
     LedgerRedelivery(LedgerState state) {
         this.state = state;
-        this.store = state.store;
     }
 
     /**
@@ -41,7 +39,7 @@ final class LedgerRedelivery {
             return Optional.empty();
         }
         List<String> named = destinations == null ? null : PendingHook.checkDestinations(List.copyOf(destinations));
-        return store.write(true, (f, writeOptions) -> {
+        return state.store.write(true, (f, writeOptions) -> {
             RocksDB db = f.db();
             state.lock.lock();
             try {

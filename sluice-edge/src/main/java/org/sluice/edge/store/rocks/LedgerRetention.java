@@ -20,14 +20,12 @@ import org.sluice.edge.store.RetentionResult;
 final class LedgerRetention {
 
     private final LedgerState state;
-    private final LedgerStore store;
     /** The hook id (16 bytes) the next retention pass starts after; null: from the oldest. */
     @GuardedBy("state.lock")
     private byte[] retentionCursor;
 
     LedgerRetention(LedgerState state) {
         this.state = state;
-        this.store = state.store;
     }
 
     /**
@@ -54,11 +52,11 @@ final class LedgerRetention {
         long hooksCutoff = nowMillis - hooksMaxAgeMillis;
         long deadCutoff = nowMillis - deadMaxAgeMillis;
         long youngest = Math.max(hooksCutoff, deadCutoff); // a hook committed after this has nothing to delete
-        return store.write(false, (f, writeOptions) -> {
+        return state.store.write(false, (f, writeOptions) -> {
             RocksDB db = f.db();
             state.lock.lock();
             try {
-                long visible = store.durableUpTo(); // before the iterators: see GroupCommit
+                long visible = state.store.durableUpTo(); // before the iterators: see GroupCommit
                 long lastSeq;
                 try (RocksIterator it = db.newIterator(f.hooks())) {
                     it.seekToLast();

@@ -24,11 +24,9 @@ import org.sluice.edge.store.StoredHook;
 final class LedgerTransitions {
 
     private final LedgerState state;
-    private final LedgerStore store;
 
     LedgerTransitions(LedgerState state) {
         this.state = state;
-        this.store = state.store;
     }
 
     /**
@@ -103,7 +101,7 @@ final class LedgerTransitions {
         if (transitions.isEmpty()) {
             return applied;
         }
-        return store.write(false, (f, writeOptions) -> {
+        return state.store.write(false, (f, writeOptions) -> {
             RocksDB db = f.db();
             state.lock.lock();
             try {
