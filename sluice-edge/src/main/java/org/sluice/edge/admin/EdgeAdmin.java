@@ -16,6 +16,7 @@ import org.sluice.edge.intake.Intake;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.HookStoreException;
+import org.sluice.edge.store.StoreHealth;
 import org.sluice.edge.store.ControlState;
 
 /**
@@ -90,10 +91,10 @@ public final class EdgeAdmin {
 
     /**
      * The store's size as {@code sluice_store_bytes} and {@code store.max_bytes} see it
-     * ({@link HookStore#approximateBytes()}: SST files and memtables); -1 when the store
+     * ({@link StoreHealth#approximateBytes()}; for the RocksDB store, SST files and memtables); -1 when the store
      * cannot be read (closed, or being reopened after a write failure).
      */
-    private static long storeBytes(HookStore store) {
+    private static long storeBytes(StoreHealth store) {
         try {
             return store.approximateBytes();
         } catch (HookStoreException e) {
