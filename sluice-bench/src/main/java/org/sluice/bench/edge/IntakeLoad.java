@@ -14,8 +14,8 @@ import org.sluice.edge.intake.Intake;
 import org.sluice.edge.intake.IntakeSettings;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 
 /**
  * Load on the durable commit path alone (no HTTP): submitter threads keep a fixed number of

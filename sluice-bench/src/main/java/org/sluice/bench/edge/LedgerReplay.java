@@ -12,9 +12,9 @@ import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 
 /**
  * What the store allows a backlog replay, with no network and no dispatcher: the ceiling

@@ -26,8 +26,8 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 
 /**
  * {@code type: kafka} end to end on one healthy broker: a real RocksDB store, the real

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.ManualClock;
 

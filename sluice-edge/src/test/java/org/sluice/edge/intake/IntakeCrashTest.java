@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.ChildJvm;
 
 /**

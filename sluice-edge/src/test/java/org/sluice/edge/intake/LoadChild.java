@@ -6,8 +6,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.Hooks;
+import org.sluice.edge.store.rocks.RocksHookStore;
 
 /**
  * Child process for {@link IntakeCrashTest}: opens the store, starts an Intake, and has

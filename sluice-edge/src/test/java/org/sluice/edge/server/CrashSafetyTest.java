@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.cli.Main;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.ChildJvm;
 import org.sluice.testkit.Eventually;
 

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.ChildJvm;
 
 /**

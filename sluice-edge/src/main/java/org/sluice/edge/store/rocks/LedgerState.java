@@ -10,9 +10,9 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
-import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
 
 /**
  * What the parts of {@link RocksDeliveryLedger} share: the handle on the store, the lock

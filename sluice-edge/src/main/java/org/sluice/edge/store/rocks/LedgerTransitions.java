@@ -8,13 +8,13 @@ import java.util.UUID;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
-import org.sluice.edge.store.DeliveryLedger.Transition;
-import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
 import org.sluice.edge.store.CommitClaims;
+import org.sluice.edge.store.DeliveryLedger.Transition;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
 
 /**
  * The delivery ledger's row writes for the dispatcher and the commit: a new hook's pending

@@ -8,7 +8,6 @@ import java.util.UUID;
 import java.util.function.LongPredicate;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
-import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
 import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.DeadLetterPage;
 import org.sluice.edge.store.DeliveryLedger;
@@ -18,6 +17,7 @@ import org.sluice.edge.store.DestinationCounts;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.RetentionResult;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
 
 /**
  * The {@link DeliveryLedger} in RocksDB: one row per (hook, destination), in the

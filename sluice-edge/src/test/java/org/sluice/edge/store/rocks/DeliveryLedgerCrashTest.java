@@ -12,10 +12,10 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.sluice.testkit.ChildJvm;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.testkit.ChildJvm;
 
 /**
  * Crash safety of the delivery ledger across processes: a child JVM commits hooks to two

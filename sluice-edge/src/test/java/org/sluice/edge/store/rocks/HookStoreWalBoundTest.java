@@ -13,8 +13,8 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.sluice.edge.store.CommitResult.Status;
 import org.sluice.edge.store.CommitResult;
+import org.sluice.edge.store.CommitResult.Status;
 import org.sluice.edge.store.Hooks;
 import org.sluice.edge.store.PendingHook;
 
