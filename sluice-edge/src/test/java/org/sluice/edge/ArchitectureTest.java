@@ -126,6 +126,28 @@ class ArchitectureTest {
                     "com.google.errorprone.annotations..")
             .as("org.sluice.edge.store should depend only on sluice-core, RocksDB, Jackson, SLF4J and the JDK");
 
+    /** RocksDB stays behind the store seam: only its implementation package sees the engine's types. */
+    @ArchTest
+    static final ArchRule onlyTheRocksStoreTouchesRocksDb = noClasses()
+            .that().resideOutsideOfPackage("org.sluice.edge.store.rocks..")
+            .should().dependOnClassesThat().resideInAPackage("org.rocksdb..")
+            .as("nothing outside org.sluice.edge.store.rocks should depend on org.rocksdb");
+
+    /** The seam names no implementation, so a second one (a Kafka log) plugs in beside the RocksDB store. */
+    @ArchTest
+    static final ArchRule theStoreSeamNamesNoImplementation = noClasses()
+            .that().resideInAPackage("org.sluice.edge.store")
+            .should().dependOnClassesThat().resideInAPackage("org.sluice.edge.store.rocks..")
+            .as("the store seam org.sluice.edge.store should not depend on org.sluice.edge.store.rocks");
+
+    /** Callers take the seam's interfaces; the server's assembly is the one place that opens the RocksDB store. */
+    @ArchTest
+    static final ArchRule onlyTheAssemblyNamesTheRocksStore = noClasses()
+            .that().resideOutsideOfPackages("org.sluice.edge.store..", "org.sluice.edge.server..")
+            .should().dependOnClassesThat().resideInAPackage("org.sluice.edge.store.rocks..")
+            .as("only org.sluice.edge.server should name the RocksDB store (org.sluice.edge.store.rocks)");
+
+
     /**
      * The settings toolkit ({@code Section}, {@code Values}, ...) is the bottom room of the
      * configuration: {@code config} and the delivery rooms read their keys with it, and it

@@ -15,6 +15,7 @@ import org.sluice.edge.intake.IntakeSettings;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 
 /**
  * Load on the durable commit path alone (no HTTP): submitter threads keep a fixed number of
@@ -44,7 +45,7 @@ public final class IntakeLoad {
         AtomicLong keys = new AtomicLong();
         AtomicBoolean measuring = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();
-        try (HookStore store = HookStore.open(dir)) {
+        try (HookStore store = RocksHookStore.open(dir)) {
             Intake intake = Intake.start(store, IntakeSettings.defaults().withMaxBatch(maxBatch).withPartitions(partitions), registry);
             Thread[] threads = new Thread[submitters];
             for (int t = 0; t < submitters; t++) {

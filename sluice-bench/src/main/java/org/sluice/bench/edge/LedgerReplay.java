@@ -14,6 +14,7 @@ import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 
 /**
  * What the store allows a backlog replay, with no network and no dispatcher: the ceiling
@@ -54,7 +55,7 @@ public final class LedgerReplay {
         int bodyBytes = Integer.parseInt(args[2]);
         boolean claimRows = args.length >= 4 && args[3].equals("claim");
         Path dir = Files.createTempDirectory(parent, "ledger-replay");
-        try (HookStore store = HookStore.open(dir)) {
+        try (HookStore store = RocksHookStore.open(dir)) {
             byte[] body = new byte[bodyBytes];
             Arrays.fill(body, (byte) 'x');
             long t0 = System.nanoTime();

@@ -8,7 +8,7 @@ import org.sluice.edge.store.AuditRecord;
 /**
  * The audit side of an override store: who changed which override, read back newest
  * first. The store writes each record together with the change it describes (see
- * {@link InMemoryAuditedStore} and {@code RocksOverrideStore}), so a change that fails leaves no
+ * {@link InMemoryAuditedStore} and {@code RocksControlState}), so a change that fails leaves no
  * record and a record never describes a change that did not happen.
  *
  * <p>The override change itself goes through {@code TenantLimits.putOverride} /

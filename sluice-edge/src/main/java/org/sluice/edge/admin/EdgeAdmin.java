@@ -16,7 +16,8 @@ import org.sluice.edge.intake.Intake;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.HookStoreException;
-import org.sluice.edge.store.RocksOverrideStore;
+import org.sluice.edge.store.StoreHealth;
+import org.sluice.edge.store.ControlState;
 
 /**
  * Assembles the admin API from a running server's parts: resolves the admin token (and
@@ -48,7 +49,7 @@ public final class EdgeAdmin {
      * @param wallMillis epoch ms for delivery rows and ages
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
-    public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, RocksOverrideStore overrides,
+    public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, ControlState overrides,
                                            HookStore store, Intake intake,
                                            Supplier<List<AdmissionState.Table>> tables,
                                            Supplier<Map<String, Object>> arena, Consumer<String> resetHostBuckets,
@@ -91,10 +92,10 @@ public final class EdgeAdmin {
 
     /**
      * The store's size as {@code sluice_store_bytes} and {@code store.max_bytes} see it
-     * ({@link HookStore#approximateBytes()}: SST files and memtables); -1 when the store
+     * ({@link StoreHealth#approximateBytes()}; for the RocksDB store, SST files and memtables); -1 when the store
      * cannot be read (closed, or being reopened after a write failure).
      */
-    private static long storeBytes(HookStore store) {
+    private static long storeBytes(StoreHealth store) {
         try {
             return store.approximateBytes();
         } catch (HookStoreException e) {

@@ -8,19 +8,19 @@ import java.util.function.Supplier;
 import org.sluice.core.OverrideStoreException;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.HookPage;
-import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.ControlState;
+import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookStoreException;
-import org.sluice.edge.store.RocksOverrideStore;
 import org.sluice.edge.store.StoredHook;
 
-/** The node's RocksDB store seen through the admin API's two ports, {@link HookReader} and {@link AuditTrail}. */
+/** The node's store seen through the admin API's two ports, {@link HookReader} and {@link AuditTrail}. */
 public final class StoreAdapters {
 
     private StoreAdapters() {
     }
 
     /** Reads hooks from {@code store}; store failures become {@link StoreUnavailableException}. */
-    public static HookReader hooks(HookStore store) {
+    public static HookReader hooks(HookLog store) {
         Objects.requireNonNull(store, "store");
         return new HookReader() {
             @Override
@@ -51,13 +51,13 @@ public final class StoreAdapters {
         };
     }
 
-    /** The audit trail of {@code overrides}; the actor travels in its {@link RocksOverrideStore#actingAs} scope. */
-    public static AuditTrail audit(RocksOverrideStore overrides) {
+    /** The audit trail of {@code overrides}; the actor travels in its {@link ControlState#actingAs} scope. */
+    public static AuditTrail audit(ControlState overrides) {
         Objects.requireNonNull(overrides, "overrides");
         return new AuditTrail() {
             @Override
             public <T> T as(String actor, Supplier<T> change) {
-                try (RocksOverrideStore.ActorScope scope = overrides.actingAs(actor)) {
+                try (ControlState.ActorScope scope = overrides.actingAs(actor)) {
                     return change.get();
                 }
             }
@@ -65,7 +65,7 @@ public final class StoreAdapters {
             @Override
             public void record(String actor, String action, String tenant, java.util.Map<String, Object> before,
                                java.util.Map<String, Object> after) {
-                try (RocksOverrideStore.ActorScope scope = overrides.actingAs(actor)) {
+                try (ControlState.ActorScope scope = overrides.actingAs(actor)) {
                     overrides.record(action, tenant, before, after);
                 } catch (OverrideStoreException | HookStoreException e) {
                     throw new StoreUnavailableException(e.getMessage(), e);

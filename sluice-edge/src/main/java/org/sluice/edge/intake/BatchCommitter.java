@@ -2,12 +2,12 @@ package org.sluice.edge.intake;
 
 import java.util.List;
 import org.sluice.edge.store.CommitResult;
-import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.PendingHook;
 
 /**
  * Writes one batch durably and answers each hook, in order: ACCEPTED or DUPLICATE.
- * {@link HookStore#commit(List)} is the implementation; tests wrap it (for example to
+ * {@link HookLog#commit(List)} is the implementation; tests wrap it (for example to
  * hold a batch at a latch) without replacing the store.
  */
 @FunctionalInterface

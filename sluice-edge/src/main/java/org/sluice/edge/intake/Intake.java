@@ -20,12 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
 import org.sluice.edge.store.CommitResult;
-import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.log.Warnings;
 
 /**
- * The group-commit batcher in front of the {@link HookStore}.
+ * The group-commit batcher in front of the {@link HookLog}.
  *
  * <h2>Threads and ownership</h2>
  * <ul>
@@ -126,7 +126,7 @@ public final class Intake implements AutoCloseable {
     }
 
     /** Starts the writers over {@code store} with the system clock. */
-    public static Intake start(HookStore store, IntakeSettings settings, MeterRegistry registry) {
+    public static Intake start(HookLog store, IntakeSettings settings, MeterRegistry registry) {
         return start(store::commit, settings, registry, Clock.system());
     }
 

@@ -11,8 +11,10 @@ import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.delivery.ClientLoops;
 import org.sluice.edge.delivery.Dispatcher;
+import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.RocksOverrideStore;
+import org.sluice.edge.store.rocks.RocksControlState;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import java.util.function.UnaryOperator;
 import org.sluice.edge.intake.BatchCommitter;
 import org.sluice.edge.intake.Intake;
@@ -35,7 +37,7 @@ final class Backends implements AutoCloseable {
     private final HookStore store;
     private final Intake intake;
     private final TenantLimits limits;
-    private final RocksOverrideStore overrides;
+    private final ControlState overrides;
     /** The host arena when {@code rate_limits.scope} is host (tenant buckets live there), else null. */
     private final HostArena host;
     /** The fleet client when {@code rate_limits.scope} or {@code dedupe.scope} is fleet, else null. */
@@ -61,16 +63,17 @@ final class Backends implements AutoCloseable {
                      UnaryOperator<BatchCommitter> commitWrapper, ClientLoops httpLoops) {
         this.epochMillis = epochMillis;
         this.instanceMaxBody = config.http().maxBodyBytes();
-        this.store = HookStore.open(config.node().dataDir().resolve("store"),
-                HookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
+        RocksHookStore rocks = RocksHookStore.open(config.node().dataDir().resolve("store"),
+                RocksHookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
                         .withWallClock(epochMillis));
+        this.store = rocks; // the one place that names the RocksDB store; everything else sees the seam
         try { // overrides persist in the store; one that cannot be read fails the boot
-            this.overrides = new RocksOverrideStore(store, instanceMaxBody);
+            this.overrides = new RocksControlState(rocks, instanceMaxBody);
             this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
                     overrides, hookBuckets, byteBuckets, clock);
         } catch (RuntimeException e) {
             throw closeAfterFailedBoot(new IllegalStateException(
-                    "cannot load the rate-limit overrides from " + store.dir() + ": " + e.getMessage(), e), store);
+                    "cannot load the rate-limit overrides from " + store.location() + ": " + e.getMessage(), e), store);
         }
         try {
             this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
@@ -178,7 +181,7 @@ final class Backends implements AutoCloseable {
     }
 
     /** The persisted overrides behind {@link #limits()}, with their audit trail. */
-    RocksOverrideStore overrides() {
+    ControlState overrides() {
         return overrides;
     }
 
@@ -223,13 +226,13 @@ final class Backends implements AutoCloseable {
         if (!storeFailing) {
             storeFailing = true;
             LOG.error("the store at {} cannot write; /readyz answers 503 store_failing; trying to resume it every {} ms",
-                    store.dir(), Sweeper.RESUME_MILLIS);
+                    store.location(), Sweeper.RESUME_MILLIS);
         }
         if (store.tryResume()) {
             storeFailing = false;
-            LOG.warn("the store at {} writes again; /readyz is ready", store.dir());
+            LOG.warn("the store at {} writes again; /readyz is ready", store.location());
         } else {
-            resumeWarnings.warn("the store at " + store.dir() + " still cannot write; see docs/operations.md, "
+            resumeWarnings.warn("the store at " + store.location() + " still cannot write; see docs/operations.md, "
                     + "\"the store fails\"", null);
         }
     }

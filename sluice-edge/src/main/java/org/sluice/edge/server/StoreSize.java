@@ -1,12 +1,12 @@
 package org.sluice.edge.server;
 
-import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.HookStoreException;
+import org.sluice.edge.store.StoreHealth;
 
 /**
  * The store's size as the node acts on it: {@code sluice_store_bytes}, the
  * {@code store.max_bytes} bound (the {@code 503 store_full} of ingest and the
- * {@code store_full} reason of {@code /readyz}). The figure is {@link HookStore#approximateBytes()}
+ * {@code store_full} reason of {@code /readyz}). The figure is {@link StoreHealth#approximateBytes()}
  * (SST files plus memtables), read by the retention thread once per tick and after it
  * reclaims space, and cached here, so that each hook's check is one volatile read.
  *
@@ -14,15 +14,15 @@ import org.sluice.edge.store.HookStoreException;
  * about a megabyte, so the figure rises in steps), and flushes turn them into SST files.
  * Deletions alone do not shrink it (a delete is a tombstone; the data stays in its file until
  * a compaction), so while the store is at its bound the retention thread, after it has deleted
- * anything, calls {@link HookStore#reclaim()}, which flushes and compacts the deleted rows away.
+ * anything, calls {@link StoreHealth#reclaim()}, which flushes and compacts the deleted rows away.
  */
 final class StoreSize {
 
-    private final HookStore store;
+    private final StoreHealth store;
     private final long maxBytes;
     private volatile long bytes;
 
-    StoreSize(HookStore store, long maxBytes) {
+    StoreSize(StoreHealth store, long maxBytes) {
         this.store = store;
         this.maxBytes = maxBytes;
         refresh();

@@ -1,5 +1,6 @@
 package org.sluice.edge.store;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -24,10 +25,21 @@ public record DeliveryRow(String hookId, String destination, DeliveryState state
                           Integer lastStatus, String lastError, Long deliveredAtMillis,
                           String deadReason, Long deadAtMillis) {
 
+    /** The reasons a delivery is given up for, as {@code DeadReason.code()} words them. */
+    public static final List<String> DEAD_REASONS = List.of("permanent_status", "max_attempts", "max_age", "permanent_error");
+
     public DeliveryRow {
         Objects.requireNonNull(hookId, "hookId");
         Objects.requireNonNull(destination, "destination");
         Objects.requireNonNull(state, "state");
+    }
+
+    /** {@code reason} if it is one of {@link #DEAD_REASONS}; else an {@link IllegalArgumentException}. */
+    public static String checkDeadReason(String reason) {
+        if (!DEAD_REASONS.contains(reason)) {
+            throw new IllegalArgumentException("dead reason must be one of " + DEAD_REASONS + ", got " + reason);
+        }
+        return reason;
     }
 
     /** The number the next attempt carries ({@code sluice-attempt}). */

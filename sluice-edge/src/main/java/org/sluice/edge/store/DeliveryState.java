@@ -2,31 +2,20 @@ package org.sluice.edge.store;
 
 /** Where the delivery of one hook to one destination stands. {@link #code()} is the word shown. */
 public enum DeliveryState {
-    /** Not yet delivered; it has a due entry and will be attempted. */
-    PENDING("pending", 0),
-    /** A 2xx answered an attempt. */
-    DELIVERED("delivered", 1),
+    /** Not yet delivered; it is due at its next attempt time and will be attempted. */
+    PENDING("pending"),
+    /** A 2xx (or a broker's acknowledgement) answered an attempt. */
+    DELIVERED("delivered"),
     /** Given up: see {@link DeliveryRow#deadReason()}. */
-    DEAD("dead", 2);
+    DEAD("dead");
 
     private final String code;
-    final byte stored;
 
-    DeliveryState(String code, int stored) {
+    DeliveryState(String code) {
         this.code = code;
-        this.stored = (byte) stored;
     }
 
     public String code() {
         return code;
-    }
-
-    static DeliveryState ofStored(byte b) {
-        for (DeliveryState s : values()) {
-            if (s.stored == b) {
-                return s;
-            }
-        }
-        throw new HookStoreException("stored delivery row has state " + b + ", this version reads 0 to 2");
     }
 }

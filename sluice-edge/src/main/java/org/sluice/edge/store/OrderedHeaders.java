@@ -12,7 +12,7 @@ import java.util.Set;
 /**
  * A request's headers in arrival order, name to value, held as one array of names and values:
  * the map a hook is committed with. Immutable, so {@link PendingHook} keeps it without the
- * copy it makes of any other map, and {@link Codec} encodes it by index. Built on the accept
+ * copy it makes of any other map, and the RocksDB store's codec encodes it by index. Built on the accept
  * path once per hook, where a {@code LinkedHashMap} and its copy cost about 700 bytes.
  * Lookups scan the array: a request has a handful of headers.
  */

@@ -55,7 +55,7 @@ public record PendingHook(String tenant, String source, String dedupeKey, long r
         return body.length;
     }
 
-    static List<String> checkDestinations(List<String> destinations) {
+    public static List<String> checkDestinations(List<String> destinations) {
         if (destinations == null || destinations.isEmpty()) {
             return List.of();
         }
@@ -69,7 +69,7 @@ public record PendingHook(String tenant, String source, String dedupeKey, long r
         return List.copyOf(seen);
     }
 
-    static String checkDestination(String d) {
+    public static String checkDestination(String d) {
         Objects.requireNonNull(d, "destination");
         int bytes = d.getBytes(StandardCharsets.UTF_8).length;
         if (bytes < 1 || bytes > MAX_DESTINATION_BYTES) {

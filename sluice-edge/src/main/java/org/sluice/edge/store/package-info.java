@@ -1,7 +1,14 @@
 /**
- * The RocksDB store: hooks, the id index, dedupe entries, overrides and audit, and the
- * delivery ledger, with its commit protocol, health and resume. The only package that
- * touches RocksDB.
+ * The store seam: what the rest of the edge asks of its durable store, as small interfaces
+ * named for what the caller needs ({@link org.sluice.edge.store.HookLog} the hook log,
+ * {@link org.sluice.edge.store.DeliveryLedger} the delivery state,
+ * {@link org.sluice.edge.store.ControlState} the control state,
+ * {@link org.sluice.edge.store.StoreHealth} health and size, and
+ * {@link org.sluice.edge.store.HookStore} the whole), with the domain records they speak in
+ * ({@code StoredHook}, {@code DeliveryRow}, {@code HookPage}, {@code CommitResult}, ...).
+ * Nothing here names an engine: no column family, write option or RocksDB type. The
+ * RocksDB implementation is {@code org.sluice.edge.store.rocks}, which this package does
+ * not depend on.
  *
  * <p>May use: {@code sluice-core}. Nothing else in the edge.
  */

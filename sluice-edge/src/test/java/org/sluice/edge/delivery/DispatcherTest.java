@@ -34,6 +34,7 @@ import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.HookReceiver.Answer;
 import org.sluice.testkit.HookReceiver.Received;
 import org.sluice.testkit.HookReceiver;
@@ -102,7 +103,7 @@ class DispatcherTest {
     }
 
     private HookStore openStore() {
-        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall));
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall));
         return store;
     }
 
@@ -324,14 +325,14 @@ class DispatcherTest {
         s.maxInFlight = 4;
         Dispatcher d = dispatcher(s);
         d.start();
-        org.sluice.edge.store.StoreFaults.failCommitWrites(store, true);
+        org.sluice.edge.store.rocks.StoreFaults.failCommitWrites(store, true);
         for (int i = 0; i < 5; i++) {
             int n = i;
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> commit("acme", "gh", "{\"f\":" + n + "}", "app"))
                     .isInstanceOf(org.sluice.edge.store.HookStoreException.class);
         }
         assertThat(d.live("app").orElseThrow().inFlight()).as("no slot held by a hook that was never stored").isZero();
-        org.sluice.edge.store.StoreFaults.failCommitWrites(store, false);
+        org.sluice.edge.store.rocks.StoreFaults.failCommitWrites(store, false);
         for (int i = 0; i < 3; i++) {
             commit("acme", "gh", "{\"i\":" + i + "}", "app");
         }
@@ -682,10 +683,10 @@ class DispatcherTest {
 
         advanceMillis(1_000);
         String second = commit("acme", "gh", "2", "app");
-        org.sluice.edge.store.StoreFaults.failWrites(store, true); // no answer from now on is recorded
+        org.sluice.edge.store.rocks.StoreFaults.failWrites(store, true); // no answer from now on is recorded
         assertThat(d.pump()).as("the scan steps over the first, out, and takes the second").isEqualTo(1);
         assertThat(d.awaitIdle(WAIT)).as("both answers (the first's timeout, the second's 200) handled").isTrue();
-        org.sluice.edge.store.StoreFaults.failWrites(store, false);
+        org.sluice.edge.store.rocks.StoreFaults.failWrites(store, false);
         assertThat(r.requestCount()).isEqualTo(2);
         assertThat(row(first, "app").attempts()).isZero();
         assertThat(row(second, "app").attempts()).isZero();

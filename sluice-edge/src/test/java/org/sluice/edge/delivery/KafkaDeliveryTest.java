@@ -28,6 +28,7 @@ import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 
 /**
  * {@code type: kafka} end to end on one healthy broker: a real RocksDB store, the real
@@ -79,7 +80,7 @@ class KafkaDeliveryTest {
     }
 
     private Dispatcher dispatcher(Destination d) {
-        store = HookStore.open(dir, HookStore.Options.defaults());
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults());
         dispatcher = new Dispatcher(List.of(d), store, Clock.system(), System::currentTimeMillis, new SimpleMeterRegistry(),
                 new SplittableRandom(7));
         return dispatcher;

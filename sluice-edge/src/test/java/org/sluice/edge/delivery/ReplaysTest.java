@@ -17,6 +17,7 @@ import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.ManualClock;
 
@@ -34,7 +35,7 @@ class ReplaysTest {
 
     @BeforeEach
     void open() {
-        store = HookStore.open(dir, HookStore.Options.defaults().withWallClock(wall::get));
+        store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall::get));
         replays = new Replays(store, clock, wall::get);
     }
 

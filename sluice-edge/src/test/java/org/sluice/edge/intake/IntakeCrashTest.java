@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.ChildJvm;
 
 /**
@@ -89,7 +90,7 @@ class IntakeCrashTest {
             }
         }
         assertThat(acked).isGreaterThanOrEqualTo(ACKS_BEFORE_SIGNAL);
-        try (HookStore store = HookStore.open(dir)) {
+        try (HookStore store = RocksHookStore.open(dir)) {
             Map<String, String> storedKeyToId = new HashMap<>();
             Map<String, String> storedIdToKey = new HashMap<>();
             String after = null;

@@ -27,8 +27,9 @@ import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.Hooks;
 import org.sluice.edge.store.PendingHook;
-import org.sluice.edge.store.StoreFaults;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
+import org.sluice.edge.store.rocks.StoreFaults;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.ManualClock;
 import org.sluice.testkit.Together;
@@ -45,7 +46,7 @@ class IntakeTest {
 
     @BeforeEach
     void open() {
-        store = HookStore.open(dir);
+        store = RocksHookStore.open(dir);
     }
 
     @AfterEach

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.Hooks;
+import org.sluice.edge.store.rocks.RocksHookStore;
 
 /**
  * Child process for {@link IntakeCrashTest}: opens the store, starts an Intake, and has
@@ -23,7 +24,7 @@ public final class LoadChild {
         Path dir = Path.of(args[0]);
         int threads = Integer.parseInt(args[1]);
         int inFlight = Integer.parseInt(args[2]);
-        HookStore store = HookStore.open(dir);
+        HookStore store = RocksHookStore.open(dir);
         Intake intake = Intake.start(store, IntakeSettings.defaults().withMaxBatch(32), new SimpleMeterRegistry());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             intake.close();

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.cli.LimitsCommand;
 import org.sluice.edge.cli.TailCommand;
-import org.sluice.edge.store.StoreFaults;
+import org.sluice.edge.store.rocks.StoreFaults;
 import picocli.CommandLine;
 
 /**

@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.sluice.edge.store.StoreFaults;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.StoreFaults;
 
 /** Steps 6 and 9: duplicates, the node's queue, store failure and readiness. */
 class CommitPathTest {

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.cli.Main;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.ChildJvm;
 import org.sluice.testkit.Eventually;
 
@@ -73,7 +74,7 @@ class CrashSafetyTest {
             again.waitFor(Duration.ofSeconds(60));
         }
 
-        try (HookStore store = HookStore.open(dir.resolve("data").resolve("store"))) {
+        try (HookStore store = RocksHookStore.open(dir.resolve("data").resolve("store"))) {
             List<StoredHook> all = StoredHooks.all(store);
             Map<String, String> idByKey = new HashMap<>();
             for (StoredHook hook : all) {

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.ChildJvm;
 
 /**
@@ -82,7 +83,7 @@ class StoreWriteFailureTest {
             server.terminate();
             assertThat(server.waitFor(Duration.ofSeconds(60))).isIn(0, 143);
         }
-        try (HookStore store = HookStore.open(dir.resolve("data").resolve("store"))) {
+        try (HookStore store = RocksHookStore.open(dir.resolve("data").resolve("store"))) {
             Map<String, String> idByKey = new LinkedHashMap<>();
             for (StoredHook hook : StoredHooks.all(store)) {
                 assertThat(idByKey.put(hook.dedupeKey(), hook.id())).as("key %s stored twice", hook.dedupeKey()).isNull();

@@ -1,0 +1,142 @@
+package org.sluice.edge.store.rocks;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.RetentionResult;
+
+/**
+ * The delivery ledger's retention: bounded passes over the oldest hooks that delete expired
+ * dead letters and the hooks nothing needs any more, with their delivered rows. Runs under
+ * the ledger's lock, never the commit lock. See {@link RocksDeliveryLedger}.
+ */
+final class LedgerRetention {
+
+    private final LedgerState state;
+    /** The hook id (16 bytes) the next retention pass starts after; null: from the oldest. */
+    @GuardedBy("state.lock")
+    private byte[] retentionCursor;
+
+    LedgerRetention(LedgerState state) {
+        this.state = state;
+    }
+
+    /**
+     * One bounded retention pass over at most {@code maxHooks} hooks, oldest first,
+     * continuing where the previous pass stopped. A hook's age is its commit time (from its
+     * UUIDv7 id). For each hook:
+     * <ul>
+     *   <li>a DEAD row dead for at least {@code deadMaxAgeMillis} is deleted;</li>
+     *   <li>the hook (record, id entry and DELIVERED rows) is deleted once it is at least
+     *       {@code hooksMaxAgeMillis} old and it has no PENDING row and no DEAD row left;
+     *       a hook with a pending delivery is never deleted, and a dead letter keeps its
+     *       hook (so that it can be redelivered) until the dead letter itself expires.</li>
+     * </ul>
+     * The newest hook is never deleted (the commit sequence resumes after it at open). The
+     * pass stops early at the first hook too young for either rule, or numbered above the
+     * store's durable-up-to number (a commit below it is still writing); the next pass then
+     * starts from the oldest again. Not fsynced: a pass lost in a crash is redone.
+     */
+    RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks) {
+        LedgerState.checkLimit(maxHooks);
+        if (hooksMaxAgeMillis < 0 || deadMaxAgeMillis < 0) {
+            throw new IllegalArgumentException("retention ages must be at least 0, got " + hooksMaxAgeMillis + " and " + deadMaxAgeMillis);
+        }
+        long hooksCutoff = nowMillis - hooksMaxAgeMillis;
+        long deadCutoff = nowMillis - deadMaxAgeMillis;
+        long youngest = Math.max(hooksCutoff, deadCutoff); // a hook committed after this has nothing to delete
+        return state.store.write(false, (f, writeOptions) -> {
+            RocksDB db = f.db();
+            state.lock.lock();
+            try {
+                long visible = state.store.durableUpTo(); // before the iterators: see GroupCommit
+                long lastSeq;
+                try (RocksIterator it = db.newIterator(f.hooks())) {
+                    it.seekToLast();
+                    lastSeq = it.isValid() ? Codec.u64(it.key()) : -1;
+                }
+                int examined = 0;
+                int hooksDeleted = 0;
+                int deadDeleted = 0;
+                boolean more = false;
+                byte[] last = null;
+                List<DeliveryRow> deadGone = new ArrayList<>();
+                try (WriteBatch wb = new WriteBatch(); RocksIterator it = db.newIterator(f.hookIds())) {
+                    if (retentionCursor == null) {
+                        it.seekToFirst();
+                    } else {
+                        it.seek(retentionCursor);
+                        if (it.isValid() && java.util.Arrays.equals(it.key(), retentionCursor)) {
+                            it.next();
+                        }
+                    }
+                    for (; it.isValid(); it.next()) {
+                        if (examined == maxHooks) {
+                            more = true;
+                            break;
+                        }
+                        byte[] idBytes = it.key();
+                        UUID id = Codec.uuid(ByteBuffer.wrap(idBytes));
+                        long committed = UuidV7.millisOf(id);
+                        long seq = Codec.u64(it.value());
+                        if (committed > youngest || seq > visible) {
+                            // too young, or a lower number may still be in a write: the cursor must not pass it
+                            break;
+                        }
+                        examined++;
+                        last = idBytes;
+                        boolean keep = false;
+                        List<byte[]> delivered = new ArrayList<>();
+                        for (DeliveryRow r : LedgerState.rowsOf(f, seq)) {
+                            byte[] rowKey = DeliveryCodec.rowKey(seq, r.destination());
+                            switch (r.state()) {
+                                case PENDING -> keep = true;
+                                case DELIVERED -> delivered.add(rowKey);
+                                case DEAD -> {
+                                    if (r.deadAtMillis() != null && r.deadAtMillis() <= deadCutoff) {
+                                        wb.delete(f.deliveries(), rowKey);
+                                        wb.delete(f.byDestination(), DeliveryCodec.indexKey(DeliveryState.DEAD, r.destination(), seq));
+                                        deadGone.add(r);
+                                        deadDeleted++;
+                                    } else {
+                                        keep = true;
+                                    }
+                                }
+                            }
+                        }
+                        if (!keep && committed <= hooksCutoff && seq != lastSeq) {
+                            for (byte[] k : delivered) {
+                                wb.delete(f.deliveries(), k);
+                            }
+                            wb.delete(f.hooks(), Codec.u64(seq));
+                            wb.delete(f.hookIds(), idBytes);
+                            hooksDeleted++;
+                        }
+                    }
+                    it.status();
+                    if (wb.count() > 0) {
+                        try {
+                            db.write(writeOptions, wb);
+                        } finally {
+                            state.othersWrites.incrementAndGet();
+                        }
+                    }
+                }
+                for (DeliveryRow r : deadGone) {
+                    state.counted(r, null);
+                }
+                retentionCursor = more ? last : null;
+                return new RetentionResult(examined, hooksDeleted, deadDeleted, more);
+            } finally {
+                state.lock.unlock();
+            }
+        });
+    }
+}
