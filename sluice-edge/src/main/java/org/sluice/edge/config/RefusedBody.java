@@ -1,5 +1,7 @@
 package org.sluice.edge.config;
 
+import java.util.Locale;
+
 /**
  * {@code http.refused_body}: what the ingest listener does with the body of a request it
  * refuses with {@code 429} before reading it (issue step 2, the address, node and source
@@ -15,28 +17,22 @@ public enum RefusedBody {
      * way, the connection closes as with {@link #CLOSE}. Bigger, chunked and
      * {@code Expect: 100-continue} bodies close at once.
      */
-    CLOSE_IF_INCOMPLETE("close_if_incomplete"),
+    CLOSE_IF_INCOMPLETE,
     /**
      * Always close: answer with {@code Connection: close}, then close the connection
      * gracefully (half-close, drain what is already in flight unread, close). No byte of the
      * body is parsed, buffered, verified or charged.
      */
-    CLOSE("close"),
+    CLOSE,
     /**
      * Keep the connection open when the body is declared with {@code Content-Length} of at
      * most 64 KiB and sent without {@code Expect}: its bytes are dropped unread as they
      * arrive, however long they take. Any other body still closes, as with {@link #CLOSE}.
      */
-    DISCARD("discard");
-
-    private final String configName;
-
-    RefusedBody(String configName) {
-        this.configName = configName;
-    }
+    DISCARD;
 
     /** The spelling used in the YAML file. */
     public String configName() {
-        return configName;
+        return name().toLowerCase(Locale.ROOT);
     }
 }
