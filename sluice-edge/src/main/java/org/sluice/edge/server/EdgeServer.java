@@ -200,7 +200,8 @@ public final class EdgeServer implements AutoCloseable {
                             backends.host() == null ? null : backends.host()::resetTenant, adminWorkers,
                             backends.fleet() == null ? null : backends.fleet()::admissionState,
                             backends.fleet() == null ? null : backends.fleet()::resetTenant,
-                            stats, backends.sink()::notReadyReason, backends.dispatcher(),
+                            stats, backends.sink()::notReadyReason,
+                            backends.dispatcher() == null ? null : backends.dispatcher().status(),
                             backends.dispatcher() == null ? null : backends.dispatcher()::pausedChanged, replays,
                             epochMillis));
             this.sweeper = new Sweeper(backends, clock, epochMillis);

@@ -219,8 +219,8 @@ class DispatcherTest {
             assertThat(store.deliveries().deliveries(id)).extracting(DeliveryRow::state)
                     .containsExactly(DeliveryState.DELIVERED, DeliveryState.DELIVERED);
         }
-        assertThat(d.live("a").orElseThrow().deliveredTotal()).isEqualTo(total);
-        assertThat(d.live("b").orElseThrow().deliveredTotal()).isEqualTo(total);
+        assertThat(d.status().live("a").orElseThrow().deliveredTotal()).isEqualTo(total);
+        assertThat(d.status().live("b").orElseThrow().deliveredTotal()).isEqualTo(total);
         assertThat(a.maxInFlight()).isLessThanOrEqualTo(16);
         assertThat(b.maxInFlight()).isLessThanOrEqualTo(8);
     }
@@ -238,7 +238,7 @@ class DispatcherTest {
 
     /**
      * A monotonic clock on real time that runs {@code action} once, from the first reading
-     * taken inside a destination's pass ({@code Dispatcher$Lane.select}): the moment a pass
+     * taken inside a destination's pass ({@code Outlet.select}): the moment a pass
      * has taken its answers off the queue and not yet written them.
      */
     private static final class ClockInsideAPass implements Clock {
@@ -248,7 +248,7 @@ class DispatcherTest {
         public long nanoTime() {
             Runnable a = action;
             if (a != null && StackWalker.getInstance().walk(frames -> frames.anyMatch(
-                    f -> f.getClassName().endsWith("Dispatcher$Lane") && f.getMethodName().equals("select")))) {
+                    f -> f.getClassName().equals(Outlet.class.getName()) && f.getMethodName().equals("select")))) {
                 action = null;
                 a.run();
             }
@@ -274,7 +274,7 @@ class DispatcherTest {
         List<Long> claims = new ArrayList<>();
         java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(1);
         passClock.action = () -> { // as a commit on another thread would, while the pass holds four unwritten answers
-            claims.add(d.claim("app", wall.getAsLong()));
+            claims.add(d.commitClaims().claim("app", wall.getAsLong()));
             ran.countDown();
         };
         commit("acme", "gh", "{\"i\":4}", "app"); // no slot: due now, for the pass that takes the answers to pick
@@ -310,7 +310,7 @@ class DispatcherTest {
             });
         }
         assertThat(r.received()).extracting(x -> x.header("webhook-id")).containsAll(ids.subList(0, 3));
-        assertThat(d.live("app").orElseThrow().inFlight()).isEqualTo(4);
+        assertThat(d.status().live("app").orElseThrow().inFlight()).isEqualTo(4);
         assertThat(r.maxInFlight()).isEqualTo(4);
     }
 
@@ -329,7 +329,7 @@ class DispatcherTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> commit("acme", "gh", "{\"f\":" + n + "}", "app"))
                     .isInstanceOf(org.sluice.edge.store.HookStoreException.class);
         }
-        assertThat(d.live("app").orElseThrow().inFlight()).as("no slot held by a hook that was never stored").isZero();
+        assertThat(d.status().live("app").orElseThrow().inFlight()).as("no slot held by a hook that was never stored").isZero();
         org.sluice.edge.store.StoreFaults.failCommitWrites(store, false);
         for (int i = 0; i < 3; i++) {
             commit("acme", "gh", "{\"i\":" + i + "}", "app");
@@ -395,7 +395,7 @@ class DispatcherTest {
         assertThat(done.attempts()).isEqualTo(4);
         assertThat(r.received()).extracting(q -> q.header("sluice-attempt")).containsExactly("1", "2", "3", "4");
         assertThat(r.received()).extracting(q -> q.header("webhook-id")).containsOnly(id);
-        assertThat(d.live("app").orElseThrow()).isEqualTo(new DestinationLive(0, false, 1, 3));
+        assertThat(d.status().live("app").orElseThrow()).isEqualTo(new DestinationLive(0, false, 1, 3));
     }
 
     @Test
@@ -524,7 +524,7 @@ class DispatcherTest {
 
         assertThat(pumpAndSettle(d)).isEqualTo(4);
         assertThat(attemptsSpent(ids)).isEqualTo(4);
-        assertThat(d.live("app").orElseThrow().breakerOpen()).isTrue();
+        assertThat(d.status().live("app").orElseThrow().breakerOpen()).isTrue();
         assertThat(row(ids.get(0), "app").lastError()).isEqualTo("connect refused");
 
         advanceMillis(5_000); // every failed row is due again, the breaker is still open
@@ -535,7 +535,7 @@ class DispatcherTest {
         advanceMillis(5_000);
         assertThat(pumpAndSettle(d)).as("one probe").isEqualTo(1);
         assertThat(r.requestCount()).isEqualTo(1);
-        assertThat(d.live("app").orElseThrow().breakerOpen()).isFalse();
+        assertThat(d.status().live("app").orElseThrow().breakerOpen()).isFalse();
         drain(d);
         assertThat(r.requestCount()).isEqualTo(8);
         for (String id : ids) {

@@ -87,7 +87,7 @@ class DeliveryAdminTest {
         try {
             return commitEach(edge, n, destinations);
         } finally {
-            edge.backends().store().setCommitClaims(edge.backends().dispatcher());
+            edge.backends().store().setCommitClaims(edge.backends().dispatcher().commitClaims());
         }
     }
 
