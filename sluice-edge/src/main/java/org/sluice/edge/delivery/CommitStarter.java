@@ -66,7 +66,7 @@ final class CommitStarter implements CommitClaims {
      * driver ({@link Driver#committed()}). Sending only queues; it never waits for the network.
      */
     @Override
-    public void committed(List<Claimed> claimed, boolean written) {
+    public void committed(List<Claimed> claimed, int unclaimed, boolean written) {
         long nowMs = wallMillis.getAsLong();
         try {
             for (Claimed c : claimed) {
@@ -79,8 +79,11 @@ final class CommitStarter implements CommitClaims {
                 }
             }
         } finally {
-            if (written) {
+            if (written && !claimed.isEmpty()) {
                 transports.flush(); // TRANSPORT: the claimed attempts start now
+            }
+            if (written && unclaimed > 0) {
+                driver.committed(); // the one wake-up for new deliveries: its rows are counted and above the scan floor
             }
         }
     }

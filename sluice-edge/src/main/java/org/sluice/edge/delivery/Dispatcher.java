@@ -195,22 +195,13 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Something may have become due (a redelivery, a resume, a replay):
+     * Something may have become due (a redelivery, a resume, a replay; a commit tells the
+     * driver through {@link #commitClaims()}):
      * the driver runs a pass soon. Cheap and non-blocking; callable from any thread,
      * event loops included.
      */
     public void wake() {
         driver.wake();
-    }
-
-    /**
-     * A commit scheduled deliveries: wakes the driver only when a destination could start
-     * an attempt for them now (see {@link Driver}). Cheap and non-blocking; called on the
-     * ingest worker thread ({@code sluice-worker-N}) where the hook's stage continues after
-     * its commit.
-     */
-    public void scheduled() {
-        driver.committed();
     }
 
     /** The admin paused or resumed {@code destination} (passes re-read the paused set; this only wakes the driver). */

@@ -182,12 +182,10 @@ class DispatcherTest {
             batch.add(hook("acme", source, "{\"n\":" + i + ",\"s\":\"" + source + "\",\"u\":\"\u00fc\"}",
                     System.currentTimeMillis(), "a", "b"));
             if (batch.size() == 500) {
-                commitAll(batch, bodies);
-                d.scheduled(); // as the intake's writers call it after a commit
+                commitAll(batch, bodies); // the commit tells the dispatcher (CommitClaims#committed)
             }
         }
         commitAll(batch, bodies);
-        d.scheduled();
 
         List<Received> gotA = a.awaitRequests(total, Duration.ofMinutes(10));
         List<Received> gotB = b.awaitRequests(total, Duration.ofMinutes(10));

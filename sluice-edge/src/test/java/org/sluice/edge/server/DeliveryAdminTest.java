@@ -78,7 +78,7 @@ class DeliveryAdminTest {
         }
 
         @Override
-        public void committed(List<Claimed> claimed, boolean written) {
+        public void committed(List<Claimed> claimed, int unclaimed, boolean written) {
         }
     };
 
