@@ -4,7 +4,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -121,10 +123,9 @@ public final class Dispatcher implements AutoCloseable {
 
     /** Serialises passes, and close against a pass. */
     private final Object pumpLock = new Object();
-    /** Nanoseconds from the end of the last pass until something can start; written under pumpLock. */
-    private volatile long nextWaitNanos;
-    /** Whether the last pass left a destination with free slots and nothing due; written under pumpLock. */
-    private volatile boolean outletWantsWork;
+    /** Nanoseconds from the end of the last pass until something can start; for tests. */
+    @GuardedBy("pumpLock")
+    private long nextWaitNanos;
 
     /**
      * A dispatcher for {@code destinations} over {@code store}'s ledger. Nothing is sent
@@ -166,7 +167,7 @@ public final class Dispatcher implements AutoCloseable {
         if (destinations.stream().map(Destination::name).distinct().count() != destinations.size()) {
             throw new IllegalArgumentException("a destination is configured twice: " + destinations);
         }
-        this.driver = new Driver(new Passes());
+        this.driver = new Driver(this::pass, attemptsOut::unanswered, this::answersQueued);
         this.recorder = new AnswerRecorder(ledger, random, driver::passesComing, driver::wake);
         this.transports = new Transports(destinations, wall, httpLoops);
         Map<String, Outlet> byName = new LinkedHashMap<>();
@@ -250,12 +251,18 @@ public final class Dispatcher implements AutoCloseable {
 
     /** How long the last pass said the driver may park (0: pass again at once); for tests. */
     long nextWaitNanos() {
-        return nextWaitNanos;
+        synchronized (pumpLock) {
+            return nextWaitNanos;
+        }
     }
 
     /** First attempts started by their commit rather than by a pass, since this dispatcher was made. */
     long startedAtCommit() {
         return starter.started();
+    }
+
+    private int answersQueued() {
+        return recorder.queued();
     }
 
     /**
@@ -270,13 +277,22 @@ public final class Dispatcher implements AutoCloseable {
 
     /**
      * Runs one pass over every destination at the clock's current time and returns how
-     * many attempts it started. The driver calls it in a loop; tests call it on a manual
-     * clock.
+     * many attempts it started. The driver runs passes in a loop; tests call this on a
+     * manual clock.
      */
     public int pump() {
+        return pass().started();
+    }
+
+    /**
+     * One pass: records the queued answers in one ledger write, then sends each
+     * destination's picks. Returns how many attempts it started, how long until something
+     * can start, and whether a destination was left with free slots and nothing due.
+     */
+    private Driver.PassEnd pass() {
         synchronized (pumpLock) {
             if (driver.stopping()) {
-                return 0;
+                return new Driver.PassEnd(0, 0, false);
             }
             long nowMs = wallMillis.getAsLong();
             Set<String> paused = ledger.pausedDestinations();
@@ -284,73 +300,41 @@ public final class Dispatcher implements AutoCloseable {
             // picks: they stay counted until the write is over and the picks have taken theirs,
             // so a commit's claim never takes one while its answer is unrecorded
             List<AnswerRecorder.Answer> answered = recorder.takeForPass();
+            Map<Outlet, Integer> answeredBy = new IdentityHashMap<>();
             for (AnswerRecorder.Answer a : answered) {
-                a.outlet().answeredThisPass++;
+                answeredBy.merge(a.outlet(), 1, Integer::sum);
             }
             List<Outlet.Selection> selections = new ArrayList<>();
             int started = 0;
+            long wait = Long.MAX_VALUE;
+            boolean wantsWork = false;
             try {
                 for (Outlet outlet : outlets.values()) {
                     if (driver.stopping()) {
                         break;
                     }
                     try {
-                        selections.add(outlet.select(nowMs, paused.contains(outlet.name)));
+                        selections.add(outlet.select(nowMs, paused.contains(outlet.name),
+                                answeredBy.getOrDefault(outlet, 0)));
                     } catch (RuntimeException e) {
                         LOG.warn("delivery pass for destination {} failed: {}", outlet.name, e.toString());
-                        outlet.passFailed();
+                        wait = Math.min(wait, Outlet.Wait.RETRY.nanos());
                     }
                 }
                 boolean written = recorder.recordPass(answered);
                 for (Outlet.Selection sel : selections) {
                     int n = sel.outlet().sendPicks(sel, written, nowMs);
                     started += n;
-                    sel.outlet().finish(sel, n, nowMs, !written);
+                    Outlet.Wait w = sel.outlet().finish(sel, n, nowMs, !written);
+                    wait = Math.min(wait, w.nanos());
+                    wantsWork |= w.wantsWork();
                 }
             } finally {
-                for (Outlet outlet : outlets.values()) { // the answers' slots, once the picks hold theirs
-                    outlet.inFlight.addAndGet(-outlet.answeredThisPass);
-                    outlet.answeredThisPass = 0;
-                }
+                answeredBy.forEach((outlet, n) -> outlet.inFlight.addAndGet(-n)); // once the picks hold their slots
                 transports.flush(); // TRANSPORT: the pass's attempts start now, one hand-off per transport's thread
             }
-            long wait = Long.MAX_VALUE;
-            boolean wantWork = false;
-            for (Outlet outlet : outlets.values()) {
-                wait = Math.min(wait, outlet.waitNanos);
-                wantWork |= outlet.wantsWork;
-            }
-            outletWantsWork = wantWork;
             nextWaitNanos = answered.size() == AnswerRecorder.RECORD_BATCH ? 0 : wait;
-            return started;
-        }
-    }
-
-    /** The driver's view of the passes. */
-    private final class Passes implements Driver.Passes {
-        @Override
-        public void pass() {
-            pump();
-        }
-
-        @Override
-        public long nextWaitNanos() {
-            return nextWaitNanos;
-        }
-
-        @Override
-        public boolean outletWantsWork() {
-            return outletWantsWork;
-        }
-
-        @Override
-        public int unanswered() {
-            return attemptsOut.unanswered();
-        }
-
-        @Override
-        public int answersQueued() {
-            return recorder.queued();
+            return new Driver.PassEnd(started, nextWaitNanos, wantsWork);
         }
     }
 }

@@ -4,6 +4,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,25 +47,17 @@ final class Driver {
     /** ...for at most this long (real time; see "Gathering answers" above). */
     static final long GATHER_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
-    /** What the driver runs: the dispatcher's passes. */
-    interface Passes {
-        /** Runs one pass over every destination. */
-        void pass();
-
-        /** Nanoseconds from the end of the last pass until something can start. */
-        long nextWaitNanos();
-
-        /** Whether the last pass left an outlet with free slots and nothing due (a commit may give it work). */
-        boolean outletWantsWork();
-
-        /** Attempts out and not yet answered, over every destination. */
-        int unanswered();
-
-        /** Answers waiting to be recorded. */
-        int answersQueued();
+    /**
+     * How a pass ended: the attempts it {@code started}, {@code waitNanos} until something
+     * can start, and whether it left a destination with free slots and nothing due
+     * ({@code wantsWork}: a commit may give it work).
+     */
+    record PassEnd(int started, long waitNanos, boolean wantsWork) {
     }
 
-    private final Passes passes;
+    private final Supplier<PassEnd> passes;
+    private final IntSupplier unanswered;
+    private final IntSupplier answersQueued;
     private final AtomicBoolean woken = new AtomicBoolean();
     /** Commits that wrote deliveries for a pass to start, counted by {@link #committed()}. */
     private final AtomicLong commits = new AtomicLong();
@@ -72,8 +66,15 @@ final class Driver {
     private volatile boolean stopping;
     private volatile Thread thread;
 
-    Driver(Passes passes) {
+    /**
+     * @param passes        runs one pass over every destination
+     * @param unanswered    attempts out and not yet answered, over every destination
+     * @param answersQueued answers waiting to be recorded
+     */
+    Driver(Supplier<PassEnd> passes, IntSupplier unanswered, IntSupplier answersQueued) {
         this.passes = passes;
+        this.unanswered = unanswered;
+        this.answersQueued = answersQueued;
     }
 
     /** Starts the thread; false when it already runs or the driver was stopped. */
@@ -153,9 +154,9 @@ final class Driver {
             long commitsBefore = commits.get();
             boolean idleOutlet = false;
             try {
-                passes.pass();
-                wait = passes.nextWaitNanos();
-                idleOutlet = passes.outletWantsWork();
+                PassEnd end = passes.get();
+                wait = end.waitNanos();
+                idleOutlet = end.wantsWork();
             } catch (RuntimeException e) {
                 LOG.warn("a delivery pass failed; trying again in {} ms: {}", Dispatcher.MAX_PARK_MS, e.toString());
                 wait = TimeUnit.MILLISECONDS.toNanos(Dispatcher.MAX_PARK_MS);
@@ -183,7 +184,7 @@ final class Driver {
      * first answer). Costs at most the wait in latency, only while the destination is busy.
      */
     private void gather() {
-        if (passes.unanswered() < GATHER_OUT || passes.answersQueued() >= GATHER_ANSWERS) {
+        if (unanswered.getAsInt() < GATHER_OUT || answersQueued.getAsInt() >= GATHER_ANSWERS) {
             return;
         }
         woken.set(true); // wake() from answers is a no-op until the pass

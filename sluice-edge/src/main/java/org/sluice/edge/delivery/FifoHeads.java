@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -50,8 +51,9 @@ final class FifoHeads {
     private final HookStore store;
     private final String destination;
 
-    // guarded by this
+    @GuardedBy("this")
     private final Map<String, TreeSet<String>> byOrigin = new HashMap<>();
+    @GuardedBy("this")
     private final Map<String, String> originOf = new HashMap<>();
     private long cursor; // only the pass moves it
 

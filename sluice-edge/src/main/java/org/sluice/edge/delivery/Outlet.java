@@ -36,8 +36,9 @@ import org.sluice.edge.store.StoredHook;
  * {@link #finish} says how long the driver may wait for this destination. An attempt
  * started at its commit takes a slot through {@link #claimAtCommit} instead.
  *
- * <p>Threads: {@link #select}, {@link #sendPicks}, {@link #finish}, {@link #waitNanos} and
- * {@link #wantsWork} belong to the pass (under the dispatcher's pump lock). The slots and
+ * <p>Threads: {@link #select}, {@link #sendPicks} and {@link #finish} are the pass's (the
+ * dispatcher calls them under its pump lock; what a pass carries from one to the next is
+ * in its own variables, not here). The slots and
  * the out sets are shared with the committing threads ({@link #claimAtCommit},
  * {@link #sendClaimedAtCommit}) and the transports' threads ({@link #answered}), so they are
  * atomic or concurrent; the retry times are guarded by their own monitor.
@@ -67,6 +68,15 @@ final class Outlet {
 
     /** A row picked in a pass, to be sent after the pass's write; {@code seq} its hook's sequence number (-1: fifo). */
     record Pick(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long writes) {
+    }
+
+    /**
+     * How a destination's pass ended: {@code nanos} until it can start something, and whether
+     * it has free slots and nothing due now ({@code wantsWork}: a commit may give it work).
+     */
+    record Wait(long nanos, boolean wantsWork) {
+        /** A pass that failed, or a destination whose write failed: look again after the longest park. */
+        static final Wait RETRY = new Wait(TimeUnit.MILLISECONDS.toNanos(Dispatcher.MAX_PARK_MS), false);
     }
 
     /**
@@ -107,8 +117,6 @@ final class Outlet {
     final FifoHeads fifo;
     /** Slots taken: attempts out, and answered attempts whose answer is not yet recorded. */
     final AtomicInteger inFlight = new AtomicInteger();
-    /** Answers this pass records, whose slots its picks may take over; the pass's (under the pump lock). */
-    int answeredThisPass;
     /**
      * Hooks whose attempt to this destination is out, by hook id: a fifo head's (a fifo
      * scan has no sequence numbers). Never read twice.
@@ -127,10 +135,6 @@ final class Outlet {
     private final Counter attemptsDead;
     private final Timer latency;
     private final Timer lag;
-    /** Nanoseconds until this destination can start something; the pass's (set by {@link #finish}). */
-    long waitNanos;
-    /** The last pass left free slots and nothing due now (a commit may give it work); the pass's. */
-    boolean wantsWork;
     /**
      * The due times (epoch ms) of the retries recorded and not yet come due: when the
      * driver wakes for them. At most {@value #RETRY_TIMES} are kept (the latest are
@@ -192,9 +196,10 @@ final class Outlet {
 
     /**
      * The first half of this destination's pass: picks the rows to send (breaker and
-     * limiter asked); {@link #finish} sets {@link #waitNanos}. The pass's.
+     * limiter asked); {@link #finish} says how long to wait after it. {@code answeredThisPass}:
+     * the answers the pass records for this destination, whose slots its picks may take over.
      */
-    Selection select(long nowMs, boolean paused) {
+    Selection select(long nowMs, boolean paused, int answeredThisPass) {
         if (paused) {
             return Selection.held(this, TimeUnit.MILLISECONDS.toNanos(Dispatcher.MAX_PARK_MS));
         }
@@ -313,24 +318,21 @@ final class Outlet {
         return written ? sel.picks().size() : 0;
     }
 
-    /** Sets {@link #waitNanos} after {@code sel}'s sends: {@code started} attempts began. */
-    void finish(Selection sel, int started, long nowMs, boolean writeFailed) {
-        wantsWork = false;
+    /** How long to wait after {@code sel}'s sends: {@code started} attempts began. */
+    Wait finish(Selection sel, int started, long nowMs, boolean writeFailed) {
         if (writeFailed) {
-            waitNanos = TimeUnit.MILLISECONDS.toNanos(Dispatcher.MAX_PARK_MS);
-            return;
+            return Wait.RETRY;
         }
         if (sel.heldNanos() >= 0) {
             boolean probeLost = sel.heldNanos() == Long.MAX_VALUE && !sel.picks().isEmpty() && started == 0;
-            waitNanos = probeLost ? 0 : sel.heldNanos(); // a probe not sent was abandoned: look again
-            return;
+            return new Wait(probeLost ? 0 : sel.heldNanos(), false); // a probe not sent was abandoned: look again
         }
         long nextDue = sel.nextDue();
         boolean moreDueNow = fifo != null ? sel.read() >= sel.limit() : nextDue >= 0 && nextDue <= nowMs;
         if (started >= sel.free()) {
-            waitNanos = Long.MAX_VALUE;
+            return new Wait(Long.MAX_VALUE, false);
         } else if ((started > 0 || sel.finished() > 0) && moreDueNow) {
-            waitNanos = 0; // more may be due now
+            return new Wait(0, false); // more may be due now
         } else {
             long next;
             if (fifo != null) {
@@ -342,15 +344,8 @@ final class Outlet {
                 // and answers wake the driver themselves
                 next = nextRetryAfter(nowMs);
             }
-            waitNanos = next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs));
-            wantsWork = true;
+            return new Wait(next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs)), true);
         }
-    }
-
-    /** A pass of this destination failed: look again after the longest park. */
-    void passFailed() {
-        waitNanos = TimeUnit.MILLISECONDS.toNanos(Dispatcher.MAX_PARK_MS);
-        wantsWork = false;
     }
 
     private void retryAt(long dueMs) {
