@@ -34,7 +34,7 @@ import org.sluice.edge.store.HookStore;
  *   <li>{@link Driver}: the thread that runs passes and parks between them;</li>
  *   <li>{@link CommitStarter}: starts a new hook's first attempts at its commit;</li>
  *   <li>{@link AnswerRecorder}: writes each attempt's outcome (retry, dead, delivered) to the ledger;</li>
- *   <li>{@link DispatcherActivity}: the live figures and gauges ({@link #status()}).</li>
+ *   <li>{@link OutletActivity}: the live figures and gauges ({@link #activity()}).</li>
  * </ul>
  * This class holds the pass ({@link #pump()}) and the lifecycle.
  *
@@ -118,7 +118,7 @@ public final class Dispatcher implements AutoCloseable {
     private final Driver driver;
     private final AnswerRecorder recorder;
     private final CommitStarter starter;
-    private final DispatcherActivity activity;
+    private final OutletActivity activity;
     private final long closeGraceNanos;
 
     /** Serialises passes, and close against a pass. */
@@ -177,7 +177,7 @@ public final class Dispatcher implements AutoCloseable {
         }
         this.outlets = Collections.unmodifiableMap(byName);
         this.starter = new CommitStarter(outlets, ledger, wallMillis, driver, transports);
-        this.activity = new DispatcherActivity(outlets, store, wallMillis, registry);
+        this.activity = new OutletActivity(outlets, store, wallMillis, registry);
     }
 
     // ================================================================ lifecycle
@@ -239,8 +239,8 @@ public final class Dispatcher implements AutoCloseable {
 
     // ================================================================ status
 
-    /** The live figures per destination, for the admin API. */
-    public DeliveryStatus status() {
+    /** What the dispatcher is doing per destination, for the admin API. */
+    public DeliveryActivity activity() {
         return activity;
     }
 

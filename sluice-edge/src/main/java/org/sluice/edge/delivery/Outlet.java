@@ -183,7 +183,7 @@ final class Outlet {
                 .tag("destination", name).tag("outcome", outcome).register(registry);
     }
 
-    /** Slots taken, capped at {@code max_in_flight} (see {@link DispatcherActivity}). */
+    /** Slots taken, capped at {@code max_in_flight} (see {@link OutletActivity}). */
     int inFlightCapped() {
         return Math.min(inFlight.get(), maxInFlight);
     }

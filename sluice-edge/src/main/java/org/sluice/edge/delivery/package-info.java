@@ -17,6 +17,12 @@
  * API; they may call in, not the other way round.
  *
  * <p>The {@link org.sluice.edge.delivery.Dispatcher} runs it: the server starts one when destinations are configured (see
- * {@code docs/delivery.md}).
+ * {@code docs/delivery.md}). Its parts, one job each: an {@code Outlet} per destination (slots,
+ * pacing, breaker, fifo heads), the {@code Driver} thread, the {@code CommitStarter} (first
+ * attempts at commit, and the one wake-up route for new deliveries), the {@code AnswerRecorder}
+ * (each attempt's outcome into the ledger) and {@code OutletActivity} (what the admin API shows:
+ * {@link org.sluice.edge.delivery.DeliveryActivity}). Words: a delivery's <em>state</em>
+ * (pending, delivered, dead) and a destination's stored <em>counts</em> are the store's; what
+ * the dispatcher is doing for a destination now is its <em>activity</em>.
  */
 package org.sluice.edge.delivery;

@@ -192,7 +192,7 @@ public final class EdgeServer implements AutoCloseable {
                             backends.fleet() == null ? null : backends.fleet()::admissionState,
                             backends.fleet() == null ? null : backends.fleet()::resetTenant,
                             stats, backends.sink()::notReadyReason,
-                            backends.dispatcher() == null ? null : backends.dispatcher().status(),
+                            backends.dispatcher() == null ? null : backends.dispatcher().activity(),
                             backends.dispatcher() == null ? null : backends.dispatcher()::pausedChanged, replays,
                             epochMillis));
             this.sweeper = new Sweeper(backends, clock, epochMillis);

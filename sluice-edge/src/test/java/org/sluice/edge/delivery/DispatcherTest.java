@@ -217,8 +217,8 @@ class DispatcherTest {
             assertThat(store.deliveries().deliveries(id)).extracting(DeliveryRow::state)
                     .containsExactly(DeliveryState.DELIVERED, DeliveryState.DELIVERED);
         }
-        assertThat(d.status().live("a").orElseThrow().deliveredTotal()).isEqualTo(total);
-        assertThat(d.status().live("b").orElseThrow().deliveredTotal()).isEqualTo(total);
+        assertThat(d.activity().of("a").orElseThrow().deliveredTotal()).isEqualTo(total);
+        assertThat(d.activity().of("b").orElseThrow().deliveredTotal()).isEqualTo(total);
         assertThat(a.maxInFlight()).isLessThanOrEqualTo(16);
         assertThat(b.maxInFlight()).isLessThanOrEqualTo(8);
     }
@@ -308,7 +308,7 @@ class DispatcherTest {
             });
         }
         assertThat(r.received()).extracting(x -> x.header("webhook-id")).containsAll(ids.subList(0, 3));
-        assertThat(d.status().live("app").orElseThrow().inFlight()).isEqualTo(4);
+        assertThat(d.activity().of("app").orElseThrow().inFlight()).isEqualTo(4);
         assertThat(r.maxInFlight()).isEqualTo(4);
     }
 
@@ -327,7 +327,7 @@ class DispatcherTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> commit("acme", "gh", "{\"f\":" + n + "}", "app"))
                     .isInstanceOf(org.sluice.edge.store.HookStoreException.class);
         }
-        assertThat(d.status().live("app").orElseThrow().inFlight()).as("no slot held by a hook that was never stored").isZero();
+        assertThat(d.activity().of("app").orElseThrow().inFlight()).as("no slot held by a hook that was never stored").isZero();
         org.sluice.edge.store.StoreFaults.failCommitWrites(store, false);
         for (int i = 0; i < 3; i++) {
             commit("acme", "gh", "{\"i\":" + i + "}", "app");
@@ -393,7 +393,7 @@ class DispatcherTest {
         assertThat(done.attempts()).isEqualTo(4);
         assertThat(r.received()).extracting(q -> q.header("sluice-attempt")).containsExactly("1", "2", "3", "4");
         assertThat(r.received()).extracting(q -> q.header("webhook-id")).containsOnly(id);
-        assertThat(d.status().live("app").orElseThrow()).isEqualTo(new DestinationLive(0, false, 1, 3));
+        assertThat(d.activity().of("app").orElseThrow()).isEqualTo(new DestinationActivity(0, false, 1, 3));
     }
 
     @Test
@@ -522,7 +522,7 @@ class DispatcherTest {
 
         assertThat(pumpAndSettle(d)).isEqualTo(4);
         assertThat(attemptsSpent(ids)).isEqualTo(4);
-        assertThat(d.status().live("app").orElseThrow().breakerOpen()).isTrue();
+        assertThat(d.activity().of("app").orElseThrow().breakerOpen()).isTrue();
         assertThat(row(ids.get(0), "app").lastError()).isEqualTo("connect refused");
 
         advanceMillis(5_000); // every failed row is due again, the breaker is still open
@@ -533,7 +533,7 @@ class DispatcherTest {
         advanceMillis(5_000);
         assertThat(pumpAndSettle(d)).as("one probe").isEqualTo(1);
         assertThat(r.requestCount()).isEqualTo(1);
-        assertThat(d.status().live("app").orElseThrow().breakerOpen()).isFalse();
+        assertThat(d.activity().of("app").orElseThrow().breakerOpen()).isFalse();
         drain(d);
         assertThat(r.requestCount()).isEqualTo(8);
         for (String id : ids) {

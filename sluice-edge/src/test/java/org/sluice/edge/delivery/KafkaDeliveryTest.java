@@ -132,7 +132,7 @@ class KafkaDeliveryTest {
     }
 
     private long delivered(String destination) {
-        return dispatcher.status().live(destination).orElseThrow().deliveredTotal();
+        return dispatcher.activity().of(destination).orElseThrow().deliveredTotal();
     }
 
     private static List<String> headerNames(ConsumerRecord<byte[], byte[]> r) {

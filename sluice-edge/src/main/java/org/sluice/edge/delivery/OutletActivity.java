@@ -12,17 +12,17 @@ import org.sluice.edge.store.DestinationCounts;
 import org.sluice.edge.store.HookStore;
 
 /**
- * What a dispatcher shows of each destination: its figures for the admin API
- * ({@link #live}) and its gauges ({@code sluice.delivery.pending}, {@code .dead},
+ * What a dispatcher shows of each destination: its activity for the admin API
+ * ({@link #of}) and its gauges ({@code sluice.delivery.pending}, {@code .dead},
  * {@code .oldest.pending}, {@code .breaker.open}). Reads only; any thread.
  */
-final class DispatcherActivity implements DeliveryStatus {
+final class OutletActivity implements DeliveryActivity {
 
     private final Map<String, Outlet> outlets;
     private final HookStore store;
     private final LongSupplier wallMillis;
 
-    DispatcherActivity(Map<String, Outlet> outlets, HookStore store, LongSupplier wallMillis, MeterRegistry registry) {
+    OutletActivity(Map<String, Outlet> outlets, HookStore store, LongSupplier wallMillis, MeterRegistry registry) {
         this.outlets = outlets;
         this.store = store;
         this.wallMillis = wallMillis;
@@ -32,14 +32,14 @@ final class DispatcherActivity implements DeliveryStatus {
     }
 
     @Override
-    public Optional<DestinationLive> live(String destination) {
+    public Optional<DestinationActivity> of(String destination) {
         Outlet outlet = outlets.get(destination);
         if (outlet == null) {
             return Optional.empty();
         }
         // during a pass the slot count also holds the answers just recorded, until the pass's picks
         // have taken their slots over: those attempts are over, and never more than max_in_flight are out
-        return Optional.of(new DestinationLive(outlet.inFlightCapped(), outlet.breakerHolding(), outlet.delivered.get(),
+        return Optional.of(new DestinationActivity(outlet.inFlightCapped(), outlet.breakerHolding(), outlet.delivered.get(),
                 outlet.failed.get()));
     }
 
