@@ -261,6 +261,11 @@ public final class Dispatcher implements AutoCloseable {
         return starter.started();
     }
 
+    /** Commits that told the driver of rows they left for a pass (not claimed at the commit); for tests. */
+    long commitsTold() {
+        return driver.commitsTold();
+    }
+
     private int answersQueued() {
         return recorder.queued();
     }

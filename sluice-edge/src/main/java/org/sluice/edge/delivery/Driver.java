@@ -126,6 +126,11 @@ final class Driver {
         }
     }
 
+    /** Commits that told the driver of rows left for a pass, since it was made; for tests. */
+    long commitsTold() {
+        return commits.get();
+    }
+
     /**
      * Stops the thread: no pass starts after its current one. Waits up to {@code joinMillis}
      * for it to end.

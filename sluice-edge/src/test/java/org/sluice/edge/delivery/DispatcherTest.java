@@ -33,6 +33,7 @@ import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver;
 import org.sluice.testkit.HookReceiver.Answer;
 import org.sluice.testkit.HookReceiver.Received;
@@ -189,11 +190,8 @@ class DispatcherTest {
 
         List<Received> gotA = a.awaitRequests(total, Duration.ofMinutes(10));
         List<Received> gotB = b.awaitRequests(total, Duration.ofMinutes(10));
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while ((store.deliveries().counts("a", 0).pending() > 0 || store.deliveries().counts("b", 0).pending() > 0)
-                && System.nanoTime() < deadline) {
-            Thread.sleep(20); // the last answers are being recorded
-        }
+        Eventually.until("the last answers recorded", Duration.ofMinutes(2),
+                () -> store.deliveries().counts("a", 0).pending() == 0 && store.deliveries().counts("b", 0).pending() == 0);
 
         StandardWebhooksCheck check = new StandardWebhooksCheck(SECRET, 3600);
         long nowSeconds = System.currentTimeMillis() / 1000;
@@ -358,6 +356,29 @@ class DispatcherTest {
         r.awaitRequests(2, WAIT);
         assertThat(r.received()).extracting(x -> x.header("webhook-id")).containsExactly(id, id);
         assertThat(d.startedAtCommit()).isZero();
+    }
+
+    @Test
+    void aCommitTellsTheDriverOnceAndOnlyWhenItLeftRowsForAPass() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        Spec app = new Spec("app", r.uri("/a"));
+        Spec fifo = new Spec("fifo", r.uri("/f"));
+        fifo.ordering = Ordering.FIFO; // never claimed at commit: its rows are the pass's
+        Dispatcher d = dispatcher(app, fifo);
+        d.start();
+
+        commit("acme", "gh", "{\"n\":1}", "app");
+        assertThat(d.startedAtCommit()).as("claimed and started at its commit").isEqualTo(1);
+        assertThat(d.commitsTold()).as("nothing left for a pass: the driver is not told").isZero();
+
+        commit("acme", "gh", "{\"n\":2}", "app", "fifo");
+        assertThat(d.startedAtCommit()).isEqualTo(2);
+        assertThat(d.commitsTold()).as("one word per commit, for the fifo row it left").isEqualTo(1);
+
+        r.awaitRequests(3, WAIT);
+        assertThat(r.received()).extracting(Received::path).containsExactlyInAnyOrder("/a", "/a", "/f");
+        assertThat(d.awaitIdle(WAIT)).isTrue();
     }
 
     // ---------------------------------------------------------------- retry schedule
