@@ -54,7 +54,11 @@ final class AnswerRecorder {
     /** Wakes the driver (see {@link Dispatcher#wake()}). */
     private final Runnable wake;
     private final ExecutorService executor;
-    /** Answers judged and waiting to be written; drained by one answer thread at a time (see {@link #recordQueued()}). */
+    /**
+     * Answers judged and waiting to be written. Drained by the driver's pass while it runs
+     * ({@link #takeForPass}); otherwise by one answer-executor thread at a time, or by the
+     * closing thread ({@link #recordQueued}).
+     */
     private final ConcurrentLinkedQueue<Answer> toRecord = new ConcurrentLinkedQueue<>();
     /** Size of {@link #toRecord} (its own size() walks the queue). */
     private final AtomicInteger queued = new AtomicInteger();
@@ -141,8 +145,10 @@ final class AnswerRecorder {
     }
 
     /**
-     * Writes the queued answers, up to {@value #RECORD_BATCH} per ledger write, on the
-     * calling thread unless another one is already at it (that one then takes them
+     * Writes the queued answers with no pass: on the answer executor, on the closing thread
+     * ({@link Dispatcher#close()}), or inline on a transport's thread once the executor is
+     * shut down. Up to {@value #RECORD_BATCH} per ledger write, on the calling thread
+     * unless another one is already at it (that one then takes them
      * too: it looks at the queue again after letting go). A ledger write waits for the
      * store's fsync in progress, so answers that arrive during one write share the next,
      * and the driver is woken once per write rather than once per answer.

@@ -35,8 +35,9 @@ import org.sluice.edge.store.StoredHook;
  * than a head is not yet ordered before it.
  *
  * <p>Memory: one entry per pending delivery to the destination. Thread-safe: the pass
- * (under the dispatcher's pump lock) and the answer threads ({@link #finished}) share the
- * maps under this object's monitor, held for map updates only (store reads happen outside).
+ * (the driver, under the dispatcher's pump lock, which also records answers and so calls
+ * {@link #finished}) and, when no driver runs, the answer executor ({@link #finished}) share
+ * the maps under this object's monitor, held for map updates only (store reads happen outside).
  */
 final class FifoHeads {
 
