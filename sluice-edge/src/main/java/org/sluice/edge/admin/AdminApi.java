@@ -16,7 +16,7 @@ import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.config.TenantId;
-import org.sluice.edge.delivery.DeliveryStatus;
+import org.sluice.edge.delivery.DeliveryActivity;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.stats.StatsRing;
@@ -489,17 +489,17 @@ public final class AdminApi {
          *
          * @param destinations  the configured destinations, in config order
          * @param ledger        the store's delivery rows
-         * @param status        the dispatcher's live figures per destination; a node without a dispatcher
-         *                      answers {@code DestinationLive.IDLE} for each configured name
+         * @param activity      what the dispatcher is doing per destination; a node without a dispatcher
+         *                      answers {@code DestinationActivity.IDLE} for each configured name
          * @param replays       runs {@code POST /v1/destinations/{name}/replay}
          * @param wallMillis    epoch ms written on redelivered rows and used for ages
          * @param pausedChanged called with the name after a destination's paused flag was stored (the
          *                      dispatcher reads the paused set from the ledger; this lets it look at once)
          */
-        public Builder delivery(Map<String, Destination> destinations, DeliveryLedger ledger, DeliveryStatus status,
+        public Builder delivery(Map<String, Destination> destinations, DeliveryLedger ledger, DeliveryActivity activity,
                                 Replays replays, java.util.function.LongSupplier wallMillis,
                                 Consumer<String> pausedChanged) {
-            this.delivery = new DeliveryAdmin(destinations, Objects.requireNonNull(ledger, "ledger"), status, replays,
+            this.delivery = new DeliveryAdmin(destinations, Objects.requireNonNull(ledger, "ledger"), activity, replays,
                     wallMillis, pausedChanged);
             return this;
         }

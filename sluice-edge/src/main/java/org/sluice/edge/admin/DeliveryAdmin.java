@@ -13,9 +13,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import org.sluice.edge.delivery.DeliveryStatus;
+import org.sluice.edge.delivery.DeliveryActivity;
 import org.sluice.edge.delivery.Destination;
-import org.sluice.edge.delivery.DestinationLive;
+import org.sluice.edge.delivery.DestinationActivity;
 import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.store.DeadLetterPage;
 import org.sluice.edge.store.DeliveryLedger;
@@ -27,7 +27,7 @@ import org.sluice.edge.store.DestinationCounts;
  * pause and resume, a hook's deliveries, dead letters, redelivery and paced replays.
  * Shapes and statuses in docs/admin-api.md. Holds no mutable state of its own: the paused
  * set and every row are in the store's {@link DeliveryLedger}, the live figures come from
- * the dispatcher through {@link DeliveryStatus}, replays from {@link Replays}.
+ * the dispatcher through {@link DeliveryActivity}, replays from {@link Replays}.
  *
  * <p>Without a ledger (an admin API built without a store) it answers as a node with no
  * delivery rows: empty lists, and {@code hook_not_found} for a redelivery.
@@ -44,7 +44,7 @@ final class DeliveryAdmin {
 
     private final Map<String, Destination> destinations;
     private final DeliveryLedger ledger;
-    private final DeliveryStatus status;
+    private final DeliveryActivity activity;
     private final Replays replays;
     private final LongSupplier wallMillis;
     private final Consumer<String> pausedChanged;
@@ -52,16 +52,16 @@ final class DeliveryAdmin {
     /**
      * @param destinations  the configured destinations in config order
      * @param ledger        the store's delivery rows, or null (no store)
-     * @param status        the dispatcher's live figures
+     * @param activity      what the dispatcher is doing per destination
      * @param replays       the replay runner, or null (replays refused with 503)
      * @param wallMillis    epoch ms written on rows and used for ages
      * @param pausedChanged called with a destination's name after its paused flag was stored
      */
-    DeliveryAdmin(Map<String, Destination> destinations, DeliveryLedger ledger, DeliveryStatus status,
+    DeliveryAdmin(Map<String, Destination> destinations, DeliveryLedger ledger, DeliveryActivity activity,
                   Replays replays, LongSupplier wallMillis, Consumer<String> pausedChanged) {
         this.destinations = new LinkedHashMap<>(destinations);
         this.ledger = ledger;
-        this.status = Objects.requireNonNull(status, "status");
+        this.activity = Objects.requireNonNull(activity, "activity");
         this.replays = replays;
         this.wallMillis = Objects.requireNonNull(wallMillis, "wallMillis");
         this.pausedChanged = Objects.requireNonNull(pausedChanged, "pausedChanged");
@@ -118,7 +118,7 @@ final class DeliveryAdmin {
     }
 
     private Map<String, Object> view(Destination d, boolean paused, long now) {
-        DestinationLive live = status.live(d.name()).orElse(DestinationLive.IDLE);
+        DestinationActivity live = activity.of(d.name()).orElse(DestinationActivity.IDLE);
         DestinationCounts counts = ledger == null ? new DestinationCounts(0, 0, 0) : ledger.counts(d.name(), now);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("name", d.name());

@@ -9,8 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
-import org.sluice.edge.delivery.DeliveryStatus;
-import org.sluice.edge.delivery.DestinationLive;
+import org.sluice.edge.delivery.DeliveryActivity;
+import org.sluice.edge.delivery.DestinationActivity;
 import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.intake.Intake;
 import org.sluice.edge.stats.StatsRing;
@@ -43,7 +43,7 @@ public final class EdgeAdmin {
      * @param resetFleetBuckets forgets a tenant's fleet buckets after its override changes, or null
      * @param stats  the per-second outcome counters, or null for an empty ring
      * @param notReadyReason the reason {@code /readyz} gives (null while ready), or null when unknown
-     * @param delivery the dispatcher's live figures, or null: {@link DestinationLive#IDLE} for each configured name
+     * @param delivery the dispatcher's live figures, or null: {@link DestinationActivity#IDLE} for each configured name
      * @param pausedChanged called with a destination's name after it was paused or resumed, or null
      * @param replays  runs replays (the server closes it), or null: replays answer 503
      * @param wallMillis epoch ms for delivery rows and ages
@@ -55,7 +55,7 @@ public final class EdgeAdmin {
                                            Supplier<Map<String, Object>> arena, Consumer<String> resetHostBuckets,
                                            Executor workers, Supplier<Map<String, Object>> fleet,
                                            Consumer<String> resetFleetBuckets, StatsRing stats,
-                                           Supplier<String> notReadyReason, DeliveryStatus delivery,
+                                           Supplier<String> notReadyReason, DeliveryActivity delivery,
                                            Consumer<String> pausedChanged, Replays replays,
                                            java.util.function.LongSupplier wallMillis) {
         Consumer<String> host = resetHostBuckets == null ? tenant -> { } : resetHostBuckets;
@@ -85,8 +85,8 @@ public final class EdgeAdmin {
     }
 
     /** No dispatcher: every configured destination idle. */
-    private static DeliveryStatus idle(SluiceConfig config) {
-        return name -> config.destinations().containsKey(name) ? java.util.Optional.of(DestinationLive.IDLE)
+    private static DeliveryActivity idle(SluiceConfig config) {
+        return name -> config.destinations().containsKey(name) ? java.util.Optional.of(DestinationActivity.IDLE)
                 : java.util.Optional.empty();
     }
 

@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.concurrent.TimeUnit;
 import org.sluice.core.Clock;
 
@@ -54,10 +55,13 @@ public final class DestinationBreaker {
     private final long baseOpenNanos;
     private final long maxOpenNanos;
 
-    // guarded by this
+    @GuardedBy("this")
     private State state = State.CLOSED;
+    @GuardedBy("this")
     private int failuresInARow;
+    @GuardedBy("this")
     private long openNanos;
+    @GuardedBy("this")
     private long openedAt;
 
     public DestinationBreaker(BreakerSettings settings, Clock clock) {
@@ -146,6 +150,7 @@ public final class DestinationBreaker {
         };
     }
 
+    @GuardedBy("this")
     private void open() {
         state = State.OPEN;
         openedAt = clock.nanoTime();

@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -34,8 +35,9 @@ import org.sluice.edge.store.StoredHook;
  * than a head is not yet ordered before it.
  *
  * <p>Memory: one entry per pending delivery to the destination. Thread-safe: the pass
- * (under the dispatcher's pump lock) and the answer threads ({@link #finished}) share the
- * maps under this object's monitor, held for map updates only (store reads happen outside).
+ * (the driver, under the dispatcher's pump lock, which also records answers and so calls
+ * {@link #finished}) and, when no driver runs, the answer executor ({@link #finished}) share
+ * the maps under this object's monitor, held for map updates only (store reads happen outside).
  */
 final class FifoHeads {
 
@@ -50,8 +52,9 @@ final class FifoHeads {
     private final HookStore store;
     private final String destination;
 
-    // guarded by this
+    @GuardedBy("this")
     private final Map<String, TreeSet<String>> byOrigin = new HashMap<>();
+    @GuardedBy("this")
     private final Map<String, String> originOf = new HashMap<>();
     private long cursor; // only the pass moves it
 

@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -99,7 +100,8 @@ public final class Replays implements AutoCloseable {
     private final Clock clock;
     private final LongSupplier wallMillis;
     private final ExecutorService threads;
-    /** Guarded by itself. Insertion order: oldest first. */
+    /** Insertion order: oldest first. */
+    @GuardedBy("replays")
     private final Map<String, Replay> replays = new LinkedHashMap<>();
 
     private final class Replay implements Runnable {

@@ -19,6 +19,15 @@
  * those rooms in two places only: {@code Target.Cases} and {@code Transports}, where each
  * transport is built. {@code docs/delivery.md} ("Adding a transport") gives the recipe.
  *
+ * <p>The {@link org.sluice.edge.delivery.Dispatcher} runs it: the server starts one when destinations are configured (see
+ * {@code docs/delivery.md}). Its parts, one job each: an {@code Outlet} per destination (slots,
+ * pacing, breaker, fifo heads), the {@code Driver} thread, the {@code CommitStarter} (first
+ * attempts at commit, and the one wake-up route for new deliveries), the {@code AnswerRecorder}
+ * (each attempt's outcome into the ledger) and {@code OutletActivity} (what the admin API shows:
+ * {@link org.sluice.edge.delivery.DeliveryActivity}). Words: a delivery's <em>state</em>
+ * (pending, delivered, dead) and a destination's stored <em>counts</em> are the store's; what
+ * the dispatcher is doing for a destination now is its <em>activity</em>.
+ *
  * <p>May use {@code sluice-core} (clock, limiters), {@code org.sluice.edge.store} (the
  * delivery rows), {@code org.sluice.edge.settings} (the readers' toolkit) and
  * {@code org.sluice.edge.verify} (the header-name rule). Bad settings throw

@@ -10,7 +10,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import org.sluice.edge.store.CommitResult;
-import org.sluice.edge.store.DeliveryWakeup;
 import org.sluice.edge.store.DuplicateLookup;
 import org.sluice.edge.store.OrderedHeaders;
 import org.sluice.edge.store.PendingHook;
@@ -51,22 +50,9 @@ public final class HookStage {
     private final LongSupplier epochMillis;
     /** Where the stage continues after the fleet's answer and after the commit (the worker pool). */
     private final Executor continuation;
-    /** Told after a commit that scheduled deliveries. */
-    private final DeliveryWakeup wakeup;
 
     public HookStage(TenantGate tenants, HookSink sink, IngestMetrics metrics, LongSupplier epochMillis,
               Executor continuation) {
-        this(tenants, sink, metrics, epochMillis, continuation, DeliveryWakeup.NONE);
-    }
-
-    /**
-     * @param wakeup told (where the stage continues, once per accepted hook) after a commit that wrote
-     *               the hook's pending delivery rows, that is, for a hook whose source has a
-     *               {@code deliver_to}; never for a duplicate
-     */
-    public HookStage(TenantGate tenants, HookSink sink, IngestMetrics metrics, LongSupplier epochMillis,
-              Executor continuation, DeliveryWakeup wakeup) {
-        this.wakeup = java.util.Objects.requireNonNull(wakeup, "wakeup");
         this.continuation = guarded(continuation);
         this.tenants = tenants;
         this.sink = sink;
@@ -200,12 +186,8 @@ public final class HookStage {
                 return new Response(Responses.storeUnavailable(), IngestOutcome.STORE_UNAVAILABLE);
             }
             return switch (result.status()) {
-                case ACCEPTED -> {
-                    if (!pending.destinations().isEmpty()) { // its rows are durable: the dispatcher may look now
-                        wakeUp();
-                    }
-                    yield new Response(withLimits(Responses.accepted(result.id()), admitted.rateLimit()), IngestOutcome.ACCEPTED);
-                }
+                case ACCEPTED -> new Response(withLimits(Responses.accepted(result.id()), admitted.rateLimit()),
+                        IngestOutcome.ACCEPTED);
                 case DUPLICATE -> new Response(withLimits(Responses.duplicate(result.id()), admitted.rateLimit()),
                         IngestOutcome.DUPLICATE);
                 case OVERLOAD -> {
@@ -215,14 +197,6 @@ public final class HookStage {
                 case STORE_UNAVAILABLE -> new Response(Responses.storeUnavailable(), IngestOutcome.STORE_UNAVAILABLE);
             };
         }, after);
-    }
-
-    private void wakeUp() {
-        try {
-            wakeup.scheduled();
-        } catch (RuntimeException e) { // the rows are committed; a failed wake-up only waits for the next poll
-            // nothing to undo, and the hook's answer must not change
-        }
     }
 
     private static FullHttpResponse withLimits(FullHttpResponse response, RateLimitFields fields) {

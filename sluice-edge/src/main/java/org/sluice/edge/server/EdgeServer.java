@@ -50,7 +50,6 @@ import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.config.TlsConfig;
 import org.sluice.edge.dedupe.DedupeKeys;
 import org.sluice.edge.intake.BatchCommitter;
-import org.sluice.edge.store.DeliveryWakeup;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.verify.Verifiers;
@@ -111,11 +110,6 @@ public final class EdgeServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final Sweeper sweeper;
     private final Retention retention;
-    /**
-     * Told after each commit that scheduled deliveries (a hook of a source with
-     * {@code deliver_to}); the dispatcher's wake-up once it runs, nobody until then.
-     */
-    private final DeliveryWakeup deliveryWakeup;
     private final InFlight inFlight = new InFlight();
     private final StatsRing stats;
     private final Replays replays;
@@ -124,7 +118,7 @@ public final class EdgeServer implements AutoCloseable {
     private boolean closed;
 
     private EdgeServer(SluiceConfig config, Clock clock, LongSupplier epochMillis,
-                       UnaryOperator<BatchCommitter> commitWrapper, DeliveryWakeup wakeup, PipelineSeam seam)
+                       UnaryOperator<BatchCommitter> commitWrapper, PipelineSeam seam)
             throws Exception {
         this.config = config;
         int cores = Runtime.getRuntime().availableProcessors();
@@ -181,9 +175,6 @@ public final class EdgeServer implements AutoCloseable {
                 backends.fleet().bindMetrics(registry);
             }
 
-            // the dispatcher hears of every commit that scheduled deliveries (a test may inject its own)
-            this.deliveryWakeup = backends.dispatcher() != null && wakeup == DeliveryWakeup.NONE
-                    ? backends.dispatcher()::scheduled : wakeup;
             Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics, seam);
             ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(NettyTransport.serverChannel())
                     .childHandler(pipeline);
@@ -200,7 +191,8 @@ public final class EdgeServer implements AutoCloseable {
                             backends.host() == null ? null : backends.host()::resetTenant, adminWorkers,
                             backends.fleet() == null ? null : backends.fleet()::admissionState,
                             backends.fleet() == null ? null : backends.fleet()::resetTenant,
-                            stats, backends.sink()::notReadyReason, backends.dispatcher(),
+                            stats, backends.sink()::notReadyReason,
+                            backends.dispatcher() == null ? null : backends.dispatcher().activity(),
                             backends.dispatcher() == null ? null : backends.dispatcher()::pausedChanged, replays,
                             epochMillis));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
@@ -436,8 +428,7 @@ public final class EdgeServer implements AutoCloseable {
             this.preRead = backends.host() != null
                     ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
                     : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
-            HookStage stage = new HookStage(backends.tenants(), backends.sink(), metrics, epochMillis, workers,
-                    deliveryWakeup);
+            HookStage stage = new HookStage(backends.tenants(), backends.sink(), metrics, epochMillis, workers);
             this.bodies = new InflightBodies(config.http().maxInflightBodyBytes());
             Gauge.builder("sluice.http.inflight.body.bytes", bodies, InflightBodies::held)
                     .description("Body buffer bytes held by ingest requests in flight (http.max_inflight_body_bytes)")
@@ -502,7 +493,6 @@ public final class EdgeServer implements AutoCloseable {
         private Clock clock = Clock.system();
         private LongSupplier epochMillis = System::currentTimeMillis;
         private UnaryOperator<BatchCommitter> commitWrapper = UnaryOperator.identity();
-        private DeliveryWakeup deliveryWakeup = DeliveryWakeup.NONE;
         private PipelineSeam seam = PipelineSeam.NONE;
 
         private Builder(SluiceConfig config) {
@@ -527,12 +517,6 @@ public final class EdgeServer implements AutoCloseable {
             return this;
         }
 
-        /** TEST SEAM (package-private): told after each commit that scheduled deliveries. */
-        Builder deliveryWakeup(DeliveryWakeup wakeup) {
-            this.deliveryWakeup = java.util.Objects.requireNonNull(wakeup, "wakeup");
-            return this;
-        }
-
         /** TEST SEAM (package-private): changes each connection's pipeline (see {@link PipelineSeam}). */
         Builder pipelineSeam(PipelineSeam seam) {
             this.seam = java.util.Objects.requireNonNull(seam, "seam");
@@ -542,7 +526,7 @@ public final class EdgeServer implements AutoCloseable {
         /** Opens the store, binds both listeners and starts serving. */
         public EdgeServer start() {
             try {
-                return new EdgeServer(config, clock, epochMillis, commitWrapper, deliveryWakeup, seam);
+                return new EdgeServer(config, clock, epochMillis, commitWrapper, seam);
             } catch (RuntimeException e) {
                 throw e;
             } catch (InterruptedException e) {

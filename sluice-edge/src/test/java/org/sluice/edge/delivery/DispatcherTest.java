@@ -35,6 +35,7 @@ import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.rocks.RocksHookStore;
+import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver.Answer;
 import org.sluice.testkit.HookReceiver.Received;
 import org.sluice.testkit.HookReceiver;
@@ -184,20 +185,15 @@ class DispatcherTest {
             batch.add(hook("acme", source, "{\"n\":" + i + ",\"s\":\"" + source + "\",\"u\":\"\u00fc\"}",
                     System.currentTimeMillis(), "a", "b"));
             if (batch.size() == 500) {
-                commitAll(batch, bodies);
-                d.scheduled(); // as the intake's writers call it after a commit
+                commitAll(batch, bodies); // the commit tells the dispatcher (CommitClaims#committed)
             }
         }
         commitAll(batch, bodies);
-        d.scheduled();
 
         List<Received> gotA = a.awaitRequests(total, Duration.ofMinutes(10));
         List<Received> gotB = b.awaitRequests(total, Duration.ofMinutes(10));
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while ((store.deliveries().counts("a", 0).pending() > 0 || store.deliveries().counts("b", 0).pending() > 0)
-                && System.nanoTime() < deadline) {
-            Thread.sleep(20); // the last answers are being recorded
-        }
+        Eventually.until("the last answers recorded", Duration.ofMinutes(2),
+                () -> store.deliveries().counts("a", 0).pending() == 0 && store.deliveries().counts("b", 0).pending() == 0);
 
         StandardWebhooksCheck check = new StandardWebhooksCheck(SECRET, 3600);
         long nowSeconds = System.currentTimeMillis() / 1000;
@@ -221,8 +217,8 @@ class DispatcherTest {
             assertThat(store.deliveries().deliveries(id)).extracting(DeliveryRow::state)
                     .containsExactly(DeliveryState.DELIVERED, DeliveryState.DELIVERED);
         }
-        assertThat(d.live("a").orElseThrow().deliveredTotal()).isEqualTo(total);
-        assertThat(d.live("b").orElseThrow().deliveredTotal()).isEqualTo(total);
+        assertThat(d.activity().of("a").orElseThrow().deliveredTotal()).isEqualTo(total);
+        assertThat(d.activity().of("b").orElseThrow().deliveredTotal()).isEqualTo(total);
         assertThat(a.maxInFlight()).isLessThanOrEqualTo(16);
         assertThat(b.maxInFlight()).isLessThanOrEqualTo(8);
     }
@@ -240,7 +236,7 @@ class DispatcherTest {
 
     /**
      * A monotonic clock on real time that runs {@code action} once, from the first reading
-     * taken inside a destination's pass ({@code Dispatcher$Lane.select}): the moment a pass
+     * taken inside a destination's pass ({@code Outlet.select}): the moment a pass
      * has taken its answers off the queue and not yet written them.
      */
     private static final class ClockInsideAPass implements Clock {
@@ -250,7 +246,7 @@ class DispatcherTest {
         public long nanoTime() {
             Runnable a = action;
             if (a != null && StackWalker.getInstance().walk(frames -> frames.anyMatch(
-                    f -> f.getClassName().endsWith("Dispatcher$Lane") && f.getMethodName().equals("select")))) {
+                    f -> f.getClassName().equals(Outlet.class.getName()) && f.getMethodName().equals("select")))) {
                 action = null;
                 a.run();
             }
@@ -276,7 +272,7 @@ class DispatcherTest {
         List<Long> claims = new ArrayList<>();
         java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(1);
         passClock.action = () -> { // as a commit on another thread would, while the pass holds four unwritten answers
-            claims.add(d.claim("app", wall.getAsLong()));
+            claims.add(d.commitClaims().claim("app", wall.getAsLong()));
             ran.countDown();
         };
         commit("acme", "gh", "{\"i\":4}", "app"); // no slot: due now, for the pass that takes the answers to pick
@@ -312,7 +308,7 @@ class DispatcherTest {
             });
         }
         assertThat(r.received()).extracting(x -> x.header("webhook-id")).containsAll(ids.subList(0, 3));
-        assertThat(d.live("app").orElseThrow().inFlight()).isEqualTo(4);
+        assertThat(d.activity().of("app").orElseThrow().inFlight()).isEqualTo(4);
         assertThat(r.maxInFlight()).isEqualTo(4);
     }
 
@@ -331,7 +327,7 @@ class DispatcherTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> commit("acme", "gh", "{\"f\":" + n + "}", "app"))
                     .isInstanceOf(org.sluice.edge.store.HookStoreException.class);
         }
-        assertThat(d.live("app").orElseThrow().inFlight()).as("no slot held by a hook that was never stored").isZero();
+        assertThat(d.activity().of("app").orElseThrow().inFlight()).as("no slot held by a hook that was never stored").isZero();
         org.sluice.edge.store.rocks.StoreFaults.failCommitWrites(store, false);
         for (int i = 0; i < 3; i++) {
             commit("acme", "gh", "{\"i\":" + i + "}", "app");
@@ -362,6 +358,29 @@ class DispatcherTest {
         r.awaitRequests(2, WAIT);
         assertThat(r.received()).extracting(x -> x.header("webhook-id")).containsExactly(id, id);
         assertThat(d.startedAtCommit()).isZero();
+    }
+
+    @Test
+    void aCommitTellsTheDriverOnceAndOnlyWhenItLeftRowsForAPass() throws Exception {
+        openStore();
+        HookReceiver r = receiver(clock);
+        Spec app = new Spec("app", r.uri("/a"));
+        Spec fifo = new Spec("fifo", r.uri("/f"));
+        fifo.ordering = Ordering.FIFO; // never claimed at commit: its rows are the pass's
+        Dispatcher d = dispatcher(app, fifo);
+        d.start();
+
+        commit("acme", "gh", "{\"n\":1}", "app");
+        assertThat(d.startedAtCommit()).as("claimed and started at its commit").isEqualTo(1);
+        assertThat(d.commitsTold()).as("nothing left for a pass: the driver is not told").isZero();
+
+        commit("acme", "gh", "{\"n\":2}", "app", "fifo");
+        assertThat(d.startedAtCommit()).isEqualTo(2);
+        assertThat(d.commitsTold()).as("one word per commit, for the fifo row it left").isEqualTo(1);
+
+        r.awaitRequests(3, WAIT);
+        assertThat(r.received()).extracting(Received::path).containsExactlyInAnyOrder("/a", "/a", "/f");
+        assertThat(d.awaitIdle(WAIT)).isTrue();
     }
 
     // ---------------------------------------------------------------- retry schedule
@@ -397,7 +416,7 @@ class DispatcherTest {
         assertThat(done.attempts()).isEqualTo(4);
         assertThat(r.received()).extracting(q -> q.header("sluice-attempt")).containsExactly("1", "2", "3", "4");
         assertThat(r.received()).extracting(q -> q.header("webhook-id")).containsOnly(id);
-        assertThat(d.live("app").orElseThrow()).isEqualTo(new DestinationLive(0, false, 1, 3));
+        assertThat(d.activity().of("app").orElseThrow()).isEqualTo(new DestinationActivity(0, false, 1, 3));
     }
 
     @Test
@@ -526,7 +545,7 @@ class DispatcherTest {
 
         assertThat(pumpAndSettle(d)).isEqualTo(4);
         assertThat(attemptsSpent(ids)).isEqualTo(4);
-        assertThat(d.live("app").orElseThrow().breakerOpen()).isTrue();
+        assertThat(d.activity().of("app").orElseThrow().breakerOpen()).isTrue();
         assertThat(row(ids.get(0), "app").lastError()).isEqualTo("connect refused");
 
         advanceMillis(5_000); // every failed row is due again, the breaker is still open
@@ -537,7 +556,7 @@ class DispatcherTest {
         advanceMillis(5_000);
         assertThat(pumpAndSettle(d)).as("one probe").isEqualTo(1);
         assertThat(r.requestCount()).isEqualTo(1);
-        assertThat(d.live("app").orElseThrow().breakerOpen()).isFalse();
+        assertThat(d.activity().of("app").orElseThrow().breakerOpen()).isFalse();
         drain(d);
         assertThat(r.requestCount()).isEqualTo(8);
         for (String id : ids) {

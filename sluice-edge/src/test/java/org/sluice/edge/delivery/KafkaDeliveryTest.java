@@ -134,7 +134,7 @@ class KafkaDeliveryTest {
     }
 
     private long delivered(String destination) {
-        return dispatcher.live(destination).orElseThrow().deliveredTotal();
+        return dispatcher.activity().of(destination).orElseThrow().deliveredTotal();
     }
 
     private static List<String> headerNames(ConsumerRecord<byte[], byte[]> r) {

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sluice.core.Clock;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
@@ -30,13 +31,19 @@ class ReplaysTest {
     Path dir;
     private final AtomicLong wall = new AtomicLong(T0);
     private final ManualClock clock = new ManualClock();
+    /** Readings of {@link #clock} through the replays: their threads read it each time they ask their pacer. */
+    private final AtomicLong asked = new AtomicLong();
     private HookStore store;
     private Replays replays;
 
     @BeforeEach
     void open() {
         store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall::get));
-        replays = new Replays(store, clock, wall::get);
+        Clock counted = () -> {
+            asked.incrementAndGet();
+            return clock.nanoTime();
+        };
+        replays = new Replays(store, counted, wall::get);
     }
 
     @AfterEach
@@ -66,6 +73,15 @@ class ReplaysTest {
     private DeliveryRow row(String hookId, String destination) {
         return store.deliveries().deliveries(hookId).stream()
                 .filter(r -> r.destination().equals(destination)).findFirst().orElseThrow();
+    }
+
+    /**
+     * Waits until the replay thread has asked its pacer {@code times} more times (each ask
+     * reads the clock once): what a test that expects a refusal waits for, rather than a sleep.
+     */
+    private void awaitAsked(int times) {
+        long target = asked.get() + times;
+        Eventually.until("the replay thread to ask its pacer " + times + " more times", () -> asked.get() >= target);
     }
 
     private Replays.Progress progress(String id) {
@@ -145,19 +161,19 @@ class ReplaysTest {
         // burst: one second's worth at once, then nothing while the clock stands still
         Eventually.until("10 deliveries scheduled", () -> progress(started.id()).scheduled() == 10);
         for (int i = 0; i < 5; i++) {
-            Thread.sleep(60);   // longer than the longest park: the thread asked again and was refused
+            awaitAsked(1); // the thread asked again (after its longest park at most) and was refused
             assertThat(progress(started.id()).scheduled()).isEqualTo(10);
         }
         clock.advance(Duration.ofSeconds(1));
         Eventually.until("20 deliveries scheduled", () -> progress(started.id()).scheduled() == 20);
         clock.advance(Duration.ofMillis(500));
         Eventually.until("25 deliveries scheduled", () -> progress(started.id()).scheduled() == 25);
-        Thread.sleep(120);
+        awaitAsked(2);
         assertThat(progress(started.id()).scheduled()).isEqualTo(25);
         assertThat(progress(started.id()).running()).isTrue();
         clock.advance(Duration.ofSeconds(10));  // a long pause fills the bucket to its burst, no more
         Eventually.until("35 deliveries scheduled", () -> progress(started.id()).scheduled() == 35);
-        Thread.sleep(120);
+        awaitAsked(2);
         assertThat(progress(started.id()).scheduled()).isEqualTo(35);
         clock.advance(Duration.ofSeconds(1));
         Eventually.until("the replay to end", () -> !progress(started.id()).running());

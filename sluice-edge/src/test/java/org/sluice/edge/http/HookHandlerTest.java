@@ -21,7 +21,6 @@ import org.sluice.core.TenantLimits;
 import org.sluice.edge.admission.RefusalScope;
 import org.sluice.edge.admission.TenantAdmission;
 import org.sluice.edge.store.CommitResult;
-import org.sluice.edge.store.DeliveryWakeup;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.verify.VerifyOutcome;
 import org.sluice.testkit.ManualClock;
@@ -64,8 +63,7 @@ class HookHandlerTest {
 
     private final EmbeddedChannel channel = Wire.channel(new HookHandler(
             new HookStage(new TenantAdmission(new TenantLimits(Limit.of(1, 1), Map.of(), new InMemoryOverrideStore(), clock),
-                    new QueueShares(), null, null, 1 << 20, false), sink, metrics, () -> 0L, NO_WORKER,
-                    DeliveryWakeup.NONE),
+                    new QueueShares(), null, null, 1 << 20, false), sink, metrics, () -> 0L, NO_WORKER),
             NO_WORKER, metrics, inFlight, bodies));
 
     /** A received hook whose body's bytes are held, as {@link BodyAggregator} leaves it. */

@@ -38,7 +38,7 @@ class HookStageTest {
         ExecutorService workers = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-worker"));
         ExecutorService writer = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-writer"));
         try {
-            List<String> wokenOn = new CopyOnWriteArrayList<>();
+            List<String> answeredOn = new CopyOnWriteArrayList<>();
             CompletableFuture<CommitResult> commit = new CompletableFuture<>();
             ManualClock clock = new ManualClock(0);
             // a queue of one hook: the second hook is admitted only if the first one's share was given back
@@ -59,8 +59,7 @@ class HookStageTest {
                 }
             };
             HookStage stage = new HookStage(tenants, sink,
-                    new IngestMetrics(new SimpleMeterRegistry(), clock, new StatsRing(() -> 0L)), () -> 0L, workers,
-                    () -> wokenOn.add(Thread.currentThread().getName()));
+                    new IngestMetrics(new SimpleMeterRegistry(), clock, new StatsRing(() -> 0L)), () -> 0L, workers);
             IngestExchange exchange = new IngestExchange(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/hooks/a"), 0L);
             exchange.source = new SourceRoute("a", null, (headers, body, now) -> VerifyOutcome.OK, (headers, body) -> null,
                     List.of("downstream"));
@@ -68,13 +67,13 @@ class HookStageTest {
 
             CompletableFuture<HookStage.Response> answer =
                     CompletableFuture.supplyAsync(() -> stage.process(new ReceivedHook(exchange, new byte[0])), workers)
-                            .thenCompose(f -> f);
+                            .thenCompose(f -> f.whenComplete((r, e) -> answeredOn.add(Thread.currentThread().getName())));
             Eventually.until("the stage to wait on the commit", () -> commit.getNumberOfDependents() > 0);
             writer.submit(() -> commit.complete(CommitResult.accepted("id-1"))).get(30, TimeUnit.SECONDS);
             HookStage.Response response = answer.get(30, TimeUnit.SECONDS);
 
             assertThat(response.outcome()).isEqualTo(IngestOutcome.ACCEPTED);
-            assertThat(wokenOn).containsExactly("test-worker");
+            assertThat(answeredOn).as("the stage answered after the commit on").containsExactly("test-worker");
             response.response().release();
 
             HookStage.Response second = stage.process(new ReceivedHook(exchange, new byte[0])).get(30, TimeUnit.SECONDS);

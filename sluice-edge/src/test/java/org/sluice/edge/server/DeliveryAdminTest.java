@@ -78,7 +78,7 @@ class DeliveryAdminTest {
         }
 
         @Override
-        public void committed(List<Claimed> claimed, boolean written) {
+        public void committed(List<Claimed> claimed, int unclaimed, boolean written) {
         }
     };
 
@@ -87,7 +87,7 @@ class DeliveryAdminTest {
         try {
             return commitEach(edge, n, destinations);
         } finally {
-            edge.backends().store().setCommitClaims(edge.backends().dispatcher());
+            edge.backends().store().setCommitClaims(edge.backends().dispatcher().commitClaims());
         }
     }
 

@@ -44,8 +44,8 @@ class DeliveryWiringTest {
                      """.formatted(receiver.uri("/in")))) {
             var dispatcher = edge.backends().dispatcher();
             assertThat(dispatcher).isNotNull();
-            assertThat(dispatcher.live("app")).isPresent();
-            assertThat(dispatcher.live("nope")).isEmpty();
+            assertThat(dispatcher.activity().of("app")).isPresent();
+            assertThat(dispatcher.activity().of("nope")).isEmpty();
 
             // scheduled as the intake will schedule it once it passes deliver_to on
             CommitResult c = edge.backends().store().commit(List.of(new PendingHook("t", "a", null,

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
@@ -16,8 +17,8 @@ import org.sluice.edge.store.DeliveryState;
 /**
  * {@code sources.<id>.deliver_to} on a real server: an accepted hook's pending delivery rows
  * are written by the commit that acknowledges it (no dispatcher runs here, so they stay
- * pending), a duplicate schedules nothing, and the delivery wake-up is told once per hook
- * that scheduled something.
+ * pending), a duplicate schedules nothing, and the dispatcher's one route for new deliveries
+ * ({@link CommitClaims#committed}) is taken once per commit that scheduled something.
  */
 class IngestSchedulingTest {
 
@@ -40,10 +41,22 @@ class IngestSchedulingTest {
     @Test
     void anAcceptedHookHasOnePendingRowPerDeliverToDestinationAndADuplicateSchedulesNothing() throws Exception {
         AtomicInteger wakeups = new AtomicInteger();
-        try (TestEdge edge = TestEdge.startWith(dir, CONFIG, b -> b.deliveryWakeup(wakeups::incrementAndGet))) {
+        try (TestEdge edge = TestEdge.start(dir, CONFIG)) {
             DeliveryLedger ledger = edge.backends().store().deliveries();
             // rows no attempt touches: held a day at their commit (the destinations refuse connections at once)
-            edge.backends().store().setCommitClaims(DeliveryAdminTest.HOLD_A_DAY);
+            edge.backends().store().setCommitClaims(new CommitClaims() {
+                @Override
+                public long claim(String destination, long nowMillis) {
+                    return DeliveryAdminTest.HOLD_A_DAY.claim(destination, nowMillis);
+                }
+
+                @Override
+                public void committed(List<Claimed> claimed, int unclaimed, boolean written) {
+                    if (written) {
+                        wakeups.incrementAndGet();
+                    }
+                }
+            });
 
             String fanned = accepted(edge.post("/hooks/fan", Map.of("X-Event-Id", "e1"), "{\"n\":1}"));
             List<DeliveryRow> rows = ledger.deliveries(fanned);

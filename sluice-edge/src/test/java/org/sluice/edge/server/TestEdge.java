@@ -38,7 +38,7 @@ final class TestEdge implements AutoCloseable {
         this.address = new InetSocketAddress("127.0.0.1", server.ingestAddress().getPort());
     }
 
-    /** As {@link #start(Path, String)}, with more set on the builder (a wall clock, a delivery wake-up). */
+    /** As {@link #start(Path, String)}, with more set on the builder (a wall clock, a commit wrapper). */
     static TestEdge startWith(Path dir, String yaml, java.util.function.UnaryOperator<EdgeServer.Builder> customize) {
         return new TestEdge(customize, config(dir, yaml));
     }

@@ -351,7 +351,7 @@ final class GroupCommit {
                     results[i] = CommitResult.accepted(idText);
                 }
             } catch (RocksDBException | RuntimeException | Error e) {
-                handOver(claims, claimed, false);
+                handOver(claims, claimed, 0, false);
                 if (ticket != null) { // numbers were handed out: resolve them as failed, or later commits would wait for them
                     ticket.last = nextSeq - 1;
                     synchronized (published) {
@@ -408,19 +408,22 @@ final class GroupCommit {
                 inFlight.remove(key);
             }
             resolve(ticket, written);
-            handOver(assigned.claims(), assigned.claimed(), written);
+            if (written) { // before the hand-over: a pass it wakes finds the rows above the scan floor
+                ledger.scheduled(assigned.scheduled());
+            }
+            handOver(assigned.claims(), assigned.claimed(), assigned.scheduled().size() - assigned.claimed().size(),
+                    written);
         }
         database.markHealthy();
-        ledger.scheduled(assigned.scheduled()); // a dispatcher may finish one first: the counter dips for a moment, never drifts
     }
 
-    /** Tells {@code claims} how the write of its claimed deliveries went; never throws. */
-    private static void handOver(CommitClaims claims, List<CommitClaims.Claimed> claimed, boolean written) {
-        if (claimed.isEmpty()) {
+    /** Tells {@code claims} how the write of the commit's deliveries went ({@link CommitClaims#committed}); never throws. */
+    private static void handOver(CommitClaims claims, List<CommitClaims.Claimed> claimed, int unclaimed, boolean written) {
+        if (claims == null || claimed.isEmpty() && unclaimed == 0) {
             return;
         }
         try {
-            claims.committed(claimed, written);
+            claims.committed(claimed, unclaimed, written);
         } catch (RuntimeException e) { // the rows are stored claimed: they come due again when the claims expire
             LOG.warn("starting {} deliveries claimed at commit failed: {}", claimed.size(), e.toString());
         }

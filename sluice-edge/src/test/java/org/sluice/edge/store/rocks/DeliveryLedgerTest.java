@@ -185,7 +185,7 @@ class DeliveryLedgerTest {
             }
 
             @Override
-            public void committed(List<Claimed> claimed, boolean written) {
+            public void committed(List<Claimed> claimed, int unclaimed, boolean written) {
                 handed.addAll(claimed);
             }
         });
@@ -488,7 +488,7 @@ class DeliveryLedgerTest {
             }
 
             @Override
-            public void committed(List<Claimed> claimed, boolean written) {
+            public void committed(List<Claimed> claimed, int unclaimed, boolean written) {
             }
         });
         List<String> answered = new ArrayList<>();

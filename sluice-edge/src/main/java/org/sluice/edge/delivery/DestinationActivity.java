@@ -1,7 +1,8 @@
 package org.sluice.edge.delivery;
 
 /**
- * What the dispatcher knows of one destination right now, beyond the store's counts.
+ * What the dispatcher is doing for one destination right now, beside what the store counts
+ * for it ({@link org.sluice.edge.store.DestinationCounts}).
  *
  * @param inFlight            attempts started and not yet answered
  * @param breakerOpen         true while the breaker holds attempts back (open, or half open
@@ -9,8 +10,8 @@ package org.sluice.edge.delivery;
  * @param deliveredTotal      deliveries marked delivered since this process started
  * @param failedAttemptsTotal attempts that did not deliver since this process started
  */
-public record DestinationLive(int inFlight, boolean breakerOpen, long deliveredTotal, long failedAttemptsTotal) {
+public record DestinationActivity(int inFlight, boolean breakerOpen, long deliveredTotal, long failedAttemptsTotal) {
 
     /** A configured destination the dispatcher has not touched yet. */
-    public static final DestinationLive IDLE = new DestinationLive(0, false, 0, 0);
+    public static final DestinationActivity IDLE = new DestinationActivity(0, false, 0, 0);
 }
