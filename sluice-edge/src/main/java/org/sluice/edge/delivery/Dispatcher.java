@@ -183,7 +183,7 @@ public final class Dispatcher implements AutoCloseable {
     // ================================================================ lifecycle
 
     /** Starts the driver thread, and claims new deliveries at their commit from now on. */
-    public void start() {
+    public synchronized void start() {
         if (!driver.start()) {
             return;
         }
@@ -218,8 +218,11 @@ public final class Dispatcher implements AutoCloseable {
      */
     @Override
     public void close() {
+        synchronized (this) { // a start() either finished before (its claims are unset below) or does nothing
+            driver.stop();
+        }
         store.setCommitClaims(null);
-        driver.stop(TimeUnit.NANOSECONDS.toMillis(closeGraceNanos) + 1_000);
+        driver.awaitStopped(TimeUnit.NANOSECONDS.toMillis(closeGraceNanos) + 1_000);
         recorder.recordQueued(); // answers the driver left queued; from now on the answer threads record their own
         synchronized (pumpLock) { // no pass is running or will start attempts after this
             attemptsOut.awaitIdle(Duration.ofNanos(closeGraceNanos));

@@ -131,14 +131,15 @@ final class Driver {
         return commits.get();
     }
 
-    /**
-     * Stops the thread: no pass starts after its current one. Waits up to {@code joinMillis}
-     * for it to end.
-     */
-    void stop(long joinMillis) {
+    /** Stops the driver: no pass starts after its current one, and {@link #start()} does nothing from now on. */
+    synchronized void stop() {
+        stopping = true;
+    }
+
+    /** After {@link #stop()}: wakes the thread, if it was started, and waits up to {@code joinMillis} for it to end. */
+    void awaitStopped(long joinMillis) {
         Thread t;
         synchronized (this) {
-            stopping = true;
             t = thread;
         }
         if (t == null) {

@@ -43,8 +43,9 @@ import org.sluice.edge.store.StoredHook;
  * {@link #sendClaimedAtCommit}) and the transports' threads ({@link #answered}), so they are
  * atomic or concurrent; the retry times are guarded by their own monitor.
  *
- * <p>The calls into the transport and the reads of {@link Destination}'s fields are kept
- * to the places marked TRANSPORT and DESTINATION below.
+ * <p>The call into the transport is the one marked TRANSPORT below; {@link Destination}'s
+ * fields are read in the constructor only (marked DESTINATION), and the destination itself
+ * is handed to the transport with each attempt.
  */
 final class Outlet {
 
@@ -92,7 +93,7 @@ final class Outlet {
         }
     }
 
-    // DESTINATION: the only fields of Destination read outside the constructor
+    // DESTINATION: what this outlet keeps of its Destination (its fields are read in the constructor only)
     final Destination destination;
     final String name;
     private final int maxInFlight;
