@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Reads a Sluice configuration: YAML, then {@code ${VAR}} / {@code ${VAR:-default}}
@@ -42,7 +43,16 @@ public final class ConfigLoader {
 
     /** Loads {@code file}, substituting from {@code env}. */
     public static SluiceConfig load(Path file, Map<String, String> env) {
-        return parse(read(file), env, file.toString());
+        return load(file, env, UnaryOperator.identity());
+    }
+
+    /**
+     * Loads {@code file} with {@code edit} applied to its tree (maps, lists and scalars, after
+     * substitution) before it is bound: for keys the command line adds ({@code serve
+     * --forward-to}), which so meet every rule and message that keys in a file meet.
+     */
+    public static SluiceConfig load(Path file, Map<String, String> env, UnaryOperator<Object> edit) {
+        return parse(read(file), env, file.toString(), edit);
     }
 
     /** The embedded default (see {@link #DEFAULT_RESOURCE}), with the process environment. */
@@ -51,7 +61,12 @@ public final class ConfigLoader {
     }
 
     public static SluiceConfig loadDefault(Map<String, String> env) {
-        return parse(defaultYaml(), env, "the embedded default configuration");
+        return loadDefault(env, UnaryOperator.identity());
+    }
+
+    /** The embedded default with {@code edit} applied to its tree, as {@link #load(Path, Map, UnaryOperator)}. */
+    public static SluiceConfig loadDefault(Map<String, String> env, UnaryOperator<Object> edit) {
+        return parse(defaultYaml(), env, "the embedded default configuration", edit);
     }
 
     /** The embedded default's YAML text, e.g. for {@code sluice serve --print-default}. */
@@ -87,6 +102,10 @@ public final class ConfigLoader {
      * @throws ConfigException listing every problem
      */
     public static SluiceConfig parse(String yaml, Map<String, String> env, String origin) {
+        return parse(yaml, env, origin, UnaryOperator.identity());
+    }
+
+    private static SluiceConfig parse(String yaml, Map<String, String> env, String origin, UnaryOperator<Object> edit) {
         JsonNode root;
         try {
             root = YAML.readTree(yaml);
@@ -94,7 +113,7 @@ public final class ConfigLoader {
             throw new ConfigException(origin + " is not valid YAML: " + describe(e));
         }
         Problems problems = new Problems();
-        Object tree = new EnvSubstitution(env, problems).convert(root, "");
+        Object tree = edit.apply(new EnvSubstitution(env, problems).convert(root, ""));
         SluiceConfig config = new ConfigBinder(problems).bind(tree);
         if (!problems.isEmpty()) {
             throw new ConfigException(problems.list());
