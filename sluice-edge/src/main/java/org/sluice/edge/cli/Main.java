@@ -155,6 +155,7 @@ public final class Main implements Callable<Integer> {
                 cli.getErr().flush();
                 return 1;
             }
+            LogFormat.apply(loaded.logging());
             EdgeServer server;
             try {
                 server = EdgeServer.builder(loaded).start();

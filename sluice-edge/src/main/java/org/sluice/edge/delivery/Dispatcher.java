@@ -31,6 +31,7 @@ import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import org.sluice.core.Clock;
 import org.sluice.core.RateLimiter;
 import org.sluice.edge.store.CommitClaims;
@@ -950,8 +951,10 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 }
                 answer = new Answer(this, row, seq, writes, hook, decision, status, outcome.error(), nowMs);
             } catch (RuntimeException e) {
-                LOG.warn("judging the answer of hook {} from destination {} failed (the delivery stays pending): {}",
-                        row.hookId(), name, e.toString());
+                try (MDC.MDCCloseable inMdc = MDC.putCloseable("hook_id", row.hookId())) {
+                    LOG.warn("judging the answer of hook {} from destination {} failed (the delivery stays pending): {}",
+                            row.hookId(), name, e.toString());
+                }
                 release(row, seq);
                 return;
             }
@@ -995,6 +998,7 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 return;
             } else {
                 attemptsDead.increment();
+                logDead(a, (Decision.Dead) a.decision());
             }
             if (fifo != null) {
                 fifo.finished(a.row().hookId());
@@ -1143,6 +1147,15 @@ public final class Dispatcher implements DeliveryStatus, CommitClaims, AutoClose
                 a.lane().releaseAnswered(a, applied != null && applied[i]);
             }
             wake();
+        }
+    }
+
+    /** One line per dead letter (rare: not a line per attempt), with the hook's id in the MDC ({@code hook_id}). */
+    private static void logDead(Answer a, Decision.Dead dead) {
+        try (MDC.MDCCloseable inMdc = MDC.putCloseable("hook_id", a.row().hookId())) {
+            LOG.info("hook {} is dead at destination {} ({}) after attempt {}{}", a.row().hookId(), a.lane().name,
+                    dead.reason().code(), a.row().nextAttemptNumber(),
+                    a.status() != null ? ", answered " + a.status() : a.error() != null ? ": " + a.error() : "");
         }
     }
 }
