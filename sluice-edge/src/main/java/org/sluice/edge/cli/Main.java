@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Webhook ingest edge built around admission control.",
         subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class, ReceiveCommand.class,
+                DoctorCommand.class,
                 LimitsCommand.class, TailCommand.class, LoadCommand.class,
                 DeliveryCommands.Destinations.class, DeliveryCommands.Dead.class, DeliveryCommands.Redeliver.class,
                 DeliveryCommands.Replay.class})

@@ -69,6 +69,14 @@ public final class ConfigLoader {
         return parse(defaultYaml(), env, "the embedded default configuration", edit);
     }
 
+    /**
+     * A string scalar of a tree handed to an edit ({@link #load(Path, Map, UnaryOperator)}) as
+     * text, after substitution; null for anything else (a number, a map, a list).
+     */
+    public static String text(Object scalar) {
+        return Values.string(scalar);
+    }
+
     /** The embedded default's YAML text, e.g. for {@code sluice serve --print-default}. */
     public static String defaultYaml() {
         try (InputStream in = ConfigLoader.class.getClassLoader().getResourceAsStream(DEFAULT_RESOURCE)) {
