@@ -35,13 +35,24 @@ import org.sluice.testkit.ChildJvm;
 class QuickStartTest {
 
     static final Duration WAIT = Duration.ofSeconds(90);
-    static final String SECRET = ReceiveCommandTest.SECRET;
+    /** README's secret; the test checks that README still shows the commands it runs. */
+    static final String SECRET = "whsec_c2x1aWNlLXF1aWNrLXN0YXJ0";
+    static final Path README = Path.of("..", "README.md");
     static final Pattern SERVING = Pattern.compile("serving on /127\\.0\\.0\\.1:(\\d+) \\(admin /127\\.0\\.0\\.1:(\\d+)\\)");
     static final Pattern ID = Pattern.compile("\"id\":\"([^\"]+)\"");
     static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
+
+    @Test
+    void readmeShowsTheCommandsThisTestRuns() throws Exception {
+        assertThat(Files.readString(README)).contains(
+                "./sluice receive --secret " + SECRET + "\n",
+                "./sluice serve --forward-to http://127.0.0.1:3000/ --forward-secret " + SECRET + "\n",
+                "`./sluice receive --secret " + SECRET + " --status 503`",
+                "./sluice dead ", "./sluice redeliver <the id from ./sluice dead>");
+    }
 
     @Test
     void aHookGoesInAndComesOutVerifiedThenDiesAtAFailingReceiverAndIsRedelivered() throws Exception {
