@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.BeforeAll;
@@ -76,6 +78,39 @@ class ReleaseArchiveTest {
         assertThat(modeOf(listing.stdout, ROOT + "/deploy/sluice.service")).isEqualTo("-rw-r--r--");
         assertThat(Files.isExecutable(home.resolve("bin/sluice"))).isTrue();
     }
+
+    @Test
+    void theArchiveCarriesTheLicenseAndEveryBundledLibraryWithItsLicense() throws Exception {
+        assertThat(Files.readString(home.resolve("LICENSE"))).contains("Apache License", "Version 2.0, January 2004");
+        assertThat(Files.readString(home.resolve("NOTICE"))).contains("Sluice");
+        String thirdParty = Files.readString(home.resolve("THIRD-PARTY.txt"));
+        // every library shaded into lib/sluice.jar names itself in META-INF/maven/GROUP/ARTIFACT/
+        List<String> bundled = new ArrayList<>();
+        try (ZipFile jar = new ZipFile(home.resolve("lib/sluice.jar").toFile())) {
+            jar.stream().map(ZipEntry::getName).map(POM_PROPERTIES::matcher).filter(Matcher::matches)
+                    .filter(m -> !m.group(1).equals("org.sluice"))
+                    .forEach(m -> bundled.add(m.group(1) + ":" + m.group(2) + ":"));
+        }
+        assertThat(bundled).as("libraries inside lib/sluice.jar").hasSizeGreaterThan(20);
+        for (String found : bundled) {
+            String library = SHADED_BY_A_DEPENDENCY.getOrDefault(found, found);
+            Matcher line = Pattern.compile("^\\s*(\\(.+\\)) .*\\(" + Pattern.quote(library) + "[^ ]+ - ", Pattern.MULTILINE)
+                    .matcher(thirdParty);
+            assertThat(line.find()).as("%s with its license in THIRD-PARTY.txt", library).isTrue();
+            assertThat(line.group(1)).as(library).doesNotContain("Unknown license");
+        }
+    }
+
+    /**
+     * Libraries a dependency carries inside its own jar, relocated (Netty's copy of JCTools
+     * under io.netty.util.internal.shaded): they come under that dependency's license and
+     * notices, so its line in THIRD-PARTY.txt is the one looked for.
+     */
+    static final Map<String, String> SHADED_BY_A_DEPENDENCY = Map.of(
+            "org.jctools:jctools-core:", "io.netty:netty-common:",
+            "org.jctools:jctools-core-jdk11:", "io.netty:netty-common:");
+
+    static final Pattern POM_PROPERTIES = Pattern.compile("META-INF/maven/([^/]+)/([^/]+)/pom\\.properties");
 
     @Test
     void theExampleConfigPassesCheckConfig() throws Exception {

@@ -2,12 +2,15 @@ package org.sluice.edge.cli;
 
 import io.netty.util.ResourceLeakDetector;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.UnaryOperator;
 import org.sluice.edge.config.ConfigException;
 import org.sluice.edge.config.ConfigLoader;
 import org.sluice.edge.config.SluiceConfig;
@@ -27,7 +30,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Webhook ingest edge built around admission control.",
-        subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class,
+        subcommands = {Main.Serve.class, Main.CheckConfig.class, Main.VersionCommand.class, ReceiveCommand.class,
+                DoctorCommand.class,
                 LimitsCommand.class, TailCommand.class, LoadCommand.class,
                 DeliveryCommands.Destinations.class, DeliveryCommands.Dead.class, DeliveryCommands.Redeliver.class,
                 DeliveryCommands.Replay.class})
@@ -122,11 +126,24 @@ public final class Main implements Callable<Integer> {
         @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "YAML configuration file")
         Path config;
 
+        @Option(names = "--forward-to", paramLabel = "URL",
+                description = "also deliver every source's hooks to this http(s) URL, signed (repeatable; e.g."
+                        + " http://127.0.0.1:3000/ for sluice receive)")
+        List<String> forwardTo = List.of();
+
+        @Option(names = "--forward-secret", paramLabel = "whsec_...",
+                description = "the Standard Webhooks secret --forward-to signs with (default: a new one, printed)")
+        String forwardSecret;
+
         @Override
         public Integer call() throws InterruptedException {
+            CommandLine cli = spec.commandLine();
+            Forwarding forwarding = forwarding(cli);
+            UnaryOperator<Object> edit = forwarding == null ? UnaryOperator.identity() : forwarding;
             SluiceConfig loaded;
             try {
-                loaded = config == null ? ConfigLoader.loadDefault() : ConfigLoader.load(config);
+                loaded = config == null ? ConfigLoader.loadDefault(System.getenv(), edit)
+                        : ConfigLoader.load(config, System.getenv(), edit);
             } catch (ConfigException e) {
                 PrintWriter err = spec.commandLine().getErr();
                 for (String problem : e.errors()) {
@@ -135,6 +152,12 @@ public final class Main implements Callable<Integer> {
                 err.flush();
                 return 1;
             }
+            if (forwarding != null && forwarding.problem() != null) {
+                cli.getErr().println("sluice: " + forwarding.problem());
+                cli.getErr().flush();
+                return 1;
+            }
+            LogFormat.apply(loaded.logging());
             EdgeServer server;
             try {
                 server = EdgeServer.builder(loaded).start();
@@ -158,11 +181,43 @@ public final class Main implements Callable<Integer> {
                 out.flush();
                 stopped.countDown();
             }, "sluice-shutdown"));
+            if (forwarding != null) {
+                for (int i = 0; i < forwardTo.size(); i++) {
+                    out.println("sluice: forwarding every source's hooks to " + forwardTo.get(i) + " (destination "
+                            + forwarding.names().get(i) + ")");
+                }
+                if (forwardSecret == null) {
+                    out.println("sluice: signing them with a new secret; check them with: sluice receive --secret "
+                            + forwarding.secret());
+                }
+            }
             spec.commandLine().getOut().println("sluice: serving on " + server.ingestAddress() + " (admin "
                     + server.adminAddress() + ")");
             spec.commandLine().getOut().flush();
             stopped.await();
             return 0;
+        }
+
+        /** The tree edit of {@code --forward-to}, or null without it; a bad URL or secret is a usage error. */
+        private Forwarding forwarding(CommandLine cli) {
+            if (forwardTo.isEmpty()) {
+                if (forwardSecret != null) {
+                    throw new CommandLine.ParameterException(cli, "--forward-secret needs --forward-to URL");
+                }
+                return null;
+            }
+            List<URI> urls = new ArrayList<>();
+            for (String text : forwardTo) {
+                URI url = Forwarding.parseUrl(text);
+                if (url == null) {
+                    throw new CommandLine.ParameterException(cli, "--forward-to must be an http:// or https:// URL with a"
+                            + " host, e.g. http://127.0.0.1:3000/, got \"" + text + "\"");
+                }
+                urls.add(url);
+            }
+            String secret = forwardSecret == null ? WebhookSecrets.generate()
+                    : WebhookSecrets.check(cli, "--forward-secret", forwardSecret);
+            return new Forwarding(urls, secret);
         }
     }
 

@@ -27,7 +27,7 @@ import org.sluice.edge.settings.Values;
 final class ConfigBinder {
 
     static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet",
-            "destinations", "retention", "store");
+            "destinations", "retention", "store", "logging");
     static final List<String> NODE = List.of("id", "data_dir");
     static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "allowed_hosts", "read_timeout_ms",
             "idle_timeout_ms", "max_connections", "workers", "tls");
@@ -47,6 +47,7 @@ final class ConfigBinder {
 
     static final List<String> RETENTION = List.of("hooks_seconds", "dead_seconds");
     static final List<String> STORE = List.of("max_bytes");
+    static final List<String> LOGGING = List.of("format");
 
     static final long MAX_BODY_CEILING = 1L << 30; // bodies are held in memory whole
     static final long MAX_INFLIGHT_CEILING = 1L << 40;
@@ -78,12 +79,14 @@ final class ConfigBinder {
         FleetConfig fleet = fleet(root.section("fleet", FLEET));
         RetentionConfig retention = retention(root.section("retention", RETENTION));
         StoreConfig store = new StoreConfig(root.section("store", STORE).integer("max_bytes", 0L, 0L, Long.MAX_VALUE));
+        LoggingConfig logging = new LoggingConfig(root.section("logging", LOGGING)
+                .choice("format", LoggingConfig.Format.TEXT, LoggingConfig.Format.values(), LoggingConfig.Format::configName));
         crossChecks(admin, http, rateLimits, tree);
         if (!problems.isEmpty()) {
             return null;
         }
         return new SluiceConfig(node, admin, http, rateLimits, intake, dedupe, sources, fleet, destinations,
-                retention, store);
+                retention, store, logging);
     }
 
     private static Set<String> names(Map<?, ?> m) {

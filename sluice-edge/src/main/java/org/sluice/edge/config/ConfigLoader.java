@@ -12,7 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.sluice.edge.settings.Problems;
+import org.sluice.edge.settings.Values;
 
 /**
  * Reads a Sluice configuration: YAML, then {@code ${VAR}} / {@code ${VAR:-default}}
@@ -43,7 +45,16 @@ public final class ConfigLoader {
 
     /** Loads {@code file}, substituting from {@code env}. */
     public static SluiceConfig load(Path file, Map<String, String> env) {
-        return parse(read(file), env, file.toString());
+        return load(file, env, UnaryOperator.identity());
+    }
+
+    /**
+     * Loads {@code file} with {@code edit} applied to its tree (maps, lists and scalars, after
+     * substitution) before it is bound: for keys the command line adds ({@code serve
+     * --forward-to}), which so meet every rule and message that keys in a file meet.
+     */
+    public static SluiceConfig load(Path file, Map<String, String> env, UnaryOperator<Object> edit) {
+        return parse(read(file), env, file.toString(), edit);
     }
 
     /** The embedded default (see {@link #DEFAULT_RESOURCE}), with the process environment. */
@@ -52,7 +63,20 @@ public final class ConfigLoader {
     }
 
     public static SluiceConfig loadDefault(Map<String, String> env) {
-        return parse(defaultYaml(), env, "the embedded default configuration");
+        return loadDefault(env, UnaryOperator.identity());
+    }
+
+    /** The embedded default with {@code edit} applied to its tree, as {@link #load(Path, Map, UnaryOperator)}. */
+    public static SluiceConfig loadDefault(Map<String, String> env, UnaryOperator<Object> edit) {
+        return parse(defaultYaml(), env, "the embedded default configuration", edit);
+    }
+
+    /**
+     * A string scalar of a tree handed to an edit ({@link #load(Path, Map, UnaryOperator)}) as
+     * text, after substitution; null for anything else (a number, a map, a list).
+     */
+    public static String text(Object scalar) {
+        return Values.string(scalar);
     }
 
     /** The embedded default's YAML text, e.g. for {@code sluice serve --print-default}. */
@@ -88,6 +112,10 @@ public final class ConfigLoader {
      * @throws ConfigException listing every problem
      */
     public static SluiceConfig parse(String yaml, Map<String, String> env, String origin) {
+        return parse(yaml, env, origin, UnaryOperator.identity());
+    }
+
+    private static SluiceConfig parse(String yaml, Map<String, String> env, String origin, UnaryOperator<Object> edit) {
         JsonNode root;
         try {
             root = YAML.readTree(yaml);
@@ -95,7 +123,7 @@ public final class ConfigLoader {
             throw new ConfigException(origin + " is not valid YAML: " + describe(e));
         }
         Problems problems = new Problems();
-        Object tree = new EnvSubstitution(env, problems).convert(root, "");
+        Object tree = edit.apply(new EnvSubstitution(env, problems).convert(root, ""));
         SluiceConfig config = new ConfigBinder(problems).bind(tree);
         if (!problems.isEmpty()) {
             throw new ConfigException(problems.list());

@@ -17,6 +17,7 @@ import org.sluice.edge.delivery.Destination;
  *
  * @param sources      by source id, in file order
  * @param destinations by destination name, in file order
+ * @param logging      how log lines are written; applied by the command line, which owns the process
  */
 public record SluiceConfig(
         NodeConfig node,
@@ -29,7 +30,8 @@ public record SluiceConfig(
         FleetConfig fleet,
         Map<String, Destination> destinations,
         RetentionConfig retention,
-        StoreConfig store) {
+        StoreConfig store,
+        LoggingConfig logging) {
 
     public SluiceConfig {
         Objects.requireNonNull(node, "node");
@@ -41,6 +43,7 @@ public record SluiceConfig(
         Objects.requireNonNull(fleet, "fleet");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(logging, "logging");
         sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
         destinations = Collections.unmodifiableMap(new LinkedHashMap<>(destinations));
     }
@@ -50,7 +53,8 @@ public record SluiceConfig(
         NodeConfig node = NodeConfig.defaults();
         return new SluiceConfig(node, AdminConfig.defaults(), HttpConfig.defaults(),
                 RateLimitsConfig.defaults(node.id()), IntakeConfig.defaults(), DedupeConfig.defaults(),
-                Map.of(), FleetConfig.defaults(), Map.of(), RetentionConfig.defaults(), StoreConfig.defaults());
+                Map.of(), FleetConfig.defaults(), Map.of(), RetentionConfig.defaults(), StoreConfig.defaults(),
+                LoggingConfig.defaults());
     }
 
     /** One line for the boot log: the settings an operator checks first. No secrets. */

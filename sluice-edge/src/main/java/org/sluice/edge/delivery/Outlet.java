@@ -18,6 +18,7 @@ import java.util.function.LongSupplier;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import org.sluice.core.Clock;
 import org.sluice.core.RateLimiter;
 import org.sluice.edge.store.DeliveryLedger;
@@ -464,8 +465,10 @@ final class Outlet {
             }
             answer = new AnswerRecorder.Answer(this, row, seq, writes, hook, decision, status, error, nowMs);
         } catch (RuntimeException e) {
-            LOG.warn("judging the answer of hook {} from destination {} failed (the delivery stays pending): {}",
-                    row.hookId(), name, e.toString());
+            try (MDC.MDCCloseable inMdc = MDC.putCloseable("hook_id", row.hookId())) {
+                LOG.warn("judging the answer of hook {} from destination {} failed (the delivery stays pending): {}",
+                        row.hookId(), name, e.toString());
+            }
             release(row, seq);
             return;
         }
@@ -486,9 +489,19 @@ final class Outlet {
             return;
         } else {
             attemptsDead.increment();
+            logDead(a, (Decision.Dead) a.decision());
         }
         if (fifo != null) {
             fifo.finished(a.row().hookId());
+        }
+    }
+
+    /** One line per dead letter (rare: not a line per attempt), with the hook's id in the MDC ({@code hook_id}). */
+    private void logDead(AnswerRecorder.Answer a, Decision.Dead dead) {
+        try (MDC.MDCCloseable inMdc = MDC.putCloseable("hook_id", a.row().hookId())) {
+            LOG.info("hook {} is dead at destination {} ({}) after attempt {}{}", a.row().hookId(), name,
+                    dead.reason().code(), a.row().nextAttemptNumber(),
+                    a.status() != null ? ", answered " + a.status() : a.error() != null ? ": " + a.error() : "");
         }
     }
 

@@ -46,7 +46,8 @@ class MetricsTest {
                 "sluice_intake_queue_hooks", "sluice_intake_queue_bytes", "sluice_store_wal_syncs_total",
                 "sluice_store_commit_sync_seconds_total", "sluice_limiter_rows",
                 "sluice_limiter_swept_total", "sluice_delivery_hook_reads_total{from=\"memory\"}",
-                "sluice_delivery_hook_reads_total{from=\"store\"}", "jvm_memory_used_bytes"}) {
+                "sluice_delivery_hook_reads_total{from=\"store\"}", "jvm_memory_used_bytes", "sluice_build_info{commit=\"",
+                "process_uptime_seconds", "process_files_open_files", "process_files_max_files", "jvm_info{"}) {
                 assertThat(before).contains(name);
             }
             for (int i = 0; i < 50; i++) {
