@@ -8,7 +8,8 @@
  * its {@code RefusalScope}.
  *
  * <p>May use: {@code sluice-core}, {@code sluice-shm}, {@code sluice-fleet}, {@code config},
- * {@code store} (commit results only). Never {@code http} or {@code server}: nothing here
- * knows about Netty, and no response is built here.
+ * {@code store} (commit results only). Never {@code http}, {@code admin}, {@code server} or
+ * {@code cli} (ArchitectureTest): nothing here knows about Netty, and no response is built
+ * here.
  */
 package org.sluice.edge.admission;

@@ -8,8 +8,10 @@
  *
  * <p>May use: {@code admission} (the limits a handler charges, the one admission call of a
  * hook and the refusals they return), {@code config}, {@code verify}, {@code dedupe},
- * {@code store} (values only) and Netty. Never {@code sluice-fleet} (admission reads the
- * fleet's answers and hands back an {@code admission.Admission}), never {@code server}: what
+ * {@code store} (values only), {@code stats} (the per-second outcome counts), {@code log}
+ * and Netty. Never {@code sluice-fleet} (admission reads the
+ * fleet's answers and hands back an {@code admission.Admission}), never {@code server}, {@code admin} or {@code cli}
+ * (ArchitectureTest): what
  * the handlers need from the node's state comes in through narrow interfaces
  * ({@code HookSink}, {@code admission.TenantGate}). Handlers and their constructors are
  * public only so that {@code server} can assemble the pipeline; everything else stays

@@ -1,11 +1,16 @@
 /**
- * The node's lifecycle: {@code EdgeServer} boots and stops everything, in order; the state
- * behind the request path ({@code Backends}: store, intake, tenant limits, queue shares), the
- * background sweeper, the admin listener ({@code AdminServer}, {@code AdminDeadlines}) and the
- * choice of Netty transport ({@code NettyTransport}).
+ * The node's lifecycle: {@code EdgeServer} boots and stops everything, in order, and builds
+ * each ingest connection's pipeline ({@code EdgeServer.Pipeline}); the state behind the request
+ * path ({@code Backends}: the store, the intake, the tenant gate with its limits, queue shares,
+ * host arena and fleet gate, the dispatcher; {@code IntakeSink} hands it to {@code http}); the
+ * housekeeping threads ({@code Sweeper}, {@code Retention}, with the cached store size
+ * {@code StoreSize}); the admin listener ({@code AdminServer}, {@code AdminDeadlines}); the
+ * process metrics ({@code ProcessMetrics}) and the choice of Netty transport
+ * ({@code NettyTransport}).
  *
- * <p>May use every other package of the edge; no other package uses this one except
- * {@code cli} (which starts an {@code EdgeServer}). The only public API is
- * {@code EdgeServer} and its builder.
+ * <p>May use every other package of the edge, and is the only one that names the RocksDB
+ * store ({@code store.rocks}), which it opens once and hands out through the seam's
+ * interfaces (ArchitectureTest). No other package uses this one except {@code cli} (which
+ * starts an {@code EdgeServer}). The only public API is {@code EdgeServer} and its builder.
  */
 package org.sluice.edge.server;

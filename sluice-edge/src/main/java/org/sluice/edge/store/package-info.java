@@ -10,6 +10,10 @@
  * RocksDB implementation is {@code org.sluice.edge.store.rocks}, which this package does
  * not depend on.
  *
- * <p>May use: {@code sluice-core}. Nothing else in the edge.
+ * <p>{@link org.sluice.edge.store.CommitClaims} is the one route from a commit to the
+ * dispatcher (implemented in {@code delivery}, which the store never names).
+ *
+ * <p>May use: {@code sluice-core}. Nothing else in the edge; no other room depends on
+ * {@code store.rocks} but {@code server} (ArchitectureTest).
  */
 package org.sluice.edge.store;

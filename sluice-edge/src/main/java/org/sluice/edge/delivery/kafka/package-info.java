@@ -5,7 +5,8 @@
  * per destination ({@link org.sluice.edge.delivery.kafka.KafkaTransport}). No Kafka type is
  * seen outside this package.
  *
- * <p>May use {@code delivery} (the seam), {@code delivery.broker}, {@code settings} and the
- * Kafka client; not the other transport rooms.
+ * <p>May use {@code delivery} (the seam), {@code delivery.broker}, {@code store} (the hook an
+ * attempt carries), {@code settings} and the Kafka client; not the other transport rooms
+ * (ArchitectureTest).
  */
 package org.sluice.edge.delivery.kafka;

@@ -5,7 +5,8 @@
  * ({@link org.sluice.edge.delivery.nats.NatsTransport}, with its headers written in wire
  * form by {@code NatsWireHeaders}). No NATS client type is seen outside this package.
  *
- * <p>May use {@code delivery} (the seam), {@code delivery.broker}, {@code settings} and the
- * NATS client; not the other transport rooms.
+ * <p>May use {@code delivery} (the seam), {@code delivery.broker}, {@code store} (the hook an
+ * attempt carries), {@code settings} and the NATS client; not the other transport rooms
+ * (ArchitectureTest).
  */
 package org.sluice.edge.delivery.nats;
