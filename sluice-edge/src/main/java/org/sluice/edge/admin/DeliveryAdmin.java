@@ -20,7 +20,7 @@ import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.store.DeadLetterPage;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
-import org.sluice.edge.store.DestinationCounts;
+import org.sluice.edge.store.DestinationBacklog;
 
 /**
  * The delivery routes of the admin API (issue 13): destinations with their live state,
@@ -119,7 +119,7 @@ final class DeliveryAdmin {
 
     private Map<String, Object> view(Destination d, boolean paused, long now) {
         DestinationActivity live = activity.of(d.name()).orElse(DestinationActivity.IDLE);
-        DestinationCounts counts = ledger == null ? new DestinationCounts(0, 0, 0) : ledger.counts(d.name(), now);
+        DestinationBacklog counts = ledger == null ? new DestinationBacklog(0, 0, 0) : ledger.counts(d.name(), now);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("name", d.name());
         out.put("type", d.type());

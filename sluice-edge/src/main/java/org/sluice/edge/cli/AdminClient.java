@@ -148,14 +148,7 @@ final class AdminClient {
     }
 
     Answer put(String path, Object json) throws Unreachable, InterruptedException {
-        byte[] body;
-        try {
-            body = JSON.writeValueAsBytes(json);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-        return send(HttpRequest.newBuilder(uri(path)).PUT(HttpRequest.BodyPublishers.ofByteArray(body))
-                .header("Content-Type", "application/json"));
+        return sendJson("PUT", path, json);
     }
 
     /** POST with a JSON body, or with none when {@code json} is null. */
@@ -163,13 +156,18 @@ final class AdminClient {
         if (json == null) {
             return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody()));
         }
+        return sendJson("POST", path, json);
+    }
+
+    /** {@code method} with {@code json} written as the body. */
+    private Answer sendJson(String method, String path, Object json) throws Unreachable, InterruptedException {
         byte[] body;
         try {
             body = JSON.writeValueAsBytes(json);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofByteArray(body))
+        return send(HttpRequest.newBuilder(uri(path)).method(method, HttpRequest.BodyPublishers.ofByteArray(body))
                 .header("Content-Type", "application/json"));
     }
 

@@ -45,18 +45,13 @@ public final class DeliveryCommands {
 
         @Override
         public final Integer call() throws InterruptedException {
-            try {
-                return run(AdminClient.from(options, env), spec.commandLine().getOut());
-            } catch (AdminClient.Unreachable e) {
-                spec.commandLine().getErr().println("sluice: " + e.getMessage());
-                return AdminClient.EXIT_UNREACHABLE;
-            }
+            return AdminCall.run(spec, options, env, client -> run(client, spec.commandLine().getOut()));
         }
 
         abstract int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException;
 
         int refused(AdminClient.Answer answer) {
-            return LimitsCommand.refused(spec, answer);
+            return AdminCall.refused(spec, answer);
         }
     }
 
@@ -74,21 +69,18 @@ public final class DeliveryCommands {
 
         @Override
         int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException {
-            AdminClient.Answer answer = client.get("/v1/destinations");
-            if (answer.status() != 200) {
-                return refused(answer);
-            }
-            List<String[]> rows = new ArrayList<>();
-            rows.add(new String[] {"NAME", "TYPE", "STATE", "IN_FLIGHT", "PENDING", "DEAD", "OLDEST_PENDING",
-                    "DELIVERED", "FAILED_ATTEMPTS"});
-            for (JsonNode d : answer.body().get("destinations")) {
-                rows.add(new String[] {d.get("name").asText(), d.get("type").asText(), d.get("state").asText(),
-                        d.get("in_flight").asText(), d.get("pending").asText(), d.get("dead").asText(),
-                        age(d.get("oldest_pending_age_ms").asLong()), d.get("delivered_total").asText(),
-                        d.get("failed_attempts_total").asText()});
-            }
-            table(out, rows);
-            return AdminClient.EXIT_OK;
+            return AdminCall.expect(spec, client.get("/v1/destinations"), 200, (printed, body) -> {
+                List<String[]> rows = new ArrayList<>();
+                rows.add(new String[] {"NAME", "TYPE", "STATE", "IN_FLIGHT", "PENDING", "DEAD", "OLDEST_PENDING",
+                        "DELIVERED", "FAILED_ATTEMPTS"});
+                for (JsonNode d : body.get("destinations")) {
+                    rows.add(new String[] {d.get("name").asText(), d.get("type").asText(), d.get("state").asText(),
+                            d.get("in_flight").asText(), d.get("pending").asText(), d.get("dead").asText(),
+                            age(d.get("oldest_pending_age_ms").asLong()), d.get("delivered_total").asText(),
+                            d.get("failed_attempts_total").asText()});
+                }
+                table(printed, rows);
+            });
         }
     }
 
@@ -170,12 +162,10 @@ public final class DeliveryCommands {
                     : force ? Map.of("destinations", destinations, "force", true) : Map.of("destinations", destinations);
             AdminClient.Answer answer = client.post("/v1/hooks/" + URLEncoder.encode(id, StandardCharsets.UTF_8)
                     + "/redeliver", body);
-            if (answer.status() != 202) {
-                return refused(answer);
-            }
-            int n = answer.body().get("scheduled").asInt();
-            out.println("redelivery scheduled: " + id + " to " + n + " destination" + (n == 1 ? "" : "s"));
-            return AdminClient.EXIT_OK;
+            return AdminCall.expect(spec, answer, 202, (printed, accepted) -> {
+                int n = accepted.get("scheduled").asInt();
+                printed.println("redelivery scheduled: " + id + " to " + n + " destination" + (n == 1 ? "" : "s"));
+            });
         }
     }
 

@@ -1,7 +1,6 @@
 package org.sluice.edge.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -51,33 +50,16 @@ public final class LimitsCommand implements Callable<Integer> {
 
     /** {@code sluice limits get TENANT}. */
     @Command(name = "get", description = "Print the limit that applies to TENANT and where it comes from.")
-    static final class Get implements Callable<Integer> {
-        @ParentCommand LimitsCommand parent;
-        @Spec CommandLine.Model.CommandSpec spec;
-        @Mixin AdminClientOptions options;
-        @Parameters(index = "0", paramLabel = "TENANT") String tenant;
-
+    static final class Get extends OfTenant {
         @Override
-        public Integer call() throws InterruptedException {
-            return parent.run(spec, options, client -> {
-                AdminClient.Answer answer = client.get(tenantPath(tenant));
-                if (answer.status() != 200) {
-                    return refused(spec, answer);
-                }
-                spec.commandLine().getOut().println(effectiveLine(answer.body()));
-                return AdminClient.EXIT_OK;
-            });
+        int run(AdminClient client) throws AdminClient.Unreachable, InterruptedException {
+            return AdminCall.expect(spec, client.get(tenantPath(tenant)), 200, (out, body) -> out.println(effectiveLine(body)));
         }
     }
 
     /** {@code sluice limits set TENANT --rate R --burst B [...]}. */
     @Command(name = "set", description = "Set TENANT's override; it replaces the tenant's limit whole and resets its buckets.")
-    static final class Set implements Callable<Integer> {
-        @ParentCommand LimitsCommand parent;
-        @Spec CommandLine.Model.CommandSpec spec;
-        @Mixin AdminClientOptions options;
-        @Parameters(index = "0", paramLabel = "TENANT") String tenant;
-
+    static final class Set extends OfTenant {
         @Option(names = "--rate", required = true, paramLabel = "R", description = "hooks per second (may be fractional)")
         BigDecimal rate;
         @Option(names = "--burst", required = true, paramLabel = "B", description = "most hooks back to back")
@@ -94,7 +76,7 @@ public final class LimitsCommand implements Callable<Integer> {
         Long maxQueueBytes;
 
         @Override
-        public Integer call() throws InterruptedException {
+        int run(AdminClient client) throws AdminClient.Unreachable, InterruptedException {
             Map<String, Object> limit = new LinkedHashMap<>();
             limit.put("rate", rate);
             limit.put("burst", burst);
@@ -103,14 +85,8 @@ public final class LimitsCommand implements Callable<Integer> {
             putIfSet(limit, "max_body_bytes", maxBodyBytes);
             putIfSet(limit, "max_queue", maxQueue);
             putIfSet(limit, "max_queue_bytes", maxQueueBytes);
-            return parent.run(spec, options, client -> {
-                AdminClient.Answer answer = client.put(tenantPath(tenant), limit);
-                if (answer.status() != 200) {
-                    return refused(spec, answer);
-                }
-                spec.commandLine().getOut().println("override set. " + effectiveLine(answer.body()));
-                return AdminClient.EXIT_OK;
-            });
+            return AdminCall.expect(spec, client.put(tenantPath(tenant), limit), 200,
+                    (out, body) -> out.println("override set. " + effectiveLine(body)));
         }
 
         private static void putIfSet(Map<String, Object> limit, String key, Object value) {
@@ -122,72 +98,59 @@ public final class LimitsCommand implements Callable<Integer> {
 
     /** {@code sluice limits delete TENANT}. */
     @Command(name = "delete", description = "Remove TENANT's override so the config's limit applies again.")
-    static final class Delete implements Callable<Integer> {
-        @ParentCommand LimitsCommand parent;
-        @Spec CommandLine.Model.CommandSpec spec;
-        @Mixin AdminClientOptions options;
-        @Parameters(index = "0", paramLabel = "TENANT") String tenant;
-
+    static final class Delete extends OfTenant {
         @Override
-        public Integer call() throws InterruptedException {
-            return parent.run(spec, options, client -> {
-                AdminClient.Answer answer = client.delete(tenantPath(tenant));
-                if (answer.status() == 404 && "rate_limit_not_found".equals(answer.error())) {
-                    spec.commandLine().getErr().println("sluice: " + tenant + " has no override (nothing deleted)");
-                    return AdminClient.EXIT_REFUSED;
-                }
-                if (answer.status() != 204) {
-                    return refused(spec, answer);
-                }
-                AdminClient.Answer now = client.get(tenantPath(tenant));
-                String after = now.status() == 200 ? " Now " + effectiveLine(now.body()) : "";
-                spec.commandLine().getOut().println("override deleted." + after);
-                return AdminClient.EXIT_OK;
-            });
+        int run(AdminClient client) throws AdminClient.Unreachable, InterruptedException {
+            AdminClient.Answer answer = client.delete(tenantPath(tenant));
+            if (answer.status() == 404 && "rate_limit_not_found".equals(answer.error())) {
+                spec.commandLine().getErr().println("sluice: " + tenant + " has no override (nothing deleted)");
+                return AdminClient.EXIT_REFUSED;
+            }
+            if (answer.status() != 204) {
+                return AdminCall.refused(spec, answer);
+            }
+            AdminClient.Answer now = client.get(tenantPath(tenant));
+            String after = now.status() == 200 ? " Now " + effectiveLine(now.body()) : "";
+            spec.commandLine().getOut().println("override deleted." + after);
+            return AdminClient.EXIT_OK;
         }
     }
 
     /** {@code sluice limits list}. */
     @Command(name = "list", description = "Print the default and every tenant with an override or a config entry.")
-    static final class ListAll implements Callable<Integer> {
-        @ParentCommand LimitsCommand parent;
-        @Spec CommandLine.Model.CommandSpec spec;
-        @Mixin AdminClientOptions options;
-
+    static final class ListAll extends Sub {
         @Override
-        public Integer call() throws InterruptedException {
-            return parent.run(spec, options, client -> {
-                AdminClient.Answer answer = client.get("/v1/rate-limits");
-                if (answer.status() != 200) {
-                    return refused(spec, answer);
-                }
-                PrintWriter out = spec.commandLine().getOut();
-                JsonNode body = answer.body();
+        int run(AdminClient client) throws AdminClient.Unreachable, InterruptedException {
+            return AdminCall.expect(spec, client.get("/v1/rate-limits"), 200, (out, body) -> {
                 out.println("default: " + (body.get("default").isNull() ? "none (tenants without a limit are unlimited)"
                         : limitText(body.get("default"))));
                 for (JsonNode row : body.get("tenants")) {
                     out.println(row.get("tenant").asText() + ": " + limitText(row.get("limit"))
                             + " (" + row.get("source").asText() + ")");
                 }
-                return AdminClient.EXIT_OK;
             });
         }
     }
 
     // ------------------------------------------------------------------ shared
 
-    @FunctionalInterface
-    interface Call {
-        int run(AdminClient client) throws AdminClient.Unreachable, InterruptedException;
+    /** What every subcommand is given: the parent (for the environment), its spec and the admin-API options. */
+    abstract static class Sub implements Callable<Integer> {
+        @ParentCommand LimitsCommand parent;
+        @Spec CommandLine.Model.CommandSpec spec;
+        @Mixin AdminClientOptions options;
+
+        @Override
+        public final Integer call() throws InterruptedException {
+            return AdminCall.run(spec, options, parent.env, this::run);
+        }
+
+        abstract int run(AdminClient client) throws AdminClient.Unreachable, InterruptedException;
     }
 
-    int run(CommandLine.Model.CommandSpec spec, AdminClientOptions options, Call call) throws InterruptedException {
-        try {
-            return call.run(AdminClient.from(options, env));
-        } catch (AdminClient.Unreachable e) {
-            spec.commandLine().getErr().println("sluice: " + e.getMessage());
-            return AdminClient.EXIT_UNREACHABLE;
-        }
+    /** A subcommand about one tenant. */
+    abstract static class OfTenant extends Sub {
+        @Parameters(index = "0", paramLabel = "TENANT") String tenant;
     }
 
     static String tenantPath(String tenant) {
@@ -195,11 +158,6 @@ public final class LimitsCommand implements Callable<Integer> {
         // cannot carry is percent-encoded and then refused there as invalid_tenant.
         return "/v1/tenants/" + java.net.URLEncoder.encode(tenant, java.nio.charset.StandardCharsets.UTF_8)
                 .replace("+", "%20") + "/rate-limit";
-    }
-
-    static int refused(CommandLine.Model.CommandSpec spec, AdminClient.Answer answer) {
-        spec.commandLine().getErr().println("sluice: the server refused: " + answer.describe());
-        return AdminClient.EXIT_REFUSED;
     }
 
     /** {@code acme: rate=10 burst=20 (override)} or {@code acme: unlimited (none)}. */

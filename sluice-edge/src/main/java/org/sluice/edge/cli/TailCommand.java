@@ -66,19 +66,18 @@ public final class TailCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--poll-ms must be at least 1, got " + pollMillis);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try {
-            AdminClient client = AdminClient.from(options, env);
+        return AdminCall.run(spec, options, env, client -> {
             String cursor = after;
             while (true) {
                 String query = "/v1/hooks?limit=" + page
                         + (cursor == null ? "" : "&after=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
                 AdminClient.Answer answer = client.get(query);
                 if (answer.status() != 200) {
-                    return LimitsCommand.refused(spec, answer);
+                    return AdminCall.refused(spec, answer);
                 }
                 JsonNode hooks = answer.body().get("hooks");
                 for (JsonNode hook : hooks) {
-                    out.println(AdminClient.JSON.writeValueAsString(hook));
+                    out.println(jsonLine(hook));
                     cursor = hook.get("id").asText();
                 }
                 out.flush();
@@ -90,9 +89,12 @@ public final class TailCommand implements Callable<Integer> {
                 }
                 Thread.sleep(pollMillis);
             }
-        } catch (AdminClient.Unreachable e) {
-            spec.commandLine().getErr().println("sluice: " + e.getMessage());
-            return AdminClient.EXIT_UNREACHABLE;
+        });
+    }
+
+    private static String jsonLine(JsonNode hook) {
+        try {
+            return AdminClient.JSON.writeValueAsString(hook);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -380,10 +380,7 @@ final class ConfigBinder {
     // ------------------------------------------------------------------ shared readers
 
     private HostPort hostPort(Section s, String key, HostPort def) {
-        if (!s.has(key)) {
-            return def;
-        }
-        String text = s.string(key, null);
+        String text = s.string(key, null); // null when absent, or not a string (a problem recorded)
         if (text == null) {
             return def;
         }
@@ -398,10 +395,7 @@ final class ConfigBinder {
 
     /** A POSIX group name (portable characters, as useradd accepts them); whether it exists is checked when the file is made. */
     private static Optional<String> groupName(Section s, String key) {
-        if (!s.has(key)) {
-            return Optional.empty();
-        }
-        String text = s.string(key, null);
+        String text = s.string(key, null); // null when absent, or not a string (a problem recorded)
         if (text == null) {
             return Optional.empty();
         }
@@ -414,10 +408,7 @@ final class ConfigBinder {
     }
 
     private Path path(Section s, String key, Path def) {
-        if (!s.has(key)) {
-            return def;
-        }
-        String text = s.string(key, null);
+        String text = s.string(key, null); // null when absent, or not a string (a problem recorded)
         if (text == null) {
             return def;
         }

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
 import org.sluice.edge.delivery.BreakerSettings;
@@ -150,31 +151,28 @@ final class DestinationReader {
         long max = wide(r, "max_ms", d.maxMs());
         long attempts = wide(r, "max_attempts", d.maxAttempts());
         long age = wide(r, "max_age_seconds", d.maxAgeMillis() / 1000);
-        List<Integer> statuses = RetryPolicy.DEFAULT_PERMANENT_STATUSES;
-        if (r.has("permanent_statuses")) {
-            List<?> raw = r.list("permanent_statuses");
-            statuses = new ArrayList<>();
-            if (raw != null) {
-                for (int i = 0; i < raw.size(); i++) {
-                    BigInteger b = Values.integer(raw.get(i));
-                    if (b == null || b.bitLength() > 31) {
-                        r.problem(Paths.index(r.pathOf("permanent_statuses"), i) + " must be an HTTP status, got "
-                                + Values.render(raw.get(i)));
-                    } else {
-                        statuses.add(b.intValue());
-                    }
+        List<Integer> statuses = permanentStatuses(r);
+        return checked(r, before, () -> RetryPolicy.of(s.path(), initial, max, attempts, age, statuses));
+    }
+
+    private static List<Integer> permanentStatuses(Section r) {
+        if (!r.has("permanent_statuses")) {
+            return RetryPolicy.DEFAULT_PERMANENT_STATUSES;
+        }
+        List<?> raw = r.list("permanent_statuses");
+        List<Integer> statuses = new ArrayList<>();
+        if (raw != null) {
+            for (int i = 0; i < raw.size(); i++) {
+                BigInteger b = Values.integer(raw.get(i));
+                if (b == null || b.bitLength() > 31) {
+                    r.problem(Paths.index(r.pathOf("permanent_statuses"), i) + " must be an HTTP status, got "
+                            + Values.render(raw.get(i)));
+                } else {
+                    statuses.add(b.intValue());
                 }
             }
         }
-        if (r.problems().size() != before) {
-            return null;
-        }
-        try {
-            return RetryPolicy.of(s.path(), initial, max, attempts, age, statuses);
-        } catch (SettingsException bad) {
-            bad.errors().forEach(r::problem);
-            return null;
-        }
+        return statuses;
     }
 
     private static BreakerSettings breaker(Section s) {
@@ -187,13 +185,21 @@ final class DestinationReader {
         long failures = wide(b, "failures", d.failures());
         long open = wide(b, "open_ms", d.openMs());
         long maxOpen = wide(b, "max_open_ms", d.maxOpenMs());
-        if (b.problems().size() != before) {
+        return checked(b, before, () -> BreakerSettings.of(s.path(), failures, open, maxOpen));
+    }
+
+    /**
+     * The settings {@code build} makes, or null when {@code section} recorded a problem since
+     * {@code before} or the settings refuse the values (their errors then recorded there).
+     */
+    private static <T> T checked(Section section, int before, Supplier<T> build) {
+        if (section.problems().size() != before) {
             return null;
         }
         try {
-            return BreakerSettings.of(s.path(), failures, open, maxOpen);
+            return build.get();
         } catch (SettingsException bad) {
-            bad.errors().forEach(b::problem);
+            bad.errors().forEach(section::problem);
             return null;
         }
     }

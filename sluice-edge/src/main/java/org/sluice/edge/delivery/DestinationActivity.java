@@ -2,7 +2,7 @@ package org.sluice.edge.delivery;
 
 /**
  * What the dispatcher is doing for one destination right now, beside what the store counts
- * for it ({@link org.sluice.edge.store.DestinationCounts}).
+ * for it ({@link org.sluice.edge.store.DestinationBacklog}).
  *
  * @param inFlight            attempts started and not yet answered
  * @param breakerOpen         true while the breaker holds attempts back (open, or half open

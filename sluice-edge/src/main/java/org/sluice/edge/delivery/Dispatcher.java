@@ -114,7 +114,7 @@ public final class Dispatcher implements AutoCloseable {
     private final Map<String, Outlet> outlets;
     // TRANSPORT: made, flushed after a pass and closed here; each outlet sends through its own
     private final Transports transports;
-    private final AttemptsOut attemptsOut = new AttemptsOut();
+    private final OutstandingAttempts outstanding = new OutstandingAttempts();
     private final Driver driver;
     private final AnswerRecorder recorder;
     private final CommitStarter starter;
@@ -167,12 +167,12 @@ public final class Dispatcher implements AutoCloseable {
         if (destinations.stream().map(Destination::name).distinct().count() != destinations.size()) {
             throw new IllegalArgumentException("a destination is configured twice: " + destinations);
         }
-        this.driver = new Driver(this::pass, attemptsOut::unanswered, this::answersQueued);
+        this.driver = new Driver(this::pass, outstanding::unanswered, this::answersQueued);
         this.recorder = new AnswerRecorder(ledger, random, driver::passesComing, driver::wake);
         this.transports = new Transports(destinations, wall, httpLoops);
         Map<String, Outlet> byName = new LinkedHashMap<>();
         for (Destination d : destinations) {
-            byName.put(d.name(), new Outlet(d, transports.of(d), store, clock, wallMillis, attemptsOut, recorder,
+            byName.put(d.name(), new Outlet(d, transports.of(d), store, clock, wallMillis, outstanding, recorder,
                     driver::wake, driver::stopping, registry));
         }
         this.outlets = Collections.unmodifiableMap(byName);
@@ -225,7 +225,7 @@ public final class Dispatcher implements AutoCloseable {
         driver.awaitStopped(TimeUnit.NANOSECONDS.toMillis(closeGraceNanos) + 1_000);
         recorder.recordQueued(); // answers the driver left queued; from now on the answer threads record their own
         synchronized (pumpLock) { // no pass is running or will start attempts after this
-            attemptsOut.awaitIdle(Duration.ofNanos(closeGraceNanos));
+            outstanding.awaitIdle(Duration.ofNanos(closeGraceNanos));
         }
         recorder.stopRecording();
         transports.close();
@@ -237,7 +237,7 @@ public final class Dispatcher implements AutoCloseable {
      * of real time. Returns true when idle.
      */
     boolean awaitIdle(Duration timeout) {
-        return attemptsOut.awaitIdle(timeout);
+        return outstanding.awaitIdle(timeout);
     }
 
     // ================================================================ status

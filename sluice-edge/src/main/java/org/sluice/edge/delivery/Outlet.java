@@ -105,7 +105,7 @@ final class Outlet {
     private final DeliveryLedger ledger;
     private final Clock clock;
     private final LongSupplier wallMillis;
-    private final AttemptsOut attemptsOut;
+    private final OutstandingAttempts outstanding;
     private final AnswerRecorder recorder;
     /** Wakes the driver (see {@link Dispatcher#wake()}). */
     private final Runnable wake;
@@ -148,7 +148,7 @@ final class Outlet {
     private final TreeSet<Long> retryTimes = new TreeSet<>();
 
     Outlet(Destination d, Transport transport, HookStore store, Clock clock, LongSupplier wallMillis,
-           AttemptsOut attemptsOut, AnswerRecorder recorder, Runnable wake, BooleanSupplier stopping,
+           OutstandingAttempts outstanding, AnswerRecorder recorder, Runnable wake, BooleanSupplier stopping,
            MeterRegistry registry) {
         this.destination = d;
         this.name = d.name();
@@ -159,7 +159,7 @@ final class Outlet {
         this.ledger = store.deliveries();
         this.clock = clock;
         this.wallMillis = wallMillis;
-        this.attemptsOut = attemptsOut;
+        this.outstanding = outstanding;
         this.recorder = recorder;
         this.wake = wake;
         this.stopping = stopping;
@@ -428,13 +428,13 @@ final class Outlet {
         } else {
             out.add(row.hookId());
         }
-        attemptsOut.started();
+        outstanding.started();
         long startNanos = clock.nanoTime();
         // TRANSPORT: the one call that sends. Judged on the thread that completes the attempt
         // (the transport's own, e.g. the HTTP client's event loop): a few arithmetic steps and
         // a queue, no I/O, no hand-off
         transport.send(destination, hook, attempt, nowMs).whenComplete((o, e) -> {
-            attemptsOut.answered();
+            outstanding.answered();
             if (o != null) {
                 answered(row, hook, pass, seq, writes, startNanos, o.result(), o.error());
             } else { // transports never fail their futures; if one did, the row stays pending, due again
@@ -553,6 +553,6 @@ final class Outlet {
         if (dueAgainMillis >= 0) {
             ledger.unheld(name, dueAgainMillis);
         }
-        attemptsOut.handled();
+        outstanding.handled();
     }
 }

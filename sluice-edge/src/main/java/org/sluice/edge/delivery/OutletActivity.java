@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
-import org.sluice.edge.store.DestinationCounts;
+import org.sluice.edge.store.DestinationBacklog;
 import org.sluice.edge.store.HookStore;
 
 /**
@@ -68,7 +68,7 @@ final class OutletActivity implements DeliveryActivity {
                 .tag("destination", name).strongReference(true).register(registry);
     }
 
-    private Optional<DestinationCounts> counts(Outlet outlet) {
+    private Optional<DestinationBacklog> counts(Outlet outlet) {
         try {
             return store.isOpen() ? Optional.of(store.deliveries().counts(outlet.name, wallMillis.getAsLong()))
                     : Optional.empty();

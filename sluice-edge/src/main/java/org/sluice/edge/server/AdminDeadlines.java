@@ -35,6 +35,11 @@ import org.sluice.edge.http.Responses;
  *
  * <p>Both handlers sit on one channel, so they and the timer tasks run on its event loop:
  * nothing here is shared between threads.
+ *
+ * <p>The hook listener's {@code http.ReadDeadlineHandler} follows requests the same way but is
+ * apart on purpose: it has one deadline, from the moment the server waits for a request, and
+ * no idle deadline started by the first byte; and it sits behind the in-order gate, after the
+ * codec, so that it sees one pipelined request at a time.
  */
 final class AdminDeadlines {
 

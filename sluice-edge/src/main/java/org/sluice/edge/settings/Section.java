@@ -90,29 +90,25 @@ public final class Section {
     }
 
     public String string(String key, String def) {
-        Object v = map.get(key);
-        if (v == null) {
-            return def;
-        }
-        String s = Values.string(v);
-        if (s == null) {
-            problems.add(pathOf(key) + " must be a string, got " + Values.render(v));
-            return def;
-        }
-        return s;
+        return converted(key, def, Values::string, "a string");
     }
 
     public boolean bool(String key, boolean def) {
+        return converted(key, def, Values::bool, "true or false");
+    }
+
+    /** The value at {@code key} converted ({@code def} when absent); a value that does not convert (null) is a problem. */
+    private <T> T converted(String key, T def, Function<Object, T> convert, String expected) {
         Object v = map.get(key);
         if (v == null) {
             return def;
         }
-        Boolean b = Values.bool(v);
-        if (b == null) {
-            problems.add(pathOf(key) + " must be true or false, got " + Values.render(v));
+        T t = convert.apply(v);
+        if (t == null) {
+            problems.add(pathOf(key) + " must be " + expected + ", got " + Values.render(v));
             return def;
         }
-        return b;
+        return t;
     }
 
     /** An integer in {@code [min, max]}. */

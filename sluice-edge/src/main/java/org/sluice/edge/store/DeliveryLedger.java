@@ -122,7 +122,7 @@ public interface DeliveryLedger extends DestinationPauses {
      * Pending and dead rows of {@code destination}, and the age at {@code nowMillis} of the
      * oldest hook with a pending delivery to it.
      */
-    DestinationCounts counts(String destination, long nowMillis);
+    DestinationBacklog counts(String destination, long nowMillis);
 
     /** A pending delivery as the pending index lists it: the hook's commit sequence number and id. */
     record PendingRef(long seq, String hookId) {

@@ -28,8 +28,8 @@ final class HeaderHmacVerifier implements Verifier {
 
     @Override
     public VerifyOutcome verify(HeaderLookup headers, byte[] body, long nowEpochSeconds) {
-        String value = headers.get(header);
-        if (value == null || value.isEmpty()) {
+        String value = headers.nonEmpty(header);
+        if (value == null) {
             return MISSING_SIGNATURE;
         }
         if (!value.startsWith(prefix)) {

@@ -29,8 +29,8 @@ final class SlackVerifier implements Verifier {
 
     @Override
     public VerifyOutcome verify(HeaderLookup headers, byte[] body, long nowEpochSeconds) {
-        String value = headers.get(SIGNATURE);
-        if (value == null || value.isEmpty()) {
+        String value = headers.nonEmpty(SIGNATURE);
+        if (value == null) {
             return MISSING_SIGNATURE;
         }
         if (!value.startsWith(VERSION + "=")) {

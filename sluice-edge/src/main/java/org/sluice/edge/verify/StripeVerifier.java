@@ -29,8 +29,8 @@ final class StripeVerifier implements Verifier {
 
     @Override
     public VerifyOutcome verify(HeaderLookup headers, byte[] body, long nowEpochSeconds) {
-        String value = headers.get(HEADER);
-        if (value == null || value.isEmpty()) {
+        String value = headers.nonEmpty(HEADER);
+        if (value == null) {
             return MISSING_SIGNATURE;
         }
         String t = null;

@@ -102,7 +102,7 @@ public final class KafkaTransport implements Transport {
     static final int MAX_IN_FLIGHT_PER_CONNECTION = 5;
     private static final int MAX_ERROR_CHARS = 200;
 
-    private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
+    private final Map<String, Publisher> publishers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = BrokerThreads.timer("sluice-kafka-timer");
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -119,22 +119,22 @@ public final class KafkaTransport implements Transport {
         } catch (KafkaException bad) {
             throw new IllegalArgumentException("destinations." + destination.name() + ".properties: " + bad.getMessage(), bad);
         }
-        lanes.computeIfAbsent(destination.name(), n -> {
-            Lane lane = new Lane(destination, k, props);
-            lane.out.sweepOn(timer);
-            return lane;
+        publishers.computeIfAbsent(destination.name(), n -> {
+            Publisher publisher = new Publisher(destination, k, props);
+            publisher.out.sweepOn(timer);
+            return publisher;
         });
     }
 
     @Override
     public CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
-        Lane lane = lanes.get(destination.name());
-        if (lane == null) {
+        Publisher publisher = publishers.get(destination.name());
+        if (publisher == null) {
             throw new IllegalArgumentException("no destination " + destination.name() + " is registered");
         }
-        Attempt<Pending> a = lane.out.open(new Pending(hook, attempt));
-        lane.queued.add(a);
-        if (closed.get()) { // closed, perhaps after close() swept the lane: nothing will publish it
+        Attempt<Pending> a = publisher.out.open(new Pending(hook, attempt));
+        publisher.queued.add(a);
+        if (closed.get()) { // closed, perhaps after close() swept the publisher: nothing will publish it
             a.complete(CLOSED);
         }
         return a.future();
@@ -143,9 +143,9 @@ public final class KafkaTransport implements Transport {
     /** Hands each destination's attempts queued since the last flush to its sender thread, in one task. */
     @Override
     public void flush() {
-        for (Lane lane : lanes.values()) {
-            if (!lane.queued.isEmpty()) {
-                lane.schedulePublish();
+        for (Publisher publisher : publishers.values()) {
+            if (!publisher.queued.isEmpty()) {
+                publisher.schedulePublish();
             }
         }
     }
@@ -156,20 +156,20 @@ public final class KafkaTransport implements Transport {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        for (Lane lane : lanes.values()) {
-            lane.sender.shutdownNow();
+        for (Publisher publisher : publishers.values()) {
+            publisher.sender.shutdownNow();
         }
-        for (Lane lane : lanes.values()) {
+        for (Publisher publisher : publishers.values()) {
             try {
-                lane.sender.awaitTermination(5, TimeUnit.SECONDS);
+                publisher.sender.awaitTermination(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            Producer<byte[], byte[]> p = lane.producer;
+            Producer<byte[], byte[]> p = publisher.producer;
             if (p != null) {
                 p.close(Duration.ofSeconds(2));
             }
-            lane.out.completeAll(CLOSED);
+            publisher.out.completeAll(CLOSED);
         }
         timer.shutdownNow();
     }
@@ -266,7 +266,7 @@ public final class KafkaTransport implements Transport {
     // ------------------------------------------------------------------ one destination
 
     /** One destination: its producer (made at the first attempt), its sender thread and the attempts out. */
-    private final class Lane {
+    private final class Publisher {
         final Destination destination;
         final KafkaTarget settings;
         final Properties props;
@@ -279,7 +279,7 @@ public final class KafkaTransport implements Transport {
         final AtomicBoolean publishScheduled = new AtomicBoolean();
         volatile Producer<byte[], byte[]> producer; // written on the sender thread only
 
-        Lane(Destination destination, KafkaTarget settings, Properties props) {
+        Publisher(Destination destination, KafkaTarget settings, Properties props) {
             this.destination = destination;
             this.settings = settings;
             this.props = props;

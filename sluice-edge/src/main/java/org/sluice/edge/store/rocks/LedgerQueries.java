@@ -20,7 +20,7 @@ import org.sluice.edge.store.DeliveryLedger.PendingRef;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryScan;
 import org.sluice.edge.store.DeliveryState;
-import org.sluice.edge.store.DestinationCounts;
+import org.sluice.edge.store.DestinationBacklog;
 import org.sluice.edge.store.PendingHook;
 
 /**
@@ -205,11 +205,11 @@ final class LedgerQueries {
      * the destination's pending floor: past the tombstones of the rows finished before the
      * previous look, see {@link LedgerState}).
      */
-    DestinationCounts counts(String destination, long nowMillis) {
+    DestinationBacklog counts(String destination, long nowMillis) {
         PendingHook.checkDestination(destination);
         LedgerState.Counter c = state.counterOrNull(destination);
         if (c == null) {
-            return new DestinationCounts(0, 0, 0);
+            return new DestinationBacklog(0, 0, 0);
         }
         long pending = c.pending.get();
         long dead = c.dead.get();
@@ -230,7 +230,7 @@ final class LedgerQueries {
                 return 0L;
             }
         });
-        return new DestinationCounts(pending, dead, oldest);
+        return new DestinationBacklog(pending, dead, oldest);
     }
 
     /**

@@ -13,7 +13,7 @@ import org.sluice.edge.store.DeadLetterPage;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryScan;
-import org.sluice.edge.store.DestinationCounts;
+import org.sluice.edge.store.DestinationBacklog;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.RetentionResult;
 import org.sluice.edge.store.StoredHook;
@@ -157,7 +157,7 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     }
 
     @Override
-    public DestinationCounts counts(String destination, long nowMillis) {
+    public DestinationBacklog counts(String destination, long nowMillis) {
         return queries.counts(destination, nowMillis);
     }
 

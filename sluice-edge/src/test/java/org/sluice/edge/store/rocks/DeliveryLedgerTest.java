@@ -31,7 +31,7 @@ import org.sluice.edge.store.DeadLetterPage;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
-import org.sluice.edge.store.DestinationCounts;
+import org.sluice.edge.store.DestinationBacklog;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.Hooks;
 import org.sluice.edge.store.PendingHook;
@@ -92,7 +92,7 @@ class DeliveryLedgerTest {
                         org.assertj.core.groups.Tuple.tuple("b", DeliveryState.PENDING, 0, T0, T0));
         assertThat(ledger.due("a", T0, 10)).extracting(DeliveryRow::hookId).containsExactly(id);
         assertThat(ledger.due("a", T0 - 1, 10)).isEmpty();
-        assertThat(ledger.counts("a", T0 + 5000)).isEqualTo(new DestinationCounts(1, 0, 5000));
+        assertThat(ledger.counts("a", T0 + 5000)).isEqualTo(new DestinationBacklog(1, 0, 5000));
         assertThat(only("a", T0).nextAttemptNumber()).isEqualTo(1);
     }
 
@@ -226,7 +226,7 @@ class DeliveryLedgerTest {
         assertThat(ledger.deliveries(again.get(1).id())).isEmpty();
         assertThat(ledger.due("b", Long.MAX_VALUE, 10)).isEmpty();
         assertThat(ledger.counts("a", T0).pending()).isEqualTo(1);
-        assertThat(ledger.counts("b", T0)).isEqualTo(new DestinationCounts(0, 0, 0));
+        assertThat(ledger.counts("b", T0)).isEqualTo(new DestinationBacklog(0, 0, 0));
     }
 
     @Test
@@ -302,7 +302,7 @@ class DeliveryLedgerTest {
         assertThat(done.lastStatus()).isEqualTo(204);
         assertThat(done.deliveredAtMillis()).isEqualTo(T0 + 7);
         assertThat(ledger.due("a", Long.MAX_VALUE, 10)).isEmpty();
-        assertThat(ledger.counts("a", T0 + 7)).isEqualTo(new DestinationCounts(0, 0, 0));
+        assertThat(ledger.counts("a", T0 + 7)).isEqualTo(new DestinationBacklog(0, 0, 0));
     }
 
     @Test
@@ -361,7 +361,7 @@ class DeliveryLedgerTest {
         DeliveryRow retried = ledger.deliveries(b).get(0);
         assertThat(retried.attempts()).isEqualTo(1);
         assertThat(retried.nextAttemptAtMillis()).isEqualTo(T0 + 2_000);
-        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(1, 0, 0));
+        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationBacklog(1, 0, 0));
         assertThat(ledger.apply(List.of())).isEmpty();
     }
 
@@ -384,7 +384,7 @@ class DeliveryLedgerTest {
         assertThat(ledger.apply(List.of(DeliveryLedger.Transition.delivered(due.rows().get(1), 200, T0 + 3)
                 .seenAt(due.seqs()[1], due.writes())))).containsExactly(false);
         assertThat(ledger.deliveries(b).get(0)).isEqualTo(fresh);
-        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(2, 0, 0));
+        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationBacklog(2, 0, 0));
         assertThat(LedgerChecks.verify(ledger)).isEmpty();
     }
 
@@ -465,15 +465,15 @@ class DeliveryLedgerTest {
 
         // an operator sends an old hook again: its entry lies below the floor, which comes down to it
         ledger.redeliver(old.get(7), null, T0 + 3_000);
-        assertThat(ledger.counts("a", T0 + 3_000)).isEqualTo(new DestinationCounts(2, 0, 3_000));
+        assertThat(ledger.counts("a", T0 + 3_000)).isEqualTo(new DestinationBacklog(2, 0, 3_000));
         ledger.apply(ledger.due("a", T0 + 3_000, 10).stream().map(r -> DeliveryLedger.Transition.delivered(r, 200, T0 + 3_000))
                 .toList());
-        assertThat(ledger.counts("a", T0 + 4_000)).as("nothing pending: no age").isEqualTo(new DestinationCounts(0, 0, 0));
+        assertThat(ledger.counts("a", T0 + 4_000)).as("nothing pending: no age").isEqualTo(new DestinationBacklog(0, 0, 0));
         assertThat(LedgerChecks.pendingFloorSeq(ledger, "a")).as("no live entry at all").isEqualTo(Long.MAX_VALUE);
 
         wall.set(T0 + 5_000);
         String late = commit("late", "a"); // a commit brings the floor down to its number
-        assertThat(ledger.counts("a", T0 + 5_250)).isEqualTo(new DestinationCounts(1, 0, 250));
+        assertThat(ledger.counts("a", T0 + 5_250)).isEqualTo(new DestinationBacklog(1, 0, 250));
         assertThat(ledger.due("a", T0 + 5_000, 10)).extracting(DeliveryRow::hookId).containsExactly(late);
         assertThat(live).isNotEqualTo(late);
     }
@@ -604,7 +604,7 @@ class DeliveryLedgerTest {
         assertThat(rows).extracting(DeliveryRow::deadAtMillis).containsExactly(T0 + 3, T0 + 4);
         assertThat(rows).extracting(DeliveryRow::attempts).containsExactly(1, 0);
         assertThat(rows.get(0).lastStatus()).isEqualTo(410);
-        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(0, 1, 0));
+        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationBacklog(0, 1, 0));
         assertThat(ledger.deadLetters("a", null, 10).rows()).extracting(DeliveryRow::hookId).containsExactly(id);
         assertThat(ledger.due("a", Long.MAX_VALUE, 10)).isEmpty();
     }
@@ -650,7 +650,7 @@ class DeliveryLedgerTest {
         }
         for (String d : List.of("a", "b", "c")) {
             assertThat(ledger.due(d, T0 + 10, 10)).hasSize(1);
-            assertThat(ledger.counts(d, T0 + 10)).isEqualTo(new DestinationCounts(1, 0, 10));
+            assertThat(ledger.counts(d, T0 + 10)).isEqualTo(new DestinationBacklog(1, 0, 10));
         }
         assertThat(ledger.deadLetters(null, null, 10).rows()).isEmpty();
     }
@@ -677,7 +677,7 @@ class DeliveryLedgerTest {
         reopen();
 
         assertThat(ledger.deliveries(id).get(0).state()).isEqualTo(DeliveryState.PENDING);
-        assertThat(ledger.counts("a", T0 + 5)).isEqualTo(new DestinationCounts(1, 0, 5));
+        assertThat(ledger.counts("a", T0 + 5)).isEqualTo(new DestinationBacklog(1, 0, 5));
     }
 
     // ---------------------------------------------------------------- dead letters
@@ -734,8 +734,8 @@ class DeliveryLedgerTest {
 
         reopen();
 
-        assertThat(ledger.counts("a", T0 + 1000)).isEqualTo(new DestinationCounts(1, 0, 900));
-        assertThat(ledger.counts("b", T0 + 1000)).isEqualTo(new DestinationCounts(0, 1, 0));
+        assertThat(ledger.counts("a", T0 + 1000)).isEqualTo(new DestinationBacklog(1, 0, 900));
+        assertThat(ledger.counts("b", T0 + 1000)).isEqualTo(new DestinationBacklog(0, 1, 0));
         assertThat(ledger.destinations()).containsExactlyInAnyOrder("a", "b");
     }
 
@@ -812,8 +812,8 @@ class DeliveryLedgerTest {
         assertThat(second).isEqualTo(new RetentionResult(4, 2, 2, false));
         assertThat(second.deleted()).isEqualTo(4);
         assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id).containsExactly(pending, newest);
-        assertThat(ledger.counts("a", T0 + 6000)).isEqualTo(new DestinationCounts(2, 0, 6000));
-        assertThat(ledger.counts("b", T0 + 6000)).isEqualTo(new DestinationCounts(0, 0, 0));
+        assertThat(ledger.counts("a", T0 + 6000)).isEqualTo(new DestinationBacklog(2, 0, 6000));
+        assertThat(ledger.counts("b", T0 + 6000)).isEqualTo(new DestinationBacklog(0, 0, 0));
         assertThat(ledger.deadLetters(null, null, 10).rows()).isEmpty();
         assertThat(ledger.retentionPass(T0 + 6000, 1000, 5000, 100)).isEqualTo(new RetentionResult(2, 0, 0, false));
     }
@@ -828,7 +828,7 @@ class DeliveryLedgerTest {
         assertThat(r).isEqualTo(new RetentionResult(1, 0, 1, false));
         assertThat(ledger.deliveries(id)).extracting(DeliveryRow::destination).containsExactly("b");
         assertThat(store.get(id)).isPresent();
-        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationCounts(0, 0, 0));
+        assertThat(ledger.counts("a", T0)).isEqualTo(new DestinationBacklog(0, 0, 0));
     }
 
     @Test
@@ -933,7 +933,7 @@ class DeliveryLedgerTest {
             deletedHooks.addAndGet(deletedInCycle);
         } while (deletedInCycle > 0);
         assertThat(deletedHooks.get()).isEqualTo(hooks - 1); // all but the newest
-        assertThat(ledger.counts("a", now)).isEqualTo(new DestinationCounts(0, 0, 0));
+        assertThat(ledger.counts("a", now)).isEqualTo(new DestinationBacklog(0, 0, 0));
     }
 
     private static void await(java.util.concurrent.CountDownLatch latch) {

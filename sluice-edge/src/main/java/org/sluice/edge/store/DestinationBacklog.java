@@ -7,5 +7,5 @@ package org.sluice.edge.store;
  * @param dead                   dead letters kept
  * @param oldestPendingAgeMillis how long ago the oldest hook with a pending delivery to it was committed; 0 when none
  */
-public record DestinationCounts(long pending, long dead, long oldestPendingAgeMillis) {
+public record DestinationBacklog(long pending, long dead, long oldestPendingAgeMillis) {
 }

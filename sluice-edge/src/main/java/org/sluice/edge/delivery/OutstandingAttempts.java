@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Thread-safe: attempts start on the driver and committing threads, and end on the
  * transports' and answer threads.
  */
-final class AttemptsOut {
+final class OutstandingAttempts {
 
     private final AtomicInteger unanswered = new AtomicInteger();
     private final Object idle = new Object();
