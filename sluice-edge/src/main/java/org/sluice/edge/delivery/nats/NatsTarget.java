@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.sluice.edge.delivery.SecretRedactor;
 import org.sluice.edge.delivery.Target;
 import org.sluice.edge.store.StoredHook;
 
@@ -135,6 +136,12 @@ public record NatsTarget(List<String> servers, String subject, Optional<Path> cr
             }
         }
         return true;
+    }
+
+    /** The user info (and password) of each server URL: {@link SecretRedactor} masks them. */
+    @Override
+    public List<String> secrets() {
+        return servers.stream().flatMap(u -> SecretRedactor.userInfoSecrets(u).stream()).toList();
     }
 
     /** Never prints credentials: user info in a server URL is replaced, the creds file only named. */
