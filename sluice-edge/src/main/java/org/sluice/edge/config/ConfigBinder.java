@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
 import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.nats.NatsTarget;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Problems;
 import org.sluice.edge.settings.Section;
@@ -82,6 +83,7 @@ final class ConfigBinder {
         LoggingConfig logging = new LoggingConfig(root.section("logging", LOGGING)
                 .choice("format", LoggingConfig.Format.TEXT, LoggingConfig.Format.values(), LoggingConfig.Format::configName));
         crossChecks(admin, http, rateLimits, tree);
+        subjectChecks(sources, destinations);
         if (!problems.isEmpty()) {
             return null;
         }
@@ -437,6 +439,28 @@ final class ConfigBinder {
         if (a.port() != 0 && a.port() == h.port() && (a.host().equals(h.host()) || isWildcard(a.host()) || isWildcard(h.host()))) {
             problems.add("admin.listen must not share a port with http.listen, got " + Values.quote(a.toString())
                     + " and " + Values.quote(h.toString()));
+        }
+    }
+
+    /**
+     * A source's tenant fills the {@code {tenant}} of every NATS subject it delivers to, as
+     * exactly one token (NatsTarget.tokenProblem): a tenant id may hold dots, which would
+     * split it. (A source id, which fills {@code {source}}, holds no dot, wildcard or space.)
+     */
+    private void subjectChecks(Map<String, SourceConfig> sources, Map<String, Destination> destinations) {
+        for (SourceConfig source : sources.values()) {
+            for (String name : source.deliverTo()) {
+                if (!(destinations.get(name).target() instanceof NatsTarget n)) {
+                    continue;
+                }
+                String where = " in " + Paths.child(Paths.child("destinations", name), "subject") + " "
+                        + Values.quote(n.subject()) + ": ";
+                String tenant = source.tenant().orElse("");
+                if (n.fillsTenant() && !tenant.isEmpty() && NatsTarget.tokenProblem(tenant) != null) {
+                    problems.add(Paths.child(Paths.child("sources", source.id()), "tenant") + " " + Values.quote(tenant)
+                            + " cannot fill {tenant}" + where + "a tenant id there " + NatsTarget.tokenProblem(tenant));
+                }
+            }
         }
     }
 

@@ -127,6 +127,11 @@ public final class OutboundHeaders {
         return new OutboundHeaders(List.copyOf(forward), configured, signer, version);
     }
 
+    /** The configured header values: each may be a credential, so {@link SecretRedactor} masks them. */
+    public java.util.Collection<String> configuredValues() {
+        return configured.values();
+    }
+
     /** True when attempts carry {@code webhook-signature}. */
     public boolean signs() {
         return signer != null;

@@ -96,6 +96,8 @@ final class Outlet {
 
     // DESTINATION: what this outlet keeps of its Destination (its fields are read in the constructor only)
     final Destination destination;
+    /** Every attempt's error text passes it before the store, the admin API or a log line sees it. */
+    private final SecretRedactor redactor;
     final String name;
     private final int maxInFlight;
     private final RetryPolicy retry;
@@ -151,6 +153,7 @@ final class Outlet {
            OutstandingAttempts outstanding, AnswerRecorder recorder, Runnable wake, BooleanSupplier stopping,
            MeterRegistry registry) {
         this.destination = d;
+        this.redactor = SecretRedactor.of(d);
         this.name = d.name();
         this.maxInFlight = d.maxInFlight();
         this.retry = d.retry();
@@ -436,7 +439,7 @@ final class Outlet {
         transport.send(destination, hook, attempt, nowMs).whenComplete((o, e) -> {
             outstanding.answered();
             if (o != null) {
-                answered(row, hook, pass, seq, writes, startNanos, o.result(), o.error());
+                answered(row, hook, pass, seq, writes, startNanos, o.result(), redactor.redact(o.error()));
             } else { // transports never fail their futures; if one did, the row stays pending, due again
                 release(row, seq);
             }

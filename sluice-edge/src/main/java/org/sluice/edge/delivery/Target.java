@@ -32,6 +32,13 @@ public interface Target {
     /** The destination's {@code type} as configured: {@code http}, {@code kafka} or {@code nats}. */
     String type();
 
+    /**
+     * Every secret this target's settings hold (URL user info and passwords, tokens,
+     * credentials, SASL settings), as text that may turn up in a client's error message:
+     * {@link SecretRedactor} masks each.
+     */
+    java.util.List<String> secrets();
+
     /** Calls the method of {@code cases} for this kind of target. */
     <R> R accept(Cases<R> cases);
 

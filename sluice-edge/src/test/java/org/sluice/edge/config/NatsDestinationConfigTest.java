@@ -71,6 +71,28 @@ class NatsDestinationConfigTest {
                 .singleElement().asString().startsWith("unknown key \"destinations.bus.url\"");
     }
 
+    /**
+     * A tenant id may hold dots, and a dot inside {@code {tenant}} splits the subject:
+     * {@code acme.} made {@code hooks.acme..gh} (no subject: every hook dead) and
+     * {@code acme.billing} a token that {@code hooks.acme.>} subscribers receive too.
+     */
+    @Test
+    void aTenantWithADotIsRefusedWhereASubjectFillsTenant() {
+        String nats = "destinations: {bus: {type: nats, servers: [\"nats://h.test\"], subject: \"%s\"}}\n"
+                + "sources: {gh: {tenant: \"%s\", verify: {scheme: none}, deliver_to: [bus]}}";
+        for (String tenant : List.of("acme.", "acme.billing", "a.b.c")) {
+            ConfigException e = catchThrowableOfType(ConfigException.class,
+                    () -> ConfigLoader.parse(nats.formatted("hooks.{tenant}.{source}", tenant)));
+            assertThat(e).as("refused: %s", tenant).isNotNull();
+            assertThat(e.errors()).containsExactly("sources.gh.tenant " + "\"" + tenant + "\""
+                    + " cannot fill {tenant} in destinations.bus.subject \"hooks.{tenant}.{source}\": a tenant id there"
+                    + " must be one subject token, without a dot");
+        }
+        // a subject without {tenant} takes any tenant id; one with {tenant} any id without dots
+        assertThat(ConfigLoader.parse(nats.formatted("hooks.{source}", "acme.billing")).sources()).containsKey("gh");
+        assertThat(ConfigLoader.parse(nats.formatted("hooks.{tenant}.{source}", "acme-billing")).sources()).containsKey("gh");
+    }
+
     private static List<String> errors(String destination) {
         ConfigException e = catchThrowableOfType(ConfigException.class,
                 () -> ConfigLoader.parse("destinations: {bus: " + destination + "}"));

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
+import org.sluice.edge.delivery.SecretRedactor;
 import org.sluice.edge.delivery.Target;
 import org.sluice.edge.delivery.WebhookSigner;
 
@@ -39,6 +40,12 @@ public record HttpTarget(URI url, Optional<Path> caFile, Optional<WebhookSigner>
     @Override
     public <R> R accept(Cases<R> cases) {
         return cases.http(this);
+    }
+
+    /** The URL's user info (and password), if it has any: {@link SecretRedactor} masks them. */
+    @Override
+    public java.util.List<String> secrets() {
+        return SecretRedactor.userInfoSecrets(url.toString());
     }
 
     /** True for an {@code https} URL: attempts need TLS. */

@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.sluice.edge.delivery.SecretRedactor;
 import org.sluice.edge.delivery.Target;
 
 /**
@@ -89,6 +90,33 @@ public record KafkaTarget(List<String> bootstrapServers, String topic, Key key, 
     }
 
     /** Never prints the values of {@code properties}: they may hold passwords. */
+    /**
+     * The secrets in {@code properties}: the value of every key that names a password, a
+     * secret, a token, a key or a JAAS config, and each quoted value inside a JAAS config
+     * ({@code password="..."}); and the user info of any bootstrap server written as a URL.
+     * {@link SecretRedactor} masks them.
+     */
+    @Override
+    public List<String> secrets() {
+        List<String> out = new java.util.ArrayList<>();
+        for (Map.Entry<String, String> e : properties.entrySet()) {
+            String k = e.getKey().toLowerCase(Locale.ROOT);
+            if (SECRET_KEY.matcher(k).find()) {
+                out.add(e.getValue());
+                java.util.regex.Matcher m = QUOTED.matcher(e.getValue());
+                while (m.find()) {
+                    out.add(m.group(1));
+                }
+            }
+        }
+        bootstrapServers.forEach(s -> out.addAll(SecretRedactor.userInfoSecrets(s)));
+        return out;
+    }
+
+    private static final java.util.regex.Pattern SECRET_KEY =
+            java.util.regex.Pattern.compile("password|secret|token|jaas|key|credential|sasl\\.oauthbearer");
+    private static final java.util.regex.Pattern QUOTED = java.util.regex.Pattern.compile("\"([^\"]*)\"");
+
     @Override
     public String toString() {
         return "kafka " + String.join(",", bootstrapServers) + " topic=" + topic + " key=" + key.configName()

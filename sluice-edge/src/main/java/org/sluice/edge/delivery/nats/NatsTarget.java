@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.sluice.edge.delivery.SecretRedactor;
 import org.sluice.edge.delivery.Target;
 import org.sluice.edge.store.StoredHook;
 
@@ -75,6 +76,47 @@ public record NatsTarget(List<String> servers, String subject, Optional<Path> cr
     private static final String TENANT = "{tenant}";
     private static final String SOURCE = "{source}";
 
+    /** True when the subject template holds {@code {tenant}}. */
+    public boolean fillsTenant() {
+        return subject.contains(TENANT);
+    }
+
+    /**
+     * Why {@code id} cannot fill a placeholder of a subject, or null when it can: a filled
+     * value must be exactly one token, so no dot (which would split it: {@code acme.} makes
+     * an empty token, {@code acme.billing} one more token that {@code hooks.acme.>} also
+     * matches), no wildcard ({@code *}, {@code >}), no white space or control character.
+     */
+    public static String tokenProblem(String id) {
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (c == '.') {
+                return "must be one subject token, without a dot";
+            }
+            if (c == '*' || c == '>') {
+                return "must be one subject token, without the wildcards * and >";
+            }
+            if (c <= ' ' || c == 0x7f) {
+                return "must be one subject token, without white space or control characters";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why {@code hook}'s tenant cannot fill this subject, or null when it can: a tenant named
+     * in the ingest URL under {@code routing: tenant_path} is only known here (one a source
+     * names is refused at boot; a source id never holds a dot, wildcard or space).
+     */
+    public String fillProblem(StoredHook hook) {
+        String t = hook.tenant();
+        if (fillsTenant() && t != null && !t.isEmpty() && tokenProblem(t) != null) {
+            return "tenant id " + t + " cannot fill {tenant} in subject " + subject + ": a tenant id there "
+                    + tokenProblem(t);
+        }
+        return null;
+    }
+
     /**
      * True when {@code subject} is a subject one may publish on: dot-separated tokens, none
      * empty, none a wildcard ({@code *}, {@code >}), no white space or control character.
@@ -94,6 +136,12 @@ public record NatsTarget(List<String> servers, String subject, Optional<Path> cr
             }
         }
         return true;
+    }
+
+    /** The user info (and password) of each server URL: {@link SecretRedactor} masks them. */
+    @Override
+    public List<String> secrets() {
+        return servers.stream().flatMap(u -> SecretRedactor.userInfoSecrets(u).stream()).toList();
     }
 
     /** Never prints credentials: user info in a server URL is replaced, the creds file only named. */

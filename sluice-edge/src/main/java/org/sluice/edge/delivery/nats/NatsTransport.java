@@ -243,6 +243,10 @@ public final class NatsTransport implements Transport {
         if (link == null || closed) {
             return done(failed(AttemptResult.Failure.CONNECT, "nats transport closed or destination not registered"));
         }
+        String unfit = link.settings.fillProblem(hook);
+        if (unfit != null) { // no later attempt fills it otherwise
+            return done(new Outcome(AttemptResult.permanent(), unfit));
+        }
         Connection c = link.connection;
         if (c == null || c.getStatus() != Connection.Status.CONNECTED) {
             return done(failed(AttemptResult.Failure.CONNECT, link.lastError));

@@ -71,6 +71,22 @@ class NatsTransportTest {
         });
     }
 
+    /** A tenant named in the ingest URL (tenant_path routing) with a dot would split {tenant}: the attempt is dead at once. */
+    @Test
+    void aTenantWithADotInTheUrlIsAPermanentErrorNotAnotherSubject() throws Exception {
+        try (NatsTransport t = new NatsTransport()) {
+            Destination d = destination("nats://127.0.0.1:1", 300);
+            t.register(d);
+            for (String tenant : List.of("acme.billing", "acme.")) {
+                StoredHook h = new StoredHook("h-dot", tenant, "github", null, 1_796_286_158_123L, Map.of(), new byte[0]);
+                Transport.Outcome o = t.send(d, h, 1, 0).get(30, TimeUnit.SECONDS);
+                assertThat(o.result()).isEqualTo(AttemptResult.permanent());
+                assertThat(o.error()).isEqualTo("tenant id " + tenant + " cannot fill {tenant} in subject silent.{tenant}:"
+                        + " a tenant id there must be one subject token, without a dot");
+            }
+        }
+    }
+
     @Test
     void aPublishReceivedButNeverAcknowledgedEndsAsATimeoutBySweep() throws Exception {
         try (NatsServer nats = NatsServer.start();
