@@ -122,9 +122,9 @@ class ArchitectureTest {
     static final ArchRule storeUsesNothingElseOfTheEdge = classes()
             .that().resideInAPackage("org.sluice.edge.store..")
             .should().onlyDependOnClassesThat().resideInAnyPackage("org.sluice.edge.store..", "org.sluice.core..",
-                    "java..", "javax..", "org.rocksdb..", "org.slf4j..", "com.fasterxml.jackson..",
+                    "java..", "javax..", "org.rocksdb..", "org.apache.kafka..", "org.slf4j..", "com.fasterxml.jackson..",
                     "com.google.errorprone.annotations..")
-            .as("org.sluice.edge.store should depend only on sluice-core, RocksDB, Jackson, SLF4J and the JDK");
+            .as("org.sluice.edge.store should depend only on sluice-core, RocksDB, Kafka's client, Jackson, SLF4J and the JDK");
 
     /** RocksDB stays behind the store seam: only its implementation package sees the engine's types. */
     @ArchTest
@@ -133,19 +133,28 @@ class ArchitectureTest {
             .should().dependOnClassesThat().resideInAPackage("org.rocksdb..")
             .as("nothing outside org.sluice.edge.store.rocks should depend on org.rocksdb");
 
-    /** The seam names no implementation, so a second one (a Kafka log) plugs in beside the RocksDB store. */
+    /** The seam names no implementation, so a second one (the Kafka log) plugs in beside the RocksDB store. */
     @ArchTest
     static final ArchRule theStoreSeamNamesNoImplementation = noClasses()
             .that().resideInAPackage("org.sluice.edge.store")
-            .should().dependOnClassesThat().resideInAPackage("org.sluice.edge.store.rocks..")
-            .as("the store seam org.sluice.edge.store should not depend on org.sluice.edge.store.rocks");
+            .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.store.rocks..",
+                    "org.sluice.edge.store.kafka..", "org.rocksdb..", "org.apache.kafka..")
+            .as("the store seam org.sluice.edge.store should name neither implementation nor engine");
+
+    /** Only the Kafka log's implementation speaks Kafka among the store's packages. */
+    @ArchTest
+    static final ArchRule onlyTheKafkaStoreTouchesKafkaInTheStore = noClasses()
+            .that().resideInAPackage("org.sluice.edge.store..")
+            .and().resideOutsideOfPackage("org.sluice.edge.store.kafka..")
+            .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
+            .as("in org.sluice.edge.store, only org.sluice.edge.store.kafka should depend on org.apache.kafka");
 
     /** Callers take the seam's interfaces; the server's assembly is the one place that opens the RocksDB store. */
     @ArchTest
     static final ArchRule onlyTheAssemblyNamesTheRocksStore = noClasses()
             .that().resideOutsideOfPackages("org.sluice.edge.store..", "org.sluice.edge.server..")
-            .should().dependOnClassesThat().resideInAPackage("org.sluice.edge.store.rocks..")
-            .as("only org.sluice.edge.server should name the RocksDB store (org.sluice.edge.store.rocks)");
+            .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.store.rocks..", "org.sluice.edge.store.kafka..")
+            .as("only org.sluice.edge.server should name a store implementation (org.sluice.edge.store.rocks, .kafka)");
 
 
     /**
