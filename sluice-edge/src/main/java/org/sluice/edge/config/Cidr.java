@@ -81,7 +81,7 @@ public record Cidr(boolean v4, long hi, long lo, int prefixLength) {
         long hi = 0;
         long lo = 0;
         if (v4) {
-            lo = ((b[0] & 0xFFL) << 24) | ((b[1] & 0xFFL) << 16) | ((b[2] & 0xFFL) << 8) | (b[3] & 0xFFL);
+            lo = ipv4Bits(b, 0);
         } else {
             for (int i = 0; i < 8; i++) {
                 hi = (hi << 8) | (b[i] & 0xFFL);
@@ -100,11 +100,9 @@ public record Cidr(boolean v4, long hi, long lo, int prefixLength) {
     public boolean contains(InetAddress address) {
         long maskLo = maskLo(v4, prefixLength);
         byte[] b = address.getAddress();
-        if (b.length == 16 && IpLiterals.isV4Mapped(b)) {
-            return v4 && ((((b[12] & 0xFFL) << 24) | ((b[13] & 0xFFL) << 16) | ((b[14] & 0xFFL) << 8) | (b[15] & 0xFFL)) & maskLo) == lo;
-        }
-        if (b.length == 4) {
-            return v4 && ((((b[0] & 0xFFL) << 24) | ((b[1] & 0xFFL) << 16) | ((b[2] & 0xFFL) << 8) | (b[3] & 0xFFL)) & maskLo) == lo;
+        boolean mapped = b.length == 16 && IpLiterals.isV4Mapped(b);
+        if (mapped || b.length == 4) {
+            return v4 && (ipv4Bits(b, mapped ? 12 : 0) & maskLo) == lo;
         }
         if (v4) {
             return false;
@@ -116,6 +114,11 @@ public record Cidr(boolean v4, long hi, long lo, int prefixLength) {
             l = (l << 8) | (b[i + 8] & 0xFFL);
         }
         return (h & maskHi(v4, prefixLength)) == hi && (l & maskLo) == lo;
+    }
+
+    /** The IPv4 address in {@code b[at..at+3]}, as the low 32 bits of a long. */
+    private static long ipv4Bits(byte[] b, int at) {
+        return ((b[at] & 0xFFL) << 24) | ((b[at + 1] & 0xFFL) << 16) | ((b[at + 2] & 0xFFL) << 8) | (b[at + 3] & 0xFFL);
     }
 
     /** Canonical form: {@code 10.0.0.0/8}, {@code 2001:db8::/32} (the longest run of zero groups as {@code ::}). */
