@@ -8,34 +8,40 @@ import java.net.InetAddress;
  * ({@code ::ffff:10.0.0.0/104}) is the IPv4 network it maps, and an IPv4-mapped address
  * tested against it counts as IPv4, so one rule covers both spellings.
  *
- * <p>Held as two 64-bit halves and a mask, so {@link #contains} is a few integer
- * operations and allocates only what {@link InetAddress#getAddress()} does.
+ * <p>Held as two 64-bit halves (an IPv4 network in the low 32 bits of {@code lo}) and the
+ * prefix length, so {@link #contains} is a few integer operations and allocates only what
+ * {@link InetAddress#getAddress()} does.
+ *
+ * @param v4           an IPv4 network (including one written IPv4-mapped)
+ * @param hi           the network's high 64 bits (0 for IPv4)
+ * @param lo           the network's low 64 bits
+ * @param prefixLength the network bits, 0 to 32 (IPv4) or 128
  */
-public final class Cidr {
+public record Cidr(boolean v4, long hi, long lo, int prefixLength) {
 
-    private final boolean v4;
-    private final long hi;
-    private final long lo;
-    private final long maskHi;
-    private final long maskLo;
-    private final int prefixLength;
-    private final String text;
-
-    private Cidr(boolean v4, long hi, long lo, int prefixLength, String text) {
-        this.v4 = v4;
-        this.prefixLength = prefixLength;
-        int bits = v4 ? 32 : 128;
-        int shift = bits - prefixLength; // host bits
-        if (v4) {
-            this.maskHi = 0;
-            this.maskLo = prefixLength == 0 ? 0 : (0xFFFF_FFFFL << shift) & 0xFFFF_FFFFL;
-        } else {
-            this.maskHi = shift >= 64 ? (shift >= 128 ? 0 : -1L << (shift - 64)) : -1L;
-            this.maskLo = shift >= 64 ? 0 : (shift == 0 ? -1L : -1L << shift);
+    /** Refuses a prefix length out of range and a host bit set ({@link IllegalArgumentException}). */
+    public Cidr {
+        if (prefixLength < 0 || prefixLength > (v4 ? 32 : 128)) {
+            throw new IllegalArgumentException("the prefix length must be a number from 0 to " + (v4 ? 32 : 128));
         }
-        this.hi = hi;
-        this.lo = lo;
-        this.text = text;
+        if ((hi & ~maskHi(v4, prefixLength)) != 0 || (lo & ~maskLo(v4, prefixLength)) != 0) {
+            throw new IllegalArgumentException("host bits are set");
+        }
+    }
+
+    /** The mask of the high half's network bits. */
+    private static long maskHi(boolean v4, int prefixLength) {
+        int shift = (v4 ? 32 : 128) - prefixLength; // host bits
+        return v4 || shift >= 128 ? 0 : shift >= 64 ? -1L << (shift - 64) : -1L;
+    }
+
+    /** The mask of the low half's network bits. */
+    private static long maskLo(boolean v4, int prefixLength) {
+        int shift = (v4 ? 32 : 128) - prefixLength; // host bits
+        if (v4) {
+            return prefixLength == 0 ? 0 : (0xFFFF_FFFFL << shift) & 0xFFFF_FFFFL;
+        }
+        return shift >= 64 ? 0 : shift == 0 ? -1L : -1L << shift;
     }
 
     /**
@@ -75,30 +81,28 @@ public final class Cidr {
         long hi = 0;
         long lo = 0;
         if (v4) {
-            lo = ((b[0] & 0xFFL) << 24) | ((b[1] & 0xFFL) << 16) | ((b[2] & 0xFFL) << 8) | (b[3] & 0xFFL);
+            lo = ipv4Bits(b, 0);
         } else {
             for (int i = 0; i < 8; i++) {
                 hi = (hi << 8) | (b[i] & 0xFFL);
                 lo = (lo << 8) | (b[i + 8] & 0xFFL);
             }
         }
-        String canonical = (v4 ? address.getHostAddress() : compact(address)) + "/" + prefix;
-        Cidr cidr = new Cidr(v4, hi, lo, prefix, canonical);
-        if ((hi & ~cidr.maskHi) != 0 || (lo & ~cidr.maskLo) != 0) {
-            Cidr network = new Cidr(v4, hi & cidr.maskHi, lo & cidr.maskLo, prefix, null);
-            throw new IllegalArgumentException("host bits are set; the network is " + network.networkText());
+        long maskHi = maskHi(v4, prefix);
+        long maskLo = maskLo(v4, prefix);
+        if ((hi & ~maskHi) != 0 || (lo & ~maskLo) != 0) {
+            throw new IllegalArgumentException("host bits are set; the network is " + new Cidr(v4, hi & maskHi, lo & maskLo, prefix));
         }
-        return cidr;
+        return new Cidr(v4, hi, lo, prefix);
     }
 
     /** True when {@code address} (IPv4-mapped IPv6 folded to IPv4) is in this network. */
     public boolean contains(InetAddress address) {
+        long maskLo = maskLo(v4, prefixLength);
         byte[] b = address.getAddress();
-        if (b.length == 16 && IpLiterals.isV4Mapped(b)) {
-            return v4 && ((((b[12] & 0xFFL) << 24) | ((b[13] & 0xFFL) << 16) | ((b[14] & 0xFFL) << 8) | (b[15] & 0xFFL)) & maskLo) == lo;
-        }
-        if (b.length == 4) {
-            return v4 && ((((b[0] & 0xFFL) << 24) | ((b[1] & 0xFFL) << 16) | ((b[2] & 0xFFL) << 8) | (b[3] & 0xFFL)) & maskLo) == lo;
+        boolean mapped = b.length == 16 && IpLiterals.isV4Mapped(b);
+        if (mapped || b.length == 4) {
+            return v4 && (ipv4Bits(b, mapped ? 12 : 0) & maskLo) == lo;
         }
         if (v4) {
             return false;
@@ -109,35 +113,17 @@ public final class Cidr {
             h = (h << 8) | (b[i] & 0xFFL);
             l = (l << 8) | (b[i + 8] & 0xFFL);
         }
-        return (h & maskHi) == hi && (l & maskLo) == lo;
+        return (h & maskHi(v4, prefixLength)) == hi && (l & maskLo) == lo;
     }
 
-    /** True for an IPv4 network (including one written IPv4-mapped). */
-    public boolean isIpv4() {
-        return v4;
+    /** The IPv4 address in {@code b[at..at+3]}, as the low 32 bits of a long. */
+    private static long ipv4Bits(byte[] b, int at) {
+        return ((b[at] & 0xFFL) << 24) | ((b[at + 1] & 0xFFL) << 16) | ((b[at + 2] & 0xFFL) << 8) | (b[at + 3] & 0xFFL);
     }
 
-    public int prefixLength() {
-        return prefixLength;
-    }
-
-    /** Canonical form: {@code 10.0.0.0/8}, {@code fd00:0:0:0:0:0:0:0/8} as the JDK prints it. */
+    /** Canonical form: {@code 10.0.0.0/8}, {@code 2001:db8::/32} (the longest run of zero groups as {@code ::}). */
     @Override
     public String toString() {
-        return text;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof Cidr c && c.v4 == v4 && c.hi == hi && c.lo == lo && c.prefixLength == prefixLength;
-    }
-
-    @Override
-    public int hashCode() {
-        return Long.hashCode(hi * 31 + lo) * 31 + prefixLength + (v4 ? 1 : 0);
-    }
-
-    private String networkText() {
         byte[] b;
         if (v4) {
             b = new byte[] {(byte) (lo >>> 24), (byte) (lo >>> 16), (byte) (lo >>> 8), (byte) lo};

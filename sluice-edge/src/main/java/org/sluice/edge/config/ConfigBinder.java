@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import org.sluice.core.Limit;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.nats.NatsTarget;
+import org.sluice.edge.intake.IntakeSettings;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Problems;
 import org.sluice.edge.settings.Section;
@@ -71,7 +72,7 @@ final class ConfigBinder {
         AdminConfig admin = admin(root.section("admin", ADMIN));
         HttpConfig http = http(root.section("http", HTTP));
         RateLimitsConfig rateLimits = rateLimits(root.section("rate_limits", RATE_LIMITS), node, http);
-        IntakeConfig intake = intake(root.section("intake", INTAKE));
+        IntakeSettings intake = intake(root.section("intake", INTAKE));
         DedupeConfig dedupe = dedupe(root.section("dedupe", DEDUPE));
         Map<String, Destination> destinations = DestinationReader.read(root, http.maxBodyBytes());
         Map<String, SourceConfig> sources = SourceReader.read(root, rateLimits.sourceBytesPerSecond(),
@@ -300,9 +301,9 @@ final class ConfigBinder {
 
     // ------------------------------------------------------------------ intake, dedupe
 
-    private IntakeConfig intake(Section s) {
-        IntakeConfig d = IntakeConfig.defaults();
-        return new IntakeConfig(
+    private IntakeSettings intake(Section s) {
+        IntakeSettings d = IntakeSettings.defaults();
+        return new IntakeSettings(
                 s.integer("partitions", d.partitions(), 1, 64),
                 s.integer("max_batch", d.maxBatch(), 1, 65_536),
                 s.integer("max_delay_ms", d.maxDelayMs(), 0L, 60_000L),

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.intake.IntakeSettings;
 
 /**
  * A whole, validated Sluice configuration. Immutable; built by {@link ConfigLoader}, which
@@ -24,7 +25,7 @@ public record SluiceConfig(
         AdminConfig admin,
         HttpConfig http,
         RateLimitsConfig rateLimits,
-        IntakeConfig intake,
+        IntakeSettings intake,
         DedupeConfig dedupe,
         Map<String, SourceConfig> sources,
         FleetConfig fleet,
@@ -52,7 +53,7 @@ public record SluiceConfig(
     public static SluiceConfig defaults() {
         NodeConfig node = NodeConfig.defaults();
         return new SluiceConfig(node, AdminConfig.defaults(), HttpConfig.defaults(),
-                RateLimitsConfig.defaults(node.id()), IntakeConfig.defaults(), DedupeConfig.defaults(),
+                RateLimitsConfig.defaults(node.id()), IntakeSettings.defaults(), DedupeConfig.defaults(),
                 Map.of(), FleetConfig.defaults(), Map.of(), RetentionConfig.defaults(), StoreConfig.defaults(),
                 LoggingConfig.defaults());
     }

@@ -104,12 +104,26 @@ public final class Replays implements AutoCloseable {
     @GuardedBy("replays")
     private final Map<String, Replay> replays = new LinkedHashMap<>();
 
+    /**
+     * The hooks a replay covers: those committed in {@code [fromMillis, toMillis)} with a row
+     * to {@code destination}, only dead ones when {@code deadOnly}. Each walk over them (the
+     * count, the redeliveries, the progress) reads it one {@link #PAGE} at a time.
+     */
+    private record Span(String destination, long fromMillis, long toMillis, boolean deadOnly) {
+
+        /** The page after {@code cursor} (null: the first) of the rows to the destination in the range. */
+        DeliveryScan.Page page(HookStore store, String cursor) {
+            return DeliveryScan.rows(store, destination, fromMillis, toMillis, cursor, PAGE);
+        }
+
+        boolean matches(DeliveryRow row) {
+            return !deadOnly || row.state() == DeliveryState.DEAD;
+        }
+    }
+
     private final class Replay implements Runnable {
         final String id = UUID.randomUUID().toString();
-        final String destination;
-        final long fromMillis;
-        final long toMillis;
-        final boolean deadOnly;
+        final Span span;
         final long startedAtMillis;
         final long matched;
         final long intervalNanos;
@@ -117,12 +131,8 @@ public final class Replays implements AutoCloseable {
         final AtomicLong scheduled = new AtomicLong();
         volatile boolean running = true;
 
-        Replay(String destination, long fromMillis, long toMillis, boolean deadOnly, int rate, long startedAtMillis,
-               long matched) {
-            this.destination = destination;
-            this.fromMillis = fromMillis;
-            this.toMillis = toMillis;
-            this.deadOnly = deadOnly;
+        Replay(Span span, int rate, long startedAtMillis, long matched) {
+            this.span = span;
             this.startedAtMillis = startedAtMillis;
             this.matched = matched;
             this.intervalNanos = Gcra.emissionIntervalNanos(rate);
@@ -136,9 +146,9 @@ public final class Replays implements AutoCloseable {
             String cursor = null;
             try {
                 do {
-                    DeliveryScan.Page page = DeliveryScan.rows(store, destination, fromMillis, toMillis, cursor, PAGE);
+                    DeliveryScan.Page page = span.page(store, cursor);
                     for (DeliveryRow row : page.rows()) {
-                        if (!matches(row, deadOnly)) {
+                        if (!span.matches(row)) {
                             continue;
                         }
                         while (true) {
@@ -153,7 +163,7 @@ public final class Replays implements AutoCloseable {
                                 return;
                             }
                         }
-                        if (store.deliveries().redeliver(row.hookId(), List.of(destination), wallMillis.getAsLong())
+                        if (store.deliveries().redeliver(row.hookId(), List.of(span.destination()), wallMillis.getAsLong())
                                 .isPresent()) {
                             scheduled.incrementAndGet();
                         }
@@ -161,7 +171,7 @@ public final class Replays implements AutoCloseable {
                     cursor = page.cursor();
                 } while (cursor != null);
             } catch (RuntimeException e) {
-                LOG.warn("replay {} to {} stopped after {} of {} redeliveries: {}", id, destination, scheduled.get(),
+                LOG.warn("replay {} to {} stopped after {} of {} redeliveries: {}", id, span.destination(), scheduled.get(),
                         matched, e.toString());
             } finally {
                 running = false;
@@ -173,7 +183,7 @@ public final class Replays implements AutoCloseable {
             long dead = 0;
             String cursor = null;
             do {
-                DeliveryScan.Page page = DeliveryScan.rows(store, destination, fromMillis, toMillis, cursor, PAGE);
+                DeliveryScan.Page page = span.page(store, cursor);
                 for (DeliveryRow row : page.rows()) {
                     if (row.scheduledAtMillis() >= startedAtMillis) {
                         delivered += row.state() == DeliveryState.DELIVERED ? 1 : 0;
@@ -182,7 +192,7 @@ public final class Replays implements AutoCloseable {
                 }
                 cursor = page.cursor();
             } while (cursor != null);
-            return new Progress(id, destination, running, matched, scheduled.get(), delivered, dead);
+            return new Progress(id, span.destination(), running, matched, scheduled.get(), delivered, dead);
         }
     }
 
@@ -204,10 +214,6 @@ public final class Replays implements AutoCloseable {
                 });
     }
 
-    private static boolean matches(DeliveryRow row, boolean deadOnly) {
-        return !deadOnly || row.state() == DeliveryState.DEAD;
-    }
-
     /**
      * Starts a replay of the hooks committed in {@code [fromMillis, toMillis)} (the end is
      * brought back to now when later) that have a row to {@code destination}, only dead
@@ -225,17 +231,17 @@ public final class Replays implements AutoCloseable {
             throw new IllegalArgumentException("from must be before to");
         }
         long now = wallMillis.getAsLong();
-        long to = Math.min(toMillis, now);
+        Span span = new Span(destination, fromMillis, Math.max(fromMillis, Math.min(toMillis, now)), deadOnly);
         long matched = 0;
-        if (fromMillis < to) {
+        if (span.fromMillis() < span.toMillis()) {
             String cursor = null;
             do {
-                DeliveryScan.Page page = DeliveryScan.rows(store, destination, fromMillis, to, cursor, PAGE);
-                matched += page.rows().stream().filter(r -> matches(r, deadOnly)).count();
+                DeliveryScan.Page page = span.page(store, cursor);
+                matched += page.rows().stream().filter(span::matches).count();
                 cursor = page.cursor();
             } while (cursor != null);
         }
-        Replay replay = new Replay(destination, fromMillis, Math.max(fromMillis, to), deadOnly, rate, now, matched);
+        Replay replay = new Replay(span, rate, now, matched);
         synchronized (replays) {
             if (replays.size() >= KEPT) {
                 Iterator<Replay> it = replays.values().iterator();

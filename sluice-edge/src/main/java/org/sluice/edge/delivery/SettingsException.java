@@ -6,7 +6,7 @@ import java.util.List;
  * Settings of a destination that cannot be used. Carries every problem found, each a
  * message that starts with the key path and ends with the offending value (secrets and
  * configured header values are described, never printed). The config loader turns these
- * into its own {@code SettingsException}, so this package does not depend on the loader.
+ * into its own {@code ConfigException}, so this package does not depend on the loader.
  */
 public final class SettingsException extends IllegalArgumentException {
 

@@ -7,6 +7,7 @@ import io.netty.util.ByteProcessor;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.List;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 import org.sluice.core.Clock;
@@ -69,29 +70,23 @@ public final class RefusalFastPath extends ChannelInboundHandlerAdapter {
     /** The codec's longest request line ({@code HttpDecoderConfig.setMaxInitialLineLength}). */
     static final int MAX_REQUEST_LINE = 8192;
 
-    /** What every connection's fast path shares: the configuration it decides with. */
-    public static final class Shared {
-        private final PreReadLimits limits;
-        private final Clock clock;
-        private final RefusedBody refusedBody;
-        private final IngestMetrics metrics;
-        private final ToLongFunction<String> bodyLimitForTenant;
-        private final Predicate<InetAddress> trustedProxy;
-        /** An array, not a list: an indexed loop allocates no iterator on the hot path. */
-        private final Router.IngestPath[] paths;
-        private final int maxHeaderBytes;
+    /**
+     * What every connection's fast path shares: the configuration it decides with.
+     *
+     * @param paths the ingest paths, read with an indexed loop (no iterator per request)
+     */
+    public record Shared(PreReadLimits limits, Clock clock, RefusedBody refusedBody, IngestMetrics metrics,
+                         ToLongFunction<String> bodyLimitForTenant, Predicate<InetAddress> trustedProxy,
+                         List<Router.IngestPath> paths, int maxHeaderBytes) {
+
+        public Shared {
+            paths = List.copyOf(paths);
+        }
 
         public Shared(PreReadLimits limits, Clock clock, RefusedBody refusedBody, IngestMetrics metrics,
                 ToLongFunction<String> bodyLimitForTenant, Predicate<InetAddress> trustedProxy, Router router,
                 int maxHeaderBytes) {
-            this.limits = limits;
-            this.clock = clock;
-            this.refusedBody = refusedBody;
-            this.metrics = metrics;
-            this.bodyLimitForTenant = bodyLimitForTenant;
-            this.trustedProxy = trustedProxy;
-            this.paths = router.ingestPaths().toArray(new Router.IngestPath[0]);
-            this.maxHeaderBytes = maxHeaderBytes;
+            this(limits, clock, refusedBody, metrics, bodyLimitForTenant, trustedProxy, router.ingestPaths(), maxHeaderBytes);
         }
     }
 
@@ -423,8 +418,9 @@ public final class RefusalFastPath extends ChannelInboundHandlerAdapter {
     private Router.IngestPath ingestPath(ByteBuf in, int from, int to) {
         int query = in.indexOf(from, to, (byte) '?');
         int pathEnd = query < 0 ? to : query;
-        for (int i = 0; i < shared.paths.length; i++) { // indexed: no iterator per request
-            Router.IngestPath p = shared.paths[i];
+        List<Router.IngestPath> paths = shared.paths;
+        for (int i = 0; i < paths.size(); i++) { // indexed: no iterator per request
+            Router.IngestPath p = paths.get(i);
             if (p.path().length == pathEnd - from && regionEquals(in, from, p.path(), false)) {
                 return p;
             }

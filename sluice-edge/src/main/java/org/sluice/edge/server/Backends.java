@@ -18,7 +18,6 @@ import org.sluice.edge.store.rocks.RocksHookStore;
 import java.util.function.UnaryOperator;
 import org.sluice.edge.intake.BatchCommitter;
 import org.sluice.edge.intake.Intake;
-import org.sluice.edge.intake.IntakeSettings;
 import org.sluice.edge.log.Warnings;
 import org.sluice.edge.http.HookSink;
 import org.sluice.edge.admission.FleetGate;
@@ -89,9 +88,7 @@ final class Backends implements AutoCloseable {
         }
         Intake opened;
         try {
-            var in = config.intake();
-            opened = Intake.start(commitWrapper.apply(store::commit), new IntakeSettings(in.partitions(), in.maxBatch(),
-                    in.maxDelayMs(), in.maxQueue(), in.maxQueueBytes(), in.commitDeadlineMs()), registry, Clock.system());
+            opened = Intake.start(commitWrapper.apply(store::commit), config.intake(), registry, Clock.system());
         } catch (RuntimeException e) {
             throw closeAfterFailedBoot(e, store, host, fleet);
         }

@@ -13,21 +13,13 @@ import org.sluice.edge.store.PendingHook;
  * The {@link HookSink} of a running node: duplicates are looked up in the store, hooks go to
  * the intake, and readiness is the store's and the intake's (and the store's size against
  * {@code store.max_bytes}).
+ *
+ * @param store       where duplicates are looked up
+ * @param intake      where hooks are submitted
+ * @param epochMillis the wall clock a duplicate's window is measured with
+ * @param size        the store's size against {@code store.max_bytes}
  */
-final class IntakeSink implements HookSink {
-
-    private final HookStore store;
-    private final Intake intake;
-    private final LongSupplier epochMillis;
-    private final StoreSize size;
-
-    IntakeSink(HookStore store, Intake intake, LongSupplier epochMillis, StoreSize size) {
-        this.store = store;
-        this.intake = intake;
-        this.epochMillis = epochMillis;
-        this.size = size;
-    }
-
+record IntakeSink(HookStore store, Intake intake, LongSupplier epochMillis, StoreSize size) implements HookSink {
 
     @Override
     public String findDuplicate(String tenant, String source, String dedupeKey) {

@@ -9,22 +9,15 @@ import static org.sluice.edge.verify.VerifyOutcome.OK;
  * One header carrying {@code prefix + encode(HMAC(secret, body))}, no timestamp. Serves
  * {@code github} (X-Hub-Signature-256, "sha256=", hex), {@code shopify}
  * (X-Shopify-Hmac-SHA256, no prefix, base64) and the custom {@code hmac} scheme.
+ *
+ * @param header the header that carries the signature
+ * @param prefix what stands before the encoded MAC ({@code ""}: nothing)
+ * @param base64 the MAC is base64, else hex
+ * @param keys   the source's secrets
  */
-final class HeaderHmacVerifier implements Verifier {
+record HeaderHmacVerifier(String header, String prefix, boolean base64, MacKeys keys) implements Verifier {
 
     private static final byte[] NO_PREAMBLE = new byte[0];
-
-    private final String header;
-    private final String prefix;
-    private final boolean base64;
-    private final MacKeys keys;
-
-    HeaderHmacVerifier(String header, String prefix, boolean base64, MacKeys keys) {
-        this.header = header;
-        this.prefix = prefix;
-        this.base64 = base64;
-        this.keys = keys;
-    }
 
     @Override
     public VerifyOutcome verify(HeaderLookup headers, byte[] body, long nowEpochSeconds) {

@@ -12,20 +12,15 @@ import java.nio.charset.StandardCharsets;
  * {@code X-Slack-Signature: v0=<hex>}, HMAC-SHA256 over
  * {@code "v0:" + X-Slack-Request-Timestamp + ":" + body}. A signature without its timestamp
  * header is malformed (it cannot be checked), not missing.
+ *
+ * @param keys             the source's secrets
+ * @param toleranceSeconds how far the signed timestamp may be from now
  */
-final class SlackVerifier implements Verifier {
+record SlackVerifier(MacKeys keys, long toleranceSeconds) implements Verifier {
 
     static final String SIGNATURE = "X-Slack-Signature";
     static final String TIMESTAMP = "X-Slack-Request-Timestamp";
     static final String VERSION = "v0";
-
-    private final MacKeys keys;
-    private final long toleranceSeconds;
-
-    SlackVerifier(MacKeys keys, long toleranceSeconds) {
-        this.keys = keys;
-        this.toleranceSeconds = toleranceSeconds;
-    }
 
     @Override
     public VerifyOutcome verify(HeaderLookup headers, byte[] body, long nowEpochSeconds) {

@@ -37,22 +37,17 @@ import java.nio.charset.StandardCharsets;
  * malformed, decided before any MAC is computed. A {@code v1} signature longer than the
  * base64 of 32 bytes is skipped without being decoded. Comparison is constant-time
  * ({@link MacKeys#matchesAny}).
+ *
+ * @param keys             the source's secrets
+ * @param toleranceSeconds how far the signed timestamp may be from now
  */
-final class StandardWebhooksVerifier implements Verifier {
+record StandardWebhooksVerifier(MacKeys keys, long toleranceSeconds) implements Verifier {
 
     static final String ID = "webhook-id";
     static final String TIMESTAMP = "webhook-timestamp";
     static final String SIGNATURE = "webhook-signature";
     /** Most entries one {@code webhook-signature} header may hold. */
     static final int MAX_ENTRIES = 32;
-
-    private final MacKeys keys;
-    private final long toleranceSeconds;
-
-    StandardWebhooksVerifier(MacKeys keys, long toleranceSeconds) {
-        this.keys = keys;
-        this.toleranceSeconds = toleranceSeconds;
-    }
 
     @Override
     public VerifyOutcome verify(HeaderLookup headers, byte[] body, long nowEpochSeconds) {

@@ -13,19 +13,14 @@ import java.nio.charset.StandardCharsets;
  * HMAC-SHA256 over {@code "<t>." + body}. Items are comma-separated (spaces around them are
  * ignored, so several header lines joined with ", " still parse); unknown items such as v0
  * are ignored. Exactly one {@code t}; at most {@value #MAX_V1} v1 items.
+ *
+ * @param keys             the source's secrets
+ * @param toleranceSeconds how far the signed timestamp may be from now
  */
-final class StripeVerifier implements Verifier {
+record StripeVerifier(MacKeys keys, long toleranceSeconds) implements Verifier {
 
     static final String HEADER = "Stripe-Signature";
     static final int MAX_V1 = 16;
-
-    private final MacKeys keys;
-    private final long toleranceSeconds;
-
-    StripeVerifier(MacKeys keys, long toleranceSeconds) {
-        this.keys = keys;
-        this.toleranceSeconds = toleranceSeconds;
-    }
 
     @Override
     public VerifyOutcome verify(HeaderLookup headers, byte[] body, long nowEpochSeconds) {

@@ -25,7 +25,7 @@ class CidrTest {
         assertThat(c.contains(ip("10.255.1.2"))).isTrue();
         assertThat(c.contains(ip("11.0.0.0"))).isFalse();
         assertThat(c.contains(ip("9.255.255.255"))).isFalse();
-        assertThat(c.isIpv4()).isTrue();
+        assertThat(c.v4()).isTrue();
         assertThat(c).hasToString("10.0.0.0/8");
     }
 
@@ -79,7 +79,7 @@ class CidrTest {
     @Test
     void aMappedNetworkIsTheIpv4NetworkItMaps() {
         Cidr c = Cidr.parse("::ffff:10.0.0.0/104");
-        assertThat(c.isIpv4()).isTrue();
+        assertThat(c.v4()).isTrue();
         assertThat(c).hasToString("10.0.0.0/8");
         assertThat(c.contains(ip("10.9.9.9"))).isTrue();
         assertThatThrownBy(() -> Cidr.parse("::ffff:10.0.0.0/64"))

@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.sluice.core.Limit;
 import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.intake.IntakeSettings;
 import org.sluice.edge.verify.VerifySpec;
 
 class ConfigLoaderTest {
@@ -55,7 +56,7 @@ class ConfigLoaderTest {
         assertThat(rl.configuredLimit("acme")).contains(Limit.of(500, 1000));
         assertThat(rl.configuredLimit("beta")).isEqualTo(rl.defaultLimit());
 
-        assertThat(c.intake()).isEqualTo(new IntakeConfig(2, 256, 0, 10_000, 268_435_456L, 15_000L));
+        assertThat(c.intake()).isEqualTo(new IntakeSettings(2, 256, 0, 10_000, 268_435_456L, 15_000L));
         assertThat(c.dedupe()).isEqualTo(new DedupeConfig(259_200L, DedupeScope.NODE));
 
         assertThat(c.sources().keySet()).containsExactly("stripe-acme", "gh-acme", "custom", "open");
@@ -123,7 +124,7 @@ class ConfigLoaderTest {
                 268_435_456L, 0));
         assertThat(d.rateLimits()).isEqualTo(new RateLimitsConfig(LimitScope.NODE, false, Optional.empty(),
                 Optional.empty(), 100_000_000L, Optional.empty(), Map.of(), Path.of("/dev/shm/sluice-edge-1")));
-        assertThat(d.intake()).isEqualTo(new IntakeConfig(2, 256, 0, 10_000, 268_435_456L, 15_000L));
+        assertThat(d.intake()).isEqualTo(new IntakeSettings(2, 256, 0, 10_000, 268_435_456L, 15_000L));
         assertThat(d.dedupe()).isEqualTo(new DedupeConfig(259_200L, DedupeScope.NODE));
         assertThat(d.fleet()).isEqualTo(new FleetConfig(List.of(URI.create("redis://127.0.0.1:6379")), 20, 0.5, 20,
                 10_000, 5_000, 30_000, 5, 50_000, FleetFallback.SHARE));
