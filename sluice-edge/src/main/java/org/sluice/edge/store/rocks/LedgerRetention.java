@@ -39,7 +39,8 @@ final class LedgerRetention {
      *       a hook with a pending delivery is never deleted, and a dead letter keeps its
      *       hook (so that it can be redelivered) until the dead letter itself expires.</li>
      * </ul>
-     * The newest hook is never deleted (the commit sequence resumes after it at open). The
+     * The newest hook is deleted like any other: the highest number and id deleted are kept
+     * as the {@link SequenceFloor}, which the commit sequence resumes above at open. The
      * pass stops early at the first hook too young for either rule, or numbered above the
      * store's durable-up-to number (a commit below it is still writing); the next pass then
      * starts from the oldest again. Not fsynced: a pass lost in a crash is redone.
@@ -57,11 +58,8 @@ final class LedgerRetention {
             state.lock.lock();
             try {
                 long visible = state.store.durableUpTo(); // before the iterators: see GroupCommit
-                long lastSeq;
-                try (RocksIterator it = db.newIterator(f.hooks())) {
-                    it.seekToLast();
-                    lastSeq = it.isValid() ? Codec.u64(it.key()) : -1;
-                }
+                SequenceFloor.Floor floor = SequenceFloor.read(db, f.meta());
+                long floorSeq = floor == null ? -1 : floor.seq();
                 int examined = 0;
                 int hooksDeleted = 0;
                 int deadDeleted = 0;
@@ -111,13 +109,17 @@ final class LedgerRetention {
                                 }
                             }
                         }
-                        if (!keep && committed <= hooksCutoff && seq != lastSeq) {
+                        if (!keep && committed <= hooksCutoff) {
                             for (byte[] k : delivered) {
                                 wb.delete(f.deliveries(), k);
                             }
                             wb.delete(f.hooks(), Codec.u64(seq));
                             wb.delete(f.hookIds(), idBytes);
                             hooksDeleted++;
+                            if (seq > floorSeq) { // a pass walks in number order; an earlier cycle may have gone higher
+                                floorSeq = seq;
+                                SequenceFloor.put(wb, f.meta(), seq, idBytes);
+                            }
                         }
                     }
                     it.status();

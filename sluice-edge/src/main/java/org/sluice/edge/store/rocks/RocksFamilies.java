@@ -49,7 +49,7 @@ record RocksFamilies(RocksDB db, ColumnFamilyHandle hooks, ColumnFamilyHandle ho
 
     /** The families the delivery ledger uses. */
     LedgerFamilies ledger() {
-        return new LedgerFamilies(db, hooks, hookIds, deliveries, due, byDestination, destinations);
+        return new LedgerFamilies(db, hooks, hookIds, deliveries, due, byDestination, destinations, meta);
     }
 
     /** The families retention and the dedupe sweep delete from, which a reclaim compacts. */
