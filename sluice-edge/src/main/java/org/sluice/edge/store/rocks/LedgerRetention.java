@@ -24,8 +24,12 @@ final class LedgerRetention {
     @GuardedBy("state.lock")
     private byte[] retentionCursor;
 
-    LedgerRetention(LedgerState state) {
+    /** Told the hooks each pass deleted, so that a reclaim compacts their key ranges. */
+    private final StoreReclaim reclaims;
+
+    LedgerRetention(LedgerState state, StoreReclaim reclaims) {
         this.state = state;
+        this.reclaims = reclaims;
     }
 
     /**
@@ -60,12 +64,15 @@ final class LedgerRetention {
                 long visible = state.store.durableUpTo(); // before the iterators: see GroupCommit
                 SequenceFloor.Floor floor = SequenceFloor.read(db, f.meta());
                 long floorSeq = floor == null ? -1 : floor.seq();
+                byte[] floorId = null; // set when this pass deleted a hook above the stored floor
                 int examined = 0;
                 int hooksDeleted = 0;
                 int deadDeleted = 0;
                 boolean more = false;
                 byte[] last = null;
                 List<DeliveryRow> deadGone = new ArrayList<>();
+                List<Long> gone = new ArrayList<>();
+                List<byte[]> goneIds = new ArrayList<>();
                 try (WriteBatch wb = new WriteBatch(); RocksIterator it = db.newIterator(f.hookIds())) {
                     if (retentionCursor == null) {
                         it.seekToFirst();
@@ -116,13 +123,18 @@ final class LedgerRetention {
                             wb.delete(f.hooks(), Codec.u64(seq));
                             wb.delete(f.hookIds(), idBytes);
                             hooksDeleted++;
+                            gone.add(seq);
+                            goneIds.add(idBytes);
                             if (seq > floorSeq) { // a pass walks in number order; an earlier cycle may have gone higher
                                 floorSeq = seq;
-                                SequenceFloor.put(wb, f.meta(), seq, idBytes);
+                                floorId = idBytes;
                             }
                         }
                     }
                     it.status();
+                    if (floorId != null) { // once per pass: each put is an entry in meta's memtable until a flush
+                        SequenceFloor.put(wb, f.meta(), floorSeq, floorId);
+                    }
                     if (wb.count() > 0) {
                         try {
                             db.write(writeOptions, wb);
@@ -130,6 +142,9 @@ final class LedgerRetention {
                             state.othersWrites.incrementAndGet();
                         }
                     }
+                }
+                for (int i = 0; i < gone.size(); i++) {
+                    reclaims.deleted(gone.get(i), goneIds.get(i));
                 }
                 for (DeliveryRow r : deadGone) {
                     state.counted(r, null);

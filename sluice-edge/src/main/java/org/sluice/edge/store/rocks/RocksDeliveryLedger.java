@@ -76,12 +76,12 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     private final LedgerRetention retention;
     private final RocksPauses pauses;
 
-    RocksDeliveryLedger(LedgerStore store) {
+    RocksDeliveryLedger(LedgerStore store, StoreReclaim reclaims) {
         this.state = new LedgerState(store);
         this.queries = new LedgerQueries(state);
         this.transitions = new LedgerTransitions(state);
         this.redelivery = new LedgerRedelivery(state);
-        this.retention = new LedgerRetention(state);
+        this.retention = new LedgerRetention(state, reclaims);
         this.pauses = new RocksPauses(store);
     }
 

@@ -52,8 +52,12 @@ record RocksFamilies(RocksDB db, ColumnFamilyHandle hooks, ColumnFamilyHandle ho
         return new LedgerFamilies(db, hooks, hookIds, deliveries, due, byDestination, destinations, meta);
     }
 
-    /** The families retention and the dedupe sweep delete from, which a reclaim compacts. */
+    /**
+     * The families retention and the dedupe sweep delete from, which a reclaim flushes and
+     * compacts, and {@code meta}, where retention writes its {@link SequenceFloor}: unflushed,
+     * those writes would keep a memtable block in the store's size.
+     */
     List<ColumnFamilyHandle> deletedFrom() {
-        return List.of(hooks, hookIds, dedupe, dedupeExpiry, deliveries, byDestination, due);
+        return List.of(hooks, hookIds, dedupe, dedupeExpiry, deliveries, byDestination, due, meta);
     }
 }

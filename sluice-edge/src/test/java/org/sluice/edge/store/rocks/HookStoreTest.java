@@ -63,6 +63,15 @@ class HookStoreTest {
         store.reclaim();
         assertThat(store.approximateBytes()).as("flushed and compacted away").isLessThan(deletedBytes / 4);
         assertThat(store.after(null, 10).hooks()).isEmpty();
+
+        // within the minute of that reclaim, the next compacts what retention deleted since (issue 46, point 6)
+        for (int i = 200; i < 400; i++) {
+            store.commit(List.of(Hooks.hook("acme", "gh", "k" + i, pad)));
+        }
+        assertThat(store.deliveries().retentionPass(wall.get(), 0, 0, 1_000).hooksDeleted()).isEqualTo(200);
+        assertThat(store.approximateBytes()).isGreaterThanOrEqualTo(deletedBytes);
+        store.reclaim();
+        assertThat(store.approximateBytes()).as("the deleted range compacted away").isLessThan(deletedBytes / 4);
     }
 
     @Test
