@@ -35,6 +35,11 @@ import org.sluice.edge.store.RetentionResult;
  * point 6: the reclaim used to wait a minute after the previous one). A failing store is
  * left to the sweeper's resume task.
  *
+ * <p>While the store is at {@code store.max_bytes} (as the last tick read it), the passes
+ * also delete delivered hooks younger than {@code retention.hooks_seconds}, oldest first
+ * (issue 46, point 4), counted in {@code sluice_retention_early_deleted_total} and logged at
+ * {@code INFO} once a tick.
+ *
  * <p>Meters: {@code sluice_retention_deleted_total} (hooks and dead letters deleted) and
  * {@code sluice_store_bytes} (the cached size).
  */
@@ -56,6 +61,7 @@ final class Retention implements AutoCloseable {
     private final long deadMaxAgeMillis;
     private final LongSupplier epochMillis;
     private final Counter deleted;
+    private final Counter deletedEarly;
     private final ScheduledExecutorService scheduler;
     private final Warnings warnings = new Warnings(LOG, TimeUnit.MINUTES.toNanos(1));
     /** Rows deleted since the last reclaim. */
@@ -71,6 +77,9 @@ final class Retention implements AutoCloseable {
         this.epochMillis = epochMillis;
         this.deleted = Counter.builder("sluice.retention.deleted")
                 .description("Hooks and dead letters deleted by the retention pass").register(registry);
+        this.deletedEarly = Counter.builder("sluice.retention.early.deleted")
+                .description("Delivered hooks deleted before retention.hooks_seconds because the store was at store.max_bytes")
+                .register(registry);
         Gauge.builder("sluice.store.bytes", size, StoreSize::bytes)
                 .description("Approximate size of the store (SST files and memtables), read about once a second")
                 .register(registry);
@@ -90,13 +99,21 @@ final class Retention implements AutoCloseable {
             if (store.isOpen() && store.isHealthy()) {
                 RetentionResult result;
                 int passes = 0;
+                boolean full = size.full(); // as of the last tick: a full store drains its delivered hooks early
+                long early = 0;
                 do {
                     result = store.deliveries().retentionPass(epochMillis.getAsLong(), hooksMaxAgeMillis,
-                            deadMaxAgeMillis, PASS_HOOKS);
+                            deadMaxAgeMillis, PASS_HOOKS, full);
                     deleted.increment(result.deleted());
+                    deletedEarly.increment(result.deliveredEarly());
+                    early += result.deliveredEarly();
                     unreclaimed += result.deleted();
                     passes++;
                 } while (result.more() && passes < MAX_PASSES && (result.deleted() > 0 || passes < MIN_PASSES));
+                if (early > 0) {
+                    LOG.info("the store is at store.max_bytes ({} bytes): deleted {} delivered hooks before "
+                            + "retention.hooks_seconds, oldest first", size.maxBytes(), early);
+                }
             }
             size.refresh();
             if (size.full() && unreclaimed > 0 && store.isOpen() && store.isHealthy()) {

@@ -41,7 +41,9 @@ final class LedgerRetention {
      *   <li>the hook (record, id entry and DELIVERED rows) is deleted once it is at least
      *       {@code hooksMaxAgeMillis} old and it has no PENDING row and no DEAD row left;
      *       a hook with a pending delivery is never deleted, and a dead letter keeps its
-     *       hook (so that it can be redelivered) until the dead letter itself expires.</li>
+     *       hook (so that it can be redelivered) until the dead letter itself expires;</li>
+     *   <li>with {@code storeFull}, a hook whose rows are all DELIVERED (at least one) is
+     *       deleted whatever its age (counted in {@code deliveredEarly}).</li>
      * </ul>
      * The newest hook is deleted like any other: the highest number and id deleted are kept
      * as the {@link SequenceFloor}, which the commit sequence resumes above at open. The
@@ -49,14 +51,16 @@ final class LedgerRetention {
      * store's durable-up-to number (a commit below it is still writing); the next pass then
      * starts from the oldest again. Not fsynced: a pass lost in a crash is redone.
      */
-    RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks) {
+    RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks,
+                                  boolean storeFull) {
         LedgerState.checkLimit(maxHooks);
         if (hooksMaxAgeMillis < 0 || deadMaxAgeMillis < 0) {
             throw new IllegalArgumentException("retention ages must be at least 0, got " + hooksMaxAgeMillis + " and " + deadMaxAgeMillis);
         }
         long hooksCutoff = nowMillis - hooksMaxAgeMillis;
         long deadCutoff = nowMillis - deadMaxAgeMillis;
-        long youngest = Math.max(hooksCutoff, deadCutoff); // a hook committed after this has nothing to delete
+        // a hook committed after this has nothing to delete (when full, a delivered hook of any age does)
+        long youngest = storeFull ? nowMillis : Math.max(hooksCutoff, deadCutoff);
         return state.store.write(false, (f, writeOptions) -> {
             RocksDB db = f.db();
             state.lock.lock();
@@ -68,6 +72,7 @@ final class LedgerRetention {
                 int examined = 0;
                 int hooksDeleted = 0;
                 int deadDeleted = 0;
+                int early = 0;
                 boolean more = false;
                 byte[] last = null;
                 List<DeliveryRow> deadGone = new ArrayList<>();
@@ -116,7 +121,9 @@ final class LedgerRetention {
                                 }
                             }
                         }
-                        if (!keep && committed <= hooksCutoff) {
+                        boolean deliveredEarly = storeFull && !keep && !delivered.isEmpty() && committed > hooksCutoff;
+                        if (!keep && (committed <= hooksCutoff || deliveredEarly)) {
+                            early += deliveredEarly ? 1 : 0;
                             for (byte[] k : delivered) {
                                 wb.delete(f.deliveries(), k);
                             }
@@ -150,7 +157,7 @@ final class LedgerRetention {
                     state.counted(r, null);
                 }
                 retentionCursor = more ? last : null;
-                return new RetentionResult(examined, hooksDeleted, deadDeleted, more);
+                return new RetentionResult(examined, hooksDeleted, deadDeleted, more, early);
             } finally {
                 state.lock.unlock();
             }

@@ -208,6 +208,12 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
 
     @Override
     public RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks) {
-        return retention.retentionPass(nowMillis, hooksMaxAgeMillis, deadMaxAgeMillis, maxHooks);
+        return retention.retentionPass(nowMillis, hooksMaxAgeMillis, deadMaxAgeMillis, maxHooks, false);
+    }
+
+    @Override
+    public RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks,
+                                         boolean storeFull) {
+        return retention.retentionPass(nowMillis, hooksMaxAgeMillis, deadMaxAgeMillis, maxHooks, storeFull);
     }
 }

@@ -818,6 +818,29 @@ class DeliveryLedgerTest {
         assertThat(ledger.retentionPass(T0 + 6000, 1000, 5000, 100)).isEqualTo(new RetentionResult(2, 0, 0, false));
     }
 
+    /** Issue 46, point 4: while the store is full, delivered hooks go before their retention; nothing else does. */
+    @Test
+    void aFullStoreDeletesDeliveredHooksBeforeTheirRetentionAndNothingElse() {
+        String delivered = commit("k1", "a");
+        ledger.markDelivered(only("a", T0), 200, T0);
+        String pending = commit("k2", "a");
+        String dead = commit("k3", "b");
+        ledger.markDead(only("b", T0), "max_attempts", true, 500, null, T0);
+        String none = commit("k4");
+        String alsoDelivered = commit("k5", "a");
+        ledger.markDelivered(ledger.due("a", T0, 2).get(1), 200, T0);
+
+        assertThat(ledger.retentionPass(T0 + 1, 3_600_000, 3_600_000, 100)).as("not full: all too young")
+                .isEqualTo(new RetentionResult(0, 0, 0, false));
+        assertThat(ledger.retentionPass(T0 + 1, 3_600_000, 3_600_000, 100, true))
+                .isEqualTo(new RetentionResult(5, 2, 0, false, 2));
+
+        assertThat(store.get(delivered)).isEmpty();
+        assertThat(store.get(alsoDelivered)).isEmpty();
+        assertThat(List.of(pending, dead, none)).allSatisfy(id -> assertThat(store.get(id)).isPresent());
+        assertThat(ledger.counts("a", T0 + 1).pending()).isEqualTo(1);
+    }
+
     @Test
     void deadLetterOlderThanItsRetentionGoesWhileItsHookIsStillYoung() {
         String id = commit("k1", "a", "b");
