@@ -38,21 +38,7 @@ class FullStoreDrainsDeliveredHooksTest {
                      sources:
                        fan: {tenant: t, verify: {scheme: none}, deliver_to: [app]}
                      """.formatted(MAX_BYTES, receiver.uri("/in")))) {
-            int accepted = 0;
-            boolean full = false;
-            for (int i = 0; i < 5_000 && !full; i++) {
-                Http.Response r = edge.post("/hooks/fan", Map.of(), body);
-                if (r.status() == 503) {
-                    full = true;
-                    assertThat(r.body()).isEqualTo("{\"error\":\"store_full\"}");
-                } else {
-                    assertThat(r.status()).as(r.body()).isEqualTo(202);
-                    accepted++;
-                    edge.server.retainOnce();
-                }
-            }
-            assertThat(full).as("the store reached %d bytes within 5000 hooks", MAX_BYTES).isTrue();
-            int stored = accepted;
+            int stored = StoreFullRecoveryTest.fillUntilFull(edge, "/hooks/fan", i -> Map.of(), body);
             TestEdge.await(() -> receiver.requestCount() >= stored
                     && edge.backends().store().deliveries().counts("app", System.currentTimeMillis()).pending() == 0);
 

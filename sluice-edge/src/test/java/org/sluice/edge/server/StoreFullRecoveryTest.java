@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,33 +42,39 @@ class StoreFullRecoveryTest {
                 """.formatted(MAX_BYTES), b -> b.epochMillis(now::get))) {
             int next = 0;
             for (int round = 1; round <= 2; round++) {
-                int accepted = 0;
-                boolean full = false;
-                for (int i = 0; i < 5_000 && !full; i++) {
-                    Http.Response r = edge.post("/hooks/keep", Map.of("X-Event-Id", "k" + next++), body);
-                    if (r.status() == 503) {
-                        full = true;
-                        assertThat(r.body()).isEqualTo("{\"error\":\"store_full\"}");
-                    } else {
-                        assertThat(r.status()).as(r.body()).isEqualTo(202);
-                        accepted++;
-                        edge.server.retainOnce();
-                    }
-                }
-                assertThat(full).as("round %d: the store reached %d bytes within 5000 hooks", round, MAX_BYTES).isTrue();
-                assertThat(accepted).isPositive();
+                int first = next;
+                int accepted = fillUntilFull(edge, "/hooks/keep", i -> Map.of("X-Event-Id", "k" + (first + i)), body);
+                next += accepted + 1;
+                assertThat(accepted).as("round %d", round).isPositive();
                 assertThat(Http.get(edge.address, "/readyz").status()).isEqualTo(503);
 
                 now.addAndGet(TimeUnit.SECONDS.toMillis(2)); // every stored hook is past hooks_seconds
-                Http.Response after = null;
                 for (int t = 0; t < TICKS; t++) {
                     edge.server.retainOnce();
                 }
-                after = edge.post("/hooks/keep", Map.of("X-Event-Id", "k" + next++), body);
+                Http.Response after = edge.post("/hooks/keep", Map.of("X-Event-Id", "k" + next++), body);
                 assertThat(after.status()).as("round %d: %d ticks after retention freed the space: %s", round, TICKS,
                         after.body()).isEqualTo(202);
                 assertThat(Http.get(edge.address, "/readyz").status()).as("readiness agrees").isEqualTo(200);
             }
         }
+    }
+
+    /**
+     * Posts {@code body} to {@code path} (the i-th post with {@code headers(i)}), each 202
+     * followed by a retention tick, which reads the store's size again, until one is answered
+     * {@code 503 store_full}; returns how many were accepted. Fails past 5000 posts.
+     */
+    static int fillUntilFull(TestEdge edge, String path, IntFunction<Map<String, String>> headers, String body) {
+        for (int i = 0; i < 5_000; i++) {
+            Http.Response r = edge.post(path, headers.apply(i), body);
+            if (r.status() == 503) {
+                assertThat(r.body()).isEqualTo("{\"error\":\"store_full\"}");
+                return i;
+            }
+            assertThat(r.status()).as(r.body()).isEqualTo(202);
+            edge.server.retainOnce();
+        }
+        throw new AssertionError("the store did not reach store.max_bytes within 5000 hooks");
     }
 }
