@@ -37,7 +37,7 @@ final class DeliveryAdmin {
     /** {@code rate} of a replay body without one, per second. */
     static final int DEFAULT_REPLAY_RATE = 100;
 
-    private static final Set<String> REPLAY_FIELDS = Set.of("from", "to", "dead_only", "rate");
+    private static final Set<String> REPLAY_FIELDS = Set.of("from", "to", "dead_only", "rate", "force");
     private static final String REPLAY_SHAPE =
             "the body must be one JSON object such as {\"from\":\"2026-12-01T00:00:00Z\",\"to\":\"2026-12-02T00:00:00Z\","
                     + "\"dead_only\":true,\"rate\":100}";
@@ -267,7 +267,7 @@ final class DeliveryAdmin {
         }
         for (String field : fields.keySet()) {
             if (!REPLAY_FIELDS.contains(field)) {
-                return invalidReplay("unknown field " + shortened(field) + "; the fields are from, to, dead_only and rate");
+                return invalidReplay("unknown field " + shortened(field) + "; the fields are from, to, dead_only, rate and force");
             }
         }
         Long from = time(fields.get("from"));
@@ -286,6 +286,10 @@ final class DeliveryAdmin {
         if (!(deadOnlyField instanceof Boolean deadOnly)) {
             return invalidReplay("dead_only must be true or false");
         }
+        Object forceField = fields.containsKey("force") ? fields.get("force") : (Object) false;
+        if (!(forceField instanceof Boolean force)) {
+            return invalidReplay("force must be true or false");
+        }
         Object rate = fields.getOrDefault("rate", DEFAULT_REPLAY_RATE);
         if (!(rate instanceof Integer r) || r < 1 || r > Replays.MAX_RATE) {
             return invalidReplay("rate must be an integer from 1 to " + Replays.MAX_RATE + " (replays per second), got "
@@ -296,9 +300,11 @@ final class DeliveryAdmin {
         }
         Replays.Progress started;
         try {
-            started = replays.start(name, from, to, deadOnly, r);
+            started = replays.start(name, from, to, deadOnly, r, force);
         } catch (Replays.TooManyReplays e) {
             return AdminResponse.json(429, AdminJson.error("too_many_replays", e.getMessage()));
+        } catch (Replays.RangeTooWide e) {
+            return AdminResponse.json(409, AdminJson.error("force_required", e.getMessage()));
         }
         Map<String, Object> after = new LinkedHashMap<>();
         after.put("destination", name);
@@ -307,6 +313,9 @@ final class DeliveryAdmin {
         after.put("to", AdminJson.time(to));
         after.put("dead_only", deadOnly);
         after.put("rate", r);
+        if (force) {
+            after.put("force", true);
+        }
         after.put("scheduled", started.matched());
         audit.record(actor, "replay", null, null, after);
         Map<String, Object> out = new LinkedHashMap<>();

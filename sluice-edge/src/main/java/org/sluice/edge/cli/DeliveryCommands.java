@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 /**
  * The delivery commands, over the admin API: {@code sluice destinations},
  * {@code sluice dead [--destination NAME]}, {@code sluice redeliver ID} and
- * {@code sluice replay NAME --from T --to T [--dead-only] [--rate N]}.
+ * {@code sluice replay NAME --from T --to T [--dead-only] [--rate N] [--force]}.
  *
  * <p>Exit codes as {@code sluice limits}: 0 done; 1 the server refused (its status, error and
  * message on stderr); 2 a usage error; 3 the admin API could not be asked.
@@ -169,7 +169,7 @@ public final class DeliveryCommands {
         }
     }
 
-    /** {@code sluice replay NAME --from T --to T [--dead-only] [--rate N]}: a paced replay, followed until done. */
+    /** {@code sluice replay NAME --from T --to T [--dead-only] [--rate N] [--force]}: a paced replay, followed until done. */
     @Command(name = "replay", mixinStandardHelpOptions = true,
             description = "Deliver again to NAME the hooks received in [--from, --to), paced; shows progress until done.")
     public static final class Replay extends Base {
@@ -188,6 +188,9 @@ public final class DeliveryCommands {
         @Option(names = "--rate", paramLabel = "N", defaultValue = "100",
                 description = "redeliveries per second, 1 to 10000 (default: ${DEFAULT-VALUE})")
         int rate;
+
+        @Option(names = "--force", description = "take a range wider than 31 days (audited as forced)")
+        boolean force;
 
         @Option(names = "--poll-ms", paramLabel = "MS", defaultValue = "500",
                 description = "how often to ask for progress (default: ${DEFAULT-VALUE})")
@@ -214,6 +217,9 @@ public final class DeliveryCommands {
             body.put("to", to);
             body.put("dead_only", deadOnly);
             body.put("rate", rate);
+            if (force) {
+                body.put("force", true);
+            }
             AdminClient.Answer started = client.post("/v1/destinations/" + URLEncoder.encode(name, StandardCharsets.UTF_8)
                     + "/replay", body);
             if (started.status() != 202) {

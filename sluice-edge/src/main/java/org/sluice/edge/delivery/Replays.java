@@ -42,9 +42,13 @@ import org.sluice.edge.store.HookStore;
  *       thread parks for the bucket's wait, at most {@link #MAX_PARK_NANOS}, and asks again
  *       (so on a manual clock it sees time move within that bound);</li>
  *   <li>when the walk ends the replay is {@code done}. Its {@code delivered} and
- *       {@code dead} figures are read when asked ({@link #get}): a walk over the range
- *       counting the rows to the destination scheduled since the replay started that are
- *       now delivered or dead.</li>
+ *       {@code dead} figures are counters kept per replay: {@link #get} recounts them (a
+ *       walk over the range counting the rows to the destination scheduled since the replay
+ *       started that are now delivered or dead) at most once every {@link #RECOUNT_NANOS}
+ *       of the injected clock, and answers the kept figures in between; once the replay is
+ *       done and every row it scheduled is delivered or dead, the figures are final and never
+ *       walked for again (issue 46, point 7: each poll used to walk the whole range, and the
+ *       console polls every 500 ms).</li>
  * </ol>
  * The range ends no later than the moment the replay starts, so hooks accepted meanwhile
  * are not in it and the count of {@link #start} is what the walk schedules, unless rows
@@ -52,7 +56,11 @@ import org.sluice.edge.store.HookStore;
  *
  * <h2>Memory and threads</h2>
  * The newest {@link #KEPT} replays are remembered; starting one more forgets the oldest
- * finished one, and is refused ({@link TooManyReplays}) when all of them are still running.
+ * finished one, and is refused ({@link TooManyReplays}) when all of them are still running,
+ * or when {@link #MAX_RUNNING_PER_DESTINATION} replays to the same destination still run.
+ * A range wider than {@link #MAX_RANGE_MILLIS} (31 days, after its end is brought back to
+ * now) is refused ({@link RangeTooWide}) unless forced: the count of {@link #start} and each
+ * recount walk the whole range.
  * {@link #THREADS} replay threads (daemons, {@code sluice-replay-N}); further replays wait
  * for one, {@code running} meanwhile. {@link #close} stops them (a replay stopped half way
  * stays as far as it got). Thread-safe.
@@ -67,6 +75,12 @@ public final class Replays implements AutoCloseable {
     static final int PAGE = 256;
     /** Threads running replays at once. */
     static final int THREADS = 2;
+    /** Replays to one destination running (or waiting for a thread) at once. */
+    public static final int MAX_RUNNING_PER_DESTINATION = 2;
+    /** The widest range a replay takes without {@code force}: 31 days. */
+    public static final long MAX_RANGE_MILLIS = TimeUnit.DAYS.toMillis(31);
+    /** Least time between two recounts of one replay's figures ({@link #get}): one second. */
+    static final long RECOUNT_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Longest park while the bucket refuses: 50 ms. */
     static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
@@ -76,8 +90,18 @@ public final class Replays implements AutoCloseable {
     public static final class TooManyReplays extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        TooManyReplays() {
-            super(KEPT + " replays are still running; wait for one to finish");
+        TooManyReplays(String message) {
+            super(message);
+        }
+    }
+
+    /** A range wider than {@link #MAX_RANGE_MILLIS}, started without {@code force}. */
+    public static final class RangeTooWide extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RangeTooWide(long widthMillis) {
+            super("the range spans " + TimeUnit.MILLISECONDS.toDays(widthMillis) + " days, more than the "
+                    + TimeUnit.MILLISECONDS.toDays(MAX_RANGE_MILLIS) + " a replay takes without \"force\": true");
         }
     }
 
@@ -130,6 +154,17 @@ public final class Replays implements AutoCloseable {
         final long toleranceNanos;
         final AtomicLong scheduled = new AtomicLong();
         volatile boolean running = true;
+        // the kept figures (see "How a replay runs", step 3)
+        @GuardedBy("this")
+        private long delivered;
+        @GuardedBy("this")
+        private long dead;
+        @GuardedBy("this")
+        private long countedAtNanos;
+        @GuardedBy("this")
+        private boolean counted;
+        @GuardedBy("this")
+        private boolean settled;
 
         Replay(Span span, int rate, long startedAtMillis, long matched) {
             this.span = span;
@@ -178,7 +213,21 @@ public final class Replays implements AutoCloseable {
             }
         }
 
-        Progress progress() {
+        synchronized Progress progress() {
+            long now = clock.nanoTime();
+            if (!settled && (!counted || now - countedAtNanos >= RECOUNT_NANOS)) {
+                boolean wasRunning = running; // read before the walk: a walk after the end sees every row it scheduled
+                long made = scheduled.get();
+                recount();
+                counted = true;
+                countedAtNanos = now;
+                settled = !wasRunning && delivered + dead >= made;
+            }
+            return new Progress(id, span.destination(), running, matched, scheduled.get(), delivered, dead);
+        }
+
+        @GuardedBy("this")
+        private void recount() {
             long delivered = 0;
             long dead = 0;
             String cursor = null;
@@ -192,7 +241,8 @@ public final class Replays implements AutoCloseable {
                 }
                 cursor = page.cursor();
             } while (cursor != null);
-            return new Progress(id, span.destination(), running, matched, scheduled.get(), delivered, dead);
+            this.delivered = delivered;
+            this.dead = dead;
         }
     }
 
@@ -219,10 +269,14 @@ public final class Replays implements AutoCloseable {
      * brought back to now when later) that have a row to {@code destination}, only dead
      * ones when {@code deadOnly}, at {@code rate} per second.
      *
+     * @param force lifts the bound on the range's width ({@link #MAX_RANGE_MILLIS})
      * @throws IllegalArgumentException when the range is empty or the rate is not 1 to {@link #MAX_RATE}
-     * @throws TooManyReplays           when {@link #KEPT} replays are still running
+     * @throws RangeTooWide             when the range (its end brought back to now) is wider than
+     *                                  {@link #MAX_RANGE_MILLIS} and {@code force} is false
+     * @throws TooManyReplays           when {@link #KEPT} replays are still running, or
+     *                                  {@link #MAX_RUNNING_PER_DESTINATION} to this destination
      */
-    public Progress start(String destination, long fromMillis, long toMillis, boolean deadOnly, int rate) {
+    public Progress start(String destination, long fromMillis, long toMillis, boolean deadOnly, int rate, boolean force) {
         Objects.requireNonNull(destination, "destination");
         if (rate < 1 || rate > MAX_RATE) {
             throw new IllegalArgumentException("rate must be an integer from 1 to " + MAX_RATE + ", got " + rate);
@@ -231,7 +285,14 @@ public final class Replays implements AutoCloseable {
             throw new IllegalArgumentException("from must be before to");
         }
         long now = wallMillis.getAsLong();
-        Span span = new Span(destination, fromMillis, Math.max(fromMillis, Math.min(toMillis, now)), deadOnly);
+        long to = Math.min(toMillis, now);
+        if (!force && to - fromMillis > MAX_RANGE_MILLIS) {
+            throw new RangeTooWide(to - fromMillis);
+        }
+        synchronized (replays) { // checked again below, after the count: this one spares the walk
+            checkRunning(destination);
+        }
+        Span span = new Span(destination, fromMillis, Math.max(fromMillis, to), deadOnly);
         long matched = 0;
         if (span.fromMillis() < span.toMillis()) {
             String cursor = null;
@@ -243,6 +304,7 @@ public final class Replays implements AutoCloseable {
         }
         Replay replay = new Replay(span, rate, now, matched);
         synchronized (replays) {
+            checkRunning(destination);
             if (replays.size() >= KEPT) {
                 Iterator<Replay> it = replays.values().iterator();
                 boolean forgot = false;
@@ -253,7 +315,7 @@ public final class Replays implements AutoCloseable {
                     }
                 }
                 if (!forgot) {
-                    throw new TooManyReplays();
+                    throw new TooManyReplays(KEPT + " replays are still running; wait for one to finish");
                 }
             }
             replays.put(replay.id, replay);
@@ -262,7 +324,21 @@ public final class Replays implements AutoCloseable {
         return new Progress(replay.id, destination, true, matched, 0, 0, 0);
     }
 
-    /** The replay's progress (its delivered and dead figures read now), or empty when it is unknown or forgotten. */
+    @GuardedBy("replays")
+    private void checkRunning(String destination) {
+        int running = 0;
+        for (Replay r : replays.values()) {
+            if (r.running && r.span.destination().equals(destination)) {
+                running++;
+            }
+        }
+        if (running >= MAX_RUNNING_PER_DESTINATION) {
+            throw new TooManyReplays(running + " replays to " + destination + " are still running (at most "
+                    + MAX_RUNNING_PER_DESTINATION + " at once); wait for one to finish");
+        }
+    }
+
+    /** The replay's progress (its delivered and dead figures as last counted, see the class comment), or empty when it is unknown or forgotten. */
     public Optional<Progress> get(String id) {
         Replay replay;
         synchronized (replays) {

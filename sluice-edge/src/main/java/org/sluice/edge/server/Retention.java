@@ -29,9 +29,16 @@ import org.sluice.edge.store.RetentionResult;
  * stay (pending deliveries, dead letters) is walked past at 10 000 hooks a second without
  * spinning on it. Then the store's size is read again ({@link StoreSize}). While the store
  * is at {@code store.max_bytes} and rows were deleted since the last reclaim, the space is
- * reclaimed ({@link HookStore#reclaim()}: a flush and a compaction, so at most once every
- * {@value #RECLAIM_TICKS} ticks) and the size read once more, so ingest resumes as soon as the
- * figure is under the bound. A failing store is left to the sweeper's resume task.
+ * reclaimed ({@link HookStore#reclaim()}: a flush and a compaction of what was deleted, so
+ * every tick; the RocksDB store compacts whole families at most once a minute) and the size
+ * read once more, so ingest resumes within a tick of retention freeing the space (issue 46,
+ * point 6: the reclaim used to wait a minute after the previous one). A failing store is
+ * left to the sweeper's resume task.
+ *
+ * <p>While the store is at {@code store.max_bytes} (as the last tick read it), the passes
+ * also delete delivered hooks younger than {@code retention.hooks_seconds}, oldest first
+ * (issue 46, point 4), counted in {@code sluice_retention_early_deleted_total} and logged at
+ * {@code INFO} once a tick.
  *
  * <p>Meters: {@code sluice_retention_deleted_total} (hooks and dead letters deleted) and
  * {@code sluice_store_bytes} (the cached size).
@@ -45,8 +52,6 @@ final class Retention implements AutoCloseable {
     static final int MAX_PASSES = 100;
     /** Passes per tick at least (while the walk has further to go), even when they delete nothing. */
     static final int MIN_PASSES = 10;
-    /** Ticks between two reclaims at least (the first one runs at once). */
-    static final int RECLAIM_TICKS = 60;
 
     private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
 
@@ -56,14 +61,12 @@ final class Retention implements AutoCloseable {
     private final long deadMaxAgeMillis;
     private final LongSupplier epochMillis;
     private final Counter deleted;
+    private final Counter deletedEarly;
     private final ScheduledExecutorService scheduler;
     private final Warnings warnings = new Warnings(LOG, TimeUnit.MINUTES.toNanos(1));
     /** Rows deleted since the last reclaim. */
     @GuardedBy("this")
     private long unreclaimed;
-    /** Ticks since the last reclaim. */
-    @GuardedBy("this")
-    private int sinceReclaim = RECLAIM_TICKS;
 
     Retention(HookStore store, StoreSize size, RetentionConfig config, LongSupplier epochMillis,
               MeterRegistry registry) {
@@ -74,6 +77,9 @@ final class Retention implements AutoCloseable {
         this.epochMillis = epochMillis;
         this.deleted = Counter.builder("sluice.retention.deleted")
                 .description("Hooks and dead letters deleted by the retention pass").register(registry);
+        this.deletedEarly = Counter.builder("sluice.retention.early.deleted")
+                .description("Delivered hooks deleted before retention.hooks_seconds because the store was at store.max_bytes")
+                .register(registry);
         Gauge.builder("sluice.store.bytes", size, StoreSize::bytes)
                 .description("Approximate size of the store (SST files and memtables), read about once a second")
                 .register(registry);
@@ -93,21 +99,25 @@ final class Retention implements AutoCloseable {
             if (store.isOpen() && store.isHealthy()) {
                 RetentionResult result;
                 int passes = 0;
+                boolean full = size.full(); // as of the last tick: a full store drains its delivered hooks early
+                long early = 0;
                 do {
                     result = store.deliveries().retentionPass(epochMillis.getAsLong(), hooksMaxAgeMillis,
-                            deadMaxAgeMillis, PASS_HOOKS);
+                            deadMaxAgeMillis, PASS_HOOKS, full);
                     deleted.increment(result.deleted());
+                    deletedEarly.increment(result.deliveredEarly());
+                    early += result.deliveredEarly();
                     unreclaimed += result.deleted();
                     passes++;
                 } while (result.more() && passes < MAX_PASSES && (result.deleted() > 0 || passes < MIN_PASSES));
+                if (early > 0) {
+                    LOG.info("the store is at store.max_bytes ({} bytes): deleted {} delivered hooks before "
+                            + "retention.hooks_seconds, oldest first", size.maxBytes(), early);
+                }
             }
             size.refresh();
-            if (sinceReclaim < RECLAIM_TICKS) {
-                sinceReclaim++;
-            }
-            if (size.full() && unreclaimed > 0 && sinceReclaim >= RECLAIM_TICKS && store.isOpen() && store.isHealthy()) {
+            if (size.full() && unreclaimed > 0 && store.isOpen() && store.isHealthy()) {
                 unreclaimed = 0;
-                sinceReclaim = 0;
                 store.reclaim();
                 size.refresh();
                 LOG.info("the store is at store.max_bytes ({} bytes); after reclaiming deleted rows it holds {} bytes",

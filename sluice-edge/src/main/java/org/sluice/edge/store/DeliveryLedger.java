@@ -325,10 +325,23 @@ public interface DeliveryLedger extends DestinationPauses {
      *       a hook with a pending delivery is never deleted, and a dead letter keeps its
      *       hook (so that it can be redelivered) until the dead letter itself expires.</li>
      * </ul>
-     * The newest hook is never deleted (the commit sequence resumes after it at open). The
-     * pass stops early at the first hook too young for either rule, or not yet known
-     * durable (a commit below it is still writing); the next pass then starts from the
-     * oldest again. Not durable on its own: a pass lost in a crash is redone.
+     * The newest hook is deleted like any other (the store keeps its commit sequence
+     * elsewhere). The pass stops early at the first hook too young for either rule, or not
+     * yet known durable (a commit below it is still writing); the next pass then starts from
+     * the oldest again. Not durable on its own: a pass lost in a crash is redone.
      */
     RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks);
+
+    /**
+     * As {@link #retentionPass(long, long, long, int)}; with {@code storeFull} (the store is
+     * at {@code store.max_bytes}) a hook whose deliveries are all delivered (at least one,
+     * none pending or dead) is also deleted before {@code hooksMaxAgeMillis}, oldest first,
+     * so that a full store drains as soon as its deliveries finish (issue 46, point 4).
+     * Those are counted in {@link RetentionResult#deliveredEarly()}. A store kind that does
+     * not bound its size this way (its log has a retention of its own) answers the plain pass.
+     */
+    default RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks,
+                                          boolean storeFull) {
+        return retentionPass(nowMillis, hooksMaxAgeMillis, deadMaxAgeMillis, maxHooks);
+    }
 }

@@ -103,7 +103,7 @@ class ReplaysTest {
         kill(after.get(0), "app");                       // dead after the range
         wall.addAndGet(1000);
 
-        Replays.Progress started = replays.start("app", from, to, true, 1000);
+        Replays.Progress started = replays.start("app", from, to, true, 1000, false);
         assertThat(started.matched()).isEqualTo(10);
         Eventually.until("the replay to end", () -> !progress(started.id()).running());
         Replays.Progress done = progress(started.id());
@@ -127,9 +127,53 @@ class ReplaysTest {
         assertThat(store.deliveries().markDelivered(one, 200, wall.get())).isTrue();
         DeliveryRow two = row(inRange.get(2), "app");
         assertThat(store.deliveries().markDead(two, "max_attempts", true, 500, null, wall.get())).isTrue();
+        Replays.Progress kept = progress(started.id());
+        assertThat(kept.delivered()).as("within a second of the last count: the kept figures, no walk").isZero();
+        assertThat(kept.dead()).isZero();
+        clock.advance(Duration.ofNanos(Replays.RECOUNT_NANOS));
         Replays.Progress counted = progress(started.id());
         assertThat(counted.delivered()).isEqualTo(1);
         assertThat(counted.dead()).isEqualTo(1);
+
+        // every row it scheduled finished: the figures are final, never walked for again
+        for (int i = 4; i < 20; i += 2) {
+            assertThat(store.deliveries().markDelivered(row(inRange.get(i), "app"), 200, wall.get())).isTrue();
+        }
+        clock.advance(Duration.ofNanos(Replays.RECOUNT_NANOS));
+        assertThat(progress(started.id()).delivered()).isEqualTo(9);
+        assertThat(store.deliveries().redeliver(inRange.get(0), List.of("app"), wall.get())).isPresent(); // pending again
+        clock.advance(Duration.ofNanos(Replays.RECOUNT_NANOS));
+        assertThat(progress(started.id()).delivered()).as("settled").isEqualTo(9);
+    }
+
+    /** Issue 46, point 7: replays to one destination are bounded, and a range past the maximum needs force. */
+    @Test
+    void atMostTwoReplaysRunToADestinationAndARangeWiderThanTheMaximumNeedsForce() throws Exception {
+        long from = wall.get();
+        List<String> ids = commit(10, "app", "other");
+        for (String id : ids) {
+            kill(id, "app");
+        }
+        long to = wall.get();
+        // rate 1 on a clock that stands still: one redelivery each, then they wait, running
+        Replays.Progress one = replays.start("app", from, to, true, 1, false);
+        Replays.Progress two = replays.start("app", from, to, true, 1, false);
+        assertThatThrownBy(() -> replays.start("app", from, to, true, 1, false))
+                .isInstanceOf(Replays.TooManyReplays.class).hasMessageContaining("app");
+
+        long month = Replays.MAX_RANGE_MILLIS;
+        wall.addAndGet(month);
+        assertThatThrownBy(() -> replays.start("other", from, wall.get(), false, 1, false))
+                .isInstanceOf(Replays.RangeTooWide.class).hasMessageContaining("force");
+        assertThatThrownBy(() -> replays.start("other", 0, Long.MAX_VALUE, false, 1, false))
+                .as("1970 to far beyond now").isInstanceOf(Replays.RangeTooWide.class);
+        assertThat(replays.start("other", wall.get() - month, wall.get(), false, 1, false).matched())
+                .as("exactly the maximum, another destination's own two").isZero();
+        assertThat(replays.start("other", 0, Long.MAX_VALUE, false, 1, true).matched()).as("forced").isEqualTo(10);
+        assertThatThrownBy(() -> replays.start("other", from, to, false, 1, false))
+                .isInstanceOf(Replays.TooManyReplays.class);
+        assertThat(progress(one.id()).running()).isTrue();
+        assertThat(progress(two.id()).running()).isTrue();
     }
 
     @Test
@@ -140,7 +184,7 @@ class ReplaysTest {
         kill(ids.get(7), "app");
         assertThat(store.deliveries().markDelivered(row(ids.get(8), "app"), 200, wall.get())).isTrue();
         wall.addAndGet(10);
-        Replays.Progress started = replays.start("app", from, wall.get(), false, 10_000);
+        Replays.Progress started = replays.start("app", from, wall.get(), false, 10_000, false);
         assertThat(started.matched()).isEqualTo(600);
         clock.advance(Duration.ofSeconds(1));
         Eventually.until("the replay to end", () -> !progress(started.id()).running());
@@ -156,7 +200,7 @@ class ReplaysTest {
         for (String id : ids) {
             kill(id, "app");
         }
-        Replays.Progress started = replays.start("app", from, wall.get(), true, 10);
+        Replays.Progress started = replays.start("app", from, wall.get(), true, 10, false);
         assertThat(started.matched()).isEqualTo(40);
         // burst: one second's worth at once, then nothing while the clock stands still
         Eventually.until("10 deliveries scheduled", () -> progress(started.id()).scheduled() == 10);
@@ -182,11 +226,11 @@ class ReplaysTest {
 
     @Test
     void badRequestsAreRefusedAndAnEmptyRangeIsDoneAtOnce() throws Exception {
-        assertThatThrownBy(() -> replays.start("app", 10, 5, false, 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> replays.start("app", 1, 5, false, 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> replays.start("app", 1, 5, false, Replays.MAX_RATE + 1))
+        assertThatThrownBy(() -> replays.start("app", 10, 5, false, 1, false)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> replays.start("app", 1, 5, false, 0, false)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> replays.start("app", 1, 5, false, Replays.MAX_RATE + 1, false))
                 .isInstanceOf(IllegalArgumentException.class);
-        Replays.Progress empty = replays.start("app", 1, 5, false, 1);
+        Replays.Progress empty = replays.start("app", 1, 5, false, 1, false);
         assertThat(empty.matched()).isZero();
         Eventually.until("the replay to end", () -> !progress(empty.id()).running());
         assertThat(replays.get("no-such-replay")).isEmpty();
@@ -196,7 +240,7 @@ class ReplaysTest {
     void onlyTheNewestReplaysAreKept() throws Exception {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < Replays.KEPT + 5; i++) {
-            String id = replays.start("app", 1, 5, false, 1).id();
+            String id = replays.start("app", 1, 5, false, 1, false).id();
             Eventually.until("the replay to end", () -> !progress(id).running());
             ids.add(id);
         }

@@ -357,6 +357,7 @@ class DeliveryAdminTest {
             }
             DeliveryLedger ledger = edge.backends().store().deliveries();
             assertThat(ledger.markDelivered(row(edge, ids.get(0), "app"), 200, System.currentTimeMillis())).isTrue();
+            edge.clock.advance(java.time.Duration.ofSeconds(1)); // the figures are recounted at most once a second
             assertThat(call(edge, "GET", "/v1/replays/" + replay, null).json().get("delivered").asInt()).isEqualTo(1);
 
             JsonNode record = call(edge, "GET", "/v1/audit?limit=1", null).json().get("audit").get(0);
@@ -384,6 +385,81 @@ class DeliveryAdminTest {
             Answer unknown = call(edge, "GET", "/v1/replays/nope", null);
             assertThat(unknown.status()).isEqualTo(404);
             assertThat(unknown.json().get("error").asText()).isEqualTo("replay_not_found");
+        }
+    }
+
+    /**
+     * Issue 46, point 7: a poll of a replay walked its whole range again, a 1970 to 9999 range
+     * was taken, and any number of replays (up to 100) could run to one destination. Now the
+     * figures are counters recounted at most once a second of the server's clock, a range
+     * wider than 31 days needs {@code "force": true} ({@code 409 force_required} otherwise,
+     * the forced one audited), and at most two replays to one destination run at once.
+     */
+    @Test
+    void replayPollsAreCountedAtMostOnceASecondAndWideRangesNeedForceAndReplaysPerDestinationAreBounded()
+            throws Exception {
+        try (TestEdge edge = TestEdge.start(dir, CONFIG)) {
+            // paused: the dispatcher leaves the rows alone, so only the test changes their state
+            assertThat(call(edge, "POST", "/v1/destinations/app/pause", null).status()).isEqualTo(200);
+            assertThat(call(edge, "POST", "/v1/destinations/zeta/pause", null).status()).isEqualTo(200);
+            long from = System.currentTimeMillis() - 1;
+            List<String> ids = commit(edge, 40, "zeta", "app");
+            for (String id : ids) {
+                kill(edge, id, "app");
+                kill(edge, id, "zeta");
+            }
+            String to = Instant.ofEpochMilli(System.currentTimeMillis() + 60_000).toString();
+            // rate 1 on a clock that stands still: one redelivery, then each replay waits, running
+            String slow = "{\"from\":\"" + Instant.ofEpochMilli(from) + "\",\"to\":\"" + to + "\",\"dead_only\":true,\"rate\":1}";
+            Answer first = call(edge, "POST", "/v1/destinations/app/replay", slow);
+            assertThat(first.status()).as(first.body()).isEqualTo(202);
+            String replay = first.json().get("replay").asText();
+            TestEdge.await(() -> scheduled(edge, replay) == 1);
+
+            // the burst's one row is delivered; a poll in the same second answers the figures counted before
+            DeliveryRow redelivered = edge.backends().store().deliveries().deliveries(ids.get(0)).stream()
+                    .filter(r -> r.destination().equals("app")).findFirst().orElseThrow();
+            assertThat(redelivered.state()).isEqualTo(DeliveryState.PENDING);
+            assertThat(edge.backends().store().deliveries().markDelivered(redelivered, 200, System.currentTimeMillis()))
+                    .isTrue();
+            for (int i = 0; i < 5; i++) {
+                assertThat(call(edge, "GET", "/v1/replays/" + replay, null).json().get("delivered").asInt())
+                        .as("poll %d in the second of the first count", i).isZero();
+            }
+
+            Answer second = call(edge, "POST", "/v1/destinations/app/replay", slow);
+            assertThat(second.status()).as(second.body()).isEqualTo(202);
+            Answer third = call(edge, "POST", "/v1/destinations/app/replay", slow);
+            assertThat(third.status()).as("a third replay to app while two run: " + third.body()).isEqualTo(429);
+            assertThat(third.json().get("error").asText()).isEqualTo("too_many_replays");
+            assertThat(call(edge, "POST", "/v1/destinations/zeta/replay", slow).status())
+                    .as("another destination has its own two").isEqualTo(202);
+
+            String wide = "{\"from\":\"1970-01-01T00:00:00Z\",\"to\":\"9999-12-31T00:00:00Z\",\"dead_only\":true";
+            Answer refused = call(edge, "POST", "/v1/destinations/zeta/replay", wide + "}");
+            assertThat(refused.status()).as(refused.body()).isEqualTo(409);
+            assertThat(refused.json().get("error").asText()).isEqualTo("force_required");
+            assertThat(refused.json().get("message").asText()).contains("force");
+            assertThat(call(edge, "POST", "/v1/destinations/zeta/replay", wide + ",\"force\":\"yes\"}").status())
+                    .isEqualTo(400);
+            Answer forced = call(edge, "POST", "/v1/destinations/zeta/replay", wide + ",\"force\":true}",
+                    "X-Sluice-Actor", "bob");
+            assertThat(forced.status()).as(forced.body()).isEqualTo(202);
+            JsonNode record = call(edge, "GET", "/v1/audit?limit=1", null).json().get("audit").get(0);
+            assertThat(record.get("action").asText()).isEqualTo("replay");
+            assertThat(record.get("after").get("force").asBoolean()).isTrue();
+
+            edge.clock.advance(java.time.Duration.ofSeconds(1));
+            assertThat(call(edge, "GET", "/v1/replays/" + replay, null).json().get("delivered").asInt())
+                    .as("recounted a second later").isEqualTo(1);
+        }
+    }
+
+    private int scheduled(TestEdge edge, String replay) {
+        try {
+            return call(edge, "GET", "/v1/replays/" + replay, null).json().get("scheduled").asInt();
+        } catch (Exception e) {
+            throw new AssertionError(e);
         }
     }
 

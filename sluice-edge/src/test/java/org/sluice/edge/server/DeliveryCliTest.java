@@ -93,6 +93,18 @@ class DeliveryCliTest {
             assertThat(bad.exit()).isEqualTo(1);
             assertThat(bad.err()).contains("400 invalid_replay: from must be before to");
             assertThat(run(edge, new DeliveryCommands.Replay(Map.of()), "app", "--from", "x").exit()).isEqualTo(2);
+
+            // a range wider than 31 days needs --force (issue 46, point 7)
+            String[] wide = {"app", "--from", "1970-01-01T00:00:00Z", "--to", "9999-12-31T00:00:00Z", "--dead-only",
+                    "--poll-ms", "20"};
+            Run refused = run(edge, new DeliveryCommands.Replay(Map.of()), wide);
+            assertThat(refused.exit()).isEqualTo(1);
+            assertThat(refused.err()).contains("409 force_required");
+            String[] forced = java.util.Arrays.copyOf(wide, wide.length + 1);
+            forced[wide.length] = "--force";
+            Run taken = run(edge, new DeliveryCommands.Replay(Map.of()), forced);
+            assertThat(taken.exit()).as(taken.err()).isZero();
+            assertThat(taken.out().strip()).endsWith(" done");
         }
     }
 }

@@ -257,8 +257,10 @@ class OpenApiContractTest {
             spec.check("POST", "/v1/hooks/" + deadId + "/redeliver", request(admin, "POST", "/v1/hooks/" + deadId + "/redeliver",
                     auth, "[]"));
             DeliveryAdminTest.kill(edge, deadId, "app");
-            Http.Response replay = request(admin, "POST", "/v1/destinations/app/replay", alice,
-                    "{\"from\":\"2020-01-01T00:00:00Z\",\"to\":\"2100-01-01T00:00:00Z\",\"dead_only\":true,\"rate\":100}");
+            String range = "{\"from\":\"2020-01-01T00:00:00Z\",\"to\":\"2100-01-01T00:00:00Z\",\"dead_only\":true,\"rate\":100";
+            spec.check("POST", "/v1/destinations/app/replay", request(admin, "POST", "/v1/destinations/app/replay", auth,
+                    range + "}")); // 409 force_required: wider than 31 days
+            Http.Response replay = request(admin, "POST", "/v1/destinations/app/replay", alice, range + ",\"force\":true}");
             assertThat(replay.status()).as(replay.body()).isEqualTo(202);
             assertThat(JSON.readTree(replay.body()).get("scheduled").asInt()).isEqualTo(1);
             spec.check("POST", "/v1/destinations/app/replay", replay);

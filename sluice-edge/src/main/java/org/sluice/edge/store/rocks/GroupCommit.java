@@ -176,19 +176,26 @@ final class GroupCommit {
 
 
     /**
-     * Sets {@code nextSeq} past the last stored hook. The caller holds lifecycle's write lock
+     * Sets {@code nextSeq} past the last stored hook and past the {@link SequenceFloor}
+     * retention left (ids likewise). The caller holds lifecycle's write lock
      * (it runs from {@link RocksDatabase#start} or a reopen), so no commit runs; the commit lock is taken all the same, as for every write of {@code nextSeq}.
      */
-    void recoverSequence(RocksFamilies f) {
+    void recoverSequence(RocksFamilies f) throws RocksDBException {
         commitLock.lock();
         try (RocksIterator it = f.db().newIterator(f.hooks())) {
             it.seekToLast();
             // max: after a reopen, numbers handed to failed batches stay consumed
+            nextSeq = Math.max(nextSeq, 1);
             if (it.isValid()) {
                 nextSeq = Math.max(nextSeq, Codec.u64(it.key()) + 1);
                 ids.continueAfter(Codec.uuid(ByteBuffer.wrap(it.value(), 1, 16)));
-            } else {
-                nextSeq = Math.max(nextSeq, 1);
+            }
+            it.status();
+            // retention may have deleted every hook, the newest too: the floor it left carries on
+            SequenceFloor.Floor floor = SequenceFloor.read(f.db(), f.meta());
+            if (floor != null) {
+                nextSeq = Math.max(nextSeq, floor.seq() + 1);
+                ids.continueAfter(floor.id());
             }
             synchronized (published) {
                 if (!unresolved.isEmpty()) { // every commit runs under lifecycle's read lock, and the caller holds the write lock

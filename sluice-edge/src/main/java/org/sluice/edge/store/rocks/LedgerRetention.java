@@ -24,8 +24,12 @@ final class LedgerRetention {
     @GuardedBy("state.lock")
     private byte[] retentionCursor;
 
-    LedgerRetention(LedgerState state) {
+    /** Told the hooks each pass deleted, so that a reclaim compacts their key ranges. */
+    private final StoreReclaim reclaims;
+
+    LedgerRetention(LedgerState state, StoreReclaim reclaims) {
         this.state = state;
+        this.reclaims = reclaims;
     }
 
     /**
@@ -37,37 +41,43 @@ final class LedgerRetention {
      *   <li>the hook (record, id entry and DELIVERED rows) is deleted once it is at least
      *       {@code hooksMaxAgeMillis} old and it has no PENDING row and no DEAD row left;
      *       a hook with a pending delivery is never deleted, and a dead letter keeps its
-     *       hook (so that it can be redelivered) until the dead letter itself expires.</li>
+     *       hook (so that it can be redelivered) until the dead letter itself expires;</li>
+     *   <li>with {@code storeFull}, a hook whose rows are all DELIVERED (at least one) is
+     *       deleted whatever its age (counted in {@code deliveredEarly}).</li>
      * </ul>
-     * The newest hook is never deleted (the commit sequence resumes after it at open). The
+     * The newest hook is deleted like any other: the highest number and id deleted are kept
+     * as the {@link SequenceFloor}, which the commit sequence resumes above at open. The
      * pass stops early at the first hook too young for either rule, or numbered above the
      * store's durable-up-to number (a commit below it is still writing); the next pass then
      * starts from the oldest again. Not fsynced: a pass lost in a crash is redone.
      */
-    RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks) {
+    RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks,
+                                  boolean storeFull) {
         LedgerState.checkLimit(maxHooks);
         if (hooksMaxAgeMillis < 0 || deadMaxAgeMillis < 0) {
             throw new IllegalArgumentException("retention ages must be at least 0, got " + hooksMaxAgeMillis + " and " + deadMaxAgeMillis);
         }
         long hooksCutoff = nowMillis - hooksMaxAgeMillis;
         long deadCutoff = nowMillis - deadMaxAgeMillis;
-        long youngest = Math.max(hooksCutoff, deadCutoff); // a hook committed after this has nothing to delete
+        // a hook committed after this has nothing to delete (when full, a delivered hook of any age does)
+        long youngest = storeFull ? nowMillis : Math.max(hooksCutoff, deadCutoff);
         return state.store.write(false, (f, writeOptions) -> {
             RocksDB db = f.db();
             state.lock.lock();
             try {
                 long visible = state.store.durableUpTo(); // before the iterators: see GroupCommit
-                long lastSeq;
-                try (RocksIterator it = db.newIterator(f.hooks())) {
-                    it.seekToLast();
-                    lastSeq = it.isValid() ? Codec.u64(it.key()) : -1;
-                }
+                SequenceFloor.Floor floor = SequenceFloor.read(db, f.meta());
+                long floorSeq = floor == null ? -1 : floor.seq();
+                byte[] floorId = null; // set when this pass deleted a hook above the stored floor
                 int examined = 0;
                 int hooksDeleted = 0;
                 int deadDeleted = 0;
+                int early = 0;
                 boolean more = false;
                 byte[] last = null;
                 List<DeliveryRow> deadGone = new ArrayList<>();
+                List<Long> gone = new ArrayList<>();
+                List<byte[]> goneIds = new ArrayList<>();
                 try (WriteBatch wb = new WriteBatch(); RocksIterator it = db.newIterator(f.hookIds())) {
                     if (retentionCursor == null) {
                         it.seekToFirst();
@@ -111,16 +121,27 @@ final class LedgerRetention {
                                 }
                             }
                         }
-                        if (!keep && committed <= hooksCutoff && seq != lastSeq) {
+                        boolean deliveredEarly = storeFull && !keep && !delivered.isEmpty() && committed > hooksCutoff;
+                        if (!keep && (committed <= hooksCutoff || deliveredEarly)) {
+                            early += deliveredEarly ? 1 : 0;
                             for (byte[] k : delivered) {
                                 wb.delete(f.deliveries(), k);
                             }
                             wb.delete(f.hooks(), Codec.u64(seq));
                             wb.delete(f.hookIds(), idBytes);
                             hooksDeleted++;
+                            gone.add(seq);
+                            goneIds.add(idBytes);
+                            if (seq > floorSeq) { // a pass walks in number order; an earlier cycle may have gone higher
+                                floorSeq = seq;
+                                floorId = idBytes;
+                            }
                         }
                     }
                     it.status();
+                    if (floorId != null) { // once per pass: each put is an entry in meta's memtable until a flush
+                        SequenceFloor.put(wb, f.meta(), floorSeq, floorId);
+                    }
                     if (wb.count() > 0) {
                         try {
                             db.write(writeOptions, wb);
@@ -129,11 +150,14 @@ final class LedgerRetention {
                         }
                     }
                 }
+                for (int i = 0; i < gone.size(); i++) {
+                    reclaims.deleted(gone.get(i), goneIds.get(i));
+                }
                 for (DeliveryRow r : deadGone) {
                     state.counted(r, null);
                 }
                 retentionCursor = more ? last : null;
-                return new RetentionResult(examined, hooksDeleted, deadDeleted, more);
+                return new RetentionResult(examined, hooksDeleted, deadDeleted, more, early);
             } finally {
                 state.lock.unlock();
             }

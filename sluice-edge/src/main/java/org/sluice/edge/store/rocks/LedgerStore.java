@@ -7,7 +7,8 @@ import org.rocksdb.WriteOptions;
 
 /**
  * The delivery ledger's narrow handle on the database it shares with the hooks: its own
- * column families (and the two hook families it reads and retention deletes from), the
+ * column families (and the two hook families it reads and retention deletes from, and
+ * {@code meta}, where retention keeps the {@link SequenceFloor}), the
  * lifecycle read lock its reads and writes run under, its writes, and the store's
  * durable-up-to number. Nothing else of {@link RocksHookStore}: no commit lock, no dedupe,
  * no overrides.
@@ -40,6 +41,7 @@ interface LedgerStore {
 
     /** The open database and the families the ledger uses; valid only under the lock that hands them out. */
     record LedgerFamilies(RocksDB db, ColumnFamilyHandle hooks, ColumnFamilyHandle hookIds, ColumnFamilyHandle deliveries,
-                          ColumnFamilyHandle due, ColumnFamilyHandle byDestination, ColumnFamilyHandle destinations) {
+                          ColumnFamilyHandle due, ColumnFamilyHandle byDestination, ColumnFamilyHandle destinations,
+                          ColumnFamilyHandle meta) {
     }
 }

@@ -76,12 +76,12 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     private final LedgerRetention retention;
     private final RocksPauses pauses;
 
-    RocksDeliveryLedger(LedgerStore store) {
+    RocksDeliveryLedger(LedgerStore store, StoreReclaim reclaims) {
         this.state = new LedgerState(store);
         this.queries = new LedgerQueries(state);
         this.transitions = new LedgerTransitions(state);
         this.redelivery = new LedgerRedelivery(state);
-        this.retention = new LedgerRetention(state);
+        this.retention = new LedgerRetention(state, reclaims);
         this.pauses = new RocksPauses(store);
     }
 
@@ -208,6 +208,12 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
 
     @Override
     public RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks) {
-        return retention.retentionPass(nowMillis, hooksMaxAgeMillis, deadMaxAgeMillis, maxHooks);
+        return retention.retentionPass(nowMillis, hooksMaxAgeMillis, deadMaxAgeMillis, maxHooks, false);
+    }
+
+    @Override
+    public RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks,
+                                         boolean storeFull) {
+        return retention.retentionPass(nowMillis, hooksMaxAgeMillis, deadMaxAgeMillis, maxHooks, storeFull);
     }
 }

@@ -49,11 +49,15 @@ record RocksFamilies(RocksDB db, ColumnFamilyHandle hooks, ColumnFamilyHandle ho
 
     /** The families the delivery ledger uses. */
     LedgerFamilies ledger() {
-        return new LedgerFamilies(db, hooks, hookIds, deliveries, due, byDestination, destinations);
+        return new LedgerFamilies(db, hooks, hookIds, deliveries, due, byDestination, destinations, meta);
     }
 
-    /** The families retention and the dedupe sweep delete from, which a reclaim compacts. */
+    /**
+     * The families retention and the dedupe sweep delete from, which a reclaim flushes and
+     * compacts, and {@code meta}, where retention writes its {@link SequenceFloor}: unflushed,
+     * those writes would keep a memtable block in the store's size.
+     */
     List<ColumnFamilyHandle> deletedFrom() {
-        return List.of(hooks, hookIds, dedupe, dedupeExpiry, deliveries, byDestination, due);
+        return List.of(hooks, hookIds, dedupe, dedupeExpiry, deliveries, byDestination, due, meta);
     }
 }

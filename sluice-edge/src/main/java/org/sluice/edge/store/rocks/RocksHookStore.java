@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongSupplier;
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.FlushOptions;
 import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DuplicateLookup;
@@ -92,11 +90,12 @@ public final class RocksHookStore implements HookStore {
     private final GroupCommit commits;
     private final DedupeIndex dedupe;
     private final HookReads reads;
+    private final StoreReclaim reclaims = new StoreReclaim();
 
     private RocksHookStore(RocksDatabase database, Options options) {
         this.database = database;
         this.options = options;
-        this.ledger = new RocksDeliveryLedger(new LedgerHandle());
+        this.ledger = new RocksDeliveryLedger(new LedgerHandle(), reclaims);
         this.commits = new GroupCommit(database, ledger, options);
         this.dedupe = new DedupeIndex(database, commits);
         this.reads = new HookReads(database, commits, ledger);
@@ -268,21 +267,15 @@ public final class RocksHookStore implements HookStore {
 
     /**
      * Flushes the memtables (where the deletions sit as tombstones, and which never shrink in
-     * place) and compacts the column families that retention and the dedupe sweep delete
-     * from, which drops the deleted rows with their tombstones from the SST files. Slow (it
-     * rewrites the surviving rows of those families). Takes the lifecycle read lock, not the
-     * commit lock, so ingest goes on meanwhile.
+     * place) and compacts the key ranges retention deleted hooks from since the last call,
+     * and at most once a minute every family retention and the dedupe sweep delete from
+     * ({@link StoreReclaim}). Takes the lifecycle read lock, not the commit lock, so ingest
+     * goes on meanwhile.
      */
     @Override
     public void reclaim() {
         database.read(f -> {
-            List<ColumnFamilyHandle> deletedFrom = f.deletedFrom();
-            try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-                f.db().flush(flush, deletedFrom);
-            }
-            for (ColumnFamilyHandle family : deletedFrom) {
-                f.db().compactRange(family);
-            }
+            reclaims.run(f, database.wallClockMillis());
             return null;
         });
     }

@@ -818,6 +818,29 @@ class DeliveryLedgerTest {
         assertThat(ledger.retentionPass(T0 + 6000, 1000, 5000, 100)).isEqualTo(new RetentionResult(2, 0, 0, false));
     }
 
+    /** Issue 46, point 4: while the store is full, delivered hooks go before their retention; nothing else does. */
+    @Test
+    void aFullStoreDeletesDeliveredHooksBeforeTheirRetentionAndNothingElse() {
+        String delivered = commit("k1", "a");
+        ledger.markDelivered(only("a", T0), 200, T0);
+        String pending = commit("k2", "a");
+        String dead = commit("k3", "b");
+        ledger.markDead(only("b", T0), "max_attempts", true, 500, null, T0);
+        String none = commit("k4");
+        String alsoDelivered = commit("k5", "a");
+        ledger.markDelivered(ledger.due("a", T0, 2).get(1), 200, T0);
+
+        assertThat(ledger.retentionPass(T0 + 1, 3_600_000, 3_600_000, 100)).as("not full: all too young")
+                .isEqualTo(new RetentionResult(0, 0, 0, false));
+        assertThat(ledger.retentionPass(T0 + 1, 3_600_000, 3_600_000, 100, true))
+                .isEqualTo(new RetentionResult(5, 2, 0, false, 2));
+
+        assertThat(store.get(delivered)).isEmpty();
+        assertThat(store.get(alsoDelivered)).isEmpty();
+        assertThat(List.of(pending, dead, none)).allSatisfy(id -> assertThat(store.get(id)).isPresent());
+        assertThat(ledger.counts("a", T0 + 1).pending()).isEqualTo(1);
+    }
+
     @Test
     void deadLetterOlderThanItsRetentionGoesWhileItsHookIsStillYoung() {
         String id = commit("k1", "a", "b");
@@ -841,15 +864,46 @@ class DeliveryLedgerTest {
 
         assertThat(ledger.retentionPass(later, 0, 0, 2)).isEqualTo(new RetentionResult(2, 2, 0, true));
         assertThat(ledger.retentionPass(later, 0, 0, 2)).isEqualTo(new RetentionResult(2, 2, 0, true));
-        // the newest hook is never deleted: the commit sequence resumes after it at open
-        assertThat(ledger.retentionPass(later, 0, 0, 2)).isEqualTo(new RetentionResult(1, 0, 0, false));
-        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id).containsExactly(ids.get(4));
+        // the newest hook goes too: the commit sequence resumes above the floor retention keeps
+        assertThat(ledger.retentionPass(later, 0, 0, 2)).isEqualTo(new RetentionResult(1, 1, 0, false));
+        assertThat(store.after(null, 10).hooks()).isEmpty();
 
         reopen();
         wall.set(later);
         String next = commit("k9");
         assertThat(next).isGreaterThan(ids.get(4));
-        assertThat(store.after(ids.get(4), 10).hooks()).extracting(StoredHook::id).containsExactly(next);
+        assertThat(store.after(null, 10).hooks()).extracting(StoredHook::id).containsExactly(next);
+    }
+
+    /**
+     * Issue 46, point 5: retention kept the newest hook so that the commit sequence could
+     * resume after it at open, and on a quiet node that hook (its body with whatever it holds)
+     * outlived {@code retention.hooks_seconds} for ever. The sequence is kept apart now.
+     */
+    @Test
+    void theNewestHookIsDeletedPastItsRetentionAndNumbersAndIdsStillRiseAfterAReopen() {
+        commit("k1");
+        String newest = commit("k2");
+        long newestSeq = seqOf(newest);
+
+        assertThat(ledger.retentionPass(T0 + 10_000, 1000, 1000, 100)).isEqualTo(new RetentionResult(2, 2, 0, false));
+        assertThat(store.get(newest)).as("the newest hook past its retention").isEmpty();
+        assertThat(store.after(null, 10).hooks()).isEmpty();
+
+        reopen(); // the wall clock has not moved: the next id is in the deleted one's millisecond
+        String next = commit("k3");
+        assertThat(next).as("ids rise past a deleted newest hook").isGreaterThan(newest);
+        assertThat(seqOf(next)).as("numbers too").isEqualTo(newestSeq + 1);
+
+        assertThat(ledger.retentionPass(T0 + 10_000, 1000, 1000, 100)).isEqualTo(new RetentionResult(1, 1, 0, false));
+        reopen();
+        assertThat(seqOf(commit("k4"))).isEqualTo(newestSeq + 2);
+    }
+
+    private long seqOf(String id) {
+        byte[] seq = store.database().read(f -> f.db().get(f.hookIds(), Codec.uuid(java.util.UUID.fromString(id))));
+        assertThat(seq).as("the id entry of " + id).isNotNull();
+        return Codec.u64(seq);
     }
 
     @Test
@@ -932,7 +986,7 @@ class DeliveryLedgerTest {
             } while (last.more());
             deletedHooks.addAndGet(deletedInCycle);
         } while (deletedInCycle > 0);
-        assertThat(deletedHooks.get()).isEqualTo(hooks - 1); // all but the newest
+        assertThat(deletedHooks.get()).isEqualTo(hooks); // the newest too (issue 46, point 5)
         assertThat(ledger.counts("a", now)).isEqualTo(new DestinationBacklog(0, 0, 0));
     }
 
