@@ -18,6 +18,7 @@ import org.sluice.core.EffectiveLimit;
 import org.sluice.core.Limit;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.store.AuditRecord;
+import org.sluice.edge.store.HookSummary;
 
 /** The admin API's JSON shapes, rendered from maps in a fixed key order. */
 final class AdminJson {
@@ -133,6 +134,25 @@ final class AdminJson {
         List<Map<String, Object>> hooks = new ArrayList<>(page.hooks().size());
         for (HookReader.Hook h : page.hooks()) {
             hooks.add(hook(h));
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("hooks", hooks);
+        out.put("next", page.next());
+        return out;
+    }
+
+    /** A newest-first listing: each hook as {@link #hook} shows it, {@code body_bytes} in place of the body. */
+    static Map<String, Object> summaries(HookSummary.Page page) {
+        List<Map<String, Object>> hooks = new ArrayList<>(page.hooks().size());
+        for (HookSummary h : page.hooks()) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("id", h.id());
+            out.put("tenant", h.tenant());
+            out.put("source", h.source());
+            out.put("received_at", time(h.receivedAtMillis()));
+            out.put("headers", new LinkedHashMap<>(h.headers()));
+            out.put("body_bytes", h.bodyBytes());
+            hooks.add(out);
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("hooks", hooks);
