@@ -125,8 +125,28 @@ final class AdminJson {
         out.put("tenant", hook.tenant());
         out.put("source", hook.source());
         out.put("received_at", time(hook.receivedAtMillis()));
-        out.put("headers", new LinkedHashMap<>(hook.headers()));
+        out.put("headers", shown(hook.headers()));
         out.put("body_base64", Base64.getEncoder().encodeToString(hook.body()));
+        return out;
+    }
+
+    /** What {@link #shown} puts in place of a credential's value. */
+    static final String REDACTED = "[redacted]";
+    /** Headers that carry credentials, lower-case: their values are never shown. */
+    static final java.util.Set<String> CREDENTIAL_HEADERS = java.util.Set.of("authorization", "proxy-authorization",
+            "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token");
+
+    /**
+     * Stored headers as the admin API shows them, in arrival order: the value of a header
+     * that carries credentials ({@link #CREDENTIAL_HEADERS}, any case) is {@value #REDACTED}.
+     * Such a header is stored only when something needs it ({@code store_headers}).
+     */
+    static Map<String, String> shown(Map<String, String> headers) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            boolean secret = CREDENTIAL_HEADERS.contains(h.getKey().toLowerCase(java.util.Locale.ROOT));
+            out.put(h.getKey(), secret ? REDACTED : h.getValue());
+        }
         return out;
     }
 
@@ -150,7 +170,7 @@ final class AdminJson {
             out.put("tenant", h.tenant());
             out.put("source", h.source());
             out.put("received_at", time(h.receivedAtMillis()));
-            out.put("headers", new LinkedHashMap<>(h.headers()));
+            out.put("headers", shown(h.headers()));
             out.put("body_bytes", h.bodyBytes());
             hooks.add(out);
         }

@@ -220,6 +220,11 @@ public final class OutboundHeaders {
         }
     }
 
+    /** The names in {@code forward_headers}, lower-case: a hook is stored with these headers. */
+    public List<String> forwardNames() {
+        return List.copyOf(forward);
+    }
+
     /**
      * The received request's headers named in {@code forward_headers} (and not replaced by a
      * configured one), as (lower-case name, value) pairs in arrival order; a value holding a
