@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import org.sluice.edge.verify.HttpTokens;
 
 /**
  * The received headers a source's hooks are stored with (its {@code store_headers}): every
@@ -45,24 +46,11 @@ public final class StoredHeaderNames {
             return true;
         }
         for (String l : lower) {
-            if (l.length() == name.length() && asciiLowerEquals(l, name)) {
+            if (HttpTokens.isAsciiLowerCaseOf(l, name)) {
                 return true;
             }
         }
         return false;
-    }
-
-    private static boolean asciiLowerEquals(String lower, CharSequence s) {
-        for (int i = 0; i < lower.length(); i++) {
-            char c = s.charAt(i);
-            if (c >= 'A' && c <= 'Z') {
-                c = (char) (c + ('a' - 'A'));
-            }
-            if (c != lower.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     @Override

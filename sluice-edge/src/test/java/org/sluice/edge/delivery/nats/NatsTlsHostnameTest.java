@@ -9,17 +9,12 @@ import io.nats.client.Options;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,21 +25,20 @@ import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.RetryPolicy;
 import org.sluice.edge.delivery.Transport;
+import org.sluice.edge.server.SelfSigned;
 import org.sluice.edge.store.StoredHook;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.NatsServer;
 
 /**
  * Issue 46, point 3: a {@code tls://} NATS server is held to its host name. A real
- * {@code nats-server --tls} with a certificate made here by the JDK's keytool, either for
+ * {@code nats-server --tls} with a certificate made here by the JDK's keytool ({@link SelfSigned}), either for
  * {@code 127.0.0.1} (the name in the server URL) or for another name: the other name is
  * refused, with the reason in the attempt's error ({@code last_error}), whether the
  * certificate is trusted through the JVM's default context or through {@code ca_file};
  * the right name with {@code ca_file} is delivered into a stream.
  */
 class NatsTlsHostnameTest {
-
-    private static final String PASS = "changeit";
 
     @TempDir
     Path dir;
@@ -54,48 +48,8 @@ class NatsTlsHostnameTest {
         assumeTrue(NatsServer.availableOrSayWhy(), NatsServer.MISSING);
     }
 
-    /** A self-signed certificate and key, PEM files, and the PKCS12 key store they came from. */
-    private record Cert(Path certFile, Path keyFile, Certificate cert) {
-
-        static Cert make(Path dir, String name, String san) throws Exception {
-            Path keystore = dir.resolve(name + ".p12");
-            Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                    "-genkeypair", "-alias", name, "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=" + name,
-                    "-ext", "SAN=" + san, "-validity", "2", "-storetype", "PKCS12", "-keystore", keystore.toString(),
-                    "-storepass", PASS, "-keypass", PASS).redirectErrorStream(true).start();
-            String out = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(keytool.waitFor()).as(out).isZero();
-            KeyStore ks = KeyStore.getInstance("PKCS12");
-            try (var in = Files.newInputStream(keystore)) {
-                ks.load(in, PASS.toCharArray());
-            }
-            Certificate cert = ks.getCertificate(name);
-            Path certFile = Files.writeString(dir.resolve(name + ".pem"), pem("CERTIFICATE", cert.getEncoded()));
-            Path keyFile = Files.writeString(dir.resolve(name + ".key"),
-                    pem("PRIVATE KEY", ks.getKey(name, PASS.toCharArray()).getEncoded()));
-            return new Cert(certFile, keyFile, cert);
-        }
-
-        /** A context that trusts this certificate alone (no host name check: the NATS client asks for none). */
-        SSLContext trusting() throws Exception {
-            KeyStore trust = KeyStore.getInstance("PKCS12");
-            trust.load(null, null);
-            trust.setCertificateEntry("ca", cert);
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
-            SSLContext ssl = SSLContext.getInstance("TLS");
-            ssl.init(null, tmf.getTrustManagers(), null);
-            return ssl;
-        }
-
-        NatsServer server() {
-            return NatsServer.start("--tls", "--tlscert", certFile.toString(), "--tlskey", keyFile.toString());
-        }
-
-        private static String pem(String type, byte[] der) {
-            return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                    .encodeToString(der) + "\n-----END " + type + "-----\n";
-        }
+    private static NatsServer tlsServer(SelfSigned cert) {
+        return NatsServer.start("--tls", "--tlscert", cert.certFile().toString(), "--tlskey", cert.keyFile().toString());
     }
 
     private static String tlsUrl(NatsServer nats) {
@@ -144,10 +98,10 @@ class NatsTlsHostnameTest {
      */
     @Test
     void aCertificateTheJvmTrustsButForAnotherNameIsRefused() throws Exception {
-        Cert other = Cert.make(dir, "nats.other.test", "dns:nats.other.test");
+        SelfSigned other = SelfSigned.in(dir, "other", "nats.other.test", "dns:nats.other.test");
         SSLContext before = SSLContext.getDefault();
-        try (NatsServer nats = other.server()) {
-            SSLContext.setDefault(other.trusting());
+        try (NatsServer nats = tlsServer(other)) {
+            SSLContext.setDefault(other.client());
             try (NatsTransport t = new NatsTransport()) {
                 assertRefusedForTheName(refused(t, destination(tlsUrl(nats), Optional.empty())));
             }
@@ -158,17 +112,17 @@ class NatsTlsHostnameTest {
 
     @Test
     void aCaFileCertificateForAnotherNameIsRefused() throws Exception {
-        Cert other = Cert.make(dir, "nats.other.test", "dns:nats.other.test");
-        try (NatsServer nats = other.server(); NatsTransport t = new NatsTransport()) {
+        SelfSigned other = SelfSigned.in(dir, "other", "nats.other.test", "dns:nats.other.test");
+        try (NatsServer nats = tlsServer(other); NatsTransport t = new NatsTransport()) {
             assertRefusedForTheName(refused(t, destination(tlsUrl(nats), Optional.of(other.certFile()))));
         }
     }
 
     @Test
     void theRightNameTrustedThroughCaFileIsDelivered() throws Exception {
-        Cert right = Cert.make(dir, "localhost", "ip:127.0.0.1");
-        try (NatsServer nats = right.server();
-             Connection c = Nats.connect(new Options.Builder().server(tlsUrl(nats)).sslContext(right.trusting()).build());
+        SelfSigned right = SelfSigned.in(dir, "right", "localhost", "ip:127.0.0.1");
+        try (NatsServer nats = tlsServer(right);
+             Connection c = Nats.connect(new Options.Builder().server(tlsUrl(nats)).sslContext(right.client()).build());
              NatsTransport t = new NatsTransport()) {
             c.jetStreamManagement().addStream(StreamConfiguration.builder().name("TLS").subjects("tls.>")
                     .storageType(StorageType.File).build());
