@@ -120,13 +120,20 @@ final class AdminJson {
     }
 
     static Map<String, Object> hook(HookReader.Hook hook) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", hook.id());
-        out.put("tenant", hook.tenant());
-        out.put("source", hook.source());
-        out.put("received_at", time(hook.receivedAtMillis()));
-        out.put("headers", shown(hook.headers()));
+        Map<String, Object> out = hookFields(hook.id(), hook.tenant(), hook.source(), hook.receivedAtMillis(), hook.headers());
         out.put("body_base64", Base64.getEncoder().encodeToString(hook.body()));
+        return out;
+    }
+
+    /** The fields every view of a hook has, in order, before its body. */
+    private static Map<String, Object> hookFields(String id, String tenant, String source, long receivedAtMillis,
+                                                  Map<String, String> headers) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("id", id);
+        out.put("tenant", tenant);
+        out.put("source", source);
+        out.put("received_at", time(receivedAtMillis));
+        out.put("headers", shown(headers));
         return out;
     }
 
@@ -165,12 +172,7 @@ final class AdminJson {
     static Map<String, Object> summaries(HookSummary.Page page) {
         List<Map<String, Object>> hooks = new ArrayList<>(page.hooks().size());
         for (HookSummary h : page.hooks()) {
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("id", h.id());
-            out.put("tenant", h.tenant());
-            out.put("source", h.source());
-            out.put("received_at", time(h.receivedAtMillis()));
-            out.put("headers", shown(h.headers()));
+            Map<String, Object> out = hookFields(h.id(), h.tenant(), h.source(), h.receivedAtMillis(), h.headers());
             out.put("body_bytes", h.bodyBytes());
             hooks.add(out);
         }
