@@ -11,8 +11,6 @@
     ['refused_tenant', '#dd2590'], ['refused_tenant_bytes', '#7a5af8'],
     ['refused_tenant_overload', '#e04f16'], ['refused_overload', '#344054']
   ];
-  var HOOK_PAGE = 1000;
-  var HOOK_PAGES_MAX = 20;
   var HOOKS_SHOWN = 100;
 
   var token = sessionStorage.getItem(TOKEN_KEY);
@@ -273,27 +271,16 @@
     }).catch(failed);
   }
 
-  // Hooks: the store pages in commit order; read forward and show the newest first.
+  // Hooks: one listing of the newest hooks, newest first and without bodies; a row's body
+  // is fetched when it is opened.
   function hooks() {
     $('hook-detail').hidden = true;
-    var kept = [];
-    var pages = 0;
-    function next(after) {
-      var path = '/v1/hooks?limit=' + HOOK_PAGE + (after ? '&after=' + encodeURIComponent(after) : '');
-      return api(path).then(function (r) {
-        kept = kept.concat(r.json.hooks).slice(-HOOKS_SHOWN);
-        pages++;
-        if (r.json.next && pages < HOOK_PAGES_MAX) { return next(r.json.next); }
-        $('hooks-note').textContent = r.json.next
-          ? 'Showing the newest ' + kept.length + ' of the first ' + (pages * HOOK_PAGE) + ' stored hooks.'
-          : 'The newest ' + kept.length + ' stored hooks, newest first. Click one to open it.';
-        return null;
-      });
-    }
-    next(null).then(function () {
-      fill($('hooks-table').tBodies[0], kept.reverse().map(function (h) {
-        var tr = row([h.received_at, h.tenant, h.source, el('td', h.id, 'mono'),
-          String(atob(h.body_base64).length)]);
+    api('/v1/hooks?order=newest&limit=' + HOOKS_SHOWN).then(function (r) {
+      var shown = r.json.hooks;
+      $('hooks-note').textContent = (r.json.next ? 'The newest ' + shown.length + ' stored hooks'
+        : 'All ' + shown.length + ' stored hooks') + ', newest first. Click one to open it.';
+      fill($('hooks-table').tBodies[0], shown.map(function (h) {
+        var tr = row([h.received_at, h.tenant, h.source, el('td', h.id, 'mono'), String(h.body_bytes)]);
         tr.className = 'clickable';
         tr.addEventListener('click', function () { openHook(h.id); });
         return tr;

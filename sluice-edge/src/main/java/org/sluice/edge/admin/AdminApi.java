@@ -341,10 +341,26 @@ public final class AdminApi {
 
     // ------------------------------------------------------------------ hooks
 
+    /**
+     * {@code order=oldest} (the default): commit order, bodies included; {@code order=newest}:
+     * newest first, without bodies (what the console's Hooks page lists).
+     */
     private AdminResponse hookPage(AdminRequest request) {
-        return paged(request, page -> hooks.after(page.after(), page.limit())
-                .map(found -> json(200, AdminJson.page(found)))
-                .orElseGet(() -> invalidAfter(page.after())));
+        return paged(request, page -> {
+            String order = page.params().getOrDefault("order", "oldest");
+            if (order.equals("newest")) {
+                return hooks.newest(page.after(), page.limit())
+                        .map(found -> json(200, AdminJson.summaries(found)))
+                        .orElseGet(() -> invalidAfter(page.after()));
+            }
+            if (!order.equals("oldest")) {
+                return AdminResponse.json(400, AdminJson.error("invalid_query",
+                        "order must be oldest or newest, got \"" + shortened(order) + "\""));
+            }
+            return hooks.after(page.after(), page.limit())
+                    .map(found -> json(200, AdminJson.page(found)))
+                    .orElseGet(() -> invalidAfter(page.after()));
+        });
     }
 
     private AdminResponse oneHook(String id) {

@@ -18,6 +18,7 @@ import org.sluice.core.EffectiveLimit;
 import org.sluice.core.Limit;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.store.AuditRecord;
+import org.sluice.edge.store.HookSummary;
 
 /** The admin API's JSON shapes, rendered from maps in a fixed key order. */
 final class AdminJson {
@@ -119,13 +120,40 @@ final class AdminJson {
     }
 
     static Map<String, Object> hook(HookReader.Hook hook) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", hook.id());
-        out.put("tenant", hook.tenant());
-        out.put("source", hook.source());
-        out.put("received_at", time(hook.receivedAtMillis()));
-        out.put("headers", new LinkedHashMap<>(hook.headers()));
+        Map<String, Object> out = hookFields(hook.id(), hook.tenant(), hook.source(), hook.receivedAtMillis(), hook.headers());
         out.put("body_base64", Base64.getEncoder().encodeToString(hook.body()));
+        return out;
+    }
+
+    /** The fields every view of a hook has, in order, before its body. */
+    private static Map<String, Object> hookFields(String id, String tenant, String source, long receivedAtMillis,
+                                                  Map<String, String> headers) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("id", id);
+        out.put("tenant", tenant);
+        out.put("source", source);
+        out.put("received_at", time(receivedAtMillis));
+        out.put("headers", shown(headers));
+        return out;
+    }
+
+    /** What {@link #shown} puts in place of a credential's value. */
+    static final String REDACTED = "[redacted]";
+    /** Headers that carry credentials, lower-case: their values are never shown. */
+    static final java.util.Set<String> CREDENTIAL_HEADERS = java.util.Set.of("authorization", "proxy-authorization",
+            "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token");
+
+    /**
+     * Stored headers as the admin API shows them, in arrival order: the value of a header
+     * that carries credentials ({@link #CREDENTIAL_HEADERS}, any case) is {@value #REDACTED}.
+     * Such a header is stored only when something needs it ({@code store_headers}).
+     */
+    static Map<String, String> shown(Map<String, String> headers) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            boolean secret = CREDENTIAL_HEADERS.contains(h.getKey().toLowerCase(java.util.Locale.ROOT));
+            out.put(h.getKey(), secret ? REDACTED : h.getValue());
+        }
         return out;
     }
 
@@ -133,6 +161,20 @@ final class AdminJson {
         List<Map<String, Object>> hooks = new ArrayList<>(page.hooks().size());
         for (HookReader.Hook h : page.hooks()) {
             hooks.add(hook(h));
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("hooks", hooks);
+        out.put("next", page.next());
+        return out;
+    }
+
+    /** A newest-first listing: each hook as {@link #hook} shows it, {@code body_bytes} in place of the body. */
+    static Map<String, Object> summaries(HookSummary.Page page) {
+        List<Map<String, Object>> hooks = new ArrayList<>(page.hooks().size());
+        for (HookSummary h : page.hooks()) {
+            Map<String, Object> out = hookFields(h.id(), h.tenant(), h.source(), h.receivedAtMillis(), h.headers());
+            out.put("body_bytes", h.bodyBytes());
+            hooks.add(out);
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("hooks", hooks);

@@ -3,6 +3,7 @@ package org.sluice.edge.admin;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.sluice.edge.store.HookSummary;
 
 /**
  * Read access to committed hooks, as the admin API needs it. The server adapts its
@@ -34,4 +35,13 @@ public interface HookReader {
      * the first when null), or empty when no stored hook has id {@code afterId}.
      */
     Optional<Page> after(String afterId, int limit);
+
+    /**
+     * Up to {@code limit} (at least 1) hooks, newest first and without bodies, committed
+     * before hook {@code afterId} (from the newest when null), or empty when no stored hook
+     * has id {@code afterId}.
+     */
+    default Optional<HookSummary.Page> newest(String afterId, int limit) {
+        throw new UnsupportedOperationException("this hook reader cannot list newest first");
+    }
 }

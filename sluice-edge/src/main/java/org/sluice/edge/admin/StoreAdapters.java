@@ -11,6 +11,7 @@ import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookStoreException;
+import org.sluice.edge.store.HookSummary;
 import org.sluice.edge.store.StoredHook;
 
 /** The node's store seen through the admin API's two ports, {@link HookReader} and {@link AuditTrail}. */
@@ -47,6 +48,17 @@ public final class StoreAdapters {
                     hooks.add(hook(h));
                 }
                 return Optional.of(new Page(hooks, page.next()));
+            }
+
+            @Override
+            public Optional<HookSummary.Page> newest(String afterId, int limit) {
+                try {
+                    return Optional.of(store.newest(afterId, limit));
+                } catch (IllegalArgumentException unknownAfter) {
+                    return Optional.empty();
+                } catch (HookStoreException e) {
+                    throw new StoreUnavailableException(e.getMessage(), e);
+                }
             }
         };
     }

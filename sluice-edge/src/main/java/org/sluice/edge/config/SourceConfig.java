@@ -22,6 +22,7 @@ import org.sluice.edge.verify.VerifySpec;
  *                       {@code rate_limits.sources.default.bytes_per_second}
  * @param deliverTo      {@code sources.<id>.deliver_to}: the destinations each accepted hook
  *                       is handed on to, in file order, each named once; empty: stored only
+ * @param storeHeaders   {@code sources.<id>.store_headers}: which received headers are stored
  */
 public record SourceConfig(
         String id,
@@ -29,7 +30,8 @@ public record SourceConfig(
         VerifySpec verify,
         DedupeSpec dedupe,
         long bytesPerSecond,
-        List<String> deliverTo) {
+        List<String> deliverTo,
+        StoreHeaders storeHeaders) {
 
     /** The tenant that owns the hooks of a shared source under {@code path} routing. */
     public static final String SHARED_TENANT = "default";
@@ -40,6 +42,13 @@ public record SourceConfig(
         Objects.requireNonNull(verify, "verify");
         Objects.requireNonNull(dedupe, "dedupe");
         deliverTo = List.copyOf(deliverTo);
+        Objects.requireNonNull(storeHeaders, "storeHeaders");
+    }
+
+    /** A source that stores the needed headers only. */
+    public SourceConfig(String id, Optional<String> tenant, VerifySpec verify, DedupeSpec dedupe, long bytesPerSecond,
+                        List<String> deliverTo) {
+        this(id, tenant, verify, dedupe, bytesPerSecond, deliverTo, StoreHeaders.NEEDED);
     }
 
     /** A source that delivers nowhere (its hooks are stored only). */
@@ -57,6 +66,6 @@ public record SourceConfig(
     public String toString() {
         return "SourceConfig[id=" + id + ", tenant=" + tenant.orElse("<shared>")
                 + ", verify=" + verify.scheme() + " (" + verify.secrets().size() + " secrets)"
-                + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + ", deliverTo=" + deliverTo + "]";
+                + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + ", deliverTo=" + deliverTo + ", storeHeaders=" + storeHeaders + "]";
     }
 }

@@ -22,7 +22,8 @@ final class SourceReader {
     static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     static final String ID_RULE = "1 to 64 characters from A-Z a-z 0-9 _ -";
 
-    static final List<String> SOURCE_KEYS = List.of("tenant", "verify", "dedupe", "bytes_per_second", "deliver_to");
+    static final List<String> SOURCE_KEYS = List.of("tenant", "verify", "dedupe", "bytes_per_second", "deliver_to",
+            "store_headers");
     static final List<String> VERIFY_KEYS = List.of("scheme", "secrets", "tolerance_seconds",
             "header", "prefix", "algorithm", "encoding");
     static final List<String> SCHEMES = Verifiers.SCHEMES;
@@ -80,11 +81,43 @@ final class SourceReader {
             DedupeSpec dedupe = dedupe(s, s.raw("dedupe"));
             long bytes = s.integer("bytes_per_second", defaultBytesPerSecond, 1L, Long.MAX_VALUE);
             List<String> deliverTo = deliverTo(s, destinations, namedDestinations);
+            StoreHeaders storeHeaders = storeHeaders(s);
             if (root.problems().size() == before && verify != null && dedupe != null) {
-                out.put(id, new SourceConfig(id, tenant, verify, dedupe, bytes, deliverTo));
+                out.put(id, new SourceConfig(id, tenant, verify, dedupe, bytes, deliverTo, storeHeaders));
             }
         }
         return out;
+    }
+
+    /** {@code needed} (the default), {@code all}, or a list of header names stored besides the needed ones. */
+    private static StoreHeaders storeHeaders(Section s) {
+        if (!s.has("store_headers")) {
+            return StoreHeaders.NEEDED;
+        }
+        String at = s.pathOf("store_headers");
+        Object raw = s.raw("store_headers");
+        String word = Values.string(raw);
+        if ("all".equals(word)) {
+            return StoreHeaders.ALL;
+        }
+        if ("needed".equals(word)) {
+            return StoreHeaders.NEEDED;
+        }
+        if (!(raw instanceof List<?> list)) {
+            s.problem(at + " must be needed, all or a list of header names, got " + Values.render(raw));
+            return StoreHeaders.NEEDED;
+        }
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            String name = Values.string(list.get(i));
+            if (name == null || !Verifiers.isHeaderName(name)) {
+                s.problem(Paths.index(at, i) + " must be a header name (letters, digits and !#$%&'*+-.^_`|~), got "
+                        + Values.render(list.get(i)));
+            } else {
+                names.add(name);
+            }
+        }
+        return new StoreHeaders(false, names);
     }
 
     private static List<String> deliverTo(Section s, Set<String> destinations, Set<String> named) {

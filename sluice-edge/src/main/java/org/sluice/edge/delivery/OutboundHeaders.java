@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.verify.HttpTokens;
 import org.sluice.edge.verify.Verifiers;
 
 /**
@@ -220,6 +221,11 @@ public final class OutboundHeaders {
         }
     }
 
+    /** The names in {@code forward_headers}, lower-case: a hook is stored with these headers. */
+    public List<String> forwardNames() {
+        return List.copyOf(forward);
+    }
+
     /**
      * The received request's headers named in {@code forward_headers} (and not replaced by a
      * configured one), as (lower-case name, value) pairs in arrival order; a value holding a
@@ -254,24 +260,11 @@ public final class OutboundHeaders {
      */
     private String forwardedName(String received) {
         for (String name : forward) {
-            if (name.length() == received.length() && asciiLowerEquals(name, received)) {
+            if (HttpTokens.isAsciiLowerCaseOf(name, received)) {
                 return name;
             }
         }
         return null;
-    }
-
-    private static boolean asciiLowerEquals(String lower, String s) {
-        for (int i = 0; i < lower.length(); i++) {
-            char c = s.charAt(i);
-            if (c >= 'A' && c <= 'Z') {
-                c = (char) (c + ('a' - 'A'));
-            }
-            if (c != lower.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     // ------------------------------------------------------------------ checks

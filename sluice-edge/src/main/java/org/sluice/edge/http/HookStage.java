@@ -171,7 +171,7 @@ public final class HookStage {
             metrics.refused(shadowed.scope());
         }
         SourceRoute source = exchange.source;
-        PendingHook pending = new PendingHook(exchange.tenant, source.id(), key, nowMillis, headerMap(headers), body,
+        PendingHook pending = new PendingHook(exchange.tenant, source.id(), key, nowMillis, headerMap(headers, source.stored()), body,
                 source.deliverTo());
         CompletableFuture<CommitResult> commit;
         try {
@@ -217,13 +217,20 @@ public final class HookStage {
         return values.size() == 1 ? values.get(0) : String.join(", ", values);
     }
 
-    /** The request's headers in arrival order, repeated names joined with ", ". */
-    private static Map<String, String> headerMap(HttpHeaders headers) {
+    /**
+     * The request's headers the source stores ({@code stored}), in arrival order; a name
+     * repeated, in any case, is joined with ", " under its first spelling
+     * ({@link OrderedHeaders#adopt}).
+     */
+    private static Map<String, String> headerMap(HttpHeaders headers, StoredHeaderNames stored) {
         String[] fields = new String[2 * headers.size()];
         int n = 0;
         Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); // the decoder's entries, no copies
         while (it.hasNext() && n < fields.length / 2) {
             Map.Entry<CharSequence, CharSequence> e = it.next();
+            if (!stored.keeps(e.getKey())) {
+                continue;
+            }
             fields[2 * n] = e.getKey().toString();
             fields[2 * n + 1] = e.getValue().toString();
             n++;

@@ -12,12 +12,19 @@ import org.sluice.edge.verify.Verifier;
  * @param verifier proves its hooks genuine
  * @param dedupe   finds a hook's dedupe key
  * @param deliverTo the destinations each accepted hook is scheduled for ({@code deliver_to}), possibly none
+ * @param stored   the received headers its hooks are stored with ({@code store_headers})
  */
 public record SourceRoute(String id, String tenant, Verifier verifier, DedupeKeyExtractor dedupe,
-                          List<String> deliverTo) {
+                          List<String> deliverTo, StoredHeaderNames stored) {
 
     public SourceRoute {
         deliverTo = List.copyOf(deliverTo);
+        java.util.Objects.requireNonNull(stored, "stored");
+    }
+
+    /** A source whose hooks are stored with every header. */
+    public SourceRoute(String id, String tenant, Verifier verifier, DedupeKeyExtractor dedupe, List<String> deliverTo) {
+        this(id, tenant, verifier, dedupe, deliverTo, StoredHeaderNames.ALL);
     }
 
     /** A source that delivers nowhere. */

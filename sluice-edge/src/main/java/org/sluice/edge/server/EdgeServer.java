@@ -19,6 +19,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,7 @@ import org.sluice.edge.store.HookStore;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.http.InFlight;
+import org.sluice.edge.http.StoredHeaderNames;
 import org.sluice.edge.http.HookStage;
 import org.sluice.edge.http.BodyRoomHandler;
 import org.sluice.edge.http.RouteHandler;
@@ -412,7 +414,8 @@ public final class EdgeServer implements AutoCloseable {
                 String keyPath = "sources." + source.id();
                 sources.put(source.id(), new SourceRoute(source.id(), source.tenant().orElse(null),
                         Verifiers.create(source.verify(), keyPath + ".verify"),
-                        DedupeKeys.create(source.dedupe(), keyPath + ".dedupe"), source.deliverTo()));
+                        DedupeKeys.create(source.dedupe(), keyPath + ".dedupe"), source.deliverTo(),
+                        storedHeaders(source, config)));
                 sourceBytes.put(source.id(), source.bytesPerSecond());
             }
             Router router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);
@@ -527,5 +530,31 @@ public final class EdgeServer implements AutoCloseable {
                 throw new IllegalStateException("sluice-edge could not start: " + e.getMessage(), e);
             }
         }
+    }
+
+    /**
+     * The headers {@code source}'s hooks are stored with: every one under {@code store_headers:
+     * all}; else {@code Content-Type}, the verification scheme's, the dedupe header, each
+     * {@code deliver_to} destination's {@code forward_headers} and the names
+     * {@code store_headers} lists.
+     */
+    static StoredHeaderNames storedHeaders(SourceConfig source, SluiceConfig config) {
+        if (source.storeHeaders().all()) {
+            return StoredHeaderNames.ALL;
+        }
+        List<String> names = new ArrayList<>();
+        names.add("Content-Type");
+        names.addAll(Verifiers.headerNames(source.verify()));
+        if (source.dedupe().kind() == org.sluice.edge.dedupe.DedupeSpec.Kind.HEADER) {
+            names.add(source.dedupe().argument());
+        }
+        for (String name : source.deliverTo()) {
+            org.sluice.edge.delivery.Destination d = config.destinations().get(name);
+            if (d != null) {
+                names.addAll(d.headers().forwardNames());
+            }
+        }
+        names.addAll(source.storeHeaders().names());
+        return StoredHeaderNames.only(names);
     }
 }

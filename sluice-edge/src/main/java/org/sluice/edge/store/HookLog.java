@@ -118,4 +118,17 @@ public interface HookLog {
      * bodies cannot exhaust the heap; {@link HookPage#next()} then points on.
      */
     HookPage after(String afterId, int limit, long maxBytes);
+
+    /**
+     * Up to {@code limit} hooks, newest first, without their bodies: those committed before
+     * the hook {@code afterId} (from the newest when null). Paging with
+     * {@link HookSummary.Page#next()} walks back to the oldest; a page holds no body, so its
+     * size is bounded by {@code limit} alone. What the console's Hooks page lists.
+     *
+     * @throws IllegalArgumentException when {@code limit < 1} or no stored hook has id {@code afterId}
+     * @throws UnsupportedOperationException from a store that cannot read backwards
+     */
+    default HookSummary.Page newest(String afterId, int limit) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot list hooks newest first");
+    }
 }

@@ -29,9 +29,10 @@ public final class OrderedHeaders extends AbstractMap<String, String> {
 
     /**
      * Headers from {@code fields} (name, value, name, value, ...; the first {@code size} pairs);
-     * the array is taken over, so the caller must not change it afterwards. A name given twice
-     * keeps its first place and the values are joined with {@code ", "}, as HTTP reads a
-     * repeated header.
+     * the array is taken over, so the caller must not change it afterwards. A name given twice,
+     * in the same case or another ({@code X-Id} and {@code x-id}), keeps its first place and
+     * spelling and the values are joined with {@code ", "}, as HTTP reads a repeated header:
+     * one header is stored, shown and forwarded, never two.
      */
     public static OrderedHeaders adopt(String[] fields, int size) {
         if (size < 0 || size * 2 > fields.length) {
@@ -41,7 +42,7 @@ public final class OrderedHeaders extends AbstractMap<String, String> {
         for (int i = 0; i < size; i++) {
             String name = Objects.requireNonNull(fields[2 * i], "header name");
             String value = Objects.requireNonNull(fields[2 * i + 1], "header value");
-            int at = indexOf(fields, kept, name);
+            int at = indexOfAnyCase(fields, kept, name);
             if (at >= 0) {
                 fields[2 * at + 1] = fields[2 * at + 1] + ", " + value;
             } else {
@@ -54,6 +55,34 @@ public final class OrderedHeaders extends AbstractMap<String, String> {
             Arrays.fill(fields, 2 * kept, 2 * size, null);
         }
         return new OrderedHeaders(fields, kept);
+    }
+
+    /** As {@link #indexOf}, but with ASCII letters folded: HTTP header names are case-insensitive. */
+    private static int indexOfAnyCase(String[] fields, int size, String name) {
+        for (int i = 0; i < size; i++) {
+            if (asciiEqualsIgnoreCase(fields[2 * i], name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean asciiEqualsIgnoreCase(String a, String b) {
+        if (a.length() != b.length()) {
+            return false;
+        }
+        for (int i = 0; i < a.length(); i++) {
+            char x = a.charAt(i);
+            char y = b.charAt(i);
+            if (x != y && ((x | 0x20) != (y | 0x20) || !isAsciiLetter(x))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isAsciiLetter(char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
     }
 
     private static int indexOf(String[] fields, int size, Object name) {

@@ -54,4 +54,26 @@ public final class HttpTokens {
     public static boolean isFieldValueByte(int c) {
         return (c >= 0x20 || c == '\t') && c != 0x7f && c <= 0xff;
     }
+
+    /**
+     * True when {@code s} is the lower-case header name {@code lower} with ASCII letters
+     * folded, as header names compare. Only A-Z fold: unlike {@code s.toLowerCase(ROOT)},
+     * which turns the Kelvin sign U+212A into {@code k}, no other character can match a
+     * token's. Made without a copy.
+     */
+    public static boolean isAsciiLowerCaseOf(String lower, CharSequence s) {
+        if (lower.length() != s.length()) {
+            return false;
+        }
+        for (int i = 0; i < lower.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 'A' && c <= 'Z') {
+                c = (char) (c + ('a' - 'A'));
+            }
+            if (c != lower.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
 }

@@ -134,6 +134,24 @@ public final class Verifiers {
         return key;
     }
 
+    /**
+     * The headers scheme {@code spec.scheme()} reads: a hook is stored with them, so that its
+     * signature can be checked again from the stored hook ({@code GET /v1/hooks/{id}}).
+     */
+    public static List<String> headerNames(VerifySpec spec) {
+        String scheme = spec.scheme() == null ? NONE : spec.scheme();
+        return switch (scheme) {
+            case GITHUB -> List.of(GITHUB_HEADER);
+            case SHOPIFY -> List.of(SHOPIFY_HEADER);
+            case STRIPE -> List.of(StripeVerifier.HEADER);
+            case SLACK -> List.of(SlackVerifier.SIGNATURE, SlackVerifier.TIMESTAMP);
+            case STANDARD_WEBHOOKS -> List.of(StandardWebhooksVerifier.ID, StandardWebhooksVerifier.TIMESTAMP,
+                    StandardWebhooksVerifier.SIGNATURE);
+            case HMAC -> spec.header() == null ? List.of() : List.of(spec.header());
+            default -> List.of();
+        };
+    }
+
     /** True when {@code s} is a valid HTTP header name (an RFC 9110 token, {@link HttpTokens}). Also used by dedupe and config. */
     public static boolean isHeaderName(String s) {
         return HttpTokens.isToken(s);

@@ -71,6 +71,25 @@ class NatsDestinationConfigTest {
                 .singleElement().asString().startsWith("unknown key \"destinations.bus.url\"");
     }
 
+    /** Issue 46, point 3: {@code ca_file} is read for TLS servers and refused where no server uses TLS. */
+    @Test
+    void caFileIsReadForTlsServersOnly(@TempDir Path dir) throws Exception {
+        Path ca = Files.writeString(dir.resolve("ca.pem"), "-----BEGIN CERTIFICATE-----\n");
+        SluiceConfig c = ConfigLoader.parse("destinations: {bus: {type: nats, servers: [\"tls://n.test:4443\"],"
+                + " subject: a.b, ca_file: \"" + ca + "\"}}");
+        NatsTarget n = (NatsTarget) c.destinations().get("bus").target();
+        assertThat(n.caFile()).contains(ca);
+        assertThat(n.tls()).isTrue();
+        assertThat(((NatsTarget) ConfigLoader.parse("destinations: {bus: {type: nats, servers: [\"nats://n.test\"],"
+                + " subject: a.b}}").destinations().get("bus").target()).tls()).isFalse();
+        assertThat(errors("{type: nats, servers: [\"nats://u:hunter2@n.test\"], subject: a.b, ca_file: \"" + ca + "\"}"))
+                .containsExactly("destinations.bus.ca_file applies only to tls:// or wss:// servers, got \"" + ca
+                        + "\" with [nats://***@n.test]");
+        assertThat(errors("{type: nats, servers: [\"tls://n.test\"], subject: a.b, ca_file: /no/such.pem}"))
+                .containsExactly("destinations.bus.ca_file must be a readable file of PEM certificates, got"
+                        + " \"/no/such.pem\" (no such file)");
+    }
+
     /**
      * A tenant id may hold dots, and a dot inside {@code {tenant}} splits the subject:
      * {@code acme.} made {@code hooks.acme..gh} (no subject: every hook dead) and

@@ -51,7 +51,7 @@ class AdminEndToEndTest {
                 bulk: {rate: 100000, burst: 100000}
             sources:
               open: {tenant: acme, verify: {scheme: none}}
-              many: {tenant: bulk, verify: {scheme: none}}
+              many: {tenant: bulk, verify: {scheme: none}, store_headers: [X-N]}
             """;
 
     @TempDir

@@ -81,6 +81,7 @@ class ConsoleBrowserTest {
                          encoding: hex, secrets: ["demo-secret"]}
                 dedupe: {header: X-Event-Id}
                 deliver_to: [app]
+                store_headers: [X-Note]
             """;
 
     @TempDir

@@ -3,6 +3,7 @@ package org.sluice.edge.delivery.nats;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,13 +19,14 @@ import org.sluice.edge.settings.Values;
 /**
  * The own keys of a {@code type: nats} destination: {@code servers} (required),
  * {@code subject} (required, with {@code {tenant}} and {@code {source}}) and
- * {@code credentials_file}. Every problem names its key path and the value (a server URL's
+ * {@code credentials_file} and {@code ca_file} (only with a {@code tls://} or {@code wss://}
+ * server). Every problem names its key path and the value (a server URL's
  * user info is never printed).
  */
 public final class NatsReader extends BrokerReader {
 
     /** The keys a nats destination has of its own. */
-    public static final List<String> OWN_KEYS = List.of("servers", "subject", "credentials_file");
+    public static final List<String> OWN_KEYS = List.of("servers", "subject", "credentials_file", "ca_file");
     static final Set<String> SCHEMES = Set.of("nats", "tls", "ws", "wss");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{([^}]*)}");
     private static final Set<String> PLACEHOLDERS = Set.of("tenant", "source");
@@ -40,10 +42,11 @@ public final class NatsReader extends BrokerReader {
         List<String> servers = servers(s);
         String subject = subject(s);
         Optional<Path> creds = credentials(s);
+        Optional<Path> ca = caFile(s, servers);
         if (s.problems().size() != before) {
             return null;
         }
-        return new NatsTarget(servers, subject, creds);
+        return new NatsTarget(servers, subject, creds, ca);
     }
 
     private static List<String> servers(Section s) {
@@ -127,6 +130,36 @@ public final class NatsReader extends BrokerReader {
         Path p = Path.of(file);
         if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
             s.problem(s.pathOf("credentials_file") + " must be a readable .creds file, got " + Values.quote(file));
+            return Optional.empty();
+        }
+        return Optional.of(p);
+    }
+
+    private static Optional<Path> caFile(Section s, List<String> servers) {
+        if (!s.has("ca_file")) {
+            return Optional.empty();
+        }
+        String at = s.pathOf("ca_file");
+        String file = Values.string(s.raw("ca_file"));
+        if (file == null || file.isBlank()) {
+            s.problem(at + " must be a file system path, got " + Values.render(s.raw("ca_file")));
+            return Optional.empty();
+        }
+        if (!servers.isEmpty() && servers.stream().noneMatch(NatsTarget::isTlsUrl)) {
+            s.problem(at + " applies only to tls:// or wss:// servers, got " + Values.quote(file) + " with "
+                    + servers.stream().map(NatsTarget::redact).toList());
+            return Optional.empty();
+        }
+        Path p;
+        try {
+            p = Path.of(file);
+        } catch (InvalidPathException bad) {
+            s.problem(at + " must be a file system path, got " + Values.quote(file));
+            return Optional.empty();
+        }
+        if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+            s.problem(at + " must be a readable file of PEM certificates, got " + Values.quote(file) + " ("
+                    + (Files.exists(p) ? "not a readable regular file" : "no such file") + ")");
             return Optional.empty();
         }
         return Optional.of(p);

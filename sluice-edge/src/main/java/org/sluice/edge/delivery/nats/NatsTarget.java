@@ -16,8 +16,10 @@ import org.sluice.edge.store.StoredHook;
  * @param servers         NATS server URLs ({@code nats://}, {@code tls://}, {@code ws://}, {@code wss://})
  * @param subject         the subject template; {@code {tenant}} and {@code {source}} are filled per hook
  * @param credentialsFile a {@code .creds} file (JWT and NKey seed); empty: no credentials
+ * @param caFile          PEM certificates trusted for TLS instead of the JDK's; empty: the JDK's.
+ *                        Either way a TLS connection verifies the server's host name
  */
-public record NatsTarget(List<String> servers, String subject, Optional<Path> credentialsFile)
+public record NatsTarget(List<String> servers, String subject, Optional<Path> credentialsFile, Optional<Path> caFile)
         implements Target {
 
     /** What fills {@code {tenant}} for a hook without a tenant. */
@@ -29,9 +31,25 @@ public record NatsTarget(List<String> servers, String subject, Optional<Path> cr
         servers = List.copyOf(servers);
         Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(credentialsFile, "credentialsFile");
+        Objects.requireNonNull(caFile, "caFile");
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("servers must not be empty");
         }
+    }
+
+    /** A target that trusts the JDK's trust store for TLS. */
+    public NatsTarget(List<String> servers, String subject, Optional<Path> credentialsFile) {
+        this(servers, subject, credentialsFile, Optional.empty());
+    }
+
+    /** True when a connection uses TLS: a {@code tls://} or {@code wss://} server, or a {@code ca_file}. */
+    public boolean tls() {
+        return caFile.isPresent() || servers.stream().anyMatch(NatsTarget::isTlsUrl);
+    }
+
+    static boolean isTlsUrl(String url) {
+        String u = url.toLowerCase(java.util.Locale.ROOT);
+        return u.startsWith("tls://") || u.startsWith("wss://");
     }
 
     @Override
@@ -148,7 +166,8 @@ public record NatsTarget(List<String> servers, String subject, Optional<Path> cr
     @Override
     public String toString() {
         return "nats " + servers.stream().map(NatsTarget::redact).toList() + " subject=" + subject
-                + credentialsFile.map(p -> " credentials_file=" + p).orElse("");
+                + credentialsFile.map(p -> " credentials_file=" + p).orElse("")
+                + caFile.map(p -> " ca_file=" + p).orElse("");
     }
 
     /** {@code url} without its user info (user, password or token). */

@@ -12,6 +12,7 @@ import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -124,6 +125,8 @@ public final class NatsTransport implements Transport {
         volatile String replyPrefix;
         volatile Connection connection;
         volatile String lastError = "not connected yet";
+        /** The latest error the client reported while no connection was made yet. */
+        volatile String connectProblem;
 
         Link(Destination destination) {
             this.destination = destination;
@@ -157,6 +160,9 @@ public final class NatsTransport implements Transport {
                     .errorListener(this);
             settings.credentialsFile().ifPresent(p -> b.authHandler(Nats.credentials(p.toString())));
             try {
+                if (settings.tls()) {
+                    b.sslContext(NatsTls.verifyingContext(settings.caFile()));
+                }
                 Connection c = Nats.connect(b.build());
                 String inbox = c.createInbox();
                 try {
@@ -170,9 +176,11 @@ public final class NatsTransport implements Transport {
                 if (closed) {
                     c.close();
                 }
-            } catch (IOException | RuntimeException e) {
-                lastError = "cannot connect to " + settings.servers().stream().map(NatsTarget::redact).toList()
-                        + ": " + text(e);
+            } catch (IOException | GeneralSecurityException | RuntimeException e) {
+                // the client's own text names no reason; the reason (a refused certificate, say)
+                // came to exceptionOccurred, perhaps only after this: the text keeps the latest
+                String why = connectProblem;
+                lastError = cannotConnect() + text(e) + (why == null ? "" : ": " + why);
                 schedule(this, CONNECT_RETRY_MS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -193,7 +201,17 @@ public final class NatsTransport implements Transport {
 
         @Override
         public void exceptionOccurred(Connection conn, Exception exp) {
-            lastError = text(exp);
+            if (connection == null) { // still connecting: a TLS or auth refusal is why the connect fails
+                String why = reason(exp);
+                connectProblem = why;
+                lastError = cannotConnect() + why;
+            } else {
+                lastError = text(exp);
+            }
+        }
+
+        private String cannotConnect() {
+            return "cannot connect to " + settings.servers().stream().map(NatsTarget::redact).toList() + ": ";
         }
     }
 
@@ -388,6 +406,18 @@ public final class NatsTransport implements Transport {
 
     private static Outcome noResponders(String subject) {
         return failed(AttemptResult.Failure.BROKER, "no responders on subject " + subject + ": no stream captures it (yet)");
+    }
+
+    /** The text of the innermost cause that has one: an SSL refusal's own reason, not its wrapper's. */
+    private static String reason(Throwable e) {
+        String why = text(e);
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && !m.isBlank()) {
+                why = m;
+            }
+        }
+        return why;
     }
 
     private static String text(Throwable e) {

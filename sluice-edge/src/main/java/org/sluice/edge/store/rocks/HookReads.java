@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.sluice.edge.store.HookPage;
+import org.sluice.edge.store.HookSummary;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -184,6 +185,42 @@ final class HookReads {
             }
             String next = more && !page.isEmpty() ? page.get(page.size() - 1).id() : null;
             return new HookPage(page, next);
+        });
+    }
+
+    /**
+     * As {@link org.sluice.edge.store.HookLog#newest}: from the newest visible hook (or the
+     * one before {@code afterId}) backwards, each hook's body dropped as it is read. Only
+     * hooks numbered up to the durable-up-to number are listed, as in {@link #after}; a hook
+     * whose commit is still being written shows on a later read.
+     */
+    HookSummary.Page newest(String afterId, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+        return database.read(f -> {
+            long from = commits.durableUpTo();
+            if (afterId != null) {
+                UUID uuid = Codec.parseHookId(afterId);
+                byte[] seq = uuid == null ? null : f.db().get(f.hookIds(), Codec.uuid(uuid));
+                if (seq == null) {
+                    throw new IllegalArgumentException("after: no stored hook has id " + afterId);
+                }
+                from = Math.min(from, Codec.u64(seq) - 1);
+            }
+            List<HookSummary> page = new ArrayList<>(Math.min(limit, 1024));
+            boolean more = false;
+            if (from >= 0) {
+                try (RocksIterator it = f.db().newIterator(f.hooks())) {
+                    for (it.seekForPrev(Codec.u64(from)); it.isValid() && page.size() < limit; it.prev()) {
+                        page.add(HookSummary.of(Codec.hook(it.value())));
+                    }
+                    it.status();
+                    more = it.isValid();
+                }
+            }
+            String next = more && !page.isEmpty() ? page.get(page.size() - 1).id() : null;
+            return new HookSummary.Page(page, next);
         });
     }
 

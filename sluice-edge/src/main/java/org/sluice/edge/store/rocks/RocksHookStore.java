@@ -10,6 +10,7 @@ import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DuplicateLookup;
 import org.sluice.edge.store.HookPage;
+import org.sluice.edge.store.HookSummary;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.StoredHook;
@@ -232,6 +233,11 @@ public final class RocksHookStore implements HookStore {
     @Override
     public HookPage after(String afterId, int limit, long maxBytes) {
         return reads.after(afterId, limit, maxBytes);
+    }
+
+    @Override
+    public HookSummary.Page newest(String afterId, int limit) {
+        return reads.newest(afterId, limit);
     }
 
     @Override
