@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -140,7 +141,7 @@ final class ControlFollower implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // nobody interrupts this thread but to end it
         } finally {
-            consumer.close(Duration.ofSeconds(1));
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(1)));
         }
     }
 

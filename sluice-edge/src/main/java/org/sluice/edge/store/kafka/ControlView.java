@@ -47,7 +47,8 @@ final class ControlView {
         static final Change NONE = new Change(Kind.NONE, null, -1, null);
     }
 
-    private record Entry(long offset, byte[] value) {
+    /** The newest record of a key: its offset and value (null: a tombstone). */
+    record Entry(long offset, byte[] value) {
     }
 
     private final Object lock = new Object();
@@ -144,6 +145,15 @@ final class ControlView {
     Map<String, byte[]> overrides() {
         synchronized (lock) {
             return new HashMap<>(overrides);
+        }
+    }
+
+    /** Each tenant's override as stored, with the offset of its record, a copy. */
+    Map<String, Entry> overrideEntries() {
+        synchronized (lock) {
+            Map<String, Entry> out = new HashMap<>();
+            overrides.keySet().forEach(tenant -> out.put(tenant, latest.get(ControlRecords.overrideKey(tenant))));
+            return out;
         }
     }
 

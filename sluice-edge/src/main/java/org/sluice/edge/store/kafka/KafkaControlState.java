@@ -195,11 +195,11 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
         Objects.requireNonNull(limits, "limits");
         synchronized (pushLock) {
             this.limits = limits;
-            Map<String, byte[]> now = view.overrides();
-            now.forEach(this::push);
+            Map<String, ControlView.Entry> now = view.overrideEntries();
+            now.forEach((tenant, entry) -> push(tenant, entry.value(), entry.offset()));
             for (TenantLimits.Entry e : limits.list().tenants()) {
                 if (e.source() == LimitSource.OVERRIDE && !now.containsKey(e.tenant())) {
-                    push(e.tenant(), null);
+                    push(e.tenant(), null, view.offsetOf(ControlRecords.overrideKey(e.tenant())));
                 }
             }
         }
@@ -220,19 +220,22 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
         } else if (key != null && key.startsWith(ControlRecords.OVERRIDE) && view.offsetOf(key) == offset) {
             // the newest record of its key, even one this node wrote and took at its acknowledgement
             synchronized (pushLock) {
-                push(key.substring(ControlRecords.OVERRIDE.length()), value);
+                push(key.substring(ControlRecords.OVERRIDE.length()), value, offset);
             }
         }
     }
 
-    /** Applies {@code tenant}'s override as the view holds it now (null: none) to the limits, if followed. */
+    /**
+     * Applies {@code tenant}'s override record at {@code offset} (value null: none) to the
+     * limits, if followed; nothing changes there unless it is still its key's newest when the
+     * limits' write lock is taken ({@link #checkStillNewest}).
+     */
     @GuardedBy("pushLock")
-    private void push(String tenant, byte[] value) {
+    private void push(String tenant, byte[] value, long offset) {
         if (limits == null || tenant.isEmpty()) {
             return;
         }
-        String key = ControlRecords.overrideKey(tenant);
-        APPLYING.set(new Applying(key, view.offsetOf(key)));
+        APPLYING.set(new Applying(ControlRecords.overrideKey(tenant), offset));
         try {
             Limit limit = value == null ? null : parse(tenant, value);
             if (limit == null) {

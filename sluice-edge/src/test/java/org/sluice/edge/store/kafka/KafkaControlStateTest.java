@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.Properties;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +14,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -240,6 +246,39 @@ class KafkaControlStateTest {
         TenantLimits limits = new TenantLimits(null, Map.of(), cut, Clock.system());
         assertThatThrownBy(() -> limits.putOverride("acme", Limit.of(1, 1))).isInstanceOf(OverrideStoreException.class);
         assertThat(limits.effective("acme").source()).isNotEqualTo(LimitSource.OVERRIDE);
+    }
+
+    @Test
+    void recordsANodeCannotReadArePassedOverAndTheRestApplies() throws Exception {
+        KafkaControlState first = node(); // makes the topic
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        String topic = prefix + ".control";
+        try (KafkaProducer<byte[], byte[]> other = new KafkaProducer<>(p)) {
+            other.send(new ProducerRecord<>(topic, utf8("junk/x"), utf8("{}"))).get();
+            other.send(new ProducerRecord<>(topic, utf8("pause/"), utf8("{}"))).get();
+            other.send(new ProducerRecord<>(topic, utf8("override/acme"), utf8("not json"))).get();
+            other.send(new ProducerRecord<>(topic, utf8("override/globex"), utf8("{\"rate\":-1}"))).get();
+            other.send(new ProducerRecord<>(topic, utf8("audit/1/w/1"), utf8("[1,2]"))).get();
+            other.send(new ProducerRecord<>(topic, utf8("audit/1/w/2"), utf8("{\"actor\":7}"))).get();
+            other.send(new ProducerRecord<>(topic, utf8("pause/billing"), utf8("{\"paused\":true}"))).get();
+        }
+        await("the last record on the first node", () -> first.pausedDestinations().contains("billing"));
+
+        KafkaControlState fresh = node();
+        assertThat(fresh.pausedDestinations()).containsExactly("billing");
+        assertThat(fresh.load()).isEmpty();
+        assertThat(fresh.audit(10)).isEmpty();
+        TenantLimits limits = limitsOn(fresh);
+        assertThat(limits.effective("globex").source()).isNotEqualTo(LimitSource.OVERRIDE);
+        limits.putOverride("acme", Limit.of(3, 3));
+        assertThat(fresh.audit(10)).extracting(AuditRecord::action).containsExactly(AuditRecord.PUT);
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
