@@ -249,6 +249,34 @@ class KafkaControlStateTest {
     }
 
     @Test
+    void aWriteWhileTheBrokerIsDownIsRefusedAndBothNodesCarryOnOnceItIsBack() throws Exception {
+        KafkaControlSettings settings = new KafkaControlSettings(List.of(kafka.bootstrapServers()), prefix, 1, Map.of(),
+                2_000, KafkaControlSettings.DEFAULT_CATCH_UP_MS);
+        KafkaControlState a = node(settings);
+        KafkaControlState b = node(settings);
+        TenantLimits onA = limitsOn(a);
+        int broker = kafka.brokerIds().iterator().next();
+        kafka.stopBroker(broker);
+        try {
+            assertThatThrownBy(() -> a.setPaused("billing", true, 1_000)).isInstanceOf(HookStoreException.class)
+                    .hasMessageContaining("pausing billing");
+            assertThatThrownBy(() -> onA.putOverride("acme", Limit.of(1, 1))).isInstanceOf(OverrideStoreException.class);
+            assertThat(onA.effective("acme").limit()).isEqualTo(Limit.of(100, 100)); // nothing changed
+        } finally {
+            kafka.startBroker(broker);
+        }
+        await("a write accepted again", () -> {
+            try {
+                a.setPaused("search", true, 2_000);
+                return true;
+            } catch (HookStoreException stillDown) {
+                return false;
+            }
+        });
+        await("B following again", () -> b.pausedDestinations().contains("search"));
+    }
+
+    @Test
     void recordsANodeCannotReadArePassedOverAndTheRestApplies() throws Exception {
         KafkaControlState first = node(); // makes the topic
         Properties p = new Properties();
