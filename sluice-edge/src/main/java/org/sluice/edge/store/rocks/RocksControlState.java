@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
 import org.sluice.core.OverrideStoreException;
+import org.sluice.edge.store.Actors;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookStoreException;
@@ -40,7 +41,6 @@ public final class RocksControlState implements ControlState {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
     };
-    private static final ThreadLocal<String> ACTOR = new ThreadLocal<>();
 
     private final RocksDatabase database;
     private final RocksPauses pauses;
@@ -62,15 +62,7 @@ public final class RocksControlState implements ControlState {
 
     @Override
     public ActorScope actingAs(String actor) {
-        String previous = ACTOR.get();
-        ACTOR.set(actor == null || actor.isBlank() ? DEFAULT_ACTOR : actor);
-        return () -> {
-            if (previous == null) {
-                ACTOR.remove();
-            } else {
-                ACTOR.set(previous);
-            }
-        };
+        return Actors.actingAs(actor);
     }
 
     // ---------------------------------------------------------------- OverrideStore
@@ -172,7 +164,7 @@ public final class RocksControlState implements ControlState {
     private void putAudit(WriteBatch wb, RocksFamilies rocks, String action, String tenant,
                           Map<String, Object> before, Map<String, Object> after) throws org.rocksdb.RocksDBException {
         long now = database.wallClockMillis();
-        String actor = ACTOR.get() == null ? DEFAULT_ACTOR : ACTOR.get();
+        String actor = Actors.current();
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("time_ms", now);
         record.put("actor", actor);

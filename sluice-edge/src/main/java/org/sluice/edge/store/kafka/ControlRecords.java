@@ -1,0 +1,113 @@
+package org.sluice.edge.store.kafka;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.sluice.edge.store.AuditRecord;
+
+/**
+ * The records of the control topic ({@code <prefix>.control}, compacted, one partition):
+ * their keys and JSON values. docs/fleet-log.md, "Control state".
+ *
+ * <pre>
+ *   key                                   value                                     deleted by
+ *   pause/&lt;destination&gt;                  {"paused":true,"time_ms":N}               a tombstone (resume)
+ *   override/&lt;tenant&gt;                    the limit, as Limit.toMap()               a tombstone (delete)
+ *   audit/&lt;time_ms&gt;/&lt;writer&gt;/&lt;n&gt;          {"time_ms","actor","action","tenant",     never: each key is
+ *                                          "before","after"}                         written once
+ * </pre>
+ * {@code time_ms} in an audit key is 13 decimal digits, zero-padded; {@code writer} is a
+ * random id drawn by each {@link KafkaControlState} when it opens and {@code n} its counter,
+ * so no two audit records share a key and compaction keeps every one.
+ *
+ * <p>Stateless.
+ */
+final class ControlRecords {
+
+    static final String PAUSE = "pause/";
+    static final String OVERRIDE = "override/";
+    static final String AUDIT = "audit/";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
+    };
+
+    private ControlRecords() {
+    }
+
+    static String pauseKey(String destination) {
+        return PAUSE + destination;
+    }
+
+    static String overrideKey(String tenant) {
+        return OVERRIDE + tenant;
+    }
+
+    static String auditKey(long timeMillis, String writer, long n) {
+        return AUDIT + String.format("%013d", Math.max(0, timeMillis)) + '/' + writer + '/' + n;
+    }
+
+    static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static byte[] paused(long nowMillis) {
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("paused", true);
+        value.put("time_ms", nowMillis);
+        return json(value);
+    }
+
+    static byte[] audit(AuditRecord r) {
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("time_ms", r.timeMillis());
+        value.put("actor", r.actor());
+        value.put("action", r.action());
+        value.put("tenant", r.tenant());
+        value.put("before", r.before());
+        value.put("after", r.after());
+        return json(value);
+    }
+
+    /** An audit record's value read back; throws {@link IllegalArgumentException} when it is not one. */
+    @SuppressWarnings("unchecked")
+    static AuditRecord audit(byte[] value) {
+        Map<String, Object> m = map(value);
+        if (!(m.get("time_ms") instanceof Number time) || !(m.get("action") instanceof String action)) {
+            throw new IllegalArgumentException("an audit record needs a numeric time_ms and a string action");
+        }
+        Object actor = m.get("actor");
+        Object tenant = m.get("tenant");
+        Object before = m.get("before");
+        Object after = m.get("after");
+        return new AuditRecord(time.longValue(), actor instanceof String a ? a : null, action,
+                tenant instanceof String t ? t : null,
+                before instanceof Map<?, ?> b ? (Map<String, Object>) b : null,
+                after instanceof Map<?, ?> f ? (Map<String, Object>) f : null);
+    }
+
+    /** A JSON object's bytes as a map; throws {@link IllegalArgumentException} when they are not one. */
+    static Map<String, Object> map(byte[] value) {
+        try {
+            Map<String, Object> m = JSON.readValue(value, MAP);
+            if (m == null) {
+                throw new IllegalArgumentException("null where a JSON object belongs");
+            }
+            return m;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not a JSON object: " + e.getMessage(), e);
+        }
+    }
+
+    static byte[] json(Object value) {
+        try {
+            return JSON.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot render " + value + " as JSON", e);
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package org.sluice.edge.store.kafka;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sluice.edge.store.AuditRecord;
+
+/**
+ * One node's memory of the control topic: for each key the newest record seen and its
+ * offset, the paused set and the overrides derived from them, and the newest audit records.
+ *
+ * <p>Records reach it from two sides: the follower, in offset order, and this node's own
+ * writes once acknowledged (so a change is visible here as soon as it is answered, before
+ * the follower reads it back). Both may bring the same record, and the writes may arrive
+ * out of offset order; {@link #apply} therefore keeps a key's record only when its offset is
+ * newer than the one it holds, which makes the view, per key, the topic's order whatever the
+ * order of arrival. Audit records are keyed by offset, so one seen twice is kept once.
+ *
+ * <p>Thread-safe: one lock around every change and read of the maps, never held during I/O;
+ * the paused set is also published in a volatile field for the dispatcher's lock-free reads.
+ */
+final class ControlView {
+
+    /** The newest audit records kept: {@code GET /v1/audit} serves at most 1000. */
+    static final int AUDIT_KEPT = 1000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(ControlView.class);
+
+    /** What {@link #apply} changed. */
+    enum Kind { NONE, PAUSE, OVERRIDE, AUDIT }
+
+    /**
+     * A record that changed the view: its kind, the destination or tenant it names (null for
+     * audit records), its offset and its value (null: a tombstone).
+     */
+    record Change(Kind kind, String name, long offset, byte[] value) {
+        static final Change NONE = new Change(Kind.NONE, null, -1, null);
+    }
+
+    /** The newest record of a key: its offset and value (null: a tombstone). */
+    record Entry(long offset, byte[] value) {
+    }
+
+    private final Object lock = new Object();
+    @GuardedBy("lock")
+    private final Map<String, Entry> latest = new HashMap<>();
+    @GuardedBy("lock")
+    private final Map<String, byte[]> overrides = new HashMap<>();
+    @GuardedBy("lock")
+    private final Set<String> pausedNames = new HashSet<>();
+    @GuardedBy("lock")
+    private final NavigableMap<Long, AuditRecord> audit = new TreeMap<>();
+    /** The paused destinations, an unmodifiable copy replaced on each change. */
+    private volatile Set<String> paused = Collections.unmodifiableSet(new HashSet<>());
+
+    /** Takes record {@code key} at {@code offset} (value null: a tombstone) if it is newer than the one held. */
+    Change apply(String key, long offset, byte[] value) {
+        Kind kind = kindOf(key);
+        if (kind == Kind.NONE) {
+            LOG.warn("ignoring a record of unknown key {} at offset {} of the control topic", key, offset);
+            return Change.NONE;
+        }
+        synchronized (lock) {
+            if (kind == Kind.AUDIT) {
+                return applyAudit(key, offset, value);
+            }
+            Entry held = latest.get(key);
+            if (held != null && held.offset() >= offset) {
+                return Change.NONE;
+            }
+            latest.put(key, new Entry(offset, value));
+            String name = key.substring(key.indexOf('/') + 1);
+            if (kind == Kind.PAUSE) {
+                boolean changed = value == null ? pausedNames.remove(name) : pausedNames.add(name);
+                if (changed) {
+                    paused = Collections.unmodifiableSet(new HashSet<>(pausedNames));
+                }
+            } else if (value == null) {
+                overrides.remove(name);
+            } else {
+                overrides.put(name, value);
+            }
+            return new Change(kind, name, offset, value);
+        }
+    }
+
+    @GuardedBy("lock")
+    private Change applyAudit(String key, long offset, byte[] value) {
+        if (value == null || audit.containsKey(offset)) {
+            return Change.NONE;
+        }
+        if (audit.size() >= AUDIT_KEPT && offset < audit.firstKey()) {
+            return Change.NONE;
+        }
+        AuditRecord record;
+        try {
+            record = ControlRecords.audit(value);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("ignoring the unreadable audit record {} at offset {}: {}", key, offset, e.getMessage());
+            return Change.NONE;
+        }
+        audit.put(offset, record);
+        if (audit.size() > AUDIT_KEPT) {
+            audit.pollFirstEntry();
+        }
+        return new Change(Kind.AUDIT, null, offset, value);
+    }
+
+    private static Kind kindOf(String key) {
+        if (key == null) {
+            return Kind.NONE;
+        }
+        if (key.startsWith(ControlRecords.PAUSE) && key.length() > ControlRecords.PAUSE.length()) {
+            return Kind.PAUSE;
+        }
+        if (key.startsWith(ControlRecords.OVERRIDE) && key.length() > ControlRecords.OVERRIDE.length()) {
+            return Kind.OVERRIDE;
+        }
+        return key.startsWith(ControlRecords.AUDIT) ? Kind.AUDIT : Kind.NONE;
+    }
+
+    /** The offset of the newest record of {@code key} taken, or -1 when none was. */
+    long offsetOf(String key) {
+        synchronized (lock) {
+            Entry held = latest.get(key);
+            return held == null ? -1 : held.offset();
+        }
+    }
+
+    Set<String> paused() {
+        return paused;
+    }
+
+    /** Each tenant's override as stored (JSON), a copy. */
+    Map<String, byte[]> overrides() {
+        synchronized (lock) {
+            return new HashMap<>(overrides);
+        }
+    }
+
+    /** Each tenant's override as stored, with the offset of its record, a copy. */
+    Map<String, Entry> overrideEntries() {
+        synchronized (lock) {
+            Map<String, Entry> out = new HashMap<>();
+            overrides.keySet().forEach(tenant -> out.put(tenant, latest.get(ControlRecords.overrideKey(tenant))));
+            return out;
+        }
+    }
+
+    /** {@code tenant}'s override as stored, or null. */
+    byte[] override(String tenant) {
+        synchronized (lock) {
+            return overrides.get(tenant);
+        }
+    }
+
+    /** The newest {@code limit} audit records, newest first. */
+    List<AuditRecord> audit(int limit) {
+        synchronized (lock) {
+            List<AuditRecord> out = new ArrayList<>(Math.min(limit, audit.size()));
+            for (AuditRecord r : audit.descendingMap().values()) {
+                if (out.size() == limit) {
+                    break;
+                }
+                out.add(r);
+            }
+            return out;
+        }
+    }
+
+    static String text(byte[] utf8) {
+        return new String(utf8, StandardCharsets.UTF_8);
+    }
+}
