@@ -25,8 +25,8 @@ import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
  * Obtained from {@link RocksHookStore#deliveries()}. Its work is done by five parts that
  * share one {@link LedgerState}: {@link LedgerQueries} (reads), {@link LedgerTransitions}
  * (the commit's pending rows and the dispatcher's transitions), {@link LedgerRedelivery}
- * (the operator's redelivery), {@link RocksPauses} (paused destinations) and
- * {@link LedgerRetention}.
+ * (the operator's redelivery), {@link RocksPauses} (paused destinations),
+ * {@link LedgerRetention} and {@link LedgerEviction} (a working set giving hooks up).
  *
  * <h2>Column families and invariants</h2>
  * {@code deliveries} holds the rows, keyed (hook sequence number, destination);
@@ -74,6 +74,7 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     private final LedgerTransitions transitions;
     private final LedgerRedelivery redelivery;
     private final LedgerRetention retention;
+    private final LedgerEviction eviction;
     private final RocksPauses pauses;
 
     RocksDeliveryLedger(LedgerStore store) {
@@ -82,6 +83,7 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
         this.transitions = new LedgerTransitions(state);
         this.redelivery = new LedgerRedelivery(state);
         this.retention = new LedgerRetention(state);
+        this.eviction = new LedgerEviction(state);
         this.pauses = new RocksPauses(store);
     }
 
@@ -97,6 +99,11 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     /** See {@link LedgerTransitions#scheduled}; after the commit's write succeeded. */
     void scheduled(List<LedgerTransitions.NewRow> rows) {
         transitions.scheduled(rows);
+    }
+
+    /** See {@link LedgerEviction#forget}: the working set gives up hooks ({@link RocksHookStore#forget}). */
+    int forget(Collection<String> hookIds) {
+        return eviction.forget(hookIds);
     }
 
     /** Recounts pending and dead rows and forgets the paused set; at open and after a reopen (no concurrent writer). */
