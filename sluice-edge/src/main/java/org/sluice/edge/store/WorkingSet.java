@@ -2,6 +2,7 @@ package org.sluice.edge.store;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -28,7 +29,30 @@ public interface WorkingSet extends HookStore {
      * @throws IllegalArgumentException when the two lists differ in size
      * @throws HookStoreException       when the write fails; then nothing in the batch is stored
      */
-    List<CommitResult> commitWithIds(List<PendingHook> batch, List<UUID> ids);
+    default List<CommitResult> commitWithIds(List<PendingHook> batch, List<UUID> ids) {
+        return commitWithIds(batch, ids, null);
+    }
+
+    /**
+     * Where a delivery carried over from an earlier owner stands: the attempts already made
+     * and when the next one is due (epoch ms). A row written with it is not claimed at its
+     * commit when it is due later than the commit.
+     */
+    record Carried(int attempts, long dueMillis) {
+        public Carried {
+            if (attempts < 0) {
+                throw new IllegalArgumentException("attempts must be at least 0, got " + attempts);
+            }
+        }
+    }
+
+    /**
+     * As {@link #commitWithIds(List, List)}, with the deliveries of hook {@code i} starting
+     * where {@code carried.get(i)} says (by destination; a destination missing from the map,
+     * a null map or a null {@code carried} starts at attempt 0, due now): a hook moved to
+     * the retry topic and taken back keeps its attempts and its due time.
+     */
+    List<CommitResult> commitWithIds(List<PendingHook> batch, List<UUID> ids, List<Map<String, Carried>> carried);
 
     /**
      * Deletes the hooks with these ids, with every delivery row they have (pending, dead or

@@ -26,9 +26,13 @@ import java.util.Objects;
  *                                until its oldest unfinished hook finishes (backpressure)
  * @param commitInterval          how often finished offsets are committed (and the contact
  *                                with the group checked)
+ * @param retryMoveAfter          a hook of the hooks topic whose next attempt is due further
+ *                                away than this is moved to {@code <prefix>.retry}, so that it
+ *                                stops holding its partition's committed offset; zero: never
  */
 public record FollowerSettings(List<String> bootstrapServers, String topicPrefix, Map<String, String> properties,
-                               Duration sessionTimeout, int maxTrackedPerPartition, Duration commitInterval) {
+                               Duration sessionTimeout, int maxTrackedPerPartition, Duration commitInterval,
+                               Duration retryMoveAfter) {
 
     /** {@link #sessionTimeout()} unless set: 10 s. */
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
@@ -36,6 +40,8 @@ public record FollowerSettings(List<String> bootstrapServers, String topicPrefix
     public static final int DEFAULT_MAX_TRACKED = 10_000;
     /** {@link #commitInterval()} unless set. */
     public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(1);
+    /** {@link #retryMoveAfter()} unless set: 60 s. */
+    public static final Duration DEFAULT_RETRY_MOVE_AFTER = Duration.ofSeconds(60);
 
     public FollowerSettings {
         bootstrapServers = List.copyOf(bootstrapServers);
@@ -54,29 +60,42 @@ public record FollowerSettings(List<String> bootstrapServers, String topicPrefix
         if (commitInterval.toMillis() < 1) {
             throw new IllegalArgumentException("the commit interval must be at least 1 ms, got " + commitInterval.toMillis() + " ms");
         }
+        if (retryMoveAfter.isNegative()) {
+            throw new IllegalArgumentException("the retry move threshold must not be negative, got " + retryMoveAfter);
+        }
     }
 
     /** The defaults for everything but where the log is. */
     public static FollowerSettings of(List<String> bootstrapServers, String topicPrefix, Map<String, String> properties) {
         return new FollowerSettings(bootstrapServers, topicPrefix, properties, DEFAULT_SESSION_TIMEOUT,
-                DEFAULT_MAX_TRACKED, DEFAULT_COMMIT_INTERVAL);
+                DEFAULT_MAX_TRACKED, DEFAULT_COMMIT_INTERVAL, DEFAULT_RETRY_MOVE_AFTER);
     }
 
     public FollowerSettings withSessionTimeout(Duration timeout) {
-        return new FollowerSettings(bootstrapServers, topicPrefix, properties, timeout, maxTrackedPerPartition, commitInterval);
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, timeout, maxTrackedPerPartition, commitInterval, retryMoveAfter);
     }
 
     public FollowerSettings withMaxTrackedPerPartition(int max) {
-        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, max, commitInterval);
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, max, commitInterval, retryMoveAfter);
     }
 
     public FollowerSettings withCommitInterval(Duration interval) {
-        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition, interval);
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition, interval, retryMoveAfter);
+    }
+
+    public FollowerSettings withRetryMoveAfter(Duration after) {
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition,
+                commitInterval, after);
     }
 
     /** The hooks topic, {@code <prefix>.hooks}. */
     public String hooksTopic() {
         return topicPrefix + ".hooks";
+    }
+
+    /** The retry topic, {@code <prefix>.retry}. */
+    public String retryTopic() {
+        return topicPrefix + ".retry";
     }
 
     /** The delivery group, {@code <prefix>.delivery}. */

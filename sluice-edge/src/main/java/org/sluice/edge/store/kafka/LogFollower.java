@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -85,13 +86,25 @@ import org.sluice.edge.store.WorkingSet;
  *       logged and passed over as finished: it must not hold the partition.</li>
  * </ul>
  *
+ * <h2>Distant retries: the retry topic</h2>
+ * A hook at the head of a hooks partition whose next attempt is further away than
+ * {@link FollowerSettings#retryMoveAfter()} (60 s by default) is written whole to
+ * {@code <prefix>.retry} ({@link RetryRecords}: the hook, its pending destinations, their
+ * attempts and due times), then forgotten here, and the hooks partition commits past it.
+ * The node that owns its retry partition (the same group follows both topics) takes it
+ * back into its working set at the same attempt and due time. A hook read from the retry
+ * topic is not moved again: it holds that partition's offset, behind which there are only
+ * other retries. Hooks of {@code fifo} destinations are never moved (it would reorder them):
+ * they hold their partition as long as they wait. The retry record carries the hook, so
+ * the hooks topic's retention no longer matters for it.
+ *
  * <h2>Limits of this version</h2>
- * A hook waiting for a retry holds its partition's committed offset, and once
+ * A hook waiting for a retry nearer than the move threshold, or to a {@code fifo}
+ * destination, holds its partition's committed offset, and once
  * {@link FollowerSettings#maxTrackedPerPartition()} records are held behind it, the whole
  * partition (other (tenant, source) keys too) waits (the partition is paused). Dead letters
- * and the retry state live in the working set only: a node killed loses them, and its
- * successor starts the affected hooks over from attempt one (their records are still on
- * the log as long as they are unfinished and within the topic's retention).
+ * live in the working set only: a node killed loses them (the hook is finished for the
+ * log), and its successor does not see them.
  *
  * <h2>Threads</h2>
  * One thread ({@code sluice-log-follower}) owns the consumer, the progress of every
@@ -116,6 +129,8 @@ public final class LogFollower implements AutoCloseable {
     private final WorkingSet store;
     private final Clock clock;
     private final KafkaConsumer<byte[], byte[]> consumer;
+    /** Moves hooks waiting for distant retries to the retry topic (see "Distant retries"). */
+    private final RetryMoves moves;
     private final Thread thread;
     private final long commitIntervalNanos;
     /** Two thirds of the session timeout: see "Cut off from the brokers". */
@@ -131,6 +146,7 @@ public final class LogFollower implements AutoCloseable {
 
     // published for other threads
     private final ConcurrentHashMap<Integer, Long> committed = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Long> committedRetry = new ConcurrentHashMap<>();
     private volatile Set<Integer> owned = Set.of();
     private final AtomicLong commitPasses = new AtomicLong();
     private final AtomicLong hooksTaken = new AtomicLong();
@@ -144,13 +160,26 @@ public final class LogFollower implements AutoCloseable {
      * @throws KafkaException when the consumer's properties are refused
      */
     public LogFollower(FollowerSettings settings, WorkingSet store, Clock clock) {
+        this(settings, store, clock, System::currentTimeMillis, Set.of());
+    }
+
+    /**
+     * As {@link #LogFollower(FollowerSettings, WorkingSet, Clock)}, with the wall clock the
+     * working set's due times are read on ({@code wallMillis}, epoch ms) and the
+     * destinations delivered in order ({@code fifo}), whose hooks are never moved to the
+     * retry topic.
+     */
+    public LogFollower(FollowerSettings settings, WorkingSet store, Clock clock, LongSupplier wallMillis,
+                       Set<String> orderedDestinations) {
         this.settings = settings;
         this.store = store;
         this.clock = clock;
+
         long session = settings.sessionTimeout().toMillis();
         this.commitIntervalNanos = settings.commitInterval().toNanos();
         this.fenceNanos = TimeUnit.MILLISECONDS.toNanos(session) * 2 / 3;
         this.consumer = new KafkaConsumer<>(consumerProperties(settings));
+        this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations);
         this.thread = new Thread(this::run, "sluice-log-follower");
         this.thread.setDaemon(true);
     }
@@ -222,6 +251,16 @@ public final class LogFollower implements AutoCloseable {
         return new TreeMap<>(committed);
     }
 
+    /** As {@link #committedOffsets()}, for the retry topic. */
+    public Map<Integer, Long> committedRetryOffsets() {
+        return new TreeMap<>(committedRetry);
+    }
+
+    /** Hooks moved to the retry topic since start. */
+    public long hooksMoved() {
+        return moves.moved();
+    }
+
     /** The partitions of the hooks topic this node owns now. */
     public Set<Integer> ownedPartitions() {
         return owned;
@@ -243,7 +282,8 @@ public final class LogFollower implements AutoCloseable {
         long lastPass = clock.nanoTime();
         lastContactNanos = lastPass;
         try {
-            consumer.subscribe(List.of(settings.hooksTopic()), new Rebalances());
+            consumer.subscribe(!moves.enabled() ? List.of(settings.hooksTopic())
+                    : List.of(settings.hooksTopic(), settings.retryTopic()), new Rebalances());
             while (running) {
                 try {
                     boolean failed = take(consumer.poll(POLL));
@@ -274,6 +314,7 @@ public final class LogFollower implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.warn("closing the log follower's consumer failed: {}", e.toString());
             }
+            moves.close(Duration.ofSeconds(abandoned ? 0 : 5));
             owned = Set.of();
         }
     }
@@ -289,6 +330,8 @@ public final class LogFollower implements AutoCloseable {
             List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
             List<PendingHook> hooks = new ArrayList<>(list.size());
             List<UUID> ids = new ArrayList<>(list.size());
+            List<Map<String, WorkingSet.Carried>> carried = new ArrayList<>(list.size());
+            boolean retries = tp.topic().equals(settings.retryTopic());
             String[] hookIds = new String[list.size()];
             for (int i = 0; i < list.size(); i++) {
                 ConsumerRecord<byte[], byte[]> r = list.get(i);
@@ -302,6 +345,7 @@ public final class LogFollower implements AutoCloseable {
                     hooks.add(new PendingHook(h.tenant(), h.source(), h.dedupeKey(), h.receivedAtMillis(), h.headers(),
                             h.body(), logged.destinations()));
                     ids.add(id);
+                    carried.add(retries ? RetryRecords.carried(r, logged.destinations()) : null);
                     hookIds[i] = h.id();
                 } catch (IllegalArgumentException e) {
                     LOG.warn("record {}-{}@{} passed over: {}", tp.topic(), tp.partition(), r.offset(), e.getMessage());
@@ -309,7 +353,10 @@ public final class LogFollower implements AutoCloseable {
             }
             if (!hooks.isEmpty()) {
                 try {
-                    store.commitWithIds(hooks, ids);
+                    if (retries) {
+                        moves.arrived(hookIds);
+                    }
+                    store.commitWithIds(hooks, ids, carried);
                 } catch (RuntimeException e) {
                     LOG.warn("the working set refused {} hooks of {}: {}; reading them again", hooks.size(), tp, e.toString());
                     consumer.seek(tp, list.get(0).offset());
@@ -325,8 +372,14 @@ public final class LogFollower implements AutoCloseable {
         return failed;
     }
 
-    /** Whether every delivery of the hook is finished (delivered or dead), or the hook is gone. */
-    private boolean finished(String hookId) {
+    /**
+     * Whether the record of {@code tp} naming the hook is finished: every delivery of the
+     * hook delivered or dead, or the hook gone, or (for a hooks partition) moved to the retry topic.
+     */
+    private boolean finished(TopicPartition tp, String hookId) {
+        if (tp.topic().equals(settings.hooksTopic()) && moves.takeMoved(hookId)) {
+            return true; // on the retry topic now
+        }
         for (DeliveryRow r : store.deliveries().deliveries(hookId)) {
             if (r.state() == DeliveryState.PENDING) {
                 return false;
@@ -338,8 +391,11 @@ public final class LogFollower implements AutoCloseable {
     /** Commits the finished offset of every partition held; see "What is committed when". */
     private void commitPass() {
         commitPasses.incrementAndGet();
+        moves.settle();
         commit(progress.keySet());
+        moves.start(progress);
     }
+
 
     /** Commits the finished offsets of {@code partitions}; on no contact for too long, gives the working set up. */
     private void commit(Collection<TopicPartition> partitions) {
@@ -348,7 +404,7 @@ public final class LogFollower implements AutoCloseable {
         try {
             for (TopicPartition tp : partitions) {
                 PartitionProgress p = progress.get(tp);
-                long at = p.advance(this::finished);
+                long at = p.advance(id -> finished(tp, id));
                 holding |= p.size() > 0;
                 if (at >= 0 && (at > p.committed() || p.size() > 0)) { // re-committing a held one checks the contact
                     offsets.put(tp, new OffsetAndMetadata(at));
@@ -369,7 +425,7 @@ public final class LogFollower implements AutoCloseable {
             consumer.commitSync(offsets, settings.sessionTimeout().dividedBy(3));
             offsets.forEach((tp, o) -> {
                 progress.get(tp).committed(o.offset());
-                committed.put(tp.partition(), o.offset());
+                published(tp).put(tp.partition(), o.offset());
             });
             lastContactNanos = now;
         } catch (RebalanceInProgressException | CommitFailedException e) {
@@ -396,6 +452,7 @@ public final class LogFollower implements AutoCloseable {
         for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
             PartitionProgress p = e.getValue();
             store.forget(p.hookIds());
+            moves.drop(p.hookIds());
             long from = p.rewindTo();
             if (from >= 0) {
                 consumer.seek(e.getKey(), from);
@@ -428,9 +485,13 @@ public final class LogFollower implements AutoCloseable {
         }
     }
 
+    private ConcurrentHashMap<Integer, Long> published(TopicPartition tp) {
+        return tp.topic().equals(settings.retryTopic()) ? committedRetry : committed;
+    }
+
     private void publishOwned() {
         Set<Integer> now = new TreeSet<>();
-        progress.keySet().forEach(tp -> now.add(tp.partition()));
+        progress.keySet().stream().filter(tp -> tp.topic().equals(settings.hooksTopic())).forEach(tp -> now.add(tp.partition()));
         owned = Set.copyOf(now);
     }
 
@@ -471,8 +532,9 @@ public final class LogFollower implements AutoCloseable {
         private void drop(Collection<TopicPartition> partitions) {
             for (TopicPartition tp : partitions) {
                 PartitionProgress p = progress.remove(tp);
-                committed.remove(tp.partition());
+                published(tp).remove(tp.partition());
                 if (p != null) {
+                    moves.drop(p.hookIds());
                     try {
                         store.forget(p.hookIds());
                     } catch (RuntimeException e) { // rows left behind are re-sent by this node: at least once still holds

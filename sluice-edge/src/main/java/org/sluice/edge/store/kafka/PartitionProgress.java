@@ -72,6 +72,20 @@ final class PartitionProgress {
         return held.size();
     }
 
+    /** Up to {@code n} hooks held, head first (records with nothing to deliver left out). */
+    List<String> heads(int n) {
+        List<String> out = new ArrayList<>(Math.min(n, held.size()));
+        for (Entry e : held) {
+            if (out.size() == n) {
+                break;
+            }
+            if (e.hookId() != null) {
+                out.add(e.hookId());
+            }
+        }
+        return out;
+    }
+
     /** The hooks held, for the working set to forget when the partition goes. */
     List<String> hookIds() {
         List<String> out = new ArrayList<>(held.size());

@@ -21,6 +21,7 @@ import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.WorkingSet;
 
 /**
  * The commit path of a {@link RocksHookStore}: numbers, ids, dedupe checks and the group
@@ -254,19 +255,24 @@ final class GroupCommit {
      *                            the batch is acknowledged
      */
     List<CommitResult> commit(List<PendingHook> batch) {
-        return commit(batch, null);
+        return commit(batch, null, null);
     }
 
     /**
      * As {@link #commit(List)}, but with {@code givenIds} non-null each hook is committed
      * under the id at its index (the fleet log's, see {@link org.sluice.edge.store.WorkingSet#commitWithIds}):
      * no dedupe check or entry, and a hook whose id is stored already (or earlier in the
-     * batch) is answered DUPLICATE with nothing written for it.
+     * batch) is answered DUPLICATE with nothing written for it. {@code carried} (null: none)
+     * says where each hook's deliveries start ({@link org.sluice.edge.store.WorkingSet.Carried}).
      */
-    List<CommitResult> commit(List<PendingHook> batch, List<UUID> givenIds) {
+    List<CommitResult> commit(List<PendingHook> batch, List<UUID> givenIds,
+                              List<Map<String, WorkingSet.Carried>> carried) {
         int n = batch.size();
         if (givenIds != null && givenIds.size() != n) {
             throw new IllegalArgumentException(givenIds.size() + " ids for " + n + " hooks");
+        }
+        if (carried != null && carried.size() != n) {
+            throw new IllegalArgumentException(carried.size() + " carried states for " + n + " hooks");
         }
         byte[][] dedupeKeys = new byte[n][];
         for (int i = 0; givenIds == null && i < n; i++) {
@@ -280,7 +286,7 @@ final class GroupCommit {
         CommitResult[] results = new CommitResult[n];
         database.write(f -> {
             try (WriteBatch wb = new WriteBatch()) {
-                Assigned assigned = assign(f, batch, givenIds, dedupeKeys, records, results, wb);
+                Assigned assigned = assign(f, batch, givenIds, carried, dedupeKeys, records, results, wb);
                 writeAssigned(f, assigned, wb);
                 awaitEarlierCommits(assigned);
             }
@@ -304,7 +310,8 @@ final class GroupCommit {
      * Phase 1, under the commit lock and with no write: the dedupe checks (the database,
      * then the keys of writes still open), the numbers and ids, the batch built.
      */
-    private Assigned assign(RocksFamilies f, List<PendingHook> batch, List<UUID> givenIds, byte[][] dedupeKeys,
+    private Assigned assign(RocksFamilies f, List<PendingHook> batch, List<UUID> givenIds,
+                            List<Map<String, WorkingSet.Carried>> carried, byte[][] dedupeKeys,
                             BatchRecords records, CommitResult[] results, WriteBatch wb) throws RocksDBException {
         // the commit lock is taken here rather than through underCommitLock so that Error Prone sees it
         // held where nextSeq is used (it cannot know that a lambda handed to a helper runs at once)
@@ -360,7 +367,8 @@ final class GroupCommit {
                     if (id == null) {
                         id = ids.next(now);
                     }
-                    ledger.schedule(wb, f.ledger(), nextSeq, id, batch.get(i), now, claims, claimed, scheduled);
+                    ledger.schedule(wb, f.ledger(), nextSeq, id, batch.get(i), carried == null ? null : carried.get(i), now,
+                            claims, claimed, scheduled);
                     long seqNo = nextSeq++;
                     byte[] seq = Codec.u64(seqNo);
                     byte[] idBytes = Codec.uuid(id);

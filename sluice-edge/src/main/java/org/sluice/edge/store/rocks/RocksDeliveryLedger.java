@@ -2,6 +2,7 @@ package org.sluice.edge.store.rocks;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -17,6 +18,7 @@ import org.sluice.edge.store.DestinationBacklog;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.RetentionResult;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.WorkingSet;
 import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
 
 /**
@@ -90,10 +92,11 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     // ================================================================ for the store (commit, open, reads)
 
     /** See {@link LedgerTransitions#schedule}; the caller holds the commit lock. */
-    void schedule(WriteBatch wb, LedgerFamilies f, long seq, UUID id, PendingHook hook, long nowMillis,
+    void schedule(WriteBatch wb, LedgerFamilies f, long seq, UUID id, PendingHook hook,
+                  Map<String, WorkingSet.Carried> carried, long nowMillis,
                   CommitClaims claims, List<CommitClaims.Claimed> claimed, List<LedgerTransitions.NewRow> scheduled)
             throws RocksDBException {
-        transitions.schedule(wb, f, seq, id, hook, nowMillis, claims, claimed, scheduled);
+        transitions.schedule(wb, f, seq, id, hook, carried, nowMillis, claims, claimed, scheduled);
     }
 
     /** See {@link LedgerTransitions#scheduled}; after the commit's write succeeded. */

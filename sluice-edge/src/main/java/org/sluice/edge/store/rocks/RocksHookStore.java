@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -193,8 +194,8 @@ public final class RocksHookStore implements WorkingSet {
     }
 
     @Override
-    public List<CommitResult> commitWithIds(List<PendingHook> batch, List<UUID> ids) {
-        return commits.commit(batch, ids);
+    public List<CommitResult> commitWithIds(List<PendingHook> batch, List<UUID> ids, List<Map<String, Carried>> carried) {
+        return commits.commit(batch, ids, carried);
     }
 
     @Override

@@ -87,6 +87,7 @@ class LogFollowerTest {
     void topic() throws Exception {
         prefix = "t" + PREFIXES.incrementAndGet();
         brokers.createTopic(prefix + ".hooks", PARTITIONS, 1, Map.of());
+        brokers.createTopic(prefix + ".retry", PARTITIONS, 1, Map.of());
     }
 
     @AfterEach
@@ -106,11 +107,16 @@ class LogFollowerTest {
         private boolean closed;
 
         Node(String name, List<Destination> destinations, Duration session) {
+            this(name, destinations, session, FollowerSettings.DEFAULT_RETRY_MOVE_AFTER);
+        }
+
+        Node(String name, List<Destination> destinations, Duration session, Duration moveAfter) {
             store = RocksHookStore.open(dir.resolve(name));
             dispatcher = new Dispatcher(destinations, store, Clock.system(), System::currentTimeMillis,
                     new SimpleMeterRegistry(), new SplittableRandom(7));
             follower = new LogFollower(FollowerSettings.of(List.of(brokers.bootstrapServers()), prefix, Map.of())
-                    .withSessionTimeout(session).withCommitInterval(Duration.ofMillis(200)), store, Clock.system());
+                    .withSessionTimeout(session).withCommitInterval(Duration.ofMillis(200)).withRetryMoveAfter(moveAfter),
+                    store, Clock.system());
             closing.add(this);
         }
 
@@ -306,5 +312,29 @@ class LogFollowerTest {
         Eventually.until("every offset committed", WAIT, () -> committedTo(ends(logged), node));
         assertThat(receiver.received()).filteredOn(r -> r.path().equals("/audit")).hasSize(1);
         assertThat(receiver.requestCount()).isEqualTo(11);
+    }
+
+    @Test
+    void aHookWaitingForADistantRetryMovesToTheRetryTopicAndItsPartitionCommitsPastIt() throws Exception {
+        HookReceiver receiver = receiver().plan(Answer.status(503));
+        RetryPolicy slow = RetryPolicy.of("destinations.crm", 6_000, 6_000, 10, 3_600, RetryPolicy.DEFAULT_PERMANENT_STATUSES);
+        Node node = new Node("a", List.of(http("crm", receiver.uri("/crm"), slow, BreakerSettings.defaults())),
+                Duration.ofSeconds(6), Duration.ofSeconds(1)).start();
+        Eventually.until("the follower owns every partition", WAIT, () -> node.follower.ownedPartitions().size() == PARTITIONS);
+
+        Logged refused = produce("acme", "github", "{\"n\":0}", "crm");
+        receiver.awaitRequests(1, WAIT); // refused (503): its next attempt is 3 to 6 s away
+        Logged next = produce("acme", "github", "{\"n\":1}", "crm");
+
+        Eventually.until("the refused hook moved and its partition committed past both", WAIT,
+                () -> node.follower.hooksMoved() == 1
+                        && node.follower.committedOffsets().getOrDefault(refused.partition(), -1L) == next.offset() + 1);
+        Eventually.until("the refused hook delivered from the retry topic", WAIT, () -> receiver.requestCount() == 3);
+        List<Received> copies = receiver.received().stream()
+                .filter(r -> r.header(OutboundHeaders.WEBHOOK_ID).equals(refused.id())).toList();
+        assertThat(copies).extracting(r -> r.header(OutboundHeaders.SLUICE_ATTEMPT)).containsExactly("1", "2");
+        Eventually.until("the retry partition committed past it", WAIT,
+                () -> node.follower.committedRetryOffsets().values().stream().mapToLong(Long::longValue).sum() == 1);
+        assertThat(receiver.requestCount()).isEqualTo(3);
     }
 }
