@@ -111,11 +111,16 @@ class LogFollowerTest {
         }
 
         Node(String name, List<Destination> destinations, Duration session, Duration moveAfter) {
+            this(name, destinations, session, moveAfter, FollowerSettings.DEFAULT_MAX_TRACKED);
+        }
+
+        Node(String name, List<Destination> destinations, Duration session, Duration moveAfter, int maxTracked) {
             store = RocksHookStore.open(dir.resolve(name));
             dispatcher = new Dispatcher(destinations, store, Clock.system(), System::currentTimeMillis,
                     new SimpleMeterRegistry(), new SplittableRandom(7));
             follower = new LogFollower(FollowerSettings.of(List.of(brokers.bootstrapServers()), prefix, Map.of())
-                    .withSessionTimeout(session).withCommitInterval(Duration.ofMillis(200)).withRetryMoveAfter(moveAfter),
+                    .withSessionTimeout(session).withCommitInterval(Duration.ofMillis(200)).withRetryMoveAfter(moveAfter)
+                    .withMaxTrackedPerPartition(maxTracked),
                     store, Clock.system());
             closing.add(this);
         }
@@ -336,5 +341,40 @@ class LogFollowerTest {
         Eventually.until("the retry partition committed past it", WAIT,
                 () -> node.follower.committedRetryOffsets().values().stream().mapToLong(Long::longValue).sum() == 1);
         assertThat(receiver.requestCount()).isEqualTo(3);
+    }
+
+    @Test
+    void aPartitionHoldingItsBoundBehindAnUnfinishedHookStopsBeingReadUntilItFinishes() throws Exception {
+        HookReceiver receiver = receiver();
+        Node node = new Node("a", List.of(http("crm", receiver.uri("/crm")), http("audit", receiver.uri("/audit"))),
+                Duration.ofSeconds(6), FollowerSettings.DEFAULT_RETRY_MOVE_AFTER, 3);
+        node.store.deliveries().setPaused("audit", true, System.currentTimeMillis());
+        node.start();
+        Eventually.until("the follower owns every partition", WAIT, () -> node.follower.ownedPartitions().size() == PARTITIONS);
+
+        List<Logged> logged = new ArrayList<>();
+        logged.add(produce("acme", "github", "{\"n\":0}", "crm", "audit")); // held: audit is paused
+        Eventually.until("the first hook taken", WAIT, () -> node.follower.hooksTaken() == 1);
+        for (int i = 1; i < 3; i++) {
+            logged.add(produce("acme", "github", "{\"n\":" + i + "}", "crm"));
+        }
+        Eventually.until("three hooks held", WAIT, () -> node.follower.hooksTaken() == 3);
+        long passes = node.follower.commitPasses();
+        Eventually.until("two commit passes while three are held", WAIT, () -> node.follower.commitPasses() >= passes + 2);
+        for (int i = 3; i < 10; i++) {
+            logged.add(produce("acme", "github", "{\"n\":" + i + "}", "crm"));
+        }
+        long later = node.follower.commitPasses();
+        Eventually.until("two commit passes after the rest was logged", WAIT, () -> node.follower.commitPasses() >= later + 2);
+
+        assertThat(node.follower.hooksTaken()).isEqualTo(3); // the partition is paused at its bound
+        assertThat(node.follower.committedOffsets().get(logged.get(0).partition())).isEqualTo(logged.get(0).offset());
+
+        node.store.deliveries().setPaused("audit", false, System.currentTimeMillis());
+        node.dispatcher.pausedChanged("audit");
+        Eventually.until("every offset committed", WAIT, () -> committedTo(ends(logged), node));
+        assertThat(node.follower.hooksTaken()).isEqualTo(10);
+        assertThat(copiesById(receiver.received()).values()).containsOnly(1, 2); // the first hook went to crm and audit
+        assertThat(receiver.requestCount()).isEqualTo(11);
     }
 }
