@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
@@ -41,6 +42,7 @@ import org.sluice.edge.delivery.RetryPolicy;
 import org.sluice.edge.delivery.http.HttpTarget;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.rocks.RocksHookStore;
+import org.sluice.testkit.ChildJvm;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver;
 import org.sluice.testkit.HookReceiver.Answer;
@@ -165,6 +167,12 @@ class LogFollowerTest {
         return http(name, url, RetryPolicy.defaults(), BreakerSettings.defaults());
     }
 
+    /** A destination retrying every 100 to 500 ms, whose breaker opens for 100 to 500 ms after 1,000 failures. */
+    static Destination quickHttp(String name, URI url) {
+        return http(name, url, RetryPolicy.of("destinations." + name, 100, 500, 1_000, 3_600,
+                RetryPolicy.DEFAULT_PERMANENT_STATUSES), new BreakerSettings(1_000, 100, 500));
+    }
+
     /** A fresh UUIDv7 for now, as the ingest side makes them. */
     private static UUID newId() {
         ThreadLocalRandom r = ThreadLocalRandom.current();
@@ -264,10 +272,8 @@ class LogFollowerTest {
     @Test
     void aFollowerThatDiesLeavesItsShareToTheOther() throws Exception {
         HookReceiver receiver = receiver().defaultAnswer(Answer.status(503));
-        RetryPolicy quick = RetryPolicy.of("destinations.crm", 100, 500, 1_000, 3_600, RetryPolicy.DEFAULT_PERMANENT_STATUSES);
-        BreakerSettings breaker = new BreakerSettings(1_000, 100, 500);
-        Node a = new Node("a", List.of(http("crm", receiver.uri("/crm"), quick, breaker)), Duration.ofSeconds(3)).start();
-        Node b = new Node("b", List.of(http("crm", receiver.uri("/crm"), quick, breaker)), Duration.ofSeconds(3)).start();
+        Node a = new Node("a", List.of(quickHttp("crm", receiver.uri("/crm"))), Duration.ofSeconds(3)).start();
+        Node b = new Node("b", List.of(quickHttp("crm", receiver.uri("/crm"))), Duration.ofSeconds(3)).start();
         Eventually.until("the partitions split between the two", WAIT, () -> splitBetween(a, b));
         Set<Integer> ofA = a.follower.ownedPartitions();
 
@@ -376,5 +382,52 @@ class LogFollowerTest {
         assertThat(node.follower.hooksTaken()).isEqualTo(10);
         assertThat(copiesById(receiver.received()).values()).containsOnly(1, 2); // the first hook went to crm and audit
         assertThat(receiver.requestCount()).isEqualTo(11);
+    }
+
+    /**
+     * A node killed with SIGKILL while its share is pending (the receiver answering 503),
+     * its data dir deleted: once the receiver answers 200, the other node alone delivers
+     * every hook, after the group's session timeout. Slow: a child JVM and a session to wait out.
+     */
+    @Test
+    @Tag("slow")
+    void aNodeKilledWithItsDiskLostLeavesEveryHookToTheOther() throws Exception {
+        HookReceiver receiver = receiver().defaultAnswer(Answer.status(503));
+        Path aDir = dir.resolve("a");
+        try (ChildJvm a = ChildJvm.start(FollowerChild.class, brokers.bootstrapServers(), prefix, aDir.toString(),
+                receiver.uri("/crm").toString(), "6000")) {
+            a.awaitLine(l -> l.equals("owned " + PARTITIONS), WAIT);
+            Node b = new Node("b", List.of(quickHttp("crm", receiver.uri("/crm"))), Duration.ofSeconds(6)).start();
+            Eventually.until("the partitions split between the two", WAIT,
+                    () -> b.follower.ownedPartitions().size() == PARTITIONS / 2);
+            a.awaitLine(l -> l.equals("owned " + PARTITIONS / 2), WAIT);
+
+            List<Logged> logged = produceMany(200, "crm");
+            Set<String> ids = new HashSet<>(logged.stream().map(Logged::id).toList());
+            Eventually.until("every hook attempted and refused", WAIT,
+                    () -> copiesById(receiver.received()).keySet().containsAll(ids));
+            a.kill();
+            a.waitFor(WAIT);
+            deleteTree(aDir);
+            int before = receiver.requestCount();
+            receiver.defaultAnswer(Answer.status(200));
+
+            Eventually.until("the survivor owns every partition", WAIT, () -> b.follower.ownedPartitions().size() == PARTITIONS);
+            Eventually.until("every offset committed by the survivor", WAIT, () -> committedTo(ends(logged), b));
+            List<Received> all = receiver.received();
+            List<Received> after = all.subList(before, all.size());
+            assertThat(copiesById(after).keySet()).containsAll(ids);
+            // A never had a 200 answered, so it repeated nothing; the extra copies are the attempts
+            // either node had out when the answer changed: at most max_in_flight (8) each
+            assertThat(after.size() - ids.size()).isLessThanOrEqualTo(16);
+        }
+    }
+
+    private static void deleteTree(Path root) throws java.io.IOException {
+        try (var paths = java.nio.file.Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.delete(p);
+            }
+        }
     }
 }
