@@ -98,6 +98,11 @@ public record FollowerSettings(List<String> bootstrapServers, String topicPrefix
         return topicPrefix + ".retry";
     }
 
+    /** The dead-letter topic, {@code <prefix>.dead}. */
+    public String deadTopic() {
+        return topicPrefix + ".dead";
+    }
+
     /** The delivery group, {@code <prefix>.delivery}. */
     public String groupId() {
         return topicPrefix + ".delivery";

@@ -24,6 +24,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
@@ -98,13 +99,17 @@ import org.sluice.edge.store.WorkingSet;
  * they hold their partition as long as they wait. The retry record carries the hook, so
  * the hooks topic's retention no longer matters for it.
  *
+ * <h2>Dead letters</h2>
+ * A hook whose deliveries are finished with one dead or more counts as finished only once
+ * its dead letters are on {@code <prefix>.dead} ({@link DeadLetters}, which carries the
+ * whole hook): a dead letter outlives the node that made it. Listing and redelivering them
+ * fleet-wide is the admin side's.
+ *
  * <h2>Limits of this version</h2>
  * A hook waiting for a retry nearer than the move threshold, or to a {@code fifo}
  * destination, holds its partition's committed offset, and once
  * {@link FollowerSettings#maxTrackedPerPartition()} records are held behind it, the whole
- * partition (other (tenant, source) keys too) waits (the partition is paused). Dead letters
- * live in the working set only: a node killed loses them (the hook is finished for the
- * log), and its successor does not see them.
+ * partition (other (tenant, source) keys too) waits (the partition is paused).
  *
  * <h2>Threads</h2>
  * One thread ({@code sluice-log-follower}) owns the consumer, the progress of every
@@ -131,6 +136,10 @@ public final class LogFollower implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     /** Moves hooks waiting for distant retries to the retry topic (see "Distant retries"). */
     private final RetryMoves moves;
+    /** Writes dead letters to the dead-letter topic before their hooks count as finished. */
+    private final DeadLetters deadLetters;
+    /** Writes the retry and dead-letter topics. */
+    private final KafkaProducer<byte[], byte[]> producer;
     private final Thread thread;
     private final long commitIntervalNanos;
     /** Two thirds of the session timeout: see "Cut off from the brokers". */
@@ -179,7 +188,9 @@ public final class LogFollower implements AutoCloseable {
         this.commitIntervalNanos = settings.commitInterval().toNanos();
         this.fenceNanos = TimeUnit.MILLISECONDS.toNanos(session) * 2 / 3;
         this.consumer = new KafkaConsumer<>(consumerProperties(settings));
-        this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations);
+        this.producer = new KafkaProducer<>(RetryMoves.producerProperties(settings));
+        this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations, producer);
+        this.deadLetters = new DeadLetters(settings, store, producer);
         this.thread = new Thread(this::run, "sluice-log-follower");
         this.thread.setDaemon(true);
     }
@@ -314,7 +325,7 @@ public final class LogFollower implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.warn("closing the log follower's consumer failed: {}", e.toString());
             }
-            moves.close(Duration.ofSeconds(abandoned ? 0 : 5));
+            producer.close(Duration.ofSeconds(abandoned ? 0 : 5));
             owned = Set.of();
         }
     }
@@ -380,12 +391,13 @@ public final class LogFollower implements AutoCloseable {
         if (tp.topic().equals(settings.hooksTopic()) && moves.takeMoved(hookId)) {
             return true; // on the retry topic now
         }
-        for (DeliveryRow r : store.deliveries().deliveries(hookId)) {
+        List<DeliveryRow> rows = store.deliveries().deliveries(hookId);
+        for (DeliveryRow r : rows) {
             if (r.state() == DeliveryState.PENDING) {
                 return false;
             }
         }
-        return true;
+        return deadLetters.published(hookId, rows);
     }
 
     /** Commits the finished offset of every partition held; see "What is committed when". */
@@ -394,6 +406,7 @@ public final class LogFollower implements AutoCloseable {
         moves.settle();
         commit(progress.keySet());
         moves.start(progress);
+        deadLetters.start(progress);
     }
 
 
@@ -453,6 +466,7 @@ public final class LogFollower implements AutoCloseable {
             PartitionProgress p = e.getValue();
             store.forget(p.hookIds());
             moves.drop(p.hookIds());
+            deadLetters.drop(p.hookIds());
             long from = p.rewindTo();
             if (from >= 0) {
                 consumer.seek(e.getKey(), from);
@@ -535,6 +549,7 @@ public final class LogFollower implements AutoCloseable {
                 published(tp).remove(tp.partition());
                 if (p != null) {
                     moves.drop(p.hookIds());
+                    deadLetters.drop(p.hookIds());
                     try {
                         store.forget(p.hookIds());
                     } catch (RuntimeException e) { // rows left behind are re-sent by this node: at least once still holds

@@ -1,6 +1,5 @@
 package org.sluice.edge.store.kafka;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -56,20 +55,27 @@ final class RetryMoves {
     /** Read by other threads ({@link LogFollower#hooksMoved()}). */
     private final AtomicLong movedCount = new AtomicLong();
 
-    RetryMoves(FollowerSettings settings, WorkingSet store, LongSupplier wallMillis, Set<String> orderedDestinations) {
+    /** Moves with {@code producer} (the follower's, which it closes), none when the settings turn moves off. */
+    RetryMoves(FollowerSettings settings, WorkingSet store, LongSupplier wallMillis, Set<String> orderedDestinations,
+               KafkaProducer<byte[], byte[]> producer) {
         this.settings = settings;
         this.store = store;
         this.wallMillis = wallMillis;
         this.orderedDestinations = Set.copyOf(orderedDestinations);
-        this.producer = settings.retryMoveAfter().isZero() ? null : new KafkaProducer<>(producerProperties(settings));
+        this.producer = settings.retryMoveAfter().isZero() ? null : producer;
     }
 
-    /** The retry producer's properties: the operator's, then acks=all from an idempotent producer. */
+    /**
+     * The properties of the producer that writes the retry and dead-letter topics: the
+     * operator's, then acks=all from an idempotent producer, and a short wait for a topic's
+     * metadata (the follower's thread sends; a missing topic must not stall it for a minute).
+     */
     static Map<String, Object> producerProperties(FollowerSettings s) {
         Map<String, Object> p = new HashMap<>(s.properties());
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", s.bootstrapServers()));
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "1000");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return p;
@@ -199,11 +205,5 @@ final class RetryMoves {
         }
         moved.addAll(done);
         movedCount.addAndGet(done.size());
-    }
-
-    void close(Duration timeout) {
-        if (producer != null) {
-            producer.close(timeout);
-        }
     }
 }

@@ -20,6 +20,7 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -90,6 +91,7 @@ class LogFollowerTest {
         prefix = "t" + PREFIXES.incrementAndGet();
         brokers.createTopic(prefix + ".hooks", PARTITIONS, 1, Map.of());
         brokers.createTopic(prefix + ".retry", PARTITIONS, 1, Map.of());
+        brokers.createTopic(prefix + ".dead", PARTITIONS, 1, Map.of());
     }
 
     @AfterEach
@@ -382,6 +384,28 @@ class LogFollowerTest {
         assertThat(node.follower.hooksTaken()).isEqualTo(10);
         assertThat(copiesById(receiver.received()).values()).containsOnly(1, 2); // the first hook went to crm and audit
         assertThat(receiver.requestCount()).isEqualTo(11);
+    }
+
+    @Test
+    void aDeadLetterIsOnTheDeadLetterTopicBeforeItsPartitionCommitsPastIt() throws Exception {
+        HookReceiver receiver = receiver().plan(Answer.status(410));
+        Node node = new Node("a", List.of(http("crm", receiver.uri("/crm"))), Duration.ofSeconds(6)).start();
+        Eventually.until("the follower owns every partition", WAIT, () -> node.follower.ownedPartitions().size() == PARTITIONS);
+
+        Logged gone = produce("acme", "github", "{\"n\":0}", "crm");
+
+        Eventually.until("its partition committed past it", WAIT,
+                () -> node.follower.committedOffsets().getOrDefault(gone.partition(), -1L) == gone.offset() + 1);
+        List<ConsumerRecord<byte[], byte[]>> dead =
+                brokers.readAll(List.of(prefix + ".dead"), l -> !l.isEmpty());
+        assertThat(dead).hasSize(1);
+        HookRecords.LoggedHook letter = HookRecords.read(dead.get(0));
+        assertThat(letter.hook().id()).isEqualTo(gone.id());
+        assertThat(letter.hook().body()).isEqualTo("{\"n\":0}".getBytes(StandardCharsets.UTF_8));
+        assertThat(letter.destinations()).containsExactly("crm");
+        assertThat(KafkaBrokers.header(dead.get(0), DeadLetters.REASON)).isEqualTo("permanent_status");
+        assertThat(KafkaBrokers.header(dead.get(0), DeadLetters.LAST_STATUS)).isEqualTo("410");
+        assertThat(KafkaBrokers.header(dead.get(0), DeadLetters.ATTEMPTS)).isEqualTo("1");
     }
 
     /**
