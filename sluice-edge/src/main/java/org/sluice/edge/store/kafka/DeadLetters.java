@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -18,7 +17,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
-import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.StoredHook;
 import org.sluice.edge.store.WorkingSet;
 
@@ -133,11 +131,7 @@ final class DeadLetters {
 
     /** The dead-letter record of {@code hook}, naming its {@code dead} rows. */
     static ProducerRecord<byte[], byte[]> record(String topic, StoredHook hook, List<DeliveryRow> dead) {
-        List<String> destinations = new ArrayList<>(dead.size());
-        dead.forEach(r -> destinations.add(r.destination()));
-        PendingHook h = new PendingHook(hook.tenant(), hook.source(), hook.dedupeKey(), hook.receivedAtMillis(),
-                hook.headers(), hook.body(), destinations);
-        ProducerRecord<byte[], byte[]> r = HookRecords.record(topic, UUID.fromString(hook.id()), h);
+        ProducerRecord<byte[], byte[]> r = RetryRecords.hookRecord(topic, hook, dead);
         for (DeliveryRow row : dead) {
             r.headers().add(REASON, utf8(row.deadReason() == null ? "" : row.deadReason()));
             r.headers().add(ATTEMPTS, utf8(Integer.toString(row.attempts())));

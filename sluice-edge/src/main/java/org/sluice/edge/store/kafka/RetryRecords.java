@@ -35,16 +35,21 @@ final class RetryRecords {
 
     /** The retry record of {@code hook} on {@code topic}, carrying its {@code pending} rows (one per destination). */
     static ProducerRecord<byte[], byte[]> record(String topic, StoredHook hook, List<DeliveryRow> pending) {
-        List<String> destinations = new ArrayList<>(pending.size());
-        pending.forEach(r -> destinations.add(r.destination()));
-        PendingHook h = new PendingHook(hook.tenant(), hook.source(), hook.dedupeKey(), hook.receivedAtMillis(),
-                hook.headers(), hook.body(), destinations);
-        ProducerRecord<byte[], byte[]> r = HookRecords.record(topic, UUID.fromString(hook.id()), h);
+        ProducerRecord<byte[], byte[]> r = hookRecord(topic, hook, pending);
         for (DeliveryRow row : pending) {
             r.headers().add(ATTEMPTS, utf8(Integer.toString(row.attempts())));
             r.headers().add(DUE, utf8(Long.toString(row.nextAttemptAtMillis())));
         }
         return r;
+    }
+
+    /** The {@link HookRecords} record of {@code hook} on {@code topic}, naming the destinations of {@code rows} only. */
+    static ProducerRecord<byte[], byte[]> hookRecord(String topic, StoredHook hook, List<DeliveryRow> rows) {
+        List<String> destinations = new ArrayList<>(rows.size());
+        rows.forEach(r -> destinations.add(r.destination()));
+        PendingHook h = new PendingHook(hook.tenant(), hook.source(), hook.dedupeKey(), hook.receivedAtMillis(),
+                hook.headers(), hook.body(), destinations);
+        return HookRecords.record(topic, UUID.fromString(hook.id()), h);
     }
 
     /**
