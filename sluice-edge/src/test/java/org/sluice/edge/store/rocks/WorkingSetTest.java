@@ -17,6 +17,7 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.WorkingSet;
 
 /**
  * The RocksDB store as a working set of the fleet's log: hooks committed under the log's
@@ -128,5 +129,20 @@ class WorkingSetTest {
     void idsAndHooksMustPair() {
         assertThatThrownBy(() -> store.commitWithIds(List.of(hook("a", null, "crm")), List.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0 ids for 1 hooks");
+    }
+
+    @Test
+    void aCarriedDeliveryStartsWhereItStood() {
+        UUID a = logId(T0 - 2_000, 1);
+        List<CommitResult> r = store.commitWithIds(List.of(hook("a", null, "crm", "audit")), List.of(a),
+                List.of(Map.of("crm", new WorkingSet.Carried(3, T0 + 60_000))));
+
+        assertThat(r).containsExactly(CommitResult.accepted(a.toString()));
+        assertThat(store.deliveries().deliveries(a.toString()))
+                .extracting(DeliveryRow::destination, DeliveryRow::attempts, DeliveryRow::nextAttemptAtMillis)
+                .containsExactlyInAnyOrder(tuple("crm", 3, T0 + 60_000), tuple("audit", 0, T0));
+        assertThat(store.deliveries().due("crm", T0, 10)).isEmpty();
+        assertThat(store.deliveries().due("crm", T0 + 60_000, 10)).extracting(DeliveryRow::nextAttemptNumber)
+                .containsExactly(4);
     }
 }
