@@ -3,8 +3,9 @@
  * named for what the caller needs ({@link org.sluice.edge.store.HookLog} the hook log,
  * {@link org.sluice.edge.store.DeliveryLedger} the delivery state,
  * {@link org.sluice.edge.store.ControlState} the control state,
- * {@link org.sluice.edge.store.StoreHealth} health and size, and
- * {@link org.sluice.edge.store.HookStore} the whole), with the domain records they speak in
+ * {@link org.sluice.edge.store.StoreHealth} health and size,
+ * {@link org.sluice.edge.store.HookStore} the whole, and
+ * {@link org.sluice.edge.store.WorkingSet} a store holding a node's share of the fleet's log), with the domain records they speak in
  * ({@code StoredHook}, {@code DeliveryRow}, {@code HookPage}, {@code CommitResult}, ...).
  * Nothing here names an engine: no column family, write option or RocksDB type. The
  * RocksDB implementation is {@code org.sluice.edge.store.rocks}, which this package does

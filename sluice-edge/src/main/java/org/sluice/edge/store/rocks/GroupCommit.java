@@ -21,6 +21,7 @@ import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.WorkingSet;
 
 /**
  * The commit path of a {@link RocksHookStore}: numbers, ids, dedupe checks and the group
@@ -261,9 +262,27 @@ final class GroupCommit {
      *                            the batch is acknowledged
      */
     List<CommitResult> commit(List<PendingHook> batch) {
+        return commit(batch, null, null);
+    }
+
+    /**
+     * As {@link #commit(List)}, but with {@code givenIds} non-null each hook is committed
+     * under the id at its index (the fleet log's, see {@link org.sluice.edge.store.WorkingSet#commitWithIds}):
+     * no dedupe check or entry, and a hook whose id is stored already (or earlier in the
+     * batch) is answered DUPLICATE with nothing written for it. {@code carried} (null: none)
+     * says where each hook's deliveries start ({@link org.sluice.edge.store.WorkingSet.Carried}).
+     */
+    List<CommitResult> commit(List<PendingHook> batch, List<UUID> givenIds,
+                              List<Map<String, WorkingSet.Carried>> carried) {
         int n = batch.size();
+        if (givenIds != null && givenIds.size() != n) {
+            throw new IllegalArgumentException(givenIds.size() + " ids for " + n + " hooks");
+        }
+        if (carried != null && carried.size() != n) {
+            throw new IllegalArgumentException(carried.size() + " carried states for " + n + " hooks");
+        }
         byte[][] dedupeKeys = new byte[n][];
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; givenIds == null && i < n; i++) {
             PendingHook h = batch.get(i);
             if (h.dedupeKey() != null) {
                 dedupeKeys[i] = Codec.dedupeKey(h.tenant(), h.source(), h.dedupeKey());
@@ -274,7 +293,7 @@ final class GroupCommit {
         CommitResult[] results = new CommitResult[n];
         database.write(f -> {
             try (WriteBatch wb = new WriteBatch()) {
-                Assigned assigned = assign(f, batch, dedupeKeys, records, results, wb);
+                Assigned assigned = assign(f, batch, givenIds, carried, dedupeKeys, records, results, wb);
                 writeAssigned(f, assigned, wb);
                 awaitEarlierCommits(assigned);
             }
@@ -298,8 +317,9 @@ final class GroupCommit {
      * Phase 1, under the commit lock and with no write: the dedupe checks (the database,
      * then the keys of writes still open), the numbers and ids, the batch built.
      */
-    private Assigned assign(RocksFamilies f, List<PendingHook> batch, byte[][] dedupeKeys, BatchRecords records, CommitResult[] results,
-                            WriteBatch wb) throws RocksDBException {
+    private Assigned assign(RocksFamilies f, List<PendingHook> batch, List<UUID> givenIds,
+                            List<Map<String, WorkingSet.Carried>> carried, byte[][] dedupeKeys,
+                            BatchRecords records, CommitResult[] results, WriteBatch wb) throws RocksDBException {
         // the commit lock is taken here rather than through underCommitLock so that Error Prone sees it
         // held where nextSeq is used (it cannot know that a lambda handed to a helper runs at once)
         commitLock.lock();
@@ -337,11 +357,25 @@ final class GroupCommit {
                             continue;
                         }
                     }
+                    UUID id;
+                    if (givenIds == null) {
+                        id = null;
+                    } else {
+                        id = givenIds.get(i);
+                        String held = heldId(f, id, firstInBatch);
+                        if (held != null) {
+                            results[i] = CommitResult.duplicate(held);
+                            continue;
+                        }
+                    }
                     if (ticket == null) {
                         ticket = new Ticket(firstSeq);
                     }
-                    UUID id = ids.next(now);
-                    ledger.schedule(wb, f.ledger(), nextSeq, id, batch.get(i), now, claims, claimed, scheduled);
+                    if (id == null) {
+                        id = ids.next(now);
+                    }
+                    ledger.schedule(wb, f.ledger(), nextSeq, id, batch.get(i), carried == null ? null : carried.get(i), now,
+                            claims, claimed, scheduled);
                     long seqNo = nextSeq++;
                     byte[] seq = Codec.u64(seqNo);
                     byte[] idBytes = Codec.uuid(id);
@@ -354,6 +388,9 @@ final class GroupCommit {
                         wb.put(f.dedupeExpiry(), Codec.expiryKey(expiry, dk), new byte[0]);
                         firstInBatch.put(key, idText);
                         keys.add(key);
+                    }
+                    if (givenIds != null) {
+                        firstInBatch.put(ByteBuffer.wrap(idBytes), idText); // a given id twice in one batch: the second is a duplicate
                     }
                     results[i] = CommitResult.accepted(idText);
                 }
@@ -381,6 +418,18 @@ final class GroupCommit {
         } finally {
             commitLock.unlock();
         }
+    }
+
+    /**
+     * The id as text if a hook is stored under {@code id}, or an earlier hook of the batch
+     * has it ({@code firstInBatch}, keyed by the id's 16 bytes for given ids), else null.
+     */
+    private static String heldId(RocksFamilies f, UUID id, Map<ByteBuffer, String> firstInBatch) throws RocksDBException {
+        byte[] idBytes = Codec.uuid(id);
+        if (firstInBatch.containsKey(ByteBuffer.wrap(idBytes)) || f.db().get(f.hookIds(), idBytes) != null) {
+            return id.toString();
+        }
+        return null;
     }
 
     /**

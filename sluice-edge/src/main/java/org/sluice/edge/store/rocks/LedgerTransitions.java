@@ -14,6 +14,7 @@ import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.WorkingSet;
 import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
 
 /**
@@ -34,11 +35,13 @@ final class LedgerTransitions {
      * the dispatcher's read if a row is left unclaimed and it fits ({@link SeqCache}); the
      * caller holds the commit lock.
      * A row that {@code claims} claims is written due at the claim's expiry and added to
-     * {@code claimed}; the others are due at {@code nowMillis}. Each row is added to
+     * {@code claimed}; the others are due at {@code nowMillis}, or for a delivery
+     * {@code carried} over from an earlier owner (null: none) with its attempts, at its due time. Each row is added to
      * {@code scheduled} with its due time, for {@link #scheduled} after the write.
      */
-    void schedule(WriteBatch wb, LedgerFamilies f, long seq, UUID id, PendingHook hook, long nowMillis, CommitClaims claims,
-                  List<CommitClaims.Claimed> claimed, List<NewRow> scheduled) throws RocksDBException {
+    void schedule(WriteBatch wb, LedgerFamilies f, long seq, UUID id, PendingHook hook, Map<String, WorkingSet.Carried> carried,
+                  long nowMillis, CommitClaims claims, List<CommitClaims.Claimed> claimed, List<NewRow> scheduled)
+            throws RocksDBException {
         List<String> destinations = hook.destinations();
         if (destinations.isEmpty()) {
             return;
@@ -49,8 +52,11 @@ final class LedgerTransitions {
                 hook.receivedAtMillis(), hook.headers(), hook.body());
         int unclaimed = 0;
         for (String d : destinations) {
-            long until = claims == null ? -1 : claims.claim(d, nowMillis);
-            DeliveryRow row = new DeliveryRow(stored.id(), d, DeliveryState.PENDING, 0, until >= 0 ? until : nowMillis,
+            WorkingSet.Carried from = carried == null ? null : carried.get(d);
+            int attempts = from == null ? 0 : from.attempts();
+            long due = from == null ? nowMillis : Math.max(nowMillis, from.dueMillis());
+            long until = claims == null || due > nowMillis ? -1 : claims.claim(d, nowMillis); // not due yet: the scan finds it
+            DeliveryRow row = new DeliveryRow(stored.id(), d, DeliveryState.PENDING, attempts, until >= 0 ? until : due,
                     nowMillis, nowMillis, null, null, null, null, null);
             wb.put(f.deliveries(), DeliveryCodec.rowKey(seq, d), DeliveryCodec.row(id, row));
             wb.put(f.due(), DeliveryCodec.dueKey(d, row.nextAttemptAtMillis(), seq), LedgerState.EMPTY);

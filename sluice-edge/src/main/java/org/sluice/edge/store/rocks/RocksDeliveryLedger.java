@@ -2,6 +2,7 @@ package org.sluice.edge.store.rocks;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -17,6 +18,7 @@ import org.sluice.edge.store.DestinationBacklog;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.RetentionResult;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.WorkingSet;
 import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
 
 /**
@@ -25,8 +27,8 @@ import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
  * Obtained from {@link RocksHookStore#deliveries()}. Its work is done by five parts that
  * share one {@link LedgerState}: {@link LedgerQueries} (reads), {@link LedgerTransitions}
  * (the commit's pending rows and the dispatcher's transitions), {@link LedgerRedelivery}
- * (the operator's redelivery), {@link RocksPauses} (paused destinations) and
- * {@link LedgerRetention}.
+ * (the operator's redelivery), {@link RocksPauses} (paused destinations),
+ * {@link LedgerRetention} and {@link LedgerEviction} (a working set giving hooks up).
  *
  * <h2>Column families and invariants</h2>
  * {@code deliveries} holds the rows, keyed (hook sequence number, destination);
@@ -74,6 +76,7 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     private final LedgerTransitions transitions;
     private final LedgerRedelivery redelivery;
     private final LedgerRetention retention;
+    private final LedgerEviction eviction;
     private final RocksPauses pauses;
 
     RocksDeliveryLedger(LedgerStore store, StoreReclaim reclaims) {
@@ -82,21 +85,28 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
         this.transitions = new LedgerTransitions(state);
         this.redelivery = new LedgerRedelivery(state);
         this.retention = new LedgerRetention(state, reclaims);
+        this.eviction = new LedgerEviction(state);
         this.pauses = new RocksPauses(store);
     }
 
     // ================================================================ for the store (commit, open, reads)
 
     /** See {@link LedgerTransitions#schedule}; the caller holds the commit lock. */
-    void schedule(WriteBatch wb, LedgerFamilies f, long seq, UUID id, PendingHook hook, long nowMillis,
+    void schedule(WriteBatch wb, LedgerFamilies f, long seq, UUID id, PendingHook hook,
+                  Map<String, WorkingSet.Carried> carried, long nowMillis,
                   CommitClaims claims, List<CommitClaims.Claimed> claimed, List<LedgerTransitions.NewRow> scheduled)
             throws RocksDBException {
-        transitions.schedule(wb, f, seq, id, hook, nowMillis, claims, claimed, scheduled);
+        transitions.schedule(wb, f, seq, id, hook, carried, nowMillis, claims, claimed, scheduled);
     }
 
     /** See {@link LedgerTransitions#scheduled}; after the commit's write succeeded. */
     void scheduled(List<LedgerTransitions.NewRow> rows) {
         transitions.scheduled(rows);
+    }
+
+    /** See {@link LedgerEviction#forget}: the working set gives up hooks ({@link RocksHookStore#forget}). */
+    int forget(Collection<String> hookIds) {
+        return eviction.forget(hookIds);
     }
 
     /** Recounts pending and dead rows and forgets the paused set; at open and after a reopen (no concurrent writer). */

@@ -2,9 +2,12 @@ package org.sluice.edge.store.rocks;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.LongSupplier;
 import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.CommitResult;
@@ -14,6 +17,7 @@ import org.sluice.edge.store.HookSummary;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.WorkingSet;
 
 /**
  * The {@link HookStore} in one RocksDB database under the data dir: committed hooks, the
@@ -32,9 +36,13 @@ import org.sluice.edge.store.StoredHook;
  * </ul>
  * The on-disk format is {@link RocksDatabase#FORMAT}.
  *
+ * <p>It is also a {@link WorkingSet}: under {@code store.kind: kafka} it holds the hooks of
+ * the log partitions the node owns, committed under the log's ids
+ * ({@link #commitWithIds}) and given up when the node loses them ({@link #forget}).
+ *
  * <p>Thread-safe.
  */
-public final class RocksHookStore implements HookStore {
+public final class RocksHookStore implements WorkingSet {
 
     /** {@link Options#maxWalBytes()} by default: 1 GiB (see "The write-ahead log's bound" in {@link RocksDatabase}). */
     public static final long DEFAULT_MAX_WAL_BYTES = 1L << 30;
@@ -183,6 +191,16 @@ public final class RocksHookStore implements HookStore {
     @Override
     public List<CommitResult> commit(List<PendingHook> batch) {
         return commits.commit(batch);
+    }
+
+    @Override
+    public List<CommitResult> commitWithIds(List<PendingHook> batch, List<UUID> ids, List<Map<String, Carried>> carried) {
+        return commits.commit(batch, ids, carried);
+    }
+
+    @Override
+    public int forget(Collection<String> ids) {
+        return ledger.forget(ids);
     }
 
     @Override

@@ -1,0 +1,110 @@
+package org.sluice.edge.store.kafka;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a {@link LogFollower} needs to know: where the log is and how the delivery group
+ * behaves. A plain record so that the server can fill it from {@code store.kafka} (its
+ * {@code bootstrap_servers}, {@code topic_prefix} and {@code properties}).
+ *
+ * @param bootstrapServers        {@code host:port} of some brokers, at least one
+ * @param topicPrefix             the prefix of Sluice's topics: the follower reads
+ *                                {@code <prefix>.hooks} in group {@code <prefix>.delivery}
+ * @param properties              consumer properties the operator adds (TLS, SASL, ...); the
+ *                                keys the follower owns ({@link LogFollower#OWNED_KEYS}) are
+ *                                set by it whatever this map says
+ * @param sessionTimeout          the group's {@code session.timeout.ms} (classic protocol): a
+ *                                node that stops heartbeating loses its partitions after this
+ *                                long; the broker refuses values outside its
+ *                                {@code group.min.session.timeout.ms} (6 s by default) and
+ *                                {@code group.max.session.timeout.ms}
+ * @param maxTrackedPerPartition  records of one partition held between the committed offset
+ *                                and the newest one read; at the bound the partition is paused
+ *                                until its oldest unfinished hook finishes (backpressure)
+ * @param commitInterval          how often finished offsets are committed (and the contact
+ *                                with the group checked)
+ * @param retryMoveAfter          a hook of the hooks topic whose next attempt is due further
+ *                                away than this is moved to {@code <prefix>.retry}, so that it
+ *                                stops holding its partition's committed offset; zero: never
+ */
+public record FollowerSettings(List<String> bootstrapServers, String topicPrefix, Map<String, String> properties,
+                               Duration sessionTimeout, int maxTrackedPerPartition, Duration commitInterval,
+                               Duration retryMoveAfter) {
+
+    /** {@link #sessionTimeout()} unless set: 10 s. */
+    public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
+    /** {@link #maxTrackedPerPartition()} unless set. */
+    public static final int DEFAULT_MAX_TRACKED = 10_000;
+    /** {@link #commitInterval()} unless set. */
+    public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(1);
+    /** {@link #retryMoveAfter()} unless set: 60 s. */
+    public static final Duration DEFAULT_RETRY_MOVE_AFTER = Duration.ofSeconds(60);
+
+    public FollowerSettings {
+        bootstrapServers = List.copyOf(bootstrapServers);
+        if (bootstrapServers.isEmpty()) {
+            throw new IllegalArgumentException("store.kafka.bootstrap_servers must name at least one broker, got none");
+        }
+        Objects.requireNonNull(topicPrefix, "topicPrefix");
+        properties = Map.copyOf(properties);
+        if (sessionTimeout.toMillis() < 1 || sessionTimeout.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("the delivery group's session timeout must be 1 ms to "
+                    + Integer.MAX_VALUE + " ms, got " + sessionTimeout.toMillis() + " ms");
+        }
+        if (maxTrackedPerPartition < 1) {
+            throw new IllegalArgumentException("records tracked per partition must be at least 1, got " + maxTrackedPerPartition);
+        }
+        if (commitInterval.toMillis() < 1) {
+            throw new IllegalArgumentException("the commit interval must be at least 1 ms, got " + commitInterval.toMillis() + " ms");
+        }
+        if (retryMoveAfter.isNegative()) {
+            throw new IllegalArgumentException("the retry move threshold must not be negative, got " + retryMoveAfter);
+        }
+    }
+
+    /** The defaults for everything but where the log is. */
+    public static FollowerSettings of(List<String> bootstrapServers, String topicPrefix, Map<String, String> properties) {
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, DEFAULT_SESSION_TIMEOUT,
+                DEFAULT_MAX_TRACKED, DEFAULT_COMMIT_INTERVAL, DEFAULT_RETRY_MOVE_AFTER);
+    }
+
+    public FollowerSettings withSessionTimeout(Duration timeout) {
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, timeout, maxTrackedPerPartition, commitInterval, retryMoveAfter);
+    }
+
+    public FollowerSettings withMaxTrackedPerPartition(int max) {
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, max, commitInterval, retryMoveAfter);
+    }
+
+    public FollowerSettings withCommitInterval(Duration interval) {
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition, interval, retryMoveAfter);
+    }
+
+    public FollowerSettings withRetryMoveAfter(Duration after) {
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition,
+                commitInterval, after);
+    }
+
+    /** The hooks topic, {@code <prefix>.hooks}. */
+    public String hooksTopic() {
+        return topicPrefix + ".hooks";
+    }
+
+    /** The retry topic, {@code <prefix>.retry}. */
+    public String retryTopic() {
+        return topicPrefix + ".retry";
+    }
+
+    /** The dead-letter topic, {@code <prefix>.dead}. */
+    public String deadTopic() {
+        return topicPrefix + ".dead";
+    }
+
+    /** The delivery group, {@code <prefix>.delivery}. */
+    public String groupId() {
+        return topicPrefix + ".delivery";
+    }
+}

@@ -1,0 +1,563 @@
+package org.sluice.edge.store.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sluice.core.Clock;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.WorkingSet;
+
+/**
+ * The delivery side of the fleet's log (docs/fleet-log.md): follows the share of the hooks
+ * topic that the delivery group assigns this node, copies each hook into the node's
+ * {@link WorkingSet} under the log's id with its pending deliveries, and commits to the
+ * group, per partition, only the offset of the oldest hook whose deliveries are not all
+ * finished. The node's dispatcher delivers from the working set exactly as it delivers on
+ * a single node (retries, breaker, pacing, dead letters); the follower never calls it: the
+ * working set's commit hands new rows to the dispatcher ({@code CommitClaims}), and the
+ * ledger's rows say what is finished.
+ *
+ * <h2>The group</h2>
+ * Group {@code <prefix>.delivery} on {@code <prefix>.hooks}, classic protocol with the
+ * cooperative sticky assignor and the client's {@code session.timeout.ms}
+ * ({@link FollowerSettings#sessionTimeout()}, heartbeats every third of it): a rebalance
+ * revokes only the partitions that move, so the other nodes keep delivering through it.
+ * The classic protocol is chosen because its session timeout is the client's: the failover
+ * bound is then a Sluice setting, not the brokers' {@code group.consumer.session.timeout.ms}
+ * (45 s at least by default). Offsets are committed by hand (auto-commit off); a partition
+ * never committed starts at its earliest record.
+ *
+ * <h2>What is committed when</h2>
+ * Every {@link FollowerSettings#commitInterval()} the follower asks the ledger, per
+ * partition, whether the oldest hook it holds is finished ({@link PartitionProgress}), and
+ * commits the offset of the oldest one that is not (or past the newest read, when all
+ * are). A revoked partition has its finished offset committed and its hooks forgotten by
+ * the working set (the dispatcher stops sending them: at most the attempts already out go
+ * on); a lost one (the session expired) only has its hooks forgotten.
+ *
+ * <h2>Failures, and the bound on repeats</h2>
+ * <ul>
+ *   <li><b>Node killed.</b> Its partitions move after the session timeout; the new owner
+ *       reads them from the committed offset, so every hook at or after the oldest
+ *       unfinished one is delivered again if it was delivered already. Per partition that
+ *       is at most the records held between the committed offset and the newest read:
+ *       {@link FollowerSettings#maxTrackedPerPartition()} plus one poll's records
+ *       ({@code max.poll.records}, 500 unless set), plus the hooks that finished since the
+ *       last commit interval.</li>
+ *   <li><b>Cut off from the brokers.</b> A follower that has held unfinished hooks and
+ *       could not commit for two thirds of the session timeout gives its working set up
+ *       (forgets its hooks and rewinds to its last committed offsets), before the group
+ *       can give its partitions to another node: the two overlap only by the attempts
+ *       already out (each destination's {@code max_in_flight}).</li>
+ *   <li><b>The working set's write fails.</b> The partition is rewound to the first record
+ *       not stored and read again after a second.</li>
+ *   <li><b>A record that is not a hook</b> (headers missing, a bad destination name) is
+ *       logged and passed over as finished: it must not hold the partition.</li>
+ * </ul>
+ *
+ * <h2>Distant retries: the retry topic</h2>
+ * A hook at the head of a hooks partition whose next attempt is further away than
+ * {@link FollowerSettings#retryMoveAfter()} (60 s by default) is written whole to
+ * {@code <prefix>.retry} ({@link RetryRecords}: the hook, its pending destinations, their
+ * attempts and due times), then forgotten here, and the hooks partition commits past it.
+ * The node that owns its retry partition (the same group follows both topics) takes it
+ * back into its working set at the same attempt and due time. A hook read from the retry
+ * topic is not moved again: it holds that partition's offset, behind which there are only
+ * other retries. Hooks of {@code fifo} destinations are never moved (it would reorder them):
+ * they hold their partition as long as they wait. The retry record carries the hook, so
+ * the hooks topic's retention no longer matters for it.
+ *
+ * <h2>Dead letters</h2>
+ * A hook whose deliveries are finished with one dead or more counts as finished only once
+ * its dead letters are on {@code <prefix>.dead} ({@link DeadLetters}, which carries the
+ * whole hook): a dead letter outlives the node that made it. Listing and redelivering them
+ * fleet-wide is the admin side's.
+ *
+ * <h2>Limits of this version</h2>
+ * A hook waiting for a retry nearer than the move threshold, or to a {@code fifo}
+ * destination, holds its partition's committed offset, and once
+ * {@link FollowerSettings#maxTrackedPerPartition()} records are held behind it, the whole
+ * partition (other (tenant, source) keys too) waits (the partition is paused).
+ *
+ * <h2>Threads</h2>
+ * One thread ({@code sluice-log-follower}) owns the consumer, the progress of every
+ * partition and the rebalance callbacks (which Kafka runs inside its poll). Other threads
+ * read only the published figures ({@link #committedOffsets()}, {@link #ownedPartitions()}).
+ */
+public final class LogFollower implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LogFollower.class);
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final long STORE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Consumer properties the follower sets itself; the operator's map cannot change them. */
+    public static final Set<String> OWNED_KEYS = Set.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            ConsumerConfig.GROUP_ID_CONFIG, ConsumerConfig.GROUP_PROTOCOL_CONFIG,
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.ISOLATION_LEVEL_CONFIG);
+
+    private final FollowerSettings settings;
+    private final WorkingSet store;
+    private final Clock clock;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    /** Moves hooks waiting for distant retries to the retry topic (see "Distant retries"). */
+    private final RetryMoves moves;
+    /** Writes dead letters to the dead-letter topic before their hooks count as finished. */
+    private final DeadLetters deadLetters;
+    /** Writes the retry and dead-letter topics. */
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final Thread thread;
+    private final long commitIntervalNanos;
+    /** Two thirds of the session timeout: see "Cut off from the brokers". */
+    private final long fenceNanos;
+
+    private volatile boolean running;
+    /** Set by {@link #abandon()}: the thread ends with no commit, no forgetting and no leave. */
+    private volatile boolean abandoned;
+
+    // owned by the follower's thread
+    private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
+    private long lastContactNanos;
+
+    // published for other threads
+    private final ConcurrentHashMap<Integer, Long> committed = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Long> committedRetry = new ConcurrentHashMap<>();
+    private volatile Set<Integer> owned = Set.of();
+    private final AtomicLong commitPasses = new AtomicLong();
+    private final AtomicLong hooksTaken = new AtomicLong();
+
+    /**
+     * A follower of {@code settings}' hooks topic into {@code store}, whose dispatcher
+     * delivers from it. Nothing is read until {@link #start()}. The working set should be
+     * empty: hooks it holds from an earlier run belong to partitions that may have moved
+     * (the server opens it on an emptied directory).
+     *
+     * @throws KafkaException when the consumer's properties are refused
+     */
+    public LogFollower(FollowerSettings settings, WorkingSet store, Clock clock) {
+        this(settings, store, clock, System::currentTimeMillis, Set.of());
+    }
+
+    /**
+     * As {@link #LogFollower(FollowerSettings, WorkingSet, Clock)}, with the wall clock the
+     * working set's due times are read on ({@code wallMillis}, epoch ms) and the
+     * destinations delivered in order ({@code fifo}), whose hooks are never moved to the
+     * retry topic.
+     */
+    public LogFollower(FollowerSettings settings, WorkingSet store, Clock clock, LongSupplier wallMillis,
+                       Set<String> orderedDestinations) {
+        this.settings = settings;
+        this.store = store;
+        this.clock = clock;
+
+        long session = settings.sessionTimeout().toMillis();
+        this.commitIntervalNanos = settings.commitInterval().toNanos();
+        this.fenceNanos = TimeUnit.MILLISECONDS.toNanos(session) * 2 / 3;
+        this.consumer = new KafkaConsumer<>(consumerProperties(settings));
+        this.producer = new KafkaProducer<>(RetryMoves.producerProperties(settings));
+        this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations, producer);
+        this.deadLetters = new DeadLetters(settings, store, producer);
+        this.thread = new Thread(this::run, "sluice-log-follower");
+        this.thread.setDaemon(true);
+    }
+
+    /** The consumer's properties: the operator's, then every {@link #OWNED_KEYS owned key} set here. */
+    static Map<String, Object> consumerProperties(FollowerSettings s) {
+        Map<String, Object> p = new HashMap<>(s.properties());
+        long session = s.sessionTimeout().toMillis();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", s.bootstrapServers()));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, s.groupId());
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(session));
+        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Long.toString(Math.max(1, session / 3)));
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        return p;
+    }
+
+    // ================================================================ lifecycle
+
+    /** Joins the group and starts following. */
+    public synchronized void start() {
+        if (running || abandoned) {
+            return;
+        }
+        running = true;
+        thread.start();
+    }
+
+    /**
+     * Commits what is finished, gives the partitions back to the group (which hands them to
+     * the other nodes at once) and forgets their hooks. Close the dispatcher first, so that
+     * nothing is sent after the partitions have moved. Idempotent.
+     */
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /**
+     * Stops as a killed node would, for tests of failover: no offset committed, no hook
+     * forgotten, and the group left only when the session times out.
+     */
+    void abandon() {
+        abandoned = true;
+        stop();
+    }
+
+    private void stop() {
+        running = false;
+        consumer.wakeup();
+        if (thread.isAlive() && Thread.currentThread() != thread) {
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ================================================================ what other threads see
+
+    /** The offset last committed from this node per partition of the hooks topic it owns. */
+    public Map<Integer, Long> committedOffsets() {
+        return new TreeMap<>(committed);
+    }
+
+    /** As {@link #committedOffsets()}, for the retry topic. */
+    public Map<Integer, Long> committedRetryOffsets() {
+        return new TreeMap<>(committedRetry);
+    }
+
+    /** Hooks moved to the retry topic since start. */
+    public long hooksMoved() {
+        return moves.moved();
+    }
+
+    /** The partitions of the hooks topic this node owns now. */
+    public Set<Integer> ownedPartitions() {
+        return owned;
+    }
+
+    /** Commit passes run so far (each asks the ledger and commits what finished). */
+    public long commitPasses() {
+        return commitPasses.get();
+    }
+
+    /** Records copied into the working set since start (repeats included). */
+    public long hooksTaken() {
+        return hooksTaken.get();
+    }
+
+    // ================================================================ the follower's thread
+
+    private void run() {
+        long lastPass = clock.nanoTime();
+        lastContactNanos = lastPass;
+        try {
+            consumer.subscribe(!moves.enabled() ? List.of(settings.hooksTopic())
+                    : List.of(settings.hooksTopic(), settings.retryTopic()), new Rebalances());
+            while (running) {
+                try {
+                    boolean failed = take(consumer.poll(POLL));
+                    long now = clock.nanoTime();
+                    if (now - lastPass >= commitIntervalNanos) {
+                        lastPass = now;
+                        commitPass();
+                    }
+                    backpressure();
+                    if (failed) {
+                        LockSupport.parkNanos(STORE_RETRY_NANOS);
+                    }
+                } catch (WakeupException e) {
+                    // stop() woke the poll: the loop's condition decides
+                }
+            }
+            if (!abandoned) {
+                commitPass();
+            }
+        } catch (RuntimeException e) {
+            LOG.error("the log follower of {} stopped: {}", settings.hooksTopic(), e.toString(), e);
+        } finally {
+            try {
+                consumer.close(abandoned
+                        ? CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                                .withTimeout(Duration.ZERO)
+                        : CloseOptions.timeout(Duration.ofSeconds(5)));
+            } catch (RuntimeException e) {
+                LOG.warn("closing the log follower's consumer failed: {}", e.toString());
+            }
+            producer.close(Duration.ofSeconds(abandoned ? 0 : 5));
+            owned = Set.of();
+        }
+    }
+
+    /** Copies a poll's records into the working set; true when a partition's write failed (it was rewound). */
+    private boolean take(ConsumerRecords<byte[], byte[]> records) {
+        boolean failed = false;
+        for (TopicPartition tp : records.partitions()) {
+            PartitionProgress p = progress.get(tp);
+            if (p == null) {
+                continue; // revoked within this poll
+            }
+            List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
+            List<PendingHook> hooks = new ArrayList<>(list.size());
+            List<UUID> ids = new ArrayList<>(list.size());
+            List<Map<String, WorkingSet.Carried>> carried = new ArrayList<>(list.size());
+            boolean retries = tp.topic().equals(settings.retryTopic());
+            String[] hookIds = new String[list.size()];
+            for (int i = 0; i < list.size(); i++) {
+                ConsumerRecord<byte[], byte[]> r = list.get(i);
+                try {
+                    HookRecords.LoggedHook logged = HookRecords.read(r);
+                    StoredHook h = logged.hook();
+                    if (logged.destinations().isEmpty()) {
+                        continue; // nothing to deliver: finished as it is read
+                    }
+                    UUID id = UUID.fromString(h.id());
+                    hooks.add(new PendingHook(h.tenant(), h.source(), h.dedupeKey(), h.receivedAtMillis(), h.headers(),
+                            h.body(), logged.destinations()));
+                    ids.add(id);
+                    carried.add(retries ? RetryRecords.carried(r, logged.destinations()) : null);
+                    hookIds[i] = h.id();
+                } catch (IllegalArgumentException e) {
+                    LOG.warn("record {}-{}@{} passed over: {}", tp.topic(), tp.partition(), r.offset(), e.getMessage());
+                }
+            }
+            if (!hooks.isEmpty()) {
+                try {
+                    if (retries) {
+                        moves.arrived(hookIds);
+                    }
+                    store.commitWithIds(hooks, ids, carried);
+                } catch (RuntimeException e) {
+                    LOG.warn("the working set refused {} hooks of {}: {}; reading them again", hooks.size(), tp, e.toString());
+                    consumer.seek(tp, list.get(0).offset());
+                    failed = true;
+                    continue;
+                }
+            }
+            for (int i = 0; i < list.size(); i++) {
+                p.track(list.get(i).offset(), hookIds[i]);
+            }
+            hooksTaken.addAndGet(hooks.size());
+        }
+        return failed;
+    }
+
+    /**
+     * Whether the record of {@code tp} naming the hook is finished: every delivery of the
+     * hook delivered or dead, or the hook gone, or (for a hooks partition) moved to the retry topic.
+     */
+    private boolean finished(TopicPartition tp, String hookId) {
+        if (tp.topic().equals(settings.hooksTopic()) && moves.takeMoved(hookId)) {
+            return true; // on the retry topic now
+        }
+        List<DeliveryRow> rows = store.deliveries().deliveries(hookId);
+        for (DeliveryRow r : rows) {
+            if (r.state() == DeliveryState.PENDING) {
+                return false;
+            }
+        }
+        return deadLetters.published(hookId, rows);
+    }
+
+    /** Commits the finished offset of every partition held; see "What is committed when". */
+    private void commitPass() {
+        commitPasses.incrementAndGet();
+        moves.settle();
+        commit(progress.keySet());
+        moves.start(progress);
+        deadLetters.start(progress);
+    }
+
+
+    /** Commits the finished offsets of {@code partitions}; on no contact for too long, gives the working set up. */
+    private void commit(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        boolean holding = false;
+        try {
+            for (TopicPartition tp : partitions) {
+                PartitionProgress p = progress.get(tp);
+                long at = p.advance(id -> finished(tp, id));
+                holding |= p.size() > 0;
+                if (at >= 0 && (at > p.committed() || p.size() > 0)) { // re-committing a held one checks the contact
+                    offsets.put(tp, new OffsetAndMetadata(at));
+                }
+            }
+        } catch (RuntimeException e) { // the working set failed a read: nothing is known finished now
+            LOG.warn("reading the working set's deliveries failed: {}", e.toString());
+            return;
+        }
+        long now = clock.nanoTime();
+        if (offsets.isEmpty()) {
+            if (!holding) {
+                lastContactNanos = now; // nothing held, nothing that another node could repeat
+            }
+            return;
+        }
+        try {
+            consumer.commitSync(offsets, settings.sessionTimeout().dividedBy(3));
+            offsets.forEach((tp, o) -> {
+                progress.get(tp).committed(o.offset());
+                published(tp).put(tp.partition(), o.offset());
+            });
+            lastContactNanos = now;
+        } catch (RebalanceInProgressException | CommitFailedException e) {
+            LOG.info("offsets of {} not committed during a rebalance: {}", offsets.keySet(), e.toString());
+        } catch (WakeupException e) {
+            throw e;
+        } catch (KafkaException e) {
+            LOG.warn("committing offsets of {} failed: {}", offsets.keySet(), e.toString());
+            if (holding && clock.nanoTime() - lastContactNanos >= fenceNanos) {
+                giveUpWorkingSet();
+            }
+        }
+    }
+
+    /**
+     * No contact with the group for two thirds of the session timeout while holding hooks:
+     * another node may own these partitions soon. Forgets every held hook and rewinds each
+     * partition to the offset last committed from here (or the first one read), so that if
+     * the group kept them here they are read again.
+     */
+    private void giveUpWorkingSet() {
+        LOG.warn("no contact with the delivery group for {} ms: giving up the working set of partitions {}",
+                TimeUnit.NANOSECONDS.toMillis(fenceNanos), progress.keySet());
+        for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
+            PartitionProgress p = e.getValue();
+            store.forget(p.hookIds());
+            moves.drop(p.hookIds());
+            deadLetters.drop(p.hookIds());
+            long from = p.rewindTo();
+            if (from >= 0) {
+                consumer.seek(e.getKey(), from);
+            }
+            e.setValue(new PartitionProgress());
+        }
+        lastContactNanos = clock.nanoTime();
+    }
+
+    /** Pauses each partition holding its bound of records; resumes it once half of them are gone. */
+    private void backpressure() {
+        int max = settings.maxTrackedPerPartition();
+        Set<TopicPartition> paused = consumer.paused();
+        List<TopicPartition> pause = new ArrayList<>();
+        List<TopicPartition> resume = new ArrayList<>();
+        progress.forEach((tp, p) -> {
+            boolean isPaused = paused.contains(tp);
+            if (!isPaused && p.size() >= max) {
+                pause.add(tp);
+            } else if (isPaused && p.size() <= max / 2) {
+                resume.add(tp);
+            }
+        });
+        if (!pause.isEmpty()) {
+            LOG.info("partitions {} hold {} records behind an unfinished hook: paused", pause, max);
+            consumer.pause(pause);
+        }
+        if (!resume.isEmpty()) {
+            consumer.resume(resume);
+        }
+    }
+
+    private ConcurrentHashMap<Integer, Long> published(TopicPartition tp) {
+        return tp.topic().equals(settings.retryTopic()) ? committedRetry : committed;
+    }
+
+    private void publishOwned() {
+        Set<Integer> now = new TreeSet<>();
+        progress.keySet().stream().filter(tp -> tp.topic().equals(settings.hooksTopic())).forEach(tp -> now.add(tp.partition()));
+        owned = Set.copyOf(now);
+    }
+
+    /** The group's calls, inside the consumer's poll on the follower's thread. */
+    private final class Rebalances implements ConsumerRebalanceListener {
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            for (TopicPartition tp : partitions) {
+                progress.putIfAbsent(tp, new PartitionProgress()); // read from the committed offset on
+            }
+            publishOwned();
+            if (!partitions.isEmpty()) {
+                LOG.info("delivery group: partitions {} assigned", partitions);
+            }
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            if (abandoned || partitions.isEmpty()) {
+                return;
+            }
+            List<TopicPartition> ours = partitions.stream().filter(progress::containsKey).toList();
+            commit(ours);
+            drop(ours);
+            LOG.info("delivery group: partitions {} revoked", partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            if (abandoned) {
+                return;
+            }
+            drop(partitions);
+            LOG.warn("delivery group: partitions {} lost (the session expired)", partitions);
+        }
+
+        private void drop(Collection<TopicPartition> partitions) {
+            for (TopicPartition tp : partitions) {
+                PartitionProgress p = progress.remove(tp);
+                published(tp).remove(tp.partition());
+                if (p != null) {
+                    moves.drop(p.hookIds());
+                    deadLetters.drop(p.hookIds());
+                    try {
+                        store.forget(p.hookIds());
+                    } catch (RuntimeException e) { // rows left behind are re-sent by this node: at least once still holds
+                        LOG.warn("forgetting the hooks of {} failed: {}", tp, e.toString());
+                    }
+                }
+            }
+            publishOwned();
+        }
+    }
+}

@@ -1,0 +1,209 @@
+package org.sluice.edge.store.kafka;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.WorkingSet;
+
+/**
+ * A {@link LogFollower}'s moves of hooks waiting for distant retries to the retry topic
+ * (its class comment, "Distant retries"). Each move goes through three steps, one per
+ * commit pass at most: {@link #start} writes the hook to {@code <prefix>.retry};
+ * {@link #settle}, once the log acknowledged it, makes the working set forget it; then
+ * {@link #takeMoved} answers "finished" for it once, and the hooks partition commits past it.
+ * A move that fails leaves the hook where it was, to be moved by a later pass.
+ *
+ * <p>Not thread-safe: owned by the follower's thread.
+ */
+final class RetryMoves {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetryMoves.class);
+    /** Records looked at from each head per pass. */
+    private static final int WINDOW = 1_000;
+
+    private final FollowerSettings settings;
+    private final WorkingSet store;
+    private final LongSupplier wallMillis;
+    /** Destinations delivered in order ({@code fifo}): their hooks are never moved (a move would reorder them). */
+    private final Set<String> orderedDestinations;
+    /** Null when moves are off ({@link FollowerSettings#retryMoveAfter()} zero). */
+    private final KafkaProducer<byte[], byte[]> producer;
+    /** Hooks being written to the retry topic, by id. */
+    private final Map<String, Future<RecordMetadata>> moving = new HashMap<>();
+    /** Hooks the retry topic holds now, forgotten here: finished for their hooks partition. */
+    private final Set<String> moved = new HashSet<>();
+    /** Read by other threads ({@link LogFollower#hooksMoved()}). */
+    private final AtomicLong movedCount = new AtomicLong();
+
+    /** Moves with {@code producer} (the follower's, which it closes), none when the settings turn moves off. */
+    RetryMoves(FollowerSettings settings, WorkingSet store, LongSupplier wallMillis, Set<String> orderedDestinations,
+               KafkaProducer<byte[], byte[]> producer) {
+        this.settings = settings;
+        this.store = store;
+        this.wallMillis = wallMillis;
+        this.orderedDestinations = Set.copyOf(orderedDestinations);
+        this.producer = settings.retryMoveAfter().isZero() ? null : producer;
+    }
+
+    /**
+     * The properties of the producer that writes the retry and dead-letter topics: the
+     * operator's, then acks=all from an idempotent producer, and a short wait for a topic's
+     * metadata (the follower's thread sends; a missing topic must not stall it for a minute).
+     */
+    static Map<String, Object> producerProperties(FollowerSettings s) {
+        Map<String, Object> p = new HashMap<>(s.properties());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", s.bootstrapServers()));
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "1000");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return p;
+    }
+
+    boolean enabled() {
+        return producer != null;
+    }
+
+    /** Hooks moved since start. */
+    long moved() {
+        return movedCount.get();
+    }
+
+    /** True once for a hook the retry topic now holds: finished for its hooks partition. */
+    boolean takeMoved(String hookId) {
+        return moved.remove(hookId);
+    }
+
+    /**
+     * Records of the retry topic naming these hooks are about to be taken into the working
+     * set: a hook this node is moving is on the log then, even if the acknowledgement has
+     * not been settled yet, so it is settled now (forgotten, and finished for its hooks
+     * partition), and the retry record is then committed as a new hook, not as a duplicate
+     * of the copy being moved out. Nulls are skipped.
+     */
+    void arrived(String[] hookIds) {
+        List<String> landed = new ArrayList<>();
+        for (String id : hookIds) {
+            if (id != null && moving.remove(id) != null) {
+                landed.add(id);
+            }
+        }
+        if (!landed.isEmpty()) {
+            forgetMoved(landed);
+        }
+    }
+
+    /** Forgets the moves of hooks whose partition went (a write in flight may still land: then the hook is on both topics). */
+    void drop(Collection<String> hookIds) {
+        for (String id : hookIds) {
+            moving.remove(id);
+            moved.remove(id);
+        }
+    }
+
+    /**
+     * Starts moving, for each hooks partition of {@code progress}, the hooks at its head
+     * whose next attempt is further away than {@link FollowerSettings#retryMoveAfter()} (up
+     * to the first that is not, or that goes to an ordered destination; finished ones are
+     * stepped over): each is written whole with its pending rows. Hooks of the retry topic
+     * are never moved again.
+     */
+    void start(Map<TopicPartition, PartitionProgress> progress) {
+        if (producer == null) {
+            return;
+        }
+        long now = wallMillis.getAsLong();
+        long after = settings.retryMoveAfter().toMillis();
+        try {
+            for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
+                if (e.getKey().topic().equals(settings.hooksTopic())) {
+                    startAtHead(e.getValue(), now, after);
+                }
+            }
+        } catch (RuntimeException e) { // a read or a send refused: the hooks stay, and hold their offsets
+            LOG.warn("moving hooks to {} failed: {}", settings.retryTopic(), e.toString());
+        }
+    }
+
+    private void startAtHead(PartitionProgress p, long now, long after) {
+        for (String id : p.heads(WINDOW)) {
+            if (moved.contains(id) || moving.containsKey(id)) {
+                continue;
+            }
+            List<DeliveryRow> pending = new ArrayList<>();
+            long due = Long.MAX_VALUE;
+            boolean ordered = false;
+            for (DeliveryRow r : store.deliveries().deliveries(id)) {
+                if (r.state() == DeliveryState.PENDING) {
+                    pending.add(r);
+                    due = Math.min(due, r.nextAttemptAtMillis());
+                    ordered |= orderedDestinations.contains(r.destination());
+                }
+            }
+            if (pending.isEmpty()) {
+                continue; // finished: the next pass commits past it
+            }
+            if (ordered || due - now < after) {
+                return;
+            }
+            Optional<StoredHook> hook = store.get(id);
+            if (hook.isPresent()) {
+                moving.put(id, producer.send(RetryRecords.record(settings.retryTopic(), hook.get(), pending)));
+            }
+        }
+    }
+
+    /** Forgets the hooks whose move the log acknowledged; a failed move is tried again by a later pass. */
+    void settle() {
+        List<String> done = new ArrayList<>();
+        for (Iterator<Map.Entry<String, Future<RecordMetadata>>> it = moving.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, Future<RecordMetadata>> e = it.next();
+            if (!e.getValue().isDone()) {
+                continue;
+            }
+            it.remove();
+            try {
+                e.getValue().get();
+                done.add(e.getKey());
+            } catch (ExecutionException e2) {
+                LOG.warn("moving hook {} to {} failed: {}", e.getKey(), settings.retryTopic(), e2.getCause().toString());
+            } catch (InterruptedException e2) { // cannot happen: the future is done
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (!done.isEmpty()) {
+            forgetMoved(done);
+        }
+    }
+
+    private void forgetMoved(List<String> done) {
+        try {
+            store.forget(done);
+        } catch (RuntimeException ex) { // its rows stay here too: it may be sent by both (at least once)
+            LOG.warn("forgetting {} moved hooks failed: {}", done.size(), ex.toString());
+        }
+        moved.addAll(done);
+        movedCount.addAndGet(done.size());
+    }
+}
