@@ -368,7 +368,8 @@ public final class AdminApi {
             return AdminResponse.json(404, AdminJson.error("hook_not_found"));
         }
         Map<String, Object> view = AdminJson.hook(hook.get());
-        view.put("deliveries", delivery.deliveries(hook.get().id()));
+        // a store kind that tracks no deliveries yet says so (null), rather than an empty list
+        view.put("deliveries", kindWithoutDelivery != null ? null : delivery.deliveries(hook.get().id()));
         return json(200, view);
     }
 

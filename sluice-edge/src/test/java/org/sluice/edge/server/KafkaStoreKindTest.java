@@ -102,6 +102,7 @@ class KafkaStoreKindTest {
             JsonNode found = JSON.readTree(admin(b, "GET", "/v1/hooks/" + id).body());
             assertThat(found.get("id").asText()).isEqualTo(id);
             assertThat(found.get("tenant").asText()).isEqualTo("t");
+            assertThat(found.get("deliveries").isNull()).as("this kind tracks no deliveries yet").isTrue();
             assertThat(new String(Base64.getDecoder().decode(found.get("body_base64").asText()), StandardCharsets.UTF_8))
                     .isEqualTo("{\"n\":1}");
 
