@@ -167,7 +167,7 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
                 }));
             } catch (KafkaException e) { // metadata not available within max.block.ms, a closed producer
                 listener.failed();
-                failure = describe(e);
+                failure = LogWatch.describe(e);
             }
         }
         CommitResult[] results = new CommitResult[n];
@@ -185,7 +185,7 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
                 results[i] = CommitResult.accepted(idOf[i]);
             } catch (ExecutionException e) {
                 results[i] = CommitResult.STORE_UNAVAILABLE;
-                failure = failure == null ? describe(e.getCause() == null ? e : e.getCause()) : failure;
+                failure = failure == null ? LogWatch.describe(e.getCause() == null ? e : e.getCause()) : failure;
             } catch (TimeoutException e) {
                 results[i] = CommitResult.STORE_UNAVAILABLE;
                 failure = failure == null ? "no acknowledgement within store.kafka.timeout_ms (" + settings.timeoutMs()
@@ -207,10 +207,6 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
             watch.failed(failure);
         }
         return List.of(results);
-    }
-
-    private static String describe(Throwable e) {
-        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 
     /** No dispatcher reads this kind's commits yet: nothing is handed over. */

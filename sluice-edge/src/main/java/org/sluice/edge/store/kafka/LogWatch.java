@@ -101,7 +101,8 @@ final class LogWatch implements AutoCloseable {
         }
     }
 
-    private static String describe(Throwable e) {
+    /** An error as one line for the log and {@code problem}: its class's simple name and message. */
+    static String describe(Throwable e) {
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 
