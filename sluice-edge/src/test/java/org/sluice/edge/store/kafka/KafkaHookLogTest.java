@@ -125,6 +125,46 @@ class KafkaHookLogTest {
     }
 
     @Test
+    void concurrentCommitsShareTheProducerAndEveryAcceptedHookIsOnTheLogOnce() throws Exception {
+        String prefix = prefix();
+        int threads = 4;
+        int batches = 25;
+        int perBatch = 5;
+        try (KafkaHookLog log = KafkaHookLog.open(settings("a", prefix, 86_400_000L), System::currentTimeMillis,
+                ProduceListener.NONE)) {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            List<java.util.concurrent.Future<List<String>>> writers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int writer = t;
+                writers.add(pool.submit(() -> {
+                    List<String> ids = new ArrayList<>();
+                    for (int b = 0; b < batches; b++) {
+                        List<PendingHook> batch = new ArrayList<>();
+                        for (int i = 0; i < perBatch; i++) {
+                            batch.add(hook(null, writer + "-" + b + "-" + i, List.of()));
+                        }
+                        for (CommitResult r : log.commit(batch)) {
+                            assertThat(r.status()).isEqualTo(CommitResult.Status.ACCEPTED);
+                            ids.add(r.id());
+                        }
+                    }
+                    return ids;
+                }));
+            }
+            List<String> accepted = new ArrayList<>();
+            for (java.util.concurrent.Future<List<String>> w : writers) {
+                accepted.addAll(w.get(120, TimeUnit.SECONDS));
+            }
+            pool.shutdown();
+            int total = threads * batches * perBatch;
+            assertThat(accepted).hasSize(total).doesNotHaveDuplicates();
+            List<String> logged = brokers.readAll(List.of(prefix + ".hooks"), r -> r.size() >= total).stream()
+                    .map(r -> KafkaBrokers.header(r, HookRecords.ID)).toList();
+            assertThat(logged).containsExactlyInAnyOrderElementsOf(accepted);
+        }
+    }
+
+    @Test
     void aSecondCopyOfAKeyInOneBatchIsADuplicateOfTheFirst() {
         String prefix = prefix();
         try (KafkaHookLog log = KafkaHookLog.open(settings("a", prefix, 86_400_000L), System::currentTimeMillis,
@@ -155,9 +195,9 @@ class KafkaHookLogTest {
                 assertThat(found.body()).isEqualTo(batch.get(i).body());
                 assertThat(List.copyOf(found.headers().entrySet())).containsExactlyElementsOf(batch.get(i).headers().entrySet());
             }
-            // an id the log never had (this millisecond, other bits), a v4 id, and text that is no id
+            // an id the log never had (this millisecond, far from the counter of this batch), a v4 id, and text that is no id
             UUID known = UUID.fromString(results.get(0).id());
-            assertThat(b.get(new UUID(known.getMostSignificantBits(), known.getLeastSignificantBits() ^ 1).toString())).isEmpty();
+            assertThat(b.get(new UUID(known.getMostSignificantBits(), known.getLeastSignificantBits() ^ (1L << 60)).toString())).isEmpty();
             assertThat(b.get(UUID.randomUUID().toString())).isEmpty();
             assertThat(b.get("not-an-id")).isEmpty();
             assertThat(b.get(results.get(3).id().toUpperCase(java.util.Locale.ROOT))).isPresent();
