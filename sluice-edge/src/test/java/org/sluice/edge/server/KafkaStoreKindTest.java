@@ -64,8 +64,18 @@ class KafkaStoreKindTest {
         int broker = brokers.brokerIds().iterator().next();
         brokers.stopBroker(broker);
         TestEdge started = null;
+        WarningWatch warnings = new WarningWatch();
         try {
-            started = TestEdge.startWhole(dir, yaml("a"));
+            warnings.start();
+            try {
+                started = TestEdge.startWhole(dir, yaml("a"));
+            } finally {
+                warnings.stop();
+            }
+            // what the boot says of this kind: a replication factor below 3, no delivery yet, the log down
+            assertThat(warnings.problems).anyMatch(w -> w.contains("store.kafka.replication_factor is 1"))
+                    .anyMatch(w -> w.contains("store.kind kafka does not deliver yet: the 1 configured destination(s)"))
+                    .anyMatch(w -> w.contains("is unavailable at boot"));
             Http.Response ready = Http.get(started.address, "/readyz");
             assertThat(ready.status()).isEqualTo(503);
             assertThat(ready.body()).isEqualTo("{\"status\":\"unavailable\",\"reason\":\"log_unavailable\"}");
