@@ -23,6 +23,7 @@ import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.HookStoreException;
+import org.sluice.edge.store.UnsupportedOnStoreKind;
 
 /**
  * The admin API's {@code /v1} routes as plain request-to-response logic, with no HTTP
@@ -93,6 +94,8 @@ public final class AdminApi {
     private final Consumer<String> onOverrideChanged;
     private final ConsoleData console;
     private final DeliveryAdmin delivery;
+    /** The {@code store.kind} whose store delivers nothing yet (its delivery routes answer 501), or null. */
+    private final String kindWithoutDelivery;
 
     private AdminApi(Builder b) {
         this.token = Objects.requireNonNull(b.token, "token");
@@ -104,6 +107,7 @@ public final class AdminApi {
         this.onOverrideChanged = b.onOverrideChanged;
         this.console = new ConsoleData(b.stats, b.sources, b.status);
         this.delivery = b.delivery;
+        this.kindWithoutDelivery = b.kindWithoutDelivery;
     }
 
     public static Builder builder() {
@@ -142,10 +146,21 @@ public final class AdminApi {
                     .withHeader("WWW-Authenticate", CHALLENGE);
         }
         try {
+            if (kindWithoutDelivery != null && isDeliveryRoute(request.path())) {
+                throw new UnsupportedOnStoreKind(kindWithoutDelivery, "delivery (" + request.path() + ")");
+            }
             return route(request);
         } catch (OverrideStoreException | StoreUnavailableException | HookStoreException e) {
             return AdminResponse.json(503, AdminJson.error("store_unavailable"));
+        } catch (UnsupportedOnStoreKind e) {
+            return AdminResponse.json(501, AdminJson.error("not_supported_on_store_kind", e.getMessage()));
         }
+    }
+
+    /** The routes of {@link DeliveryAdmin}: destinations, dead letters, redeliver, replays. */
+    private static boolean isDeliveryRoute(String path) {
+        return path.equals(DESTINATIONS) || path.startsWith(DESTINATIONS + "/") || path.equals("/v1/dead-letters")
+                || path.startsWith(REPLAYS) || (path.startsWith(HOOKS + "/") && path.endsWith(REDELIVER));
     }
 
     // ------------------------------------------------------------------ routing
@@ -369,7 +384,8 @@ public final class AdminApi {
             return AdminResponse.json(404, AdminJson.error("hook_not_found"));
         }
         Map<String, Object> view = AdminJson.hook(hook.get());
-        view.put("deliveries", delivery.deliveries(hook.get().id()));
+        // a store kind that tracks no deliveries yet says so (null), rather than an empty list
+        view.put("deliveries", kindWithoutDelivery != null ? null : delivery.deliveries(hook.get().id()));
         return json(200, view);
     }
 
@@ -473,6 +489,7 @@ public final class AdminApi {
         private List<SourceConfig> sources = List.of();
         private Supplier<ConsoleData.Status> status = () -> new ConsoleData.Status(null, -1);
         private DeliveryAdmin delivery = DeliveryAdmin.none();
+        private String kindWithoutDelivery;
 
         private Builder() {
         }
@@ -517,6 +534,16 @@ public final class AdminApi {
                                 Consumer<String> pausedChanged) {
             this.delivery = new DeliveryAdmin(destinations, Objects.requireNonNull(ledger, "ledger"), activity, replays,
                     wallMillis, pausedChanged);
+            return this;
+        }
+
+        /**
+         * Under a {@code store.kind} that delivers nothing yet ({@code kind}; null: none), the
+         * delivery routes answer {@code 501 not_supported_on_store_kind} rather than show the
+         * node's empty ledger.
+         */
+        public Builder withoutDeliveryOnStoreKind(String kind) {
+            this.kindWithoutDelivery = kind;
             return this;
         }
 

@@ -47,6 +47,9 @@ public final class EdgeAdmin {
      * @param pausedChanged called with a destination's name after it was paused or resumed, or null
      * @param replays  runs replays (the server closes it), or null: replays answer 503
      * @param wallMillis epoch ms for delivery rows and ages
+     * @param hookLog  where {@code GET /v1/hooks} and {@code /v1/hooks/{id}} read: the store, or the fleet's log
+     * @param kindWithoutDelivery the {@code store.kind} whose store delivers nothing yet (the delivery routes
+     *                 answer 501), or null
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
     public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, ControlState overrides,
@@ -57,7 +60,8 @@ public final class EdgeAdmin {
                                            Consumer<String> resetFleetBuckets, StatsRing stats,
                                            Supplier<String> notReadyReason, DeliveryActivity delivery,
                                            Consumer<String> pausedChanged, Replays replays,
-                                           java.util.function.LongSupplier wallMillis) {
+                                           java.util.function.LongSupplier wallMillis,
+                                           org.sluice.edge.store.HookLog hookLog, String kindWithoutDelivery) {
         Consumer<String> host = resetHostBuckets == null ? tenant -> { } : resetHostBuckets;
         Consumer<String> onChange = resetFleetBuckets == null ? host : host.andThen(resetFleetBuckets);
         AdminToken token = AdminToken.resolve(config.admin(), config.node().dataDir());
@@ -66,7 +70,7 @@ public final class EdgeAdmin {
                 .token(token)
                 .limits(limits)
                 .audit(StoreAdapters.audit(overrides))
-                .hooks(StoreAdapters.hooks(store))
+                .hooks(StoreAdapters.hooks(hookLog))
                 .admission(() -> new AdmissionState(config.rateLimits().scope().configName(),
                         config.rateLimits().shadow(), tables.get(),
                         new AdmissionState.Queue(intake.queuedHooks(), intake.queuedBytes(),
@@ -79,6 +83,7 @@ public final class EdgeAdmin {
                 .status(notReadyReason == null ? () -> null : notReadyReason, () -> storeBytes(store))
                 .delivery(config.destinations(), store.deliveries(), delivery == null ? idle(config) : delivery, replays,
                         wallMillis, pausedChanged == null ? name -> { } : pausedChanged)
+                .withoutDeliveryOnStoreKind(kindWithoutDelivery)
                 .build();
         return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken(), config.admin().listen().host(),
                 config.admin().allowedHosts());

@@ -48,7 +48,7 @@ final class ConfigBinder {
             "breaker_window_ms", "breaker_open_ms", "pending_ttl_ms", "settle_interval_ms", "settle_queue_max", "fallback");
 
     static final List<String> RETENTION = List.of("hooks_seconds", "dead_seconds");
-    static final List<String> STORE = List.of("max_bytes");
+    static final List<String> STORE = StoreReader.STORE;
     static final List<String> LOGGING = List.of("format");
 
     static final long MAX_BODY_CEILING = 1L << 30; // bodies are held in memory whole
@@ -80,11 +80,12 @@ final class ConfigBinder {
                 root.raw("destinations") instanceof Map<?, ?> named ? names(named) : Set.of());
         FleetConfig fleet = fleet(root.section("fleet", FLEET));
         RetentionConfig retention = retention(root.section("retention", RETENTION));
-        StoreConfig store = new StoreConfig(root.section("store", STORE).integer("max_bytes", 0L, 0L, Long.MAX_VALUE));
+        StoreConfig store = StoreReader.read(root);
         LoggingConfig logging = new LoggingConfig(root.section("logging", LOGGING)
                 .choice("format", LoggingConfig.Format.TEXT, LoggingConfig.Format.values(), LoggingConfig.Format::configName));
         crossChecks(admin, http, rateLimits, tree);
         subjectChecks(sources, destinations);
+        StoreReader.dedupeChecks(store, dedupe, sources, root);
         if (!problems.isEmpty()) {
             return null;
         }

@@ -79,6 +79,9 @@ public record SluiceConfig(
                 .append(" dedupe=").append(dedupe.scope().configName()).append('/').append(dedupe.ttlSeconds()).append('s')
                 .append(" destinations=").append(destinations.size())
                 .append(" retention=").append(retention.hooksSeconds()).append("s/").append(retention.deadSeconds()).append('s')
+                .append(" store=").append(store.kind().configName())
+                .append(store.kafka().map(k -> "(" + String.join(",", k.bootstrapServers()) + " " + k.hooksTopic() + ")")
+                        .orElse(""))
                 .append(" store_max_bytes=").append(store.bounded() ? Long.toString(store.maxBytes()) : "off");
         return s.toString();
     }

@@ -30,7 +30,8 @@ public interface HookSink {
 
     /**
      * Why the node should not take hooks now, or null when it is ready ({@code /readyz}):
-     * {@code store_closed}, {@code store_failing} (its writes fail) or
+     * {@code store_closed}, {@code store_failing} (its writes fail), {@code log_unavailable}
+     * (under {@code store.kind: kafka}: the fleet's log cannot acknowledge writes now) or
      * {@code intake_partition_down} (an intake writer is down and not yet restarted).
      */
     String notReadyReason();

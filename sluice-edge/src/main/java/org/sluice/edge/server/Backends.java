@@ -12,7 +12,9 @@ import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.delivery.ClientLoops;
 import org.sluice.edge.delivery.Dispatcher;
 import org.sluice.edge.store.ControlState;
+import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.kafka.KafkaHookLog;
 import org.sluice.edge.store.rocks.RocksControlState;
 import org.sluice.edge.store.rocks.RocksHookStore;
 import java.util.function.UnaryOperator;
@@ -34,6 +36,10 @@ import org.sluice.edge.admission.HostArena;
 final class Backends implements AutoCloseable {
 
     private final HookStore store;
+    /** Under {@code store.kind: kafka}, the fleet's log the intake commits to; else null. Closed after the intake. */
+    private final KafkaHookLog kafkaLog;
+    /** Where hooks are committed and read by id: {@link #kafkaLog}, or the store. */
+    private final HookLog log;
     private final Intake intake;
     private final TenantLimits limits;
     private final ControlState overrides;
@@ -66,47 +72,56 @@ final class Backends implements AutoCloseable {
                 RocksHookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
                         .withWallClock(epochMillis));
         this.store = rocks; // the one place that names the RocksDB store; everything else sees the seam
+        // under store.kind kafka the node's RocksDB store keeps what is still node state (overrides, their audit)
+        this.kafkaLog = config.store().kafka().map(k -> FleetLogs.open(config, k, epochMillis, registry)).orElse(null);
+        this.log = kafkaLog != null ? kafkaLog : store;
         try { // overrides persist in the store; one that cannot be read fails the boot
             this.overrides = new RocksControlState(rocks, instanceMaxBody);
             this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
                     overrides, hookBuckets, byteBuckets, clock);
         } catch (RuntimeException e) {
             throw closeAfterFailedBoot(new IllegalStateException(
-                    "cannot load the rate-limit overrides from " + store.location() + ": " + e.getMessage(), e), store);
+                    "cannot load the rate-limit overrides from " + store.location() + ": " + e.getMessage(), e), kafkaLog,
+                    store);
         }
         try {
             this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
                     ? HostArena.open(config.rateLimits().hostArena(),
                             config.rateLimits().hostArenaGroup().orElse(null), clock) : null;
         } catch (RuntimeException e) {
-            throw closeAfterFailedBoot(e, store);
+            throw closeAfterFailedBoot(e, kafkaLog, store);
         }
         try {
             this.fleet = FleetGate.wanted(config) ? FleetGate.start(config, limits, hookBuckets, byteBuckets, clock) : null;
         } catch (RuntimeException e) {
-            throw closeAfterFailedBoot(e, store, host);
+            throw closeAfterFailedBoot(e, kafkaLog, store, host);
         }
         Intake opened;
         try {
-            opened = Intake.start(commitWrapper.apply(store::commit), config.intake(), registry, Clock.system());
+            opened = Intake.start(commitWrapper.apply(log::commit), config.intake(), registry, Clock.system());
         } catch (RuntimeException e) {
-            throw closeAfterFailedBoot(e, store, host, fleet);
+            throw closeAfterFailedBoot(e, kafkaLog, store, host, fleet);
         }
         this.intake = opened;
         Dispatcher delivering = null;
-        if (!config.destinations().isEmpty()) {
+        if (!config.destinations().isEmpty() && kafkaLog != null) {
+            LOG.warn("store.kind kafka does not deliver yet: the {} configured destination(s) receive nothing, and hooks"
+                    + " stay on the log ({}); the delivery routes of the admin API answer 501"
+                    + " not_supported_on_store_kind (docs/configuration.md, store)", config.destinations().size(),
+                    kafkaLog.location());
+        } else if (!config.destinations().isEmpty()) {
             try {
                 delivering = new Dispatcher(java.util.List.copyOf(config.destinations().values()), store, clock, epochMillis,
                         registry, new java.util.SplittableRandom(), httpLoops);
                 delivering.start();
             } catch (RuntimeException e) {
-                throw closeAfterFailedBoot(e, intake, store, host, fleet);
+                throw closeAfterFailedBoot(e, intake, kafkaLog, store, host, fleet);
             }
         }
         this.dispatcher = delivering;
         this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody, config.rateLimits().shadow());
         this.size = new StoreSize(store, config.store().maxBytes());
-        this.sink = new IntakeSink(store, intake, epochMillis, size);
+        this.sink = new IntakeSink(store, log, kafkaLog == null ? null : kafkaLog::problem, intake, epochMillis, size);
     }
 
     /**
@@ -156,6 +171,16 @@ final class Backends implements AutoCloseable {
 
     HookStore store() {
         return store;
+    }
+
+    /** Where hooks are committed and read by id: the fleet's log under {@code store.kind: kafka}, else the store. */
+    HookLog log() {
+        return log;
+    }
+
+    /** The {@code store.kind} whose store delivers nothing yet ({@code kafka}), or null. */
+    String kindWithoutDelivery() {
+        return kafkaLog == null ? null : "kafka";
     }
 
     Intake intake() {
@@ -246,6 +271,9 @@ final class Backends implements AutoCloseable {
             intake.close();
         } finally {
             closeDispatcher();
+            if (kafkaLog != null) {
+                kafkaLog.close(); // after the intake: its last batches are answered
+            }
             store.close();
             if (host != null) {
                 host.close();

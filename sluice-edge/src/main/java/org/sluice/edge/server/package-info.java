@@ -9,8 +9,9 @@
  * ({@code NettyTransport}).
  *
  * <p>May use every other package of the edge, and is the only one that names the RocksDB
- * store ({@code store.rocks}), which it opens once and hands out through the seam's
- * interfaces (ArchitectureTest). No other package uses this one except {@code cli} (which
+ * store ({@code store.rocks}) and the fleet's log ({@code store.kafka}, opened by
+ * {@code FleetLogs} under {@code store.kind: kafka}), which it opens once and hands out
+ * through the seam's interfaces (ArchitectureTest). No other package uses this one except {@code cli} (which
  * starts an {@code EdgeServer}). The only public API is {@code EdgeServer} and its builder.
  */
 package org.sluice.edge.server;

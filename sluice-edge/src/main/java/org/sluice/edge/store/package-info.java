@@ -8,8 +8,12 @@
  * {@link org.sluice.edge.store.WorkingSet} a store holding a node's share of the fleet's log), with the domain records they speak in
  * ({@code StoredHook}, {@code DeliveryRow}, {@code HookPage}, {@code CommitResult}, ...).
  * Nothing here names an engine: no column family, write option or RocksDB type. The
- * RocksDB implementation is {@code org.sluice.edge.store.rocks}, which this package does
- * not depend on.
+ * RocksDB implementation is {@code org.sluice.edge.store.rocks}, the Kafka log's
+ * {@code org.sluice.edge.store.kafka}; this package depends on neither.
+ *
+ * <p>{@link org.sluice.edge.store.UuidV7} makes the ids of both implementations;
+ * {@link org.sluice.edge.store.UnsupportedOnStoreKind} is what a kind throws for an
+ * operation it does not offer (the admin API answers 501).
  *
  * <p>{@link org.sluice.edge.store.CommitClaims} is the one route from a commit to the
  * dispatcher (implemented in {@code delivery}, which the store never names).

@@ -71,7 +71,8 @@ class ConfigDocsTest {
         check(doc, "destinations.<name>.breaker", DestinationReader.BREAKER, missing);
         check(doc, "destinations.<name>.signing", HttpReader.SIGNING, missing);
         check(doc, "retention", ConfigBinder.RETENTION, missing);
-        check(doc, "store", ConfigBinder.STORE, missing);
+        check(doc, "store", ConfigBinder.STORE.stream().filter(k -> !k.equals("kafka")).toList(), missing);
+        check(doc, "store.kafka", StoreReader.KAFKA, missing);
         for (String k : SourceReader.VERIFY_KEYS) {
             if (!doc.contains("| `" + k + "` |")) {
                 missing.add("verify." + k);

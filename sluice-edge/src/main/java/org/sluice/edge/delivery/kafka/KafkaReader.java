@@ -65,7 +65,11 @@ public final class KafkaReader extends BrokerReader {
         return new KafkaTarget(servers, topic, key, compression == null ? "none" : compression, linger, properties);
     }
 
-    private static List<String> servers(Section s) {
+    /**
+     * {@code bootstrap_servers} of {@code s}: a non-empty list of host:port, or null after
+     * recording a problem (also for the fleet log's {@code store.kafka}).
+     */
+    public static List<String> servers(Section s) {
         String at = s.pathOf("bootstrap_servers");
         if (!s.has("bootstrap_servers")) {
             s.problem(at + " is required: a list of host:port brokers, e.g. [\"127.0.0.1:9092\"]");
@@ -135,6 +139,16 @@ public final class KafkaReader extends BrokerReader {
      * never printed (they may be passwords); names Sluice sets itself are refused.
      */
     private static Map<String, String> properties(Section s) {
+        return properties(s, KafkaTarget.OWNED_PROPERTIES, "use the destination's own keys: bootstrap_servers,"
+                + " compression, linger_ms, timeout_ms; idempotence and acks=all are the delivery contract");
+    }
+
+    /**
+     * {@code properties} of {@code s} (also for the fleet log's {@code store.kafka}): name to
+     * value, or null after recording a problem. A name in {@code owned} is refused, with
+     * {@code why} in the message; values are never printed.
+     */
+    public static Map<String, String> properties(Section s, java.util.Set<String> owned, String why) {
         Map<String, String> out = new LinkedHashMap<>();
         if (!s.has("properties")) {
             return out;
@@ -148,9 +162,8 @@ public final class KafkaReader extends BrokerReader {
             String at = Paths.child(s.pathOf("properties"), e.getKey());
             String name = e.getKey().strip().toLowerCase(Locale.ROOT);
             String value = scalar(e.getValue());
-            if (KafkaTarget.OWNED_PROPERTIES.contains(name)) {
-                s.problem(at + " is set by Sluice itself (use the destination's own keys: bootstrap_servers, compression,"
-                        + " linger_ms, timeout_ms; idempotence and acks=all are the delivery contract), got a value");
+            if (owned.contains(name)) {
+                s.problem(at + " is set by Sluice itself (" + why + "), got a value");
                 ok = false;
             } else if (value == null) {
                 s.problem(at + " must be a string, number or boolean, got "

@@ -1,10 +1,16 @@
 /**
  * The fleet's log on Kafka ({@code store.kind: kafka}, docs/fleet-log.md): the hooks topic's
- * record format ({@link org.sluice.edge.store.kafka.HookRecords}) and the store that writes
- * accepted hooks to it and reads them back; the fleet's control state on the compacted
- * control topic ({@link org.sluice.edge.store.kafka.KafkaControlState}, its records in
- * {@code ControlRecords}, its follower thread and its in-memory view); and the delivery side:
- * the {@link org.sluice.edge.store.kafka.LogFollower}, which copies the share of the log the
+ * record format ({@link org.sluice.edge.store.kafka.HookRecords}); the log that writes
+ * accepted hooks to it and reads them back ({@link org.sluice.edge.store.kafka.KafkaHookLog},
+ * a {@code HookLog}, opened with {@link org.sluice.edge.store.kafka.KafkaLogSettings}), with
+ * the node's Kafka clients ({@code LogClients}: one shared idempotent producer), the hooks
+ * topic made and checked ({@code LogTopics}), the watch that says whether the log can take
+ * hooks now ({@code LogWatch}) and the lookup of a hook by id ({@code HookFinder}), its
+ * metrics told through {@link org.sluice.edge.store.kafka.ProduceListener}; the fleet's
+ * control state on the compacted control topic
+ * ({@link org.sluice.edge.store.kafka.KafkaControlState}, its records in {@code ControlRecords},
+ * its follower thread and its in-memory view); and the delivery side: the
+ * {@link org.sluice.edge.store.kafka.LogFollower}, which copies the share of the log the
  * delivery group assigns the node into its {@link org.sluice.edge.store.WorkingSet} and
  * commits offsets only past finished hooks, with the retry ({@code RetryRecords},
  * {@code RetryMoves}) and dead-letter ({@code DeadLetters}) topics it writes.

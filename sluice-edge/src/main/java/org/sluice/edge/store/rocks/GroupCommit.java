@@ -1,5 +1,7 @@
 package org.sluice.edge.store.rocks;
 
+import org.sluice.edge.store.UuidV7;
+
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

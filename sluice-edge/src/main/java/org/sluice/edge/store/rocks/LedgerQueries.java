@@ -1,5 +1,7 @@
 package org.sluice.edge.store.rocks;
 
+import org.sluice.edge.store.UuidV7;
+
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,5 +1,7 @@
 package org.sluice.edge.store.rocks;
 
+import org.sluice.edge.store.UuidV7;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package org.sluice.edge.store.rocks;
+package org.sluice.edge.store;
 
 import java.security.SecureRandom;
 import java.util.Random;
@@ -15,9 +15,12 @@ import java.util.UUID;
  * (RFC 9562 section 6.2, method 3), leaving at least 2^73 ids per millisecond; should
  * the counter ever overflow, the timestamp moves one millisecond ahead.
  *
- * <p>Thread-safe (synchronized); the store calls it under its commit lock anyway.
+ * <p>Shared by both stores: the RocksDB store makes its ids under its commit lock, the
+ * Kafka log (one generator per node) before it produces a batch.
+ *
+ * <p>Thread-safe (synchronized).
  */
-final class UuidV7 {
+public final class UuidV7 {
 
     private static final long RAND_B_LIMIT = 1L << 62;
     private static final int RAND_A_LIMIT = 1 << 12;
@@ -27,16 +30,16 @@ final class UuidV7 {
     private int randA;
     private long randB;
 
-    UuidV7() {
+    public UuidV7() {
         this(new SecureRandom());
     }
 
-    UuidV7(Random random) {
+    public UuidV7(Random random) {
         this.random = random;
     }
 
     /** The next id for wall-clock time {@code nowMillis}. */
-    synchronized UUID next(long nowMillis) {
+    public synchronized UUID next(long nowMillis) {
         if (nowMillis > lastMillis) {
             lastMillis = nowMillis;
             randA = random.nextInt(RAND_A_LIMIT >>> 1);
@@ -55,7 +58,7 @@ final class UuidV7 {
     }
 
     /** Continue after {@code previous} (an id this generator's store already holds), so ids stay monotonic across restarts. */
-    synchronized void continueAfter(UUID previous) {
+    public synchronized void continueAfter(UUID previous) {
         long millis = previous.getMostSignificantBits() >>> 16;
         if (millis >= lastMillis) {
             lastMillis = millis;
@@ -65,7 +68,7 @@ final class UuidV7 {
     }
 
     /** Unix milliseconds of a UUIDv7. */
-    static long millisOf(UUID id) {
+    public static long millisOf(UUID id) {
         return id.getMostSignificantBits() >>> 16;
     }
 }

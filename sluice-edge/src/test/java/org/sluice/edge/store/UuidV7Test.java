@@ -1,4 +1,4 @@
-package org.sluice.edge.store.rocks;
+package org.sluice.edge.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

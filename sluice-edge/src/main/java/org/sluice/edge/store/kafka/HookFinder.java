@@ -1,0 +1,144 @@
+package org.sluice.edge.store.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.sluice.edge.store.HookStoreException;
+import org.sluice.edge.store.UuidV7;
+
+/**
+ * Finds a hook on the hooks topic by its id, with no index of its own: the id is a UUIDv7,
+ * whose millisecond is the record's timestamp ({@link HookRecords}).
+ *
+ * <ol>
+ *   <li>An id whose millisecond is older than {@code retention.hooks_seconds} is gone, even
+ *       while its segment is still on a broker's disk (Kafka deletes whole segments, late).</li>
+ *   <li>{@code offsetsForTimes} on every partition gives the first record stamped at or after
+ *       that millisecond: the hook, if the log has it, is at or after that offset.</li>
+ *   <li>From there each partition is read forward, comparing the {@code sluice-id} header, and
+ *       given up at the first record stamped more than {@value #SKEW_MS} ms +
+ *       {@code timeout_ms} after the id's millisecond (a record stamped that late was made after
+ *       the hook was acknowledged, or answered 503, on any node whose clock is within
+ *       {@value #SKEW_MS} ms of the others), at its end, or after {@value #MAX_RECORDS}
+ *       records.</li>
+ * </ol>
+ * The whole lookup takes at most {@code timeout_ms} of reading (then it answers "not found"),
+ * plus the metadata calls, each bounded by {@code timeout_ms}.
+ *
+ * <p>Thread-safe: each lookup uses its own consumer (admin reads are rare).
+ */
+final class HookFinder {
+
+    /** The clock skew between nodes the lookup allows for, in ms. */
+    static final long SKEW_MS = 30_000;
+    /** The most records read per partition in one lookup. */
+    static final int MAX_RECORDS = 10_000;
+
+    private final KafkaLogSettings settings;
+    private final LogClients clients;
+    private final LongSupplier wallMillis;
+
+    HookFinder(KafkaLogSettings settings, LogClients clients, LongSupplier wallMillis) {
+        this.settings = settings;
+        this.clients = clients;
+        this.wallMillis = wallMillis;
+    }
+
+    /** The hook with this id, or empty (also for a string that is not a UUIDv7, or a hook past retention). */
+    Optional<HookRecords.LoggedHook> find(String id) {
+        UUID uuid = parse(id);
+        if (uuid == null) {
+            return Optional.empty();
+        }
+        long millis = UuidV7.millisOf(uuid);
+        if (millis < wallMillis.getAsLong() - settings.hooksRetentionMs()) {
+            return Optional.empty();
+        }
+        String canonical = uuid.toString();
+        try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer()) {
+            return scan(consumer, canonical, millis);
+        } catch (KafkaException e) {
+            throw new HookStoreException("cannot read hook " + canonical + " from the log (" + settings.location()
+                    + "): " + e.getMessage(), e);
+        }
+    }
+
+    private Optional<HookRecords.LoggedHook> scan(KafkaConsumer<byte[], byte[]> consumer, String id, long millis) {
+        Duration wait = Duration.ofMillis(settings.timeoutMs());
+        List<PartitionInfo> infos = consumer.partitionsFor(settings.hooksTopic(), wait);
+        if (infos == null || infos.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<TopicPartition, Long> at = new HashMap<>();
+        for (PartitionInfo i : infos) {
+            at.put(new TopicPartition(i.topic(), i.partition()), millis);
+        }
+        Map<TopicPartition, OffsetAndTimestamp> starts = consumer.offsetsForTimes(at, wait);
+        List<TopicPartition> parts = new ArrayList<>();
+        starts.forEach((tp, o) -> {
+            if (o != null) { // null: nothing stamped at or after the id's millisecond there
+                parts.add(tp);
+            }
+        });
+        if (parts.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<TopicPartition, Long> ends = consumer.endOffsets(parts, wait);
+        consumer.assign(parts);
+        parts.forEach(tp -> consumer.seek(tp, starts.get(tp).offset()));
+        long lastStamp = millis + SKEW_MS + settings.timeoutMs();
+        Map<TopicPartition, Integer> read = new HashMap<>();
+        Set<TopicPartition> open = new HashSet<>(parts);
+        open.removeIf(tp -> starts.get(tp).offset() >= ends.get(tp));
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (!open.isEmpty() && System.nanoTime() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                if (!open.contains(tp)) {
+                    continue;
+                }
+                if (id.equals(header(r))) {
+                    return Optional.of(HookRecords.read(r));
+                }
+                int n = read.merge(tp, 1, Integer::sum);
+                if (r.timestamp() > lastStamp || n >= MAX_RECORDS || r.offset() + 1 >= ends.get(tp)) {
+                    open.remove(tp);
+                    consumer.pause(List.of(tp));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r) {
+        Header h = r.headers().lastHeader(HookRecords.ID);
+        return h == null || h.value() == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The UUIDv7 this string names (any case), else null. */
+    static UUID parse(String id) {
+        if (id == null || id.length() != 36) {
+            return null;
+        }
+        try {
+            UUID u = UUID.fromString(id);
+            return u.version() == 7 && u.variant() == 2 ? u : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package org.sluice.edge.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.store.kafka.HookRecords;
+
+/**
+ * {@code store.kind: kafka} in a real server (real sockets, a real broker of Kafka's KRaft
+ * test kit): a node booted while its brokers are unreachable starts, answers {@code /readyz}
+ * 503 {@code log_unavailable} and ingest 503 {@code store_unavailable}, and becomes ready by
+ * itself once the broker is up; then a 202 means the record is on the log, and another node
+ * finds the hook by id on its admin API. Routes this kind does not serve yet answer 501.
+ */
+class KafkaStoreKindTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static KafkaBrokers brokers;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        brokers = KafkaBrokers.start(1, Map.of());
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        brokers.close();
+    }
+
+    private String yaml(String node) {
+        return """
+                node: {id: %s, data_dir: "%s"}
+                admin: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0"}
+                sources:
+                  s: {tenant: t, verify: {scheme: none}, deliver_to: [app]}
+                destinations:
+                  app: {url: "http://127.0.0.1:9/"}
+                store:
+                  kind: kafka
+                  kafka: {bootstrap_servers: ["%s"], topic_prefix: boot, partitions: 2, replication_factor: 1, timeout_ms: 2000}
+                """.formatted(node, dir.resolve(node), brokers.bootstrapServers());
+    }
+
+    @Test
+    void aNodeBootedWithTheBrokersDownBecomesReadyByItselfAndA202IsOnTheLog() throws Exception {
+        int broker = brokers.brokerIds().iterator().next();
+        brokers.stopBroker(broker);
+        TestEdge started = null;
+        WarningWatch warnings = new WarningWatch();
+        try {
+            warnings.start();
+            try {
+                started = TestEdge.startWhole(dir, yaml("a"));
+            } finally {
+                warnings.stop();
+            }
+            // what the boot says of this kind: a replication factor below 3, no delivery yet, the log down
+            assertThat(warnings.problems).anyMatch(w -> w.contains("store.kafka.replication_factor is 1"))
+                    .anyMatch(w -> w.contains("store.kind kafka does not deliver yet: the 1 configured destination(s)"))
+                    .anyMatch(w -> w.contains("is unavailable at boot"));
+            Http.Response ready = Http.get(started.address, "/readyz");
+            assertThat(ready.status()).isEqualTo(503);
+            assertThat(ready.body()).isEqualTo("{\"status\":\"unavailable\",\"reason\":\"log_unavailable\"}");
+            Http.Response refused = post(started, "{\"n\":0}");
+            assertThat(refused.status()).isEqualTo(503);
+            assertThat(refused.body()).isEqualTo("{\"error\":\"store_unavailable\"}");
+            assertThat(refused.header("Retry-After")).isNotNull();
+        } catch (RuntimeException | Error e) {
+            if (started != null) {
+                started.close();
+            }
+            throw e;
+        } finally {
+            brokers.startBroker(broker);
+        }
+        TestEdge a = started;
+        try (a; TestEdge b = TestEdge.startWhole(dir, yaml("b"))) {
+            TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200);
+
+            Http.Response accepted = post(a, "{\"n\":1}");
+            assertThat(accepted.status()).as(accepted.body()).isEqualTo(202);
+            String id = JSON.readTree(accepted.body()).get("id").asText();
+            List<ConsumerRecord<byte[], byte[]>> records = brokers.readAll(List.of("boot.hooks"),
+                    r -> r.stream().anyMatch(c -> id.equals(KafkaBrokers.header(c, HookRecords.ID))));
+            ConsumerRecord<byte[], byte[]> record = records.stream()
+                    .filter(c -> id.equals(KafkaBrokers.header(c, HookRecords.ID))).findFirst().orElseThrow();
+            HookRecords.LoggedHook logged = HookRecords.read(record);
+            assertThat(logged.hook().tenant()).isEqualTo("t");
+            assertThat(logged.hook().source()).isEqualTo("s");
+            assertThat(new String(logged.hook().body(), StandardCharsets.UTF_8)).isEqualTo("{\"n\":1}");
+            assertThat(logged.destinations()).containsExactly("app");
+
+            // node B, which never saw this hook, finds it on the log
+            JsonNode found = JSON.readTree(admin(b, "GET", "/v1/hooks/" + id).body());
+            assertThat(found.get("id").asText()).isEqualTo(id);
+            assertThat(found.get("tenant").asText()).isEqualTo("t");
+            assertThat(found.get("deliveries").isNull()).as("this kind tracks no deliveries yet").isTrue();
+            assertThat(new String(Base64.getDecoder().decode(found.get("body_base64").asText()), StandardCharsets.UTF_8))
+                    .isEqualTo("{\"n\":1}");
+
+            for (String[] route : new String[][] {{"GET", "/v1/hooks"}, {"GET", "/v1/dead-letters"},
+                    {"GET", "/v1/destinations"}, {"POST", "/v1/destinations/app/pause"},
+                    {"POST", "/v1/hooks/" + id + "/redeliver"}}) {
+                Http.Response r = admin(b, route[0], route[1]);
+                assertThat(r.status()).as(route[1]).isEqualTo(501);
+                assertThat(JSON.readTree(r.body()).get("error").asText()).isEqualTo("not_supported_on_store_kind");
+            }
+            String metrics = Http.get(a.server.adminAddress(), "/metrics").body();
+            assertThat(metrics).containsPattern("(?m)^sluice_log_produce_seconds_count 1(\\.0)?$").contains("sluice_log_produce_errors_total 0.0");
+
+            // the broker down: ingest 503 store_unavailable with Retry-After, /readyz log_unavailable; back: both recover
+            brokers.stopBroker(broker);
+            try {
+                TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 503);
+                assertThat(Http.get(a.address, "/readyz").body())
+                        .isEqualTo("{\"status\":\"unavailable\",\"reason\":\"log_unavailable\"}");
+                Http.Response refused = post(a, "{\"n\":2}");
+                assertThat(refused.status()).isEqualTo(503);
+                assertThat(refused.body()).isEqualTo("{\"error\":\"store_unavailable\"}");
+                assertThat(refused.header("Retry-After")).isNotNull();
+            } finally {
+                brokers.startBroker(broker);
+            }
+            TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200);
+            assertThat(post(a, "{\"n\":3}").status()).isEqualTo(202);
+        }
+    }
+
+    private static Http.Response post(TestEdge edge, String body) {
+        return Http.post(edge.address, "/hooks/s", Map.of("Content-Type", "application/json"),
+                body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private Http.Response admin(TestEdge edge, String method, String path) throws Exception {
+        String token = Files.readString(dir.resolve(edge.server.config().node().id()).resolve("admin.token")).strip();
+        InetSocketAddress at = edge.server.adminAddress();
+        try (Http http = Http.connect(new InetSocketAddress("127.0.0.1", at.getPort()))) {
+            return http.request(method, path, Map.of("Authorization", "Bearer " + token), method.equals("POST") ? new byte[0] : null);
+        }
+    }
+}
