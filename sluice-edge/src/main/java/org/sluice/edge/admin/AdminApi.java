@@ -19,6 +19,7 @@ import org.sluice.edge.config.TenantId;
 import org.sluice.edge.delivery.DeliveryActivity;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Replays;
+import org.sluice.edge.route.Filter;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.DeliveryLedger;
@@ -93,6 +94,8 @@ public final class AdminApi {
     private final Consumer<String> onOverrideChanged;
     private final ConsoleData console;
     private final DeliveryAdmin delivery;
+    /** The {@code when:} filters of each source's deliver_to, by source id, then destination. */
+    private final Map<String, Map<String, Filter>> filters = new HashMap<>();
 
     private AdminApi(Builder b) {
         this.token = Objects.requireNonNull(b.token, "token");
@@ -104,6 +107,9 @@ public final class AdminApi {
         this.onOverrideChanged = b.onOverrideChanged;
         this.console = new ConsoleData(b.stats, b.sources, b.status);
         this.delivery = b.delivery;
+        for (SourceConfig source : b.sources) {
+            filters.put(source.id(), source.filters());
+        }
     }
 
     public static Builder builder() {
@@ -353,7 +359,13 @@ public final class AdminApi {
             return AdminResponse.json(404, AdminJson.error("hook_not_found"));
         }
         Map<String, Object> view = AdminJson.hook(hook.get());
-        view.put("deliveries", delivery.deliveries(hook.get().id()));
+        List<Map<String, Object>> deliveries = delivery.deliveries(hook.get().id());
+        Map<String, Filter> when = filters.getOrDefault(hook.get().source(), Map.of());
+        for (Map<String, Object> row : deliveries) { // the filter that selected it, as configured now
+            Filter f = when.get((String) row.get("destination"));
+            row.put("filter", f == null ? null : f.text());
+        }
+        view.put("deliveries", deliveries);
         return json(200, view);
     }
 

@@ -1,9 +1,11 @@
 package org.sluice.edge.config;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.route.Filter;
 import org.sluice.edge.verify.VerifySpec;
 
 /**
@@ -22,6 +24,8 @@ import org.sluice.edge.verify.VerifySpec;
  *                       {@code rate_limits.sources.default.bytes_per_second}
  * @param deliverTo      {@code sources.<id>.deliver_to}: the destinations each accepted hook
  *                       is handed on to, in file order, each named once; empty: stored only
+ * @param filters        the {@code when:} filter of each filtered entry of {@code deliver_to},
+ *                       by destination name; a destination without one gets every hook
  */
 public record SourceConfig(
         String id,
@@ -29,7 +33,8 @@ public record SourceConfig(
         VerifySpec verify,
         DedupeSpec dedupe,
         long bytesPerSecond,
-        List<String> deliverTo) {
+        List<String> deliverTo,
+        Map<String, Filter> filters) {
 
     /** The tenant that owns the hooks of a shared source under {@code path} routing. */
     public static final String SHARED_TENANT = "default";
@@ -40,6 +45,13 @@ public record SourceConfig(
         Objects.requireNonNull(verify, "verify");
         Objects.requireNonNull(dedupe, "dedupe");
         deliverTo = List.copyOf(deliverTo);
+        filters = Map.copyOf(filters);
+    }
+
+    /** A source whose hooks all go to every destination of {@code deliverTo}. */
+    public SourceConfig(String id, Optional<String> tenant, VerifySpec verify, DedupeSpec dedupe, long bytesPerSecond,
+                        List<String> deliverTo) {
+        this(id, tenant, verify, dedupe, bytesPerSecond, deliverTo, Map.of());
     }
 
     /** A source that delivers nowhere (its hooks are stored only). */
@@ -57,6 +69,6 @@ public record SourceConfig(
     public String toString() {
         return "SourceConfig[id=" + id + ", tenant=" + tenant.orElse("<shared>")
                 + ", verify=" + verify.scheme() + " (" + verify.secrets().size() + " secrets)"
-                + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + ", deliverTo=" + deliverTo + "]";
+                + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + ", deliverTo=" + deliverTo + (filters.isEmpty() ? "" : ", filters=" + filters.keySet()) + "]";
     }
 }
