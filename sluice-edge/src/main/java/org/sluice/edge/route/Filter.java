@@ -109,7 +109,7 @@ public sealed interface Filter permits Filter.Leaf, Filter.All, Filter.Any, Filt
         record Header(String name) implements Operand {
             @Override
             public String text() {
-                return "header: " + name;
+                return "header: " + Texts.quote(name); // quoted: a name such as 123 or ~ would read back as another type
             }
         }
     }

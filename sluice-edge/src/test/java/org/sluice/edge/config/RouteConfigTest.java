@@ -44,7 +44,7 @@ class RouteConfigTest {
         assertThat(s.filters()).containsOnlyKeys("billing", "audit");
         assertThat(s.filters().get("billing").text()).isEqualTo("{json: \"$.type\", in: [\"invoice.paid\", \"invoice.payment_failed\"]}");
         assertThat(s.filters().get("audit").text())
-                .isEqualTo("{any: [{header: X-GitHub-Event, equals: \"push\"}, {json: \"$.data.object.livemode\", equals: true}]}");
+                .isEqualTo("{any: [{header: \"X-GitHub-Event\", equals: \"push\"}, {json: \"$.data.object.livemode\", equals: true}]}");
     }
 
     static Stream<Arguments> refusals() {

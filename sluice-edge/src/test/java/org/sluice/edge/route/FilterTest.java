@@ -16,16 +16,20 @@ class FilterTest {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
-    static Filter filter(String flow) {
+    /** The config tree a flow-form text reads to. */
+    static Object yaml(String flow) {
         try {
-            Object raw = YAML.readValue(flow, Object.class);
-            Problems problems = new Problems();
-            Filter f = FilterReader.read(raw, "when", problems);
-            assertThat(problems.list()).as(flow).isEmpty();
-            return f;
+            return YAML.readValue(flow, Object.class);
         } catch (java.io.IOException e) {
-            throw new AssertionError(e);
+            throw new AssertionError(flow, e);
         }
+    }
+
+    static Filter filter(String flow) {
+        Problems problems = new Problems();
+        Filter f = FilterReader.read(yaml(flow), "when", problems);
+        assertThat(problems.list()).as(flow).isEmpty();
+        return f;
     }
 
     static boolean passes(String flow, String body, String... headers) {
@@ -100,7 +104,7 @@ class FilterTest {
 
     @Test
     void theTextIsTheFlowFormAndReadsBackToTheSameFilter() {
-        String flow = "{any: [{header: X-GitHub-Event, equals: \"push\"}, {all: [{json: \"$.a[0]\", in: [\"x\", 2, true]},"
+        String flow = "{any: [{header: \"X-GitHub-Event\", equals: \"push\"}, {all: [{json: \"$.a[0]\", in: [\"x\", 2, true]},"
                 + " {not: {json: \"$.b\", exists: false}}, {json: \"$.c\", matches: \"^a\\\\d+\"}, {json: \"$.d\", prefix: \"in\"}]}]}";
         Filter f = filter(flow);
         assertThat(f.text()).isEqualTo(flow);

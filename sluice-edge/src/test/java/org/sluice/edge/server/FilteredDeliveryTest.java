@@ -92,7 +92,7 @@ class FilteredDeliveryTest {
                 }
                 if (byDestination.containsKey("audit")) {
                     assertThat(byDestination.get("audit").get("filter").asText()).isEqualTo(
-                            "{any: [{header: X-GitHub-Event, equals: \"push\"}, {json: \"$.data.object.livemode\", equals: true}]}");
+                            "{any: [{header: \"X-GitHub-Event\", equals: \"push\"}, {json: \"$.data.object.livemode\", equals: true}]}");
                 }
             }
             JsonNode billing = get(edge, token, "/v1/hooks/" + expected.keySet().iterator().next()).get("deliveries");
