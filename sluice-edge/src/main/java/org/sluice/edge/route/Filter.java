@@ -8,10 +8,10 @@ import java.util.stream.Collectors;
 
 /**
  * A {@code when:} filter of a {@code deliver_to} entry: a test of one value of a hook (a
- * {@link Leaf}) or a combination of filters ({@link All}, {@link Any}, {@link Not}).
+ * {@link Leaf}) or a combination of filters ({@link AllOrAny}, {@link Not}).
  * {@link #text()} writes it back in the config's flow form, which the admin API shows.
  */
-public sealed interface Filter permits Filter.Leaf, Filter.All, Filter.Any, Filter.Not {
+public sealed interface Filter permits Filter.Leaf, Filter.AllOrAny, Filter.Not {
 
     /** True when the hook passes. */
     boolean test(HookFacts hook);
@@ -19,47 +19,29 @@ public sealed interface Filter permits Filter.Leaf, Filter.All, Filter.Any, Filt
     /** The filter in the config's flow form, e.g. {@code {json: "$.type", equals: "push"}}. */
     String text();
 
-    /** {@code all: [...]}: every filter passes (none listed: passes). */
-    record All(List<Filter> of) implements Filter {
-        public All {
+    /**
+     * {@code all: [...]} ({@code every}): every filter of the list passes; {@code any: [...]}:
+     * at least one does. Evaluation stops at the first filter that decides.
+     */
+    record AllOrAny(boolean every, List<Filter> of) implements Filter {
+        public AllOrAny {
             of = List.copyOf(of);
         }
 
         @Override
         public boolean test(HookFacts hook) {
             for (Filter f : of) {
-                if (!f.test(hook)) {
-                    return false;
+                if (f.test(hook) != every) {
+                    return !every; // all: one fails; any: one passes
                 }
             }
-            return true;
+            return every;
         }
 
         @Override
         public String text() {
-            return "{all: " + of.stream().map(Filter::text).collect(Collectors.joining(", ", "[", "]")) + "}";
-        }
-    }
-
-    /** {@code any: [...]}: at least one filter passes (none listed: fails). */
-    record Any(List<Filter> of) implements Filter {
-        public Any {
-            of = List.copyOf(of);
-        }
-
-        @Override
-        public boolean test(HookFacts hook) {
-            for (Filter f : of) {
-                if (f.test(hook)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        @Override
-        public String text() {
-            return "{any: " + of.stream().map(Filter::text).collect(Collectors.joining(", ", "[", "]")) + "}";
+            return "{" + (every ? "all" : "any") + ": "
+                    + of.stream().map(Filter::text).collect(Collectors.joining(", ", "[", "]")) + "}";
         }
     }
 

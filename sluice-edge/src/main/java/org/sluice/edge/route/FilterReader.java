@@ -100,7 +100,7 @@ public final class FilterReader {
             if (of.size() != list.size()) {
                 return null;
             }
-            return c.equals("all") ? new Filter.All(of) : new Filter.Any(of);
+            return new Filter.AllOrAny(c.equals("all"), of);
         }
         if (operands.size() != 1 || predicates.size() != 1) {
             String what = predicates.size() > 1 ? "must hold one predicate per mapping, got "
