@@ -169,6 +169,18 @@ class ArchitectureTest {
             .as("org.sluice.edge.settings should depend on the JDK only");
 
     /**
+     * Routing's filters (model, reader, evaluation) stand on their own: of the edge they use
+     * the settings toolkit only, besides the JDK, Jackson (a body read as JSON) and RE2/J
+     * (linear-time {@code matches}), so that the config and the ingest path both use them.
+     */
+    @ArchTest
+    static final ArchRule routeFiltersUseOnlySettings = classes()
+            .that().resideInAPackage("org.sluice.edge.route..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("org.sluice.edge.route..", "org.sluice.edge.settings..",
+                    "java..", "com.fasterxml.jackson..", "com.google.re2j..")
+            .as("org.sluice.edge.route should depend on the JDK, Jackson, RE2/J and org.sluice.edge.settings only");
+
+    /**
      * Delivery sits on the store: the server, intake and admin call into it, never the other
      * way. Of the edge it uses the store, the settings toolkit (its readers' keys; never
      * {@code config}, which calls them) and {@code verify} (the one header-name rule).

@@ -19,6 +19,7 @@ import org.sluice.edge.config.TenantId;
 import org.sluice.edge.delivery.DeliveryActivity;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Replays;
+import org.sluice.edge.route.Filter;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.DeliveryLedger;
@@ -96,6 +97,8 @@ public final class AdminApi {
     private final DeliveryAdmin delivery;
     /** The {@code store.kind} whose store delivers nothing yet (its delivery routes answer 501), or null. */
     private final String kindWithoutDelivery;
+    /** The {@code when:} filters of each source's deliver_to, by source id, then destination. */
+    private final Map<String, Map<String, Filter>> filters = new HashMap<>();
 
     private AdminApi(Builder b) {
         this.token = Objects.requireNonNull(b.token, "token");
@@ -108,6 +111,9 @@ public final class AdminApi {
         this.console = new ConsoleData(b.stats, b.sources, b.status);
         this.delivery = b.delivery;
         this.kindWithoutDelivery = b.kindWithoutDelivery;
+        for (SourceConfig source : b.sources) {
+            filters.put(source.id(), source.filters());
+        }
     }
 
     public static Builder builder() {
@@ -384,8 +390,18 @@ public final class AdminApi {
             return AdminResponse.json(404, AdminJson.error("hook_not_found"));
         }
         Map<String, Object> view = AdminJson.hook(hook.get());
-        // a store kind that tracks no deliveries yet says so (null), rather than an empty list
-        view.put("deliveries", kindWithoutDelivery != null ? null : delivery.deliveries(hook.get().id()));
+        if (kindWithoutDelivery != null) {
+            // a store kind that tracks no deliveries yet says so (null), rather than an empty list
+            view.put("deliveries", null);
+        } else {
+            List<Map<String, Object>> deliveries = delivery.deliveries(hook.get().id());
+            Map<String, Filter> when = filters.getOrDefault(hook.get().source(), Map.of());
+            for (Map<String, Object> row : deliveries) { // the filter that selected it, as configured now
+                Filter f = when.get((String) row.get("destination"));
+                row.put("filter", f == null ? null : f.text());
+            }
+            view.put("deliveries", deliveries);
+        }
         return json(200, view);
     }
 

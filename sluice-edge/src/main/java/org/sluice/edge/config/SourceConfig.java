@@ -1,9 +1,11 @@
 package org.sluice.edge.config;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.route.Filter;
 import org.sluice.edge.verify.VerifySpec;
 
 /**
@@ -22,6 +24,8 @@ import org.sluice.edge.verify.VerifySpec;
  *                       {@code rate_limits.sources.default.bytes_per_second}
  * @param deliverTo      {@code sources.<id>.deliver_to}: the destinations each accepted hook
  *                       is handed on to, in file order, each named once; empty: stored only
+ * @param filters        the {@code when:} filter of each filtered entry of {@code deliver_to},
+ *                       by destination name; a destination without one gets every hook
  * @param storeHeaders   {@code sources.<id>.store_headers}: which received headers are stored
  */
 public record SourceConfig(
@@ -31,6 +35,7 @@ public record SourceConfig(
         DedupeSpec dedupe,
         long bytesPerSecond,
         List<String> deliverTo,
+        Map<String, Filter> filters,
         StoreHeaders storeHeaders) {
 
     /** The tenant that owns the hooks of a shared source under {@code path} routing. */
@@ -42,13 +47,26 @@ public record SourceConfig(
         Objects.requireNonNull(verify, "verify");
         Objects.requireNonNull(dedupe, "dedupe");
         deliverTo = List.copyOf(deliverTo);
+        filters = Map.copyOf(filters);
         Objects.requireNonNull(storeHeaders, "storeHeaders");
     }
 
-    /** A source that stores the needed headers only. */
+    /** A source whose hooks all go to every destination of {@code deliverTo}, stored with the needed headers only. */
     public SourceConfig(String id, Optional<String> tenant, VerifySpec verify, DedupeSpec dedupe, long bytesPerSecond,
                         List<String> deliverTo) {
-        this(id, tenant, verify, dedupe, bytesPerSecond, deliverTo, StoreHeaders.NEEDED);
+        this(id, tenant, verify, dedupe, bytesPerSecond, deliverTo, Map.of(), StoreHeaders.NEEDED);
+    }
+
+    /** A source with {@code deliver_to} filters, stored with the needed headers only. */
+    public SourceConfig(String id, Optional<String> tenant, VerifySpec verify, DedupeSpec dedupe, long bytesPerSecond,
+                        List<String> deliverTo, Map<String, Filter> filters) {
+        this(id, tenant, verify, dedupe, bytesPerSecond, deliverTo, filters, StoreHeaders.NEEDED);
+    }
+
+    /** A source whose hooks all go to every destination of {@code deliverTo}, stored with {@code storeHeaders}. */
+    public SourceConfig(String id, Optional<String> tenant, VerifySpec verify, DedupeSpec dedupe, long bytesPerSecond,
+                        List<String> deliverTo, StoreHeaders storeHeaders) {
+        this(id, tenant, verify, dedupe, bytesPerSecond, deliverTo, Map.of(), storeHeaders);
     }
 
     /** A source that delivers nowhere (its hooks are stored only). */
@@ -66,6 +84,7 @@ public record SourceConfig(
     public String toString() {
         return "SourceConfig[id=" + id + ", tenant=" + tenant.orElse("<shared>")
                 + ", verify=" + verify.scheme() + " (" + verify.secrets().size() + " secrets)"
-                + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + ", deliverTo=" + deliverTo + ", storeHeaders=" + storeHeaders + "]";
+                + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + ", deliverTo=" + deliverTo
+                + (filters.isEmpty() ? "" : ", filters=" + filters.keySet()) + ", storeHeaders=" + storeHeaders + "]";
     }
 }

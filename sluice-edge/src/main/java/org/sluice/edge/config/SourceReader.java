@@ -8,6 +8,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.route.Filter;
+import org.sluice.edge.route.FilterReader;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Section;
 import org.sluice.edge.settings.Substituted;
@@ -24,6 +26,7 @@ final class SourceReader {
 
     static final List<String> SOURCE_KEYS = List.of("tenant", "verify", "dedupe", "bytes_per_second", "deliver_to",
             "store_headers");
+    static final List<String> DELIVER_TO_ENTRY = List.of("destination", "when");
     static final List<String> VERIFY_KEYS = List.of("scheme", "secrets", "tolerance_seconds",
             "header", "prefix", "algorithm", "encoding");
     static final List<String> SCHEMES = Verifiers.SCHEMES;
@@ -80,10 +83,11 @@ final class SourceReader {
             }
             DedupeSpec dedupe = dedupe(s, s.raw("dedupe"));
             long bytes = s.integer("bytes_per_second", defaultBytesPerSecond, 1L, Long.MAX_VALUE);
-            List<String> deliverTo = deliverTo(s, destinations, namedDestinations);
+            Map<String, Filter> filters = new LinkedHashMap<>();
+            List<String> deliverTo = deliverTo(s, destinations, namedDestinations, filters);
             StoreHeaders storeHeaders = storeHeaders(s);
             if (root.problems().size() == before && verify != null && dedupe != null) {
-                out.put(id, new SourceConfig(id, tenant, verify, dedupe, bytes, deliverTo, storeHeaders));
+                out.put(id, new SourceConfig(id, tenant, verify, dedupe, bytes, deliverTo, filters, storeHeaders));
             }
         }
         return out;
@@ -120,7 +124,12 @@ final class SourceReader {
         return new StoreHeaders(false, names);
     }
 
-    private static List<String> deliverTo(Section s, Set<String> destinations, Set<String> named) {
+    /**
+     * {@code deliver_to}: each entry a destination name (every hook) or
+     * {@code {destination: NAME, when: FILTER}} (the hooks that pass); the filters go to {@code filters}.
+     */
+    private static List<String> deliverTo(Section s, Set<String> destinations, Set<String> named,
+                                          Map<String, Filter> filters) {
         if (!s.has("deliver_to")) {
             return List.of();
         }
@@ -134,19 +143,41 @@ final class SourceReader {
             Object item = raw.get(i);
             String at = Paths.index(path, i);
             String name = Values.string(item);
+            Filter when = null;
+            if (item instanceof Map<?, ?>) {
+                Section entry = Section.of(s.problems(), at, item, DELIVER_TO_ENTRY);
+                name = entry.has("destination") ? entry.string("destination", null) : null;
+                if (!entry.has("destination")) {
+                    s.problem(entry.pathOf("destination") + " is required: the destination this entry delivers to");
+                    continue;
+                }
+                if (!entry.has("when")) {
+                    s.problem(entry.pathOf("when") + " is required in the mapping form (write the plain name "
+                            + "to deliver every hook)");
+                    continue;
+                }
+                when = FilterReader.read(entry.raw("when"), entry.pathOf("when"), s.problems());
+                if (name == null || when == null) {
+                    continue; // reported
+                }
+                at = entry.pathOf("destination");
+            }
             if (name == null) {
-                s.problem(at + " must be a destination name, got " + Values.render(item));
+                s.problem(at + " must be a destination name or {destination: NAME, when: FILTER}, got " + Values.render(item));
             } else if (out.contains(name)) {
                 s.problem(at + " names destination " + Values.quote(name) + " twice");
             } else if (!destinations.contains(name)) {
                 if (!named.contains(name)) {
-                    s.problem(at + " names no configured destination: got " + Values.render(item)
+                    s.problem(at + " names no configured destination: got " + Values.render(when == null ? item : name)
                             + (destinations.isEmpty() ? " (no destinations are configured)"
                                     : ", configured: " + String.join(", ", destinations)));
                 }
                 // a destination that is named but invalid has its own message already
             } else {
                 out.add(name);
+                if (when != null) {
+                    filters.put(name, when);
+                }
             }
         }
         return out;

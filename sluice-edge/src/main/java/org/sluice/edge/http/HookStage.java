@@ -172,7 +172,7 @@ public final class HookStage {
         }
         SourceRoute source = exchange.source;
         PendingHook pending = new PendingHook(exchange.tenant, source.id(), key, nowMillis, headerMap(headers, source.stored()), body,
-                source.deliverTo());
+                source.routes().select(headers::get, body)); // deliver_to's filters, evaluated once, here
         CompletableFuture<CommitResult> commit;
         try {
             commit = sink.submit(pending);

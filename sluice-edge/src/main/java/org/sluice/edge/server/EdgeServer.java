@@ -46,6 +46,7 @@ import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.config.TlsConfig;
 import org.sluice.edge.dedupe.DedupeKeys;
 import org.sluice.edge.intake.BatchCommitter;
+import org.sluice.edge.route.Routes;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.verify.Verifiers;
@@ -414,8 +415,8 @@ public final class EdgeServer implements AutoCloseable {
                 String keyPath = "sources." + source.id();
                 sources.put(source.id(), new SourceRoute(source.id(), source.tenant().orElse(null),
                         Verifiers.create(source.verify(), keyPath + ".verify"),
-                        DedupeKeys.create(source.dedupe(), keyPath + ".dedupe"), source.deliverTo(),
-                        storedHeaders(source, config)));
+                        DedupeKeys.create(source.dedupe(), keyPath + ".dedupe"),
+                        Routes.of(source.deliverTo(), source.filters()), storedHeaders(source, config)));
                 sourceBytes.put(source.id(), source.bytesPerSecond());
             }
             Router router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);

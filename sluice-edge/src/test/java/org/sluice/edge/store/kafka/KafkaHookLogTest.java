@@ -82,7 +82,7 @@ class KafkaHookLogTest {
                     public void failed() {
                     }
                 })) {
-            assertThat(log.problem()).isNull();
+            awaitTrue(() -> log.problem() == null, "the log is ready (its topic made and led)");
             List<PendingHook> batch = List.of(hook("evt-1", "{\"n\":1}", List.of("app", "audit")),
                     hook(null, "{\"n\":2}", List.of()), hook("evt-3", "{\"n\":3}", List.of("app")));
             List<CommitResult> results = log.commit(batch);
@@ -132,6 +132,7 @@ class KafkaHookLogTest {
         int perBatch = 5;
         try (KafkaHookLog log = KafkaHookLog.open(settings("a", prefix, 86_400_000L), System::currentTimeMillis,
                 ProduceListener.NONE)) {
+            awaitTrue(() -> log.problem() == null, "the log is ready (its topic made and led)");
             java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
             List<java.util.concurrent.Future<List<String>>> writers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -165,10 +166,11 @@ class KafkaHookLogTest {
     }
 
     @Test
-    void aSecondCopyOfAKeyInOneBatchIsADuplicateOfTheFirst() {
+    void aSecondCopyOfAKeyInOneBatchIsADuplicateOfTheFirst() throws InterruptedException {
         String prefix = prefix();
         try (KafkaHookLog log = KafkaHookLog.open(settings("a", prefix, 86_400_000L), System::currentTimeMillis,
                 ProduceListener.NONE)) {
+            awaitTrue(() -> log.problem() == null, "the log is ready (its topic made and led)");
             List<CommitResult> results = log.commit(List.of(hook("evt-1", "a", List.of()), hook("evt-1", "b", List.of())));
             assertThat(results.get(0).status()).isEqualTo(CommitResult.Status.ACCEPTED);
             assertThat(results.get(1)).isEqualTo(CommitResult.duplicate(results.get(0).id()));
@@ -177,12 +179,13 @@ class KafkaHookLogTest {
     }
 
     @Test
-    void aNodeFindsByIdAHookAnotherNodeAccepted() {
+    void aNodeFindsByIdAHookAnotherNodeAccepted() throws InterruptedException {
         String prefix = prefix();
         AtomicLong wall = new AtomicLong(System.currentTimeMillis());
         try (KafkaHookLog a = KafkaHookLog.open(settings("a", prefix, 3_600_000L), System::currentTimeMillis,
                 ProduceListener.NONE);
              KafkaHookLog b = KafkaHookLog.open(settings("b", prefix, 3_600_000L), wall::get, ProduceListener.NONE)) {
+            awaitTrue(() -> a.problem() == null, "the log is ready (its topic made and led)");
             List<PendingHook> batch = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 batch.add(hook("evt-" + i, "{\"n\":" + i + "}", List.of("app")));
