@@ -7,10 +7,13 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 
 /**
  * The layering {@code docs/architecture.md} states, checked on the compiled classes of
@@ -22,12 +25,14 @@ import com.tngtech.archunit.lang.ArchRule;
  * today, and a new breach fails the build.
  *
  * <p>Delivery's layering, bottom up: {@code settings} (the config reading toolkit, JDK
- * only); {@code store}; {@code delivery} (the dispatcher, retry, breaker, pacing and the
- * seam: {@code Transport}, {@code Target}, {@code TargetReader}); the transport rooms
- * {@code delivery.http}, {@code delivery.kafka}, {@code delivery.nats} (each a target, its
- * reader and its transport; the broker ones share {@code delivery.broker}); then
- * {@code config}, which calls the readers. The top-level slices stay acyclic; inside
- * {@code delivery} the parent names the rooms only in {@code Target} and {@code Transports}.
+ * only); {@code store}; {@code delivery.targets} (the sealed set of targets, JDK only);
+ * {@code delivery} (the dispatcher, retry, breaker, pacing and the seam: {@code Transport},
+ * {@code TransportFactory}, {@code TargetReader}); the transport rooms {@code delivery.http},
+ * {@code delivery.kafka}, {@code delivery.nats} (each its reader and its transport; the
+ * broker ones share {@code delivery.broker}); then {@code config}, which calls the readers,
+ * and {@code server}, which builds a transport per kind. The top-level slices stay acyclic,
+ * and so do {@code delivery} and each of its sub-packages taken as slices of their own:
+ * {@code delivery} names no room.
  */
 @AnalyzeClasses(packages = "org.sluice", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -205,18 +210,35 @@ class ArchitectureTest {
             .as("the transport rooms of org.sluice.edge.delivery should not depend on each other");
 
     /**
-     * The dispatcher's package names the transport rooms in two places only: {@code Target}
-     * (its {@code Cases}, one method per kind) and {@code Transports} (where each is built).
-     * Everything else in it works on the seam ({@code Transport}, {@code Target},
-     * {@code TargetReader}), so adding a transport touches nothing else here.
+     * {@code delivery} and each package below it ({@code target}, {@code broker}, each
+     * transport room) as a slice of its own: no cycle among them. The edge-wide rule above
+     * sees them as one slice, so it would not catch the dispatcher's package and a room
+     * naming each other.
      */
     @ArchTest
-    static final ArchRule deliveryNamesTheTransportRoomsOnlyInTargetAndTransports = noClasses()
+    static final ArchRule deliveryAndItsRoomsFormNoCycle = slices().assignedFrom(new DeliveryRooms())
+            .should().beFreeOfCycles()
+            .as("org.sluice.edge.delivery and each of its sub-packages should be free of cycles");
+
+    /**
+     * The dispatcher's package works on the seam only ({@code Transport},
+     * {@code TransportFactory}, {@code TargetReader}, the sealed {@code Target}); the server's
+     * assembly builds each transport, so adding a transport touches nothing here.
+     */
+    @ArchTest
+    static final ArchRule deliveryNamesNoTransportRoom = noClasses()
             .that().resideInAPackage("org.sluice.edge.delivery")
-            .and().haveNameNotMatching("org\\.sluice\\.edge\\.delivery\\.(Target|Transports)(\\$.*)?")
             .should().dependOnClassesThat().resideInAnyPackage("org.sluice.edge.delivery.http..",
-                    "org.sluice.edge.delivery.kafka..", "org.sluice.edge.delivery.nats..")
-            .as("only Target and Transports of org.sluice.edge.delivery should name the transport rooms");
+                    "org.sluice.edge.delivery.kafka..", "org.sluice.edge.delivery.nats..",
+                    "org.sluice.edge.delivery.broker..")
+            .as("org.sluice.edge.delivery should not depend on the transport rooms (.http, .kafka, .nats, .broker)");
+
+    /** The sealed set of targets is the delivery rooms' bottom: plain records on the JDK. */
+    @ArchTest
+    static final ArchRule targetsUseOnlyTheJdk = classes()
+            .that().resideInAPackage("org.sluice.edge.delivery.targets..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("org.sluice.edge.delivery.targets..", "java..")
+            .as("org.sluice.edge.delivery.targets should depend on the JDK only");
 
     /** What the broker transports share knows neither broker, nor any transport room. */
     @ArchTest
@@ -234,4 +256,29 @@ class ArchitectureTest {
             .should().onlyBeAccessed().byClassesThat().resideInAnyPackage("org.sluice.edge.delivery.broker..",
                     "org.sluice.edge.delivery.kafka..", "org.sluice.edge.delivery.nats..")
             .as("org.sluice.edge.delivery.broker should be used by the Kafka and NATS rooms only");
+
+    /** {@code org.sluice.edge.delivery} is slice {@code delivery}; each package below it a slice by its first name there. */
+    private static final class DeliveryRooms implements SliceAssignment {
+
+        private static final String ROOT = "org.sluice.edge.delivery";
+
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass c) {
+            String p = c.getPackageName();
+            if (p.equals(ROOT)) {
+                return SliceIdentifier.of("delivery");
+            }
+            if (!p.startsWith(ROOT + ".")) {
+                return SliceIdentifier.ignore();
+            }
+            String rest = p.substring(ROOT.length() + 1);
+            int dot = rest.indexOf('.');
+            return SliceIdentifier.of("delivery." + (dot < 0 ? rest : rest.substring(0, dot)));
+        }
+
+        @Override
+        public String getDescription() {
+            return "org.sluice.edge.delivery and each package below it";
+        }
+    }
 }

@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
 import org.sluice.edge.delivery.Destination;
-import org.sluice.edge.delivery.nats.NatsTarget;
+import org.sluice.edge.delivery.targets.NatsTarget;
 import org.sluice.edge.intake.IntakeSettings;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Problems;

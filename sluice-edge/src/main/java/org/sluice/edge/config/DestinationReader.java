@@ -17,9 +17,9 @@ import org.sluice.edge.delivery.RetryPolicy;
 import org.sluice.edge.delivery.SettingsException;
 import org.sluice.edge.delivery.TargetReader;
 import org.sluice.edge.delivery.http.HttpReader;
-import org.sluice.edge.delivery.http.HttpTarget;
 import org.sluice.edge.delivery.kafka.KafkaReader;
 import org.sluice.edge.delivery.nats.NatsReader;
+import org.sluice.edge.delivery.targets.Target;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Section;
 import org.sluice.edge.settings.Values;
@@ -40,8 +40,8 @@ final class DestinationReader {
     static final List<String> RETRY = List.of("initial_ms", "max_ms", "max_attempts", "max_age_seconds",
             "permanent_statuses");
     static final List<String> BREAKER = List.of("failures", "open_ms", "max_open_ms");
-    /** The reader of each destination {@code type}, in the order messages list the types: one line per transport. */
-    static final Map<String, TargetReader> READERS = readers(new HttpReader(), new KafkaReader(), new NatsReader());
+    /** The reader of each destination {@code type}, in the order messages list the types ({@link Target.Kind}'s). */
+    static final Map<String, TargetReader> READERS = readers();
     static final List<String> DEFAULT_FORWARD_HEADERS = List.of("Content-Type");
     static final long MAX_TIMEOUT_MS = 3_600_000;
     static final int MAX_IN_FLIGHT = 10_000;
@@ -49,12 +49,25 @@ final class DestinationReader {
     private DestinationReader() {
     }
 
-    private static Map<String, TargetReader> readers(TargetReader... readers) {
+    private static Map<String, TargetReader> readers() {
         Map<String, TargetReader> byType = new LinkedHashMap<>();
-        for (TargetReader r : readers) {
-            byType.put(r.type(), r);
+        for (Target.Kind kind : Target.Kind.values()) {
+            TargetReader r = reader(kind);
+            if (r.kind() != kind) {
+                throw new IllegalStateException(r + " reads " + r.kind() + ", not " + kind);
+            }
+            byType.put(kind.configName(), r);
         }
         return Collections.unmodifiableMap(byType);
+    }
+
+    /** The reader in each transport's room: one case per kind, and javac refuses a kind without one. */
+    private static TargetReader reader(Target.Kind kind) {
+        return switch (kind) {
+            case HTTP -> new HttpReader();
+            case KAFKA -> new KafkaReader();
+            case NATS -> new NatsReader();
+        };
     }
 
     static Map<String, Destination> read(Section root, long maxBodyBytes) {
@@ -78,7 +91,7 @@ final class DestinationReader {
             int before = root.problems().size();
             Object type = e.getValue() instanceof Map<?, ?> m ? m.get("type") : null;
             // an unknown type is reported by itself, not as a crowd of unknown keys
-            TargetReader reader = READERS.get(type == null ? HttpTarget.TYPE : type);
+            TargetReader reader = READERS.get(type == null ? Target.Kind.HTTP.configName() : type);
             List<String> known = reader != null ? reader.keys()
                     : e.getValue() instanceof Map<?, ?> m ? m.keySet().stream().map(String::valueOf).toList() : HttpReader.KEYS;
             Section s = Section.of(root.problems(), path, e.getValue(), known);
@@ -91,7 +104,7 @@ final class DestinationReader {
     }
 
     private static Destination destination(Section s, String name, long maxBodyBytes) {
-        TargetReader reader = READERS.get(HttpTarget.TYPE);
+        TargetReader reader = READERS.get(Target.Kind.HTTP.configName());
         if (s.has("type")) {
             String t = Values.string(s.raw("type"));
             reader = t == null ? null : READERS.get(t);

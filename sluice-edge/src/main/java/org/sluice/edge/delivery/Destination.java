@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery;
 
+import org.sluice.edge.delivery.targets.Target;
 import java.util.Objects;
 import java.util.Optional;
 import org.sluice.core.Limit;
@@ -8,7 +9,7 @@ import org.sluice.core.Limit;
  * {@code destinations.<name>:} one place accepted hooks are handed on to, validated.
  *
  * @param name        the key under {@code destinations}, 1-64 of {@code A-Z a-z 0-9 _ -}
- * @param target      where attempts go and that way's own settings (its {@code type})
+ * @param target      where attempts go and that way's own settings (its {@code type}): one of a sealed set
  * @param timeoutMs   the whole attempt, connect included
  * @param maxInFlight attempts to this destination at once
  * @param rate        attempts per second (with burst); empty: unpaced
@@ -50,6 +51,20 @@ public record Destination(
     /** The configured {@code type}: {@link Target#type()}. */
     public String type() {
         return target.type();
+    }
+
+    /**
+     * The target as the transport of its kind reads it: the one checked cast from the sealed
+     * {@link Target} to its record, for a transport handed a destination of its own kind.
+     *
+     * @throws IllegalArgumentException naming the destination, when its target is of another kind
+     */
+    public <T extends Target> T target(Class<T> kind) {
+        if (kind.isInstance(target)) {
+            return kind.cast(target);
+        }
+        throw new IllegalArgumentException("destinations." + name + " is a " + type() + " destination, not "
+                + kind.getSimpleName());
     }
 
     /** Never prints the signing secret, configured header values or broker credentials. */

@@ -135,30 +135,18 @@ public final class Dispatcher implements AutoCloseable {
      * @param wallMillis epoch milliseconds, the store's wall clock: due times and ages
      * @param registry   where the {@code sluice_delivery_*} meters go
      * @param random     the jitter of retry waits
+     * @param factory    makes the transport of each kind of target in use (the server's
+     *                   names each room); a transport on borrowed event loops needs this
+     *                   dispatcher closed before their owner shuts them down, or its attempts
+     *                   out end as {@code client closed} instead of with their answers
      */
     public Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
-                      MeterRegistry registry, RandomGenerator random) {
-        this(destinations, store, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, null);
-    }
-
-    /**
-     * As {@link #Dispatcher(List, HookStore, Clock, LongSupplier, MeterRegistry, RandomGenerator)},
-     * with the HTTP client on borrowed event loops ({@code httpLoops}, e.g. the server's
-     * ingest loops; null: loops of its own). Close this dispatcher before their owner shuts
-     * them down, or its attempts out end as {@code client closed} instead of with their answers.
-     */
-    public Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
-                      MeterRegistry registry, RandomGenerator random, ClientLoops httpLoops) {
-        this(destinations, store, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, httpLoops);
+                      MeterRegistry registry, RandomGenerator random, TransportFactory factory) {
+        this(destinations, store, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, factory);
     }
 
     Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
-               MeterRegistry registry, RandomGenerator random, Duration closeGrace) {
-        this(destinations, store, clock, wallMillis, registry, random, closeGrace, null);
-    }
-
-    Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
-               MeterRegistry registry, RandomGenerator random, Duration closeGrace, ClientLoops httpLoops) {
+               MeterRegistry registry, RandomGenerator random, Duration closeGrace, TransportFactory factory) {
         this.store = store;
         this.ledger = store.deliveries();
         this.wallMillis = wallMillis;
@@ -169,7 +157,7 @@ public final class Dispatcher implements AutoCloseable {
         }
         this.driver = new Driver(this::pass, outstanding::unanswered, this::answersQueued);
         this.recorder = new AnswerRecorder(ledger, random, driver::passesComing, driver::wake);
-        this.transports = new Transports(destinations, wall, httpLoops);
+        this.transports = new Transports(destinations, wall, factory);
         Map<String, Outlet> byName = new LinkedHashMap<>();
         for (Destination d : destinations) {
             byName.put(d.name(), new Outlet(d, transports.of(d), store, clock, wallMillis, outstanding, recorder,

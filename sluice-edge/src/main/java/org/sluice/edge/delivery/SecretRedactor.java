@@ -1,7 +1,5 @@
 package org.sluice.edge.delivery;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -11,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.sluice.edge.delivery.targets.Target;
 
 /**
  * The one filter every attempt's error text passes before it reaches {@code last_error},
@@ -71,25 +70,6 @@ public final class SecretRedactor {
             out = out.replace(s, MASK);
         }
         return out;
-    }
-
-    /**
-     * The secrets in a URL's user info: the whole of it, the password (after the first
-     * colon) and, percent-decoded, both; none when it has no user info or is not a URL.
-     */
-    public static List<String> userInfoSecrets(String url) {
-        try {
-            String info = new URI(url).getRawUserInfo();
-            if (info == null) {
-                return List.of();
-            }
-            int colon = info.indexOf(':');
-            return colon < 0 ? List.of(info) : List.of(info, info.substring(colon + 1));
-        } catch (URISyntaxException e) {
-            int at = url.lastIndexOf('@');
-            int start = url.indexOf("://");
-            return at > start + 3 && start >= 0 ? List.of(url.substring(start + 3, at)) : List.of();
-        }
     }
 
     private static String decoded(String s) {

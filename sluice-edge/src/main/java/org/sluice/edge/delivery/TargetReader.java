@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery;
 
+import org.sluice.edge.delivery.targets.Target;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,8 +29,8 @@ public interface TargetReader {
     record Read(Target target, OutboundHeaders headers) {
     }
 
-    /** The {@code type} this reads, as written in the config. */
-    String type();
+    /** The kind of target this reads: its {@code type} as written in the config is {@code kind().configName()}. */
+    Target.Kind kind();
 
     /** Every key a destination of this type may have, in the order an unknown-key message lists them. */
     List<String> keys();

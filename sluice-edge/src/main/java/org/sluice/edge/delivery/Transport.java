@@ -8,18 +8,15 @@ import org.sluice.edge.store.StoredHook;
  * {@link Dispatcher} decides what to send and when (due rows, pacing, breaker, claims,
  * retries); a transport only carries one attempt and says what came back.
  *
- * <p>One transport serves every destination of its kind of {@link Target}; each lives in
- * the room of its target ({@code delivery.http}, {@code delivery.kafka},
- * {@code delivery.nats}) and is built by {@link Transports}. Its
+ * <p>One transport serves every destination of its {@code Target.Kind}; each lives in a
+ * room of its own ({@code delivery.http}, {@code delivery.kafka}, {@code delivery.nats}) and
+ * is made by the {@link TransportFactory} the dispatcher is given (the server's names each
+ * room). Its
  * futures complete on its own threads and never exceptionally: every failure is an
- * {@link Outcome}. A transport must give up on an attempt within the destination's
+ * {@link AttemptOutcome}. A transport must give up on an attempt within the destination's
  * {@code timeout_ms} ({@link AttemptResult.Failure#TIMEOUT}).
  */
 public interface Transport extends AutoCloseable {
-
-    /** What one attempt came to, with a short text for {@code last_error} when it was not delivered. */
-    record Outcome(AttemptResult result, String error) {
-    }
 
     /**
      * Prepares for attempts to {@code destination} (a connection pool, a producer). A
@@ -31,7 +28,7 @@ public interface Transport extends AutoCloseable {
      * Sends attempt {@code attempt} (from 1) of {@code hook} to {@code destination}, at wall
      * time {@code nowMillis}.
      */
-    CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis);
+    CompletableFuture<AttemptOutcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis);
 
     /**
      * Starts the attempts {@link #send} handed over since the last flush, if the transport

@@ -1,36 +1,29 @@
 package org.sluice.edge.delivery;
 
 import java.time.InstantSource;
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import org.sluice.edge.delivery.http.HttpDeliveryClient;
-import org.sluice.edge.delivery.http.HttpTarget;
-import org.sluice.edge.delivery.kafka.KafkaTarget;
-import org.sluice.edge.delivery.kafka.KafkaTransport;
-import org.sluice.edge.delivery.nats.NatsTarget;
-import org.sluice.edge.delivery.nats.NatsTransport;
+import org.sluice.edge.delivery.targets.Target;
 
 /**
- * The transports of one dispatcher: one per kind of {@link Target} in use, each built once
- * and registered with every destination of its kind. The one place in this package that
- * names the transports' rooms, where each is built ({@link Build}).
+ * The transports of one dispatcher: one per kind of {@link Target} in use, each made once
+ * by the {@link TransportFactory} it was given and registered with every destination of
+ * its kind. Names no transport's room: the factory does.
  */
 final class Transports implements AutoCloseable {
 
-    private final Map<String, Transport> byType = new LinkedHashMap<>();
+    private final Map<Target.Kind, Transport> byKind = new EnumMap<>(Target.Kind.class);
 
     /**
-     * Builds and registers a transport for every kind of target among {@code destinations};
-     * on a failure, closes what was built and rethrows.
-     *
-     * @param httpLoops event loops the HTTP client may borrow, or null for loops of its own
+     * Makes and registers a transport for every kind of target among {@code destinations};
+     * on a failure, closes what was made and rethrows.
      */
-    Transports(List<Destination> destinations, InstantSource wall, ClientLoops httpLoops) {
-        Build build = new Build(destinations, wall, httpLoops);
+    Transports(List<Destination> destinations, InstantSource wall, TransportFactory factory) {
         try {
             for (Destination d : destinations) {
-                byType.computeIfAbsent(d.type(), type -> d.target().accept(build)).register(d);
+                byKind.computeIfAbsent(d.target().kind(), kind -> factory.make(kind,
+                        destinations.stream().filter(o -> o.target().kind() == kind).toList(), wall)).register(d);
             }
         } catch (RuntimeException e) {
             close();
@@ -38,29 +31,9 @@ final class Transports implements AutoCloseable {
         }
     }
 
-    /** The transport of each kind of target, built for all of {@code destinations}. */
-    private record Build(List<Destination> destinations, InstantSource wall, ClientLoops httpLoops)
-            implements Target.Cases<Transport> {
-
-        @Override
-        public Transport http(HttpTarget http) {
-            return HttpDeliveryClient.forDestinations(destinations, httpLoops, wall);
-        }
-
-        @Override
-        public Transport kafka(KafkaTarget kafka) {
-            return new KafkaTransport();
-        }
-
-        @Override
-        public Transport nats(NatsTarget nats) {
-            return new NatsTransport();
-        }
-    }
-
-    /** The transport of {@code destination}'s type. */
+    /** The transport of {@code destination}'s kind. */
     Transport of(Destination destination) {
-        Transport t = byType.get(destination.type());
+        Transport t = byKind.get(destination.target().kind());
         if (t == null) {
             throw new IllegalArgumentException("destination " + destination.name() + " has no transport");
         }
@@ -69,11 +42,11 @@ final class Transports implements AutoCloseable {
 
     /** {@link Transport#flush()} of every transport. */
     void flush() {
-        byType.values().forEach(Transport::flush);
+        byKind.values().forEach(Transport::flush);
     }
 
     @Override
     public void close() {
-        byType.values().forEach(Transport::close);
+        byKind.values().forEach(Transport::close);
     }
 }

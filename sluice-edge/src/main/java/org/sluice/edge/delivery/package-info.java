@@ -8,16 +8,21 @@
  * ({@link org.sluice.edge.delivery.DestinationBreaker}), paced replays of a time range
  * ({@link org.sluice.edge.delivery.Replays}, which the admin API starts), what every attempt
  * carries ({@link org.sluice.edge.delivery.OutboundHeaders}, signed by
- * {@link org.sluice.edge.delivery.WebhookSigner}), and the transport seam: a destination's
- * {@link org.sluice.edge.delivery.Target}, the {@link org.sluice.edge.delivery.Transport}
- * that carries its attempts and the {@link org.sluice.edge.delivery.TargetReader} that reads
- * its keys.
+ * {@link org.sluice.edge.delivery.WebhookSigner}), and the transport seam: the
+ * {@link org.sluice.edge.delivery.Destination} with its sealed
+ * {@link org.sluice.edge.delivery.targets.Target}, the
+ * {@link org.sluice.edge.delivery.Transport} that carries its attempts and reports an
+ * {@link org.sluice.edge.delivery.AttemptOutcome}, the
+ * {@link org.sluice.edge.delivery.TransportFactory} that makes one transport per kind of
+ * target, and the {@link org.sluice.edge.delivery.TargetReader} that reads its keys.
  *
- * <p>Each transport is a room below this one: {@code delivery.http}, {@code delivery.kafka},
- * {@code delivery.nats}, each holding its target, its config reader and its transport; the
- * broker ones share {@code delivery.broker} (the table of attempts out). This package names
- * those rooms in two places only: {@code Target.Cases} and {@code Transports}, where each
- * transport is built. {@code docs/delivery.md} ("Adding a transport") gives the recipe.
+ * <p>Each transport is a room that uses this one: {@code delivery.http},
+ * {@code delivery.kafka}, {@code delivery.nats}, each holding its config reader and its
+ * transport; the broker ones share {@code delivery.broker} (the table of attempts out). The
+ * targets themselves live below this package, in {@code delivery.targets} (a sealed type's
+ * records must share its package on Java 17's class path). This package names no room: the
+ * server's assembly builds the transports through a {@code TransportFactory}.
+ * {@code docs/delivery.md} ("Adding a transport") gives the recipe.
  *
  * <p>The {@link org.sluice.edge.delivery.Dispatcher} runs it: the server starts one when destinations are configured (see
  * {@code docs/delivery.md}). Its parts, one job each: an {@code Outlet} per destination (slots,
@@ -28,7 +33,8 @@
  * (pending, delivered, dead) and a destination's stored <em>counts</em> are the store's; what
  * the dispatcher is doing for a destination now is its <em>activity</em>.
  *
- * <p>May use {@code sluice-core} (clock, limiters), {@code org.sluice.edge.store} (the
+ * <p>May use {@code sluice-core} (clock, limiters), {@code delivery.targets},
+ * {@code org.sluice.edge.store} (the
  * delivery rows), {@code org.sluice.edge.settings} (the readers' toolkit) and
  * {@code org.sluice.edge.verify} (the header-name rule). Bad settings throw
  * {@link org.sluice.edge.delivery.SettingsException} or become problems in the reader's

@@ -9,7 +9,7 @@ import org.sluice.core.Clock;
 import org.sluice.core.QueueShares;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
-import org.sluice.edge.delivery.ClientLoops;
+import org.sluice.edge.delivery.http.ClientLoops;
 import org.sluice.edge.delivery.Dispatcher;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookLog;
@@ -112,7 +112,7 @@ final class Backends implements AutoCloseable {
         } else if (!config.destinations().isEmpty()) {
             try {
                 delivering = new Dispatcher(java.util.List.copyOf(config.destinations().values()), store, clock, epochMillis,
-                        registry, new java.util.SplittableRandom(), httpLoops);
+                        registry, new java.util.SplittableRandom(), new DeliveryTransports(httpLoops));
                 delivering.start();
             } catch (RuntimeException e) {
                 throw closeAfterFailedBoot(e, intake, kafkaLog, store, host, fleet);

@@ -41,7 +41,7 @@ import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.config.AdminConfig;
 import org.sluice.edge.config.Routing;
 import org.sluice.edge.config.SluiceConfig;
-import org.sluice.edge.delivery.ClientLoops;
+import org.sluice.edge.delivery.http.ClientLoops;
 import org.sluice.edge.config.SourceConfig;
 import org.sluice.edge.config.TlsConfig;
 import org.sluice.edge.dedupe.DedupeKeys;

@@ -2,7 +2,9 @@
  * The node's lifecycle: {@code EdgeServer} boots and stops everything, in order, and builds
  * each ingest connection's pipeline ({@code EdgeServer.Pipeline}); the state behind the request
  * path ({@code Backends}: the store, the intake, the tenant gate with its limits, queue shares,
- * host arena and fleet gate, the dispatcher; {@code IntakeSink} hands it to {@code http}); the
+ * host arena and fleet gate, the dispatcher with {@code DeliveryTransports}, the one place
+ * that names every transport room and builds the transport of each kind of target;
+ * {@code IntakeSink} hands it to {@code http}); the
  * housekeeping threads ({@code Sweeper}, {@code Retention}, with the cached store size
  * {@code StoreSize}); the admin listener ({@code AdminServer}, {@code AdminDeadlines}); the
  * process metrics ({@code ProcessMetrics}) and the choice of Netty transport

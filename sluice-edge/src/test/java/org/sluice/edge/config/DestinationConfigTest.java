@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Ordering;
-import org.sluice.edge.delivery.http.HttpTarget;
+import org.sluice.edge.delivery.targets.HttpTarget;
 
 /** {@code destinations}, {@code deliver_to}, {@code retention} and {@code store}: values read and every refusal's message. */
 class DestinationConfigTest {
@@ -52,7 +52,7 @@ class DestinationConfigTest {
         assertThat(app.timeoutMs()).isEqualTo(2000);
         assertThat(app.maxInFlight()).isEqualTo(4);
         assertThat(app.rate()).hasValueSatisfying(l -> assertThat(l.burst()).isEqualTo(400));
-        assertThat(http(app).signer()).isPresent();
+        assertThat(app.headers().signs()).isTrue();
         assertThat(app.ordering()).isEqualTo(Ordering.FIFO);
         assertThat(app.retry().initialMs()).isEqualTo(500);
         assertThat(app.retry().maxMs()).isEqualTo(60_000);
@@ -70,7 +70,7 @@ class DestinationConfigTest {
         assertThat(audit.timeoutMs()).isEqualTo(Destination.DEFAULT_TIMEOUT_MS);
         assertThat(audit.maxInFlight()).isEqualTo(Destination.DEFAULT_MAX_IN_FLIGHT);
         assertThat(audit.rate()).isEmpty();
-        assertThat(http(audit).signer()).isEmpty();
+        assertThat(audit.headers().signs()).isFalse();
         assertThat(audit.ordering()).isEqualTo(Ordering.NONE);
         assertThat(audit.retry().maxAttempts()).isEqualTo(20);
         assertThat(audit.breaker().failures()).isEqualTo(5);

@@ -11,7 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.sluice.edge.delivery.Destination;
-import org.sluice.edge.delivery.kafka.KafkaTarget;
+import org.sluice.edge.delivery.targets.KafkaTarget;
 import org.sluice.edge.delivery.Ordering;
 
 /** {@code type: kafka} destinations: values read, defaults, and every refusal's message (never a property's value). */

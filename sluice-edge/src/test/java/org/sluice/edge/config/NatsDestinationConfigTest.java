@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.delivery.Destination;
-import org.sluice.edge.delivery.nats.NatsTarget;
+import org.sluice.edge.delivery.targets.NatsTarget;
 
 /** {@code type: nats} destinations: every key read, every bad value refused with its key path and value. */
 class NatsDestinationConfigTest {

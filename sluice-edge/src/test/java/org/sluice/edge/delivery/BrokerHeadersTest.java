@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery;
 
+import org.sluice.edge.delivery.targets.Target;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nats.client.impl.Headers;
@@ -11,9 +12,9 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
-import org.sluice.edge.delivery.kafka.KafkaTarget;
+import org.sluice.edge.delivery.targets.KafkaTarget;
 import org.sluice.edge.delivery.kafka.KafkaTransport;
-import org.sluice.edge.delivery.nats.NatsTarget;
+import org.sluice.edge.delivery.targets.NatsTarget;
 import org.sluice.edge.delivery.nats.NatsTransport;
 import org.sluice.edge.store.StoredHook;
 

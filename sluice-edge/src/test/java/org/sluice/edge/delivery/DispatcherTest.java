@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
 import org.sluice.core.Limit;
-import org.sluice.edge.delivery.http.HttpTarget;
+import org.sluice.edge.delivery.http.HttpDeliveryClient;
+import org.sluice.edge.delivery.targets.HttpTarget;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
@@ -90,7 +91,7 @@ class DispatcherTest {
 
         Destination build() {
             WebhookSigner signer = signed ? WebhookSigner.fromSecret("destinations." + name + ".signing.secret", SECRET) : null;
-            return new Destination(name, new HttpTarget(url, Optional.empty(), Optional.ofNullable(signer)), timeoutMs,
+            return new Destination(name, new HttpTarget(url), timeoutMs,
                     maxInFlight, Optional.ofNullable(rate),
                     OutboundHeaders.of("destinations." + name, List.of("content-type"), Map.of(), signer, "0.1.0-test"),
                     ordering, retry, breaker);
@@ -113,7 +114,8 @@ class DispatcherTest {
         for (Spec s : specs) {
             ds.add(s.build());
         }
-        Dispatcher d = new Dispatcher(ds, store, c, wall, registry, random, grace);
+        Dispatcher d = new Dispatcher(ds, store, c, wall, registry, random, grace,
+                (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, null, w));
         closing.add(d);
         return d;
     }

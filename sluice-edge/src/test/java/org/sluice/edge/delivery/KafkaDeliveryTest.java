@@ -22,7 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
-import org.sluice.edge.delivery.kafka.KafkaTarget;
+import org.sluice.edge.delivery.kafka.KafkaTransport;
+import org.sluice.edge.delivery.targets.KafkaTarget;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
@@ -82,7 +83,7 @@ class KafkaDeliveryTest {
     private Dispatcher dispatcher(Destination d) {
         store = RocksHookStore.open(dir, RocksHookStore.Options.defaults());
         dispatcher = new Dispatcher(List.of(d), store, Clock.system(), System::currentTimeMillis, new SimpleMeterRegistry(),
-                new SplittableRandom(7));
+                new SplittableRandom(7), (kind, ofKind, wall) -> new KafkaTransport());
         return dispatcher;
     }
 

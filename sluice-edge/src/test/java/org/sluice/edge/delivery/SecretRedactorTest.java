@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery;
 
+import org.sluice.edge.delivery.targets.Target;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
@@ -7,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.sluice.edge.delivery.http.HttpTarget;
-import org.sluice.edge.delivery.kafka.KafkaTarget;
-import org.sluice.edge.delivery.nats.NatsTarget;
+import org.sluice.edge.delivery.targets.HttpTarget;
+import org.sluice.edge.delivery.targets.KafkaTarget;
+import org.sluice.edge.delivery.targets.NatsTarget;
 
 /** Every place a destination's secret can be configured is masked in an error text (issue 46, point 1). */
 class SecretRedactorTest {

@@ -7,7 +7,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.sluice.edge.delivery.Transport.Outcome;
+import org.sluice.edge.delivery.AttemptOutcome;
 
 /**
  * The attempts a broker transport has out to one destination: sent, not yet answered. The
@@ -40,13 +40,13 @@ public final class AttemptsOut<P> {
     private final Map<Long, Attempt<P>> out = new ConcurrentHashMap<>();
     private final AtomicLong numbers = new AtomicLong();
     private final long timeoutMs;
-    private final Outcome timedOut;
+    private final AttemptOutcome timedOut;
 
     /**
      * @param timeoutMs the destination's {@code timeout_ms}: each attempt's deadline
      * @param timedOut  what an attempt past its deadline comes to ({@code timeout}, with the text for {@code last_error})
      */
-    public AttemptsOut(long timeoutMs, Outcome timedOut) {
+    public AttemptsOut(long timeoutMs, AttemptOutcome timedOut) {
         if (timeoutMs < 1) {
             throw new IllegalArgumentException("timeoutMs must be at least 1, got " + timeoutMs);
         }
@@ -97,7 +97,7 @@ public final class AttemptsOut<P> {
     }
 
     /** Completes every attempt still out with {@code outcome} (the transport is closing). */
-    public void completeAll(Outcome outcome) {
+    public void completeAll(AttemptOutcome outcome) {
         for (Attempt<P> a : out.values()) {
             a.complete(outcome);
         }
@@ -110,7 +110,7 @@ public final class AttemptsOut<P> {
         private final P payload;
         /** {@link System#nanoTime()} after which the sweep completes it as {@code timeout}. */
         private final long deadlineNanos;
-        private final CompletableFuture<Outcome> future = new CompletableFuture<>();
+        private final CompletableFuture<AttemptOutcome> future = new CompletableFuture<>();
 
         private Attempt(AttemptsOut<P> table, long number, P payload, long deadlineNanos) {
             this.table = table;
@@ -129,7 +129,7 @@ public final class AttemptsOut<P> {
         }
 
         /** Completes with {@code outcome} unless completed already; the first completion takes it out of the table. */
-        public void complete(Outcome outcome) {
+        public void complete(AttemptOutcome outcome) {
             if (future.complete(outcome)) {
                 table.out.remove(number, this);
             }
@@ -140,7 +140,7 @@ public final class AttemptsOut<P> {
         }
 
         /** What the attempt comes to; completes on the broker client's threads, the timer or the closing thread. */
-        public CompletableFuture<Outcome> future() {
+        public CompletableFuture<AttemptOutcome> future() {
             return future;
         }
     }

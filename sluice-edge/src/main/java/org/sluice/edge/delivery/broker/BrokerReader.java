@@ -2,7 +2,7 @@ package org.sluice.edge.delivery.broker;
 
 import java.util.List;
 import java.util.Map;
-import org.sluice.edge.delivery.Target;
+import org.sluice.edge.delivery.targets.Target;
 import org.sluice.edge.delivery.TargetReader;
 import org.sluice.edge.settings.Section;
 
@@ -14,21 +14,21 @@ import org.sluice.edge.settings.Section;
  */
 public abstract class BrokerReader implements TargetReader {
 
-    private final String type;
+    private final Target.Kind kind;
     private final List<String> keys;
 
     /**
-     * @param type    the {@code type} read
+     * @param kind    the kind of target read
      * @param ownKeys the keys only this type has, in the order messages list them after the common ones
      */
-    protected BrokerReader(String type, List<String> ownKeys) {
-        this.type = type;
+    protected BrokerReader(Target.Kind kind, List<String> ownKeys) {
+        this.kind = kind;
         this.keys = TargetReader.withCommonKeys(ownKeys);
     }
 
     @Override
-    public final String type() {
-        return type;
+    public final Target.Kind kind() {
+        return kind;
     }
 
     @Override

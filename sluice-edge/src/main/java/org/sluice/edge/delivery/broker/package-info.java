@@ -5,7 +5,7 @@
  * ({@link org.sluice.edge.delivery.broker.BrokerReader}) and their daemon threads
  * ({@link org.sluice.edge.delivery.broker.BrokerThreads}).
  *
- * <p>May use {@code delivery} (the seam), {@code settings} and the JDK; knows neither broker
+ * <p>May use {@code delivery} (the seam), {@code delivery.targets}, {@code settings} and the JDK; knows neither broker
  * nor any transport room, and only {@code delivery.kafka} and {@code delivery.nats} use it
  * (ArchitectureTest).
  */

@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.sluice.edge.delivery.AttemptResult;
 import org.sluice.edge.delivery.RetryAfter;
-import org.sluice.edge.delivery.Transport.Outcome;
+import org.sluice.edge.delivery.AttemptOutcome;
 
 /**
  * One attempt of the HTTP client (one POST, its connection and its answer): completes
@@ -32,7 +32,7 @@ final class HttpAttempt {
     final Pool pool;
     final List<Map.Entry<String, String>> headers;
     final byte[] body;
-    final CompletableFuture<Outcome> future = new CompletableFuture<>();
+    final CompletableFuture<AttemptOutcome> future = new CompletableFuture<>();
     final AtomicBoolean done = new AtomicBoolean();
     volatile ScheduledFuture<?> timer;
     volatile ChannelFuture connecting;
@@ -97,7 +97,7 @@ final class HttpAttempt {
     }
 
     /** Completes the attempt with {@code outcome} unless it completed already, and drops its connection or connect. */
-    void abort(Outcome outcome) {
+    void abort(AttemptOutcome outcome) {
         if (complete(outcome, null)) {
             ChannelFuture c = connecting;
             if (c != null) {
@@ -113,7 +113,7 @@ final class HttpAttempt {
     }
 
     /** Completes the attempt once; {@code reuse} is the connection to pool again, or null. */
-    boolean complete(Outcome outcome, Channel reuse) {
+    boolean complete(AttemptOutcome outcome, Channel reuse) {
         if (!done.compareAndSet(false, true)) {
             return false;
         }
@@ -142,12 +142,12 @@ final class HttpAttempt {
         return req;
     }
 
-    static Outcome answered(HttpAttempt ex) {
-        return new Outcome(AttemptResult.answered(ex.status, ex.retryAfterMillis), null);
+    static AttemptOutcome answered(HttpAttempt ex) {
+        return new AttemptOutcome(AttemptResult.answered(ex.status, ex.retryAfterMillis), null);
     }
 
-    static Outcome failure(AttemptResult.Failure kind, String error) {
-        return new Outcome(AttemptResult.failed(kind), error);
+    static AttemptOutcome failure(AttemptResult.Failure kind, String error) {
+        return new AttemptOutcome(AttemptResult.failed(kind), error);
     }
 
     static String connectError(Throwable cause) {

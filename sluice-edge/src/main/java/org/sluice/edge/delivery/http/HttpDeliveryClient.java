@@ -1,5 +1,8 @@
 package org.sluice.edge.delivery.http;
 
+import org.sluice.edge.delivery.AttemptOutcome;
+import org.sluice.edge.delivery.targets.HttpTarget;
+import org.sluice.edge.delivery.targets.Target;
 import static org.sluice.edge.delivery.http.HttpAttempt.brief;
 import static org.sluice.edge.delivery.http.HttpAttempt.connectError;
 import static org.sluice.edge.delivery.http.HttpAttempt.failure;
@@ -37,7 +40,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import org.sluice.edge.delivery.AttemptResult;
-import org.sluice.edge.delivery.ClientLoops;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.Transport;
@@ -124,8 +126,8 @@ public final class HttpDeliveryClient implements Transport {
      */
     public static HttpDeliveryClient forDestinations(List<Destination> destinations, ClientLoops httpLoops,
                                                      InstantSource wall) {
-        List<HttpTarget> http = destinations.stream().map(Destination::target)
-                .filter(HttpTarget.class::isInstance).map(HttpTarget.class::cast).toList();
+        List<HttpTarget> http = destinations.stream().filter(d -> d.target().kind() == Target.Kind.HTTP)
+                .map(d -> d.target(HttpTarget.class)).toList();
         if (httpLoops != null && http.stream().noneMatch(HttpTarget::https)) {
             return new HttpDeliveryClient(httpLoops, wall);
         }
@@ -179,7 +181,7 @@ public final class HttpDeliveryClient implements Transport {
      * starts at the next {@link #flush()}.
      */
     @Override
-    public CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
+    public CompletableFuture<AttemptOutcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
         List<Map.Entry<String, String>> headers;
         try {
             headers = destination.headers().forAttempt(hook, attempt, Math.floorDiv(nowMillis, 1000));
@@ -205,9 +207,9 @@ public final class HttpDeliveryClient implements Transport {
      * Sends one attempt now (queued and its start scheduled at once); the future completes
      * on the destination's event loop, never exceptionally.
      */
-    CompletableFuture<Outcome> send(String destination, List<Map.Entry<String, String>> headers, byte[] body) {
+    CompletableFuture<AttemptOutcome> send(String destination, List<Map.Entry<String, String>> headers, byte[] body) {
         Pool pool = pool(destination);
-        CompletableFuture<Outcome> f = queue(pool, headers, body);
+        CompletableFuture<AttemptOutcome> f = queue(pool, headers, body);
         scheduleStart(pool);
         return f;
     }
@@ -230,7 +232,7 @@ public final class HttpDeliveryClient implements Transport {
         return best;
     }
 
-    private CompletableFuture<Outcome> queue(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
+    private CompletableFuture<AttemptOutcome> queue(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
         HttpAttempt a = new HttpAttempt(this, pool, headers, body);
         pool.live.add(a);
         pool.queued.add(a);
@@ -308,7 +310,7 @@ public final class HttpDeliveryClient implements Transport {
         for (Pool pool : pools.values().stream().flatMap(Arrays::stream).toList()) {
             pool.queued.clear(); // each one is in live too
             for (HttpAttempt ex : pool.live) {
-                Outcome closing = failure(AttemptResult.Failure.CONNECT, "client closed");
+                AttemptOutcome closing = failure(AttemptResult.Failure.CONNECT, "client closed");
                 if (ownsGroup) {
                     ex.complete(closing, null); // its connection went with the loop
                 } else {
@@ -387,9 +389,6 @@ public final class HttpDeliveryClient implements Transport {
     }
 
     static HttpTarget target(Destination d) {
-        if (d.target() instanceof HttpTarget t) {
-            return t;
-        }
-        throw new IllegalArgumentException("destinations." + d.name() + ": not an http destination");
+        return d.target(HttpTarget.class);
     }
 }

@@ -1,5 +1,7 @@
 package org.sluice.edge.delivery.http;
 
+import org.sluice.edge.delivery.targets.HttpTarget;
+import org.sluice.edge.delivery.targets.Target;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -32,8 +34,8 @@ public final class HttpReader implements TargetReader {
     static final String SIGNING_SCHEME = "standard_webhooks";
 
     @Override
-    public String type() {
-        return HttpTarget.TYPE;
+    public Target.Kind kind() {
+        return Target.Kind.HTTP;
     }
 
     @Override
@@ -48,7 +50,7 @@ public final class HttpReader implements TargetReader {
         Map<String, String> headers = headers(s);
         Optional<Path> caFile = caFile(s, url);
         HttpTarget target = url == null || caFile == null ? null
-                : new HttpTarget(url, caFile.filter(p -> !p.toString().isEmpty()), signer);
+                : new HttpTarget(url, caFile.filter(p -> !p.toString().isEmpty()));
         return new Read(target, TargetReader.headers(s, forward, headers, signer.orElse(null)));
     }
 

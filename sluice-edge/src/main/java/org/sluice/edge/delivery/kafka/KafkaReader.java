@@ -1,5 +1,7 @@
 package org.sluice.edge.delivery.kafka;
 
+import org.sluice.edge.delivery.targets.KafkaTarget;
+import org.sluice.edge.delivery.targets.Target;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -32,7 +34,7 @@ public final class KafkaReader extends BrokerReader {
     static final String MAX_IN_FLIGHT_PROPERTY = "max.in.flight.requests.per.connection";
 
     public KafkaReader() {
-        super(KafkaTarget.TYPE, KEYS);
+        super(Target.Kind.KAFKA, KEYS);
     }
 
     /** The target, or null after recording a problem. */

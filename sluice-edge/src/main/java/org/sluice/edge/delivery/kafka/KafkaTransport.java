@@ -1,5 +1,7 @@
 package org.sluice.edge.delivery.kafka;
 
+import org.sluice.edge.delivery.AttemptOutcome;
+import org.sluice.edge.delivery.targets.KafkaTarget;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -127,7 +129,7 @@ public final class KafkaTransport implements Transport {
     }
 
     @Override
-    public CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
+    public CompletableFuture<AttemptOutcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
         Publisher publisher = publishers.get(destination.name());
         if (publisher == null) {
             throw new IllegalArgumentException("no destination " + destination.name() + " is registered");
@@ -230,18 +232,18 @@ public final class KafkaTransport implements Transport {
                 || e instanceof UnsupportedForMessageFormatException || e instanceof SerializationException;
     }
 
-    static Outcome outcome(Throwable e) {
+    static AttemptOutcome outcome(Throwable e) {
         String error = "kafka " + errorName(e) + (e.getMessage() == null ? "" : ": " + e.getMessage());
         if (error.length() > MAX_ERROR_CHARS) {
             error = error.substring(0, MAX_ERROR_CHARS);
         }
         if (isPermanent(e)) {
-            return new Outcome(AttemptResult.permanent(), error);
+            return new AttemptOutcome(AttemptResult.permanent(), error);
         }
         AttemptResult.Failure kind = e instanceof TimeoutException ? AttemptResult.Failure.TIMEOUT
                 : e instanceof AuthenticationException ? AttemptResult.Failure.CONNECT
                 : AttemptResult.Failure.BROKER;
-        return new Outcome(AttemptResult.failed(kind), error);
+        return new AttemptOutcome(AttemptResult.failed(kind), error);
     }
 
     /** Kafka's protocol name of the error ({@code RECORD_TOO_LARGE}), or the class's name when it has none. */
@@ -250,17 +252,14 @@ public final class KafkaTransport implements Transport {
         return known == Errors.UNKNOWN_SERVER_ERROR ? e.getClass().getSimpleName() : known.name();
     }
 
-    private static final Outcome CLOSED = failure(AttemptResult.Failure.CONNECT, "kafka: transport closed");
+    private static final AttemptOutcome CLOSED = failure(AttemptResult.Failure.CONNECT, "kafka: transport closed");
 
-    private static Outcome failure(AttemptResult.Failure kind, String error) {
-        return new Outcome(AttemptResult.failed(kind), error);
+    private static AttemptOutcome failure(AttemptResult.Failure kind, String error) {
+        return new AttemptOutcome(AttemptResult.failed(kind), error);
     }
 
     private static KafkaTarget settings(Destination d) {
-        if (d.target() instanceof KafkaTarget k) {
-            return k;
-        }
-        throw new IllegalArgumentException("destination " + d.name() + " has no kafka settings");
+        return d.target(KafkaTarget.class);
     }
 
     // ------------------------------------------------------------------ one destination
@@ -340,7 +339,7 @@ public final class KafkaTransport implements Transport {
             }
             try {
                 // the callback answers; the returned future says the same thing again
-                var unused = p.send(record, (metadata, e) -> a.complete(e == null ? new Outcome(AttemptResult.acknowledged(), null) : outcome(e)));
+                var unused = p.send(record, (metadata, e) -> a.complete(e == null ? new AttemptOutcome(AttemptResult.acknowledged(), null) : outcome(e)));
             } catch (RuntimeException e) { // closed, or an error the producer throws rather than reports
                 a.complete(outcome(e));
             }

@@ -1,5 +1,7 @@
 package org.sluice.edge.delivery.nats;
 
+import org.sluice.edge.delivery.targets.NatsTarget;
+import org.sluice.edge.delivery.targets.Target;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -32,7 +34,7 @@ public final class NatsReader extends BrokerReader {
     private static final Set<String> PLACEHOLDERS = Set.of("tenant", "source");
 
     public NatsReader() {
-        super(NatsTarget.TYPE, OWN_KEYS);
+        super(Target.Kind.NATS, OWN_KEYS);
     }
 
     /** The target, or null after recording at least one problem. */

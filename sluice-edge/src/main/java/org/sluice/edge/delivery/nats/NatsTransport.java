@@ -1,5 +1,7 @@
 package org.sluice.edge.delivery.nats;
 
+import org.sluice.edge.delivery.AttemptOutcome;
+import org.sluice.edge.delivery.targets.NatsTarget;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;
@@ -99,7 +101,7 @@ public final class NatsTransport implements Transport {
     static final String MSG_ID = "Nats-Msg-Id";
     /** The reply status the server sends when nothing subscribes to the subject: no stream captures it. */
     static final int NO_RESPONDERS = 503;
-    private static final Outcome DELIVERED = new Outcome(AttemptResult.acknowledged(), null);
+    private static final AttemptOutcome DELIVERED = new AttemptOutcome(AttemptResult.acknowledged(), null);
     private static final byte[] ACK_START = "{\"stream\":\"".getBytes(StandardCharsets.US_ASCII);
     /** What follows the stream's name: nats-server writes a space after the comma; the compact form is taken too. */
     private static final byte[][] SEQ_FIELD = {bytes("\", \"seq\":"), bytes("\",\"seq\":")};
@@ -130,7 +132,7 @@ public final class NatsTransport implements Transport {
 
         Link(Destination destination) {
             this.destination = destination;
-            this.settings = (NatsTarget) destination.target();
+            this.settings = destination.target(NatsTarget.class);
             this.out = new AttemptsOut<>(destination.timeoutMs(),
                     failed(AttemptResult.Failure.TIMEOUT, "no publish ack within timeout_ms " + destination.timeoutMs()));
         }
@@ -217,9 +219,7 @@ public final class NatsTransport implements Transport {
 
     @Override
     public void register(Destination destination) {
-        if (!(destination.target() instanceof NatsTarget)) {
-            throw new IllegalArgumentException("destinations." + destination.name() + ": not a nats destination");
-        }
+        destination.target(NatsTarget.class); // throws for a destination of another kind
         Link link = new Link(destination);
         if (links.putIfAbsent(destination.name(), link) == null) {
             schedule(link, 0);
@@ -256,22 +256,22 @@ public final class NatsTransport implements Transport {
     }
 
     @Override
-    public CompletableFuture<Outcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
+    public CompletableFuture<AttemptOutcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
         Link link = links.get(destination.name());
         if (link == null || closed) {
             return done(failed(AttemptResult.Failure.CONNECT, "nats transport closed or destination not registered"));
         }
-        String unfit = link.settings.fillProblem(hook);
+        String unfit = link.settings.fillProblem(hook.tenant());
         if (unfit != null) { // no later attempt fills it otherwise
-            return done(new Outcome(AttemptResult.permanent(), unfit));
+            return done(new AttemptOutcome(AttemptResult.permanent(), unfit));
         }
         Connection c = link.connection;
         if (c == null || c.getStatus() != Connection.Status.CONNECTED) {
             return done(failed(AttemptResult.Failure.CONNECT, link.lastError));
         }
-        String subject = link.settings.subjectFor(hook);
+        String subject = link.settings.subjectFor(hook.tenant(), hook.source());
         if (!NatsTarget.isPublishSubject(subject)) {
-            return done(new Outcome(AttemptResult.permanent(), "invalid subject " + subject));
+            return done(new AttemptOutcome(AttemptResult.permanent(), "invalid subject " + subject));
         }
         Headers headers = headers(destination, hook, attempt);
         long timeoutMs = destination.timeoutMs();
@@ -293,7 +293,7 @@ public final class NatsTransport implements Transport {
      * usual ack is recognised from its bytes ({@link #isPlainAck}); anything else is read by
      * the client's {@link PublishAck}, whose exception carries the JetStream error.
      */
-    static Outcome verdict(Message reply, String subject, long timeoutMs) {
+    static AttemptOutcome verdict(Message reply, String subject, long timeoutMs) {
         if (reply.isStatusMessage()) {
             return reply.getStatus().getCode() == NO_RESPONDERS ? noResponders(subject)
                     : failed(AttemptResult.Failure.BROKER, "status " + reply.getStatus().getMessageWithCode());
@@ -380,7 +380,7 @@ public final class NatsTransport implements Transport {
     }
 
     /** The verdict on a publish that did not get an ack. */
-    static Outcome outcome(Throwable error, String subject, long timeoutMs) {
+    static AttemptOutcome outcome(Throwable error, String subject, long timeoutMs) {
         Throwable e = error;
         while ((e instanceof CompletionException || e instanceof ExecutionException
                 || (e instanceof RuntimeException && e.getCause() instanceof JetStreamApiException)) && e.getCause() != null) {
@@ -392,19 +392,19 @@ public final class NatsTransport implements Transport {
         if (e instanceof JetStreamApiException api) {
             String text = "jetstream error " + api.getApiErrorCode() + ": " + api.getErrorDescription();
             return PERMANENT_API_ERRORS.contains(api.getApiErrorCode())
-                    ? new Outcome(AttemptResult.permanent(), text) : failed(AttemptResult.Failure.BROKER, text);
+                    ? new AttemptOutcome(AttemptResult.permanent(), text) : failed(AttemptResult.Failure.BROKER, text);
         }
         String text = text(e);
         if (e instanceof CancellationException || text.contains("503") || text.toLowerCase(java.util.Locale.ROOT).contains("no responders")) {
             return noResponders(subject);
         }
         if (e instanceof IllegalArgumentException) { // the client refused it: over max_payload, a bad subject
-            return new Outcome(AttemptResult.permanent(), text);
+            return new AttemptOutcome(AttemptResult.permanent(), text);
         }
         return failed(AttemptResult.Failure.BROKER, text);
     }
 
-    private static Outcome noResponders(String subject) {
+    private static AttemptOutcome noResponders(String subject) {
         return failed(AttemptResult.Failure.BROKER, "no responders on subject " + subject + ": no stream captures it (yet)");
     }
 
@@ -425,15 +425,15 @@ public final class NatsTransport implements Transport {
         return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
     }
 
-    private static Outcome failed(AttemptResult.Failure failure, String error) {
-        return new Outcome(AttemptResult.failed(failure), error);
+    private static AttemptOutcome failed(AttemptResult.Failure failure, String error) {
+        return new AttemptOutcome(AttemptResult.failed(failure), error);
     }
 
-    private static CompletableFuture<Outcome> done(Outcome o) {
+    private static CompletableFuture<AttemptOutcome> done(AttemptOutcome o) {
         return CompletableFuture.completedFuture(o);
     }
 
-    private static final Outcome CLOSED = failed(AttemptResult.Failure.CONNECT, "nats transport closed");
+    private static final AttemptOutcome CLOSED = failed(AttemptResult.Failure.CONNECT, "nats transport closed");
 
     /** Closes every connection; attempts still out complete as failed. */
     @Override

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.sluice.edge.delivery.AttemptResult;
-import org.sluice.edge.delivery.Transport.Outcome;
+import org.sluice.edge.delivery.AttemptOutcome;
 import org.sluice.edge.delivery.broker.AttemptsOut.Attempt;
 
 /** The table of a broker transport's attempts out: each attempt completes once, whoever comes first. */
 class AttemptsOutTest {
 
-    private static final Outcome TIMED_OUT = new Outcome(AttemptResult.failed(AttemptResult.Failure.TIMEOUT), "late");
-    private static final Outcome ACKED = new Outcome(AttemptResult.acknowledged(), null);
-    private static final Outcome CLOSED = new Outcome(AttemptResult.failed(AttemptResult.Failure.CONNECT), "closed");
+    private static final AttemptOutcome TIMED_OUT = new AttemptOutcome(AttemptResult.failed(AttemptResult.Failure.TIMEOUT), "late");
+    private static final AttemptOutcome ACKED = new AttemptOutcome(AttemptResult.acknowledged(), null);
+    private static final AttemptOutcome CLOSED = new AttemptOutcome(AttemptResult.failed(AttemptResult.Failure.CONNECT), "closed");
 
     @Test
     void theSweepRunsEveryTenthOfTheTimeoutWithinItsBounds() {

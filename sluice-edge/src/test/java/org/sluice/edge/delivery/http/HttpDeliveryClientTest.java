@@ -1,5 +1,7 @@
 package org.sluice.edge.delivery.http;
 
+import org.sluice.edge.delivery.AttemptOutcome;
+import org.sluice.edge.delivery.targets.HttpTarget;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.delivery.AttemptResult;
 import org.sluice.edge.delivery.BreakerSettings;
-import org.sluice.edge.delivery.ClientLoops;
+import org.sluice.edge.delivery.http.ClientLoops;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
@@ -58,12 +60,12 @@ class HttpDeliveryClientTest {
     }
 
     private static Destination destination(String name, URI url, long timeoutMs, Path caFile) {
-        return new Destination(name, new HttpTarget(url, Optional.ofNullable(caFile), Optional.empty()), timeoutMs, 4,
+        return new Destination(name, new HttpTarget(url, Optional.ofNullable(caFile)), timeoutMs, 4,
                 Optional.empty(), OutboundHeaders.of("destinations." + name, List.of(), Map.of(), null, "t"), Ordering.NONE,
                 RetryPolicy.defaults(), BreakerSettings.defaults());
     }
 
-    private HttpDeliveryClient.Outcome send(String name) throws Exception {
+    private AttemptOutcome send(String name) throws Exception {
         return client.send(name, HEADERS, BODY).get(60, TimeUnit.SECONDS);
     }
 
@@ -96,7 +98,7 @@ class HttpDeliveryClientTest {
                 RetryPolicy.defaults(), BreakerSettings.defaults()));
         int threads = 4;
         int perThread = 250;
-        List<java.util.concurrent.CompletableFuture<HttpDeliveryClient.Outcome>> futures =
+        List<java.util.concurrent.CompletableFuture<AttemptOutcome>> futures =
                 java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         List<Thread> senders = new java.util.ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -126,7 +128,7 @@ class HttpDeliveryClientTest {
         client.register(d);
         org.sluice.edge.store.StoredHook hook = new org.sluice.edge.store.StoredHook(
                 "0190f6c2-7a40-7000-8000-000000000001", "t", "s", null, 1_700_000_000_000L, Map.of(), BODY);
-        List<java.util.concurrent.CompletableFuture<HttpDeliveryClient.Outcome>> futures = new java.util.ArrayList<>();
+        List<java.util.concurrent.CompletableFuture<AttemptOutcome>> futures = new java.util.ArrayList<>();
         for (int i = 1; i <= 3; i++) {
             futures.add(client.send(d, hook, i, 1_700_000_000_000L));
         }
@@ -155,7 +157,7 @@ class HttpDeliveryClientTest {
     void closingCompletesEveryAttemptStillOut() throws Exception {
         plainReceiver(60_000);
         receiver.plan(Answer.hang(), Answer.hang(), Answer.hang()); // three never answered: the close must end them
-        List<java.util.concurrent.CompletableFuture<HttpDeliveryClient.Outcome>> futures = new java.util.ArrayList<>();
+        List<java.util.concurrent.CompletableFuture<AttemptOutcome>> futures = new java.util.ArrayList<>();
         for (int i = 0; i < 20; i++) {
             futures.add(client.send("d", HEADERS, BODY));
         }
@@ -213,7 +215,7 @@ class HttpDeliveryClientTest {
             assertThat(twoLoops.outstanding("first")).containsExactly(0, 0);
 
             receiver.plan(Answer.hang(), Answer.hang(), Answer.hang(), Answer.hang(), Answer.hang());
-            List<CompletableFuture<HttpDeliveryClient.Outcome>> out = new ArrayList<>();
+            List<CompletableFuture<AttemptOutcome>> out = new ArrayList<>();
             for (int i = 0; i < 5; i++) { // all out at once: dealt to the least busy pool, home first on a tie
                 out.add(twoLoops.send("first", HEADERS, BODY));
             }
@@ -272,7 +274,7 @@ class HttpDeliveryClientTest {
     void hangIsATimeoutNamedWithItsLength() throws Exception {
         plainReceiver(300);
         receiver.plan(Answer.hang());
-        HttpDeliveryClient.Outcome o = send("d");
+        AttemptOutcome o = send("d");
         assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.TIMEOUT));
         assertThat(o.error()).isEqualTo("timeout after 300 ms");
         assertThat(send("d").result()).as("a fresh connection after the timeout").isEqualTo(AttemptResult.answered(200));
@@ -282,7 +284,7 @@ class HttpDeliveryClientTest {
     void resetIsAFailure() throws Exception {
         plainReceiver(30_000);
         receiver.plan(Answer.reset());
-        HttpDeliveryClient.Outcome o = send("d");
+        AttemptOutcome o = send("d");
         assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.RESET));
         assertThat(o.error()).isIn("connection reset", "connection closed before a full answer");
     }
@@ -312,7 +314,7 @@ class HttpDeliveryClientTest {
     void oversizedAnswerHeadersAreUnreadableNotBuffered() throws Exception {
         plainReceiver(30_000);
         receiver.plan(Answer.status(200).withHeader("X-Big", "v".repeat(64 * 1024)));
-        HttpDeliveryClient.Outcome o = send("d");
+        AttemptOutcome o = send("d");
         assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.PROTOCOL));
         assertThat(o.error()).isEqualTo("unreadable answer");
     }
@@ -323,7 +325,7 @@ class HttpDeliveryClientTest {
         try (java.net.Socket held = new java.net.Socket()) {
             held.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             client.register(destination("d", URI.create("http://127.0.0.1:" + held.getLocalPort() + "/"), 30_000, null));
-            HttpDeliveryClient.Outcome o = send("d");
+            AttemptOutcome o = send("d");
             assertThat(o.result()).as(o.error()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
             assertThat(o.error()).isEqualTo("connect refused");
         }
@@ -343,10 +345,10 @@ class HttpDeliveryClientTest {
             client.register(destination("name", url(other), 30_000, pem(wrongName, "wrong")));
 
             assertThat(send("tls").result()).isEqualTo(AttemptResult.answered(204));
-            HttpDeliveryClient.Outcome untrusted = send("jdk");
+            AttemptOutcome untrusted = send("jdk");
             assertThat(untrusted.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
             assertThat(untrusted.error()).startsWith("tls handshake failed");
-            HttpDeliveryClient.Outcome misnamed = send("name");
+            AttemptOutcome misnamed = send("name");
             assertThat(misnamed.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
             assertThat(misnamed.error()).startsWith("tls handshake failed");
         } finally {

@@ -1,5 +1,7 @@
 package org.sluice.edge.delivery.kafka;
 
+import org.sluice.edge.delivery.AttemptOutcome;
+import org.sluice.edge.delivery.targets.KafkaTarget;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -44,8 +46,8 @@ class KafkaTransportTest {
         try (KafkaTransport t = new KafkaTransport()) {
             t.register(d);
             // no flush: the attempt stays queued, so only the sweep can complete it
-            CompletableFuture<Transport.Outcome> f = t.send(d, hook("h-1"), 1, 0);
-            Transport.Outcome o = f.get(30, TimeUnit.SECONDS);
+            CompletableFuture<AttemptOutcome> f = t.send(d, hook("h-1"), 1, 0);
+            AttemptOutcome o = f.get(30, TimeUnit.SECONDS);
             assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.TIMEOUT));
             assertThat(o.error()).isEqualTo("kafka: no acknowledgement within 300 ms");
         }
@@ -56,13 +58,13 @@ class KafkaTransportTest {
         Destination d = destination(600_000);
         KafkaTransport t = new KafkaTransport();
         t.register(d);
-        CompletableFuture<Transport.Outcome> queued = t.send(d, hook("h-1"), 1, 0);
+        CompletableFuture<AttemptOutcome> queued = t.send(d, hook("h-1"), 1, 0);
         assertThat(queued).isNotDone();
         t.close();
-        Transport.Outcome o = queued.get(30, TimeUnit.SECONDS);
+        AttemptOutcome o = queued.get(30, TimeUnit.SECONDS);
         assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
         assertThat(o.error()).isEqualTo("kafka: transport closed");
-        Transport.Outcome late = t.send(d, hook("h-2"), 1, 0).get(30, TimeUnit.SECONDS);
+        AttemptOutcome late = t.send(d, hook("h-2"), 1, 0).get(30, TimeUnit.SECONDS);
         assertThat(late.error()).isEqualTo("kafka: transport closed");
         t.flush(); // a flush after close schedules nothing and throws nothing
     }

@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery.nats;
 
+import org.sluice.edge.delivery.AttemptOutcome;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
@@ -30,7 +31,7 @@ class NatsReplyFuzzTest {
                 : data.consumeRemainingAsBytes();
         Message reply = NatsMessage.builder().subject("_INBOX.fuzz").data(body).build();
 
-        Transport.Outcome outcome = NatsTransport.verdict(reply, "hooks.acme.gh", 5000);
+        AttemptOutcome outcome = NatsTransport.verdict(reply, "hooks.acme.gh", 5000);
         assertThat(outcome).isNotNull();
         assertThat(outcome.result()).isNotNull();
 

@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery.nats;
 
+import org.sluice.edge.delivery.AttemptOutcome;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nats.client.Message;
@@ -27,7 +28,7 @@ class NatsReplyTest {
         return NatsMessage.builder().subject("_INBOX.x").data(json.getBytes(StandardCharsets.US_ASCII)).build();
     }
 
-    private static Transport.Outcome verdict(String json) {
+    private static AttemptOutcome verdict(String json) {
         return NatsTransport.verdict(reply(json), "hooks.acme.gh", 5000);
     }
 
@@ -69,10 +70,10 @@ class NatsReplyTest {
 
     @Test
     void aMessageOverTheStreamsMaximumIsPermanentAndOtherJetStreamErrorsAreRetried() {
-        Transport.Outcome tooLarge = verdict("{\"error\":{\"code\":400,\"err_code\":10054,\"description\":\"message size exceeds maximum allowed\"},\"stream\":\"HOOKS\",\"seq\":0}");
+        AttemptOutcome tooLarge = verdict("{\"error\":{\"code\":400,\"err_code\":10054,\"description\":\"message size exceeds maximum allowed\"},\"stream\":\"HOOKS\",\"seq\":0}");
         assertThat(tooLarge.result()).isInstanceOf(AttemptResult.Permanent.class);
         assertThat(tooLarge.error()).contains("10054");
-        Transport.Outcome noQuorum = verdict("{\"error\":{\"code\":503,\"err_code\":10008,\"description\":\"JetStream system temporarily unavailable\"}}");
+        AttemptOutcome noQuorum = verdict("{\"error\":{\"code\":503,\"err_code\":10008,\"description\":\"JetStream system temporarily unavailable\"}}");
         assertThat(noQuorum.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.BROKER));
         assertThat(noQuorum.error()).contains("10008");
     }
@@ -83,7 +84,7 @@ class NatsReplyTest {
         assertThat(NatsTransport.isPlainAck(new byte[0])).isFalse();
         assertThat(NatsTransport.isPlainAck("{\"stream\":\"HOOKS\",\"seq\":".getBytes(StandardCharsets.US_ASCII))).isFalse();
         for (String notAnAck : new String[] {"", "not json", "{}", "{\"stream\":\"HOOKS\"}"}) {
-            Transport.Outcome o = verdict(notAnAck);
+            AttemptOutcome o = verdict(notAnAck);
             assertThat(o.result()).as(notAnAck).isEqualTo(AttemptResult.failed(AttemptResult.Failure.BROKER));
             assertThat(o.error()).as(notAnAck).isNotBlank();
         }

@@ -1,5 +1,6 @@
 package org.sluice.edge.delivery.nats;
 
+import org.sluice.edge.delivery.targets.NatsTarget;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import net.jqwik.api.Arbitraries;

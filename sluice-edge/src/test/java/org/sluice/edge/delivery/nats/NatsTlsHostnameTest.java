@@ -18,6 +18,7 @@ import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sluice.edge.delivery.AttemptOutcome;
 import org.sluice.edge.delivery.AttemptResult;
 import org.sluice.edge.delivery.BreakerSettings;
 import org.sluice.edge.delivery.Destination;
@@ -25,6 +26,7 @@ import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.RetryPolicy;
 import org.sluice.edge.delivery.Transport;
+import org.sluice.edge.delivery.targets.NatsTarget;
 import org.sluice.edge.server.SelfSigned;
 import org.sluice.edge.store.StoredHook;
 import org.sluice.testkit.Eventually;
@@ -74,9 +76,9 @@ class NatsTlsHostnameTest {
      * certificate's reason (which the client reports on its own thread, so perhaps only
      * after its first connect failed).
      */
-    private static Transport.Outcome refused(NatsTransport t, Destination d) {
+    private static AttemptOutcome refused(NatsTransport t, Destination d) {
         t.register(d);
-        Transport.Outcome[] last = new Transport.Outcome[1];
+        AttemptOutcome[] last = new AttemptOutcome[1];
         Eventually.until("an attempt not refused, or refused with the certificate's reason", () -> {
             last[0] = t.send(d, hook("h-1"), 1, 0).orTimeout(30, TimeUnit.SECONDS).join();
             return !(last[0].result() instanceof AttemptResult.Failed f && f.failure() == AttemptResult.Failure.CONNECT)
@@ -85,7 +87,7 @@ class NatsTlsHostnameTest {
         return last[0];
     }
 
-    private static void assertRefusedForTheName(Transport.Outcome o) {
+    private static void assertRefusedForTheName(AttemptOutcome o) {
         assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.CONNECT));
         assertThat(o.error()).as("last_error").startsWith("cannot connect to [tls://127.0.0.1:")
                 .contains(WRONG_NAME);
@@ -128,7 +130,7 @@ class NatsTlsHostnameTest {
                     .storageType(StorageType.File).build());
             Destination d = destination(tlsUrl(nats), Optional.of(right.certFile()));
             t.register(d);
-            Transport.Outcome[] last = new Transport.Outcome[1];
+            AttemptOutcome[] last = new AttemptOutcome[1];
             Eventually.until("the connection to be up", () -> {
                 last[0] = t.send(d, hook("h-ok"), 1, 0).orTimeout(30, TimeUnit.SECONDS).join();
                 return !(last[0].result() instanceof AttemptResult.Failed f && f.failure() == AttemptResult.Failure.CONNECT);

@@ -1,5 +1,7 @@
 package org.sluice.edge.delivery.nats;
 
+import org.sluice.edge.delivery.AttemptOutcome;
+import org.sluice.edge.delivery.targets.NatsTarget;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -65,7 +67,7 @@ class NatsTransportTest {
     private static void connected(NatsTransport t, Destination d) {
         t.register(d);
         Eventually.until("the destination's connection is up", () -> {
-            Transport.Outcome o = t.send(d, hook("probe"), 1, 0).getNow(null);
+            AttemptOutcome o = t.send(d, hook("probe"), 1, 0).getNow(null);
             // still out: the connection took it; anything but a connect failure says the same
             return o == null || !(o.result() instanceof AttemptResult.Failed f && f.failure() == AttemptResult.Failure.CONNECT);
         });
@@ -79,7 +81,7 @@ class NatsTransportTest {
             t.register(d);
             for (String tenant : List.of("acme.billing", "acme.")) {
                 StoredHook h = new StoredHook("h-dot", tenant, "github", null, 1_796_286_158_123L, Map.of(), new byte[0]);
-                Transport.Outcome o = t.send(d, h, 1, 0).get(30, TimeUnit.SECONDS);
+                AttemptOutcome o = t.send(d, h, 1, 0).get(30, TimeUnit.SECONDS);
                 assertThat(o.result()).isEqualTo(AttemptResult.permanent());
                 assertThat(o.error()).isEqualTo("tenant id " + tenant + " cannot fill {tenant} in subject silent.{tenant}:"
                         + " a tenant id there must be one subject token, without a dot");
@@ -97,8 +99,8 @@ class NatsTransportTest {
             listener.flush(Duration.ofSeconds(5));
             Destination d = destination(nats.url(), 300);
             connected(t, d);
-            CompletableFuture<Transport.Outcome> f = t.send(d, hook("h-1"), 1, 0);
-            Transport.Outcome o = f.get(30, TimeUnit.SECONDS);
+            CompletableFuture<AttemptOutcome> f = t.send(d, hook("h-1"), 1, 0);
+            AttemptOutcome o = f.get(30, TimeUnit.SECONDS);
             assertThat(o.result()).isEqualTo(AttemptResult.failed(AttemptResult.Failure.TIMEOUT));
             assertThat(o.error()).isEqualTo("no publish ack within timeout_ms 300");
         }
@@ -113,10 +115,10 @@ class NatsTransportTest {
             Destination d = destination(nats.url(), 600_000);
             NatsTransport t = new NatsTransport();
             connected(t, d);
-            CompletableFuture<Transport.Outcome> out = t.send(d, hook("h-1"), 1, 0);
+            CompletableFuture<AttemptOutcome> out = t.send(d, hook("h-1"), 1, 0);
             assertThat(out).isNotDone();
             t.close();
-            Transport.Outcome o = out.get(30, TimeUnit.SECONDS);
+            AttemptOutcome o = out.get(30, TimeUnit.SECONDS);
             assertThat(o.result()).isInstanceOf(AttemptResult.Failed.class);
             assertThat(((AttemptResult.Failed) o.result()).failure())
                     .isIn(AttemptResult.Failure.CONNECT, AttemptResult.Failure.BROKER);

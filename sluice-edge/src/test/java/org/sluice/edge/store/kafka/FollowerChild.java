@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import org.sluice.core.Clock;
 import org.sluice.edge.delivery.Dispatcher;
+import org.sluice.edge.delivery.http.HttpDeliveryClient;
 import org.sluice.edge.store.rocks.RocksHookStore;
 
 /**
@@ -27,7 +28,8 @@ public final class FollowerChild {
     public static void main(String[] args) throws Exception {
         RocksHookStore store = RocksHookStore.open(Path.of(args[2]));
         Dispatcher dispatcher = new Dispatcher(List.of(LogFollowerTest.quickHttp("crm", URI.create(args[3]))), store,
-                Clock.system(), System::currentTimeMillis, new SimpleMeterRegistry(), new SplittableRandom(7));
+                Clock.system(), System::currentTimeMillis, new SimpleMeterRegistry(), new SplittableRandom(7),
+                (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, null, w));
         LogFollower follower = new LogFollower(FollowerSettings.of(List.of(args[0]), args[1], Map.of())
                 .withSessionTimeout(Duration.ofMillis(Long.parseLong(args[4]))).withCommitInterval(Duration.ofMillis(200)),
                 store, Clock.system());

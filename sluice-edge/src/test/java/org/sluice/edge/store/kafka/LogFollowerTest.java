@@ -36,11 +36,12 @@ import org.sluice.core.Clock;
 import org.sluice.edge.delivery.BreakerSettings;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Dispatcher;
+import org.sluice.edge.delivery.http.HttpDeliveryClient;
 import org.sluice.edge.delivery.KafkaBrokers;
 import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.RetryPolicy;
-import org.sluice.edge.delivery.http.HttpTarget;
+import org.sluice.edge.delivery.targets.HttpTarget;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.ChildJvm;
@@ -121,7 +122,8 @@ class LogFollowerTest {
         Node(String name, List<Destination> destinations, Duration session, Duration moveAfter, int maxTracked) {
             store = RocksHookStore.open(dir.resolve(name));
             dispatcher = new Dispatcher(destinations, store, Clock.system(), System::currentTimeMillis,
-                    new SimpleMeterRegistry(), new SplittableRandom(7));
+                    new SimpleMeterRegistry(), new SplittableRandom(7),
+                (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, null, w));
             follower = new LogFollower(FollowerSettings.of(List.of(brokers.bootstrapServers()), prefix, Map.of())
                     .withSessionTimeout(session).withCommitInterval(Duration.ofMillis(200)).withRetryMoveAfter(moveAfter)
                     .withMaxTrackedPerPartition(maxTracked),

@@ -1,16 +1,14 @@
-package org.sluice.edge.delivery.kafka;
+package org.sluice.edge.delivery.targets;
 
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import org.sluice.edge.delivery.SecretRedactor;
-import org.sluice.edge.delivery.Target;
 
 /**
  * A {@code type: kafka} destination's target: a Kafka topic, with the producer's settings
- * (validated by {@link KafkaReader}).
+ * (validated by the {@code delivery.kafka} room's reader).
  *
  * @param bootstrapServers {@code bootstrap_servers}: host:port pairs the producer starts from
  * @param topic            {@code topic}: a topic name in which {@code {tenant}} and {@code {source}} are filled per hook
@@ -54,8 +52,6 @@ public record KafkaTarget(List<String> bootstrapServers, String topic, Key key, 
         }
     }
 
-    public static final String TYPE = "kafka";
-
     public KafkaTarget {
         bootstrapServers = List.copyOf(bootstrapServers);
         Objects.requireNonNull(topic, "topic");
@@ -74,13 +70,8 @@ public record KafkaTarget(List<String> bootstrapServers, String topic, Key key, 
     }
 
     @Override
-    public String type() {
-        return TYPE;
-    }
-
-    @Override
-    public <R> R accept(Cases<R> cases) {
-        return cases.kafka(this);
+    public Kind kind() {
+        return Kind.KAFKA;
     }
 
     /** The topic of a hook of {@code tenant} (null or empty: {@value #NO_TENANT}) and {@code source}. */
@@ -94,7 +85,7 @@ public record KafkaTarget(List<String> bootstrapServers, String topic, Key key, 
      * The secrets in {@code properties}: the value of every key that names a password, a
      * secret, a token, a key or a JAAS config, and each quoted value inside a JAAS config
      * ({@code password="..."}); and the user info of any bootstrap server written as a URL.
-     * {@link SecretRedactor} masks them.
+     * The delivery package's {@code SecretRedactor} masks them.
      */
     @Override
     public List<String> secrets() {
@@ -109,7 +100,7 @@ public record KafkaTarget(List<String> bootstrapServers, String topic, Key key, 
                 }
             }
         }
-        bootstrapServers.forEach(s -> out.addAll(SecretRedactor.userInfoSecrets(s)));
+        bootstrapServers.forEach(s -> out.addAll(Target.userInfoSecrets(s)));
         return out;
     }
 

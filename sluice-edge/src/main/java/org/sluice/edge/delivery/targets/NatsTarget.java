@@ -1,17 +1,14 @@
-package org.sluice.edge.delivery.nats;
+package org.sluice.edge.delivery.targets;
 
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import org.sluice.edge.delivery.SecretRedactor;
-import org.sluice.edge.delivery.Target;
-import org.sluice.edge.store.StoredHook;
 
 /**
  * A {@code type: nats} destination's target: a NATS JetStream subject, with the servers
- * (validated by {@link NatsReader}).
+ * (validated by the {@code delivery.nats} room's reader).
  *
  * @param servers         NATS server URLs ({@code nats://}, {@code tls://}, {@code ws://}, {@code wss://})
  * @param subject         the subject template; {@code {tenant}} and {@code {source}} are filled per hook
@@ -24,8 +21,6 @@ public record NatsTarget(List<String> servers, String subject, Optional<Path> cr
 
     /** What fills {@code {tenant}} for a hook without a tenant. */
     public static final String NO_TENANT = "_";
-
-    public static final String TYPE = "nats";
 
     public NatsTarget {
         servers = List.copyOf(servers);
@@ -47,24 +42,20 @@ public record NatsTarget(List<String> servers, String subject, Optional<Path> cr
         return caFile.isPresent() || servers.stream().anyMatch(NatsTarget::isTlsUrl);
     }
 
-    static boolean isTlsUrl(String url) {
+    /** True for a {@code tls://} or {@code wss://} server URL. */
+    public static boolean isTlsUrl(String url) {
         String u = url.toLowerCase(java.util.Locale.ROOT);
         return u.startsWith("tls://") || u.startsWith("wss://");
     }
 
     @Override
-    public String type() {
-        return TYPE;
+    public Kind kind() {
+        return Kind.NATS;
     }
 
-    @Override
-    public <R> R accept(Cases<R> cases) {
-        return cases.nats(this);
-    }
-
-    /** The subject {@code hook} is published on: the template with its tenant and source. */
-    public String subjectFor(StoredHook hook) {
-        return fill(subject, hook.tenant(), hook.source());
+    /** The subject a hook of {@code tenant} (null or empty: {@value #NO_TENANT}) and {@code source} is published on. */
+    public String subjectFor(String tenant, String source) {
+        return fill(subject, tenant, source);
     }
 
     /**
@@ -122,12 +113,12 @@ public record NatsTarget(List<String> servers, String subject, Optional<Path> cr
     }
 
     /**
-     * Why {@code hook}'s tenant cannot fill this subject, or null when it can: a tenant named
+     * Why a hook's {@code tenant} cannot fill this subject, or null when it can: a tenant named
      * in the ingest URL under {@code routing: tenant_path} is only known here (one a source
      * names is refused at boot; a source id never holds a dot, wildcard or space).
      */
-    public String fillProblem(StoredHook hook) {
-        String t = hook.tenant();
+    public String fillProblem(String tenant) {
+        String t = tenant;
         if (fillsTenant() && t != null && !t.isEmpty() && tokenProblem(t) != null) {
             return "tenant id " + t + " cannot fill {tenant} in subject " + subject + ": a tenant id there "
                     + tokenProblem(t);
@@ -156,10 +147,10 @@ public record NatsTarget(List<String> servers, String subject, Optional<Path> cr
         return true;
     }
 
-    /** The user info (and password) of each server URL: {@link SecretRedactor} masks them. */
+    /** The user info (and password) of each server URL. */
     @Override
     public List<String> secrets() {
-        return servers.stream().flatMap(u -> SecretRedactor.userInfoSecrets(u).stream()).toList();
+        return servers.stream().flatMap(u -> Target.userInfoSecrets(u).stream()).toList();
     }
 
     /** Never prints credentials: user info in a server URL is replaced, the creds file only named. */

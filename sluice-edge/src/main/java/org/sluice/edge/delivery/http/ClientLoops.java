@@ -1,4 +1,4 @@
-package org.sluice.edge.delivery;
+package org.sluice.edge.delivery.http;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;

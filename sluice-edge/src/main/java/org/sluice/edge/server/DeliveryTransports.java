@@ -1,0 +1,31 @@
+package org.sluice.edge.server;
+
+import java.time.InstantSource;
+import java.util.List;
+import org.sluice.edge.delivery.Destination;
+import org.sluice.edge.delivery.Transport;
+import org.sluice.edge.delivery.TransportFactory;
+import org.sluice.edge.delivery.http.ClientLoops;
+import org.sluice.edge.delivery.http.HttpDeliveryClient;
+import org.sluice.edge.delivery.kafka.KafkaTransport;
+import org.sluice.edge.delivery.nats.NatsTransport;
+import org.sluice.edge.delivery.targets.Target;
+
+/**
+ * The one place that names every transport's room: the transport of each kind of target,
+ * chosen by an exhaustive {@code switch} (a new {@link Target.Kind} does not compile until
+ * it has its case here). The dispatcher asks it once per kind in use.
+ *
+ * @param httpLoops event loops the HTTP client may borrow (the server's ingest loops), or null for loops of its own
+ */
+record DeliveryTransports(ClientLoops httpLoops) implements TransportFactory {
+
+    @Override
+    public Transport make(Target.Kind kind, List<Destination> destinations, InstantSource wall) {
+        return switch (kind) {
+            case HTTP -> HttpDeliveryClient.forDestinations(destinations, httpLoops, wall);
+            case KAFKA -> new KafkaTransport();
+            case NATS -> new NatsTransport();
+        };
+    }
+}
