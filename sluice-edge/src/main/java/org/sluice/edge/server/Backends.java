@@ -24,6 +24,7 @@ import org.sluice.edge.admission.FleetGate;
 import org.sluice.edge.admission.TenantAdmission;
 import org.sluice.edge.admission.TenantGate;
 import org.sluice.edge.admission.HostArena;
+import org.sluice.edge.admission.StoreShares;
 
 /**
  * The state behind the request path, opened at boot and closed last: the store and its
@@ -64,7 +65,7 @@ final class Backends implements AutoCloseable {
         this.instanceMaxBody = config.http().maxBodyBytes();
         RocksHookStore rocks = RocksHookStore.open(config.node().dataDir().resolve("store"),
                 RocksHookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
-                        .withWallClock(epochMillis));
+                        .withWallClock(epochMillis).withCountStoredBytes(config.rateLimits().hasStoredShares()));
         this.store = rocks; // the one place that names the RocksDB store; everything else sees the seam
         try { // overrides persist in the store; one that cannot be read fails the boot
             this.overrides = new RocksControlState(rocks, instanceMaxBody);
@@ -104,7 +105,9 @@ final class Backends implements AutoCloseable {
             }
         }
         this.dispatcher = delivering;
-        this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody, config.rateLimits().shadow());
+        this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody, config.rateLimits().shadow(),
+                !config.rateLimits().hasStoredShares() ? StoreShares.NONE
+                        : new StoreShares(t -> config.rateLimits().maxStoredBytes(t).orElse(0L), store::storedBytes));
         this.size = new StoreSize(store, config.store().maxBytes());
         this.sink = new IntakeSink(store, intake, epochMillis, size);
     }

@@ -76,12 +76,12 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     private final LedgerRetention retention;
     private final RocksPauses pauses;
 
-    RocksDeliveryLedger(LedgerStore store, StoreReclaim reclaims) {
+    RocksDeliveryLedger(LedgerStore store, StoreReclaim reclaims, StoredBytes stored) {
         this.state = new LedgerState(store);
         this.queries = new LedgerQueries(state);
         this.transitions = new LedgerTransitions(state);
         this.redelivery = new LedgerRedelivery(state);
-        this.retention = new LedgerRetention(state, reclaims);
+        this.retention = new LedgerRetention(state, reclaims, stored);
         this.pauses = new RocksPauses(store);
     }
 
