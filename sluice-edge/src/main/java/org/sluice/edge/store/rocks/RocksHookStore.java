@@ -28,7 +28,8 @@ import org.sluice.edge.store.StoredHook;
  *   <li>{@link DedupeIndex}: dedupe lookups and the sweep;</li>
  *   <li>{@link HookReads}: reads by id, for the dispatcher, and in pages;</li>
  *   <li>{@link RocksDeliveryLedger}: the delivery state, reached through a narrow
- *       {@link LedgerStore} handle.</li>
+ *       {@link LedgerStore} handle;</li>
+ *   <li>{@link StoredBytes}: each tenant's stored body bytes, when a share is configured.</li>
  * </ul>
  * The on-disk format is {@link RocksDatabase#FORMAT}.
  *
