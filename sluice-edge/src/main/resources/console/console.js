@@ -9,7 +9,8 @@
     ['accepted', '#067647'], ['duplicate', '#1f6feb'], ['verification_failed', '#b42318'],
     ['refused_ip', '#f79009'], ['refused_node', '#9e77ed'], ['refused_source', '#0e9384'],
     ['refused_tenant', '#dd2590'], ['refused_tenant_bytes', '#7a5af8'],
-    ['refused_tenant_overload', '#e04f16'], ['refused_overload', '#344054']
+    ['refused_tenant_overload', '#e04f16'], ['refused_tenant_storage', '#b54708'],
+    ['refused_overload', '#344054']
   ];
   var HOOKS_SHOWN = 100;
 

@@ -7,7 +7,7 @@ import java.util.Locale;
  * set of the {@code scope} label of {@code sluice_admission_refusals_total}.
  */
 public enum RefusalScope {
-    IP, NODE, SOURCE, TENANT, TENANT_BYTES, TENANT_OVERLOAD, OVERLOAD;
+    IP, NODE, SOURCE, TENANT, TENANT_BYTES, TENANT_OVERLOAD, TENANT_STORAGE, OVERLOAD;
 
     public final String label = name().toLowerCase(Locale.ROOT);
 }

@@ -44,9 +44,18 @@ public final class TenantAdmission implements TenantGate {
     private final FleetGate fleet;
     private final long instanceMaxBody;
     private final boolean shadow;
+    /** Each tenant's share of the store, checked before anything else is charged. */
+    private final StoreShares storage;
 
+    /** Without store shares ({@link StoreShares#NONE}). */
     public TenantAdmission(TenantLimits limits, QueueShares shares, HostArena host, FleetGate fleet,
                            long instanceMaxBody, boolean shadow) {
+        this(limits, shares, host, fleet, instanceMaxBody, shadow, StoreShares.NONE);
+    }
+
+    public TenantAdmission(TenantLimits limits, QueueShares shares, HostArena host, FleetGate fleet,
+                           long instanceMaxBody, boolean shadow, StoreShares storage) {
+        this.storage = storage;
         this.limits = limits;
         this.shares = shares;
         this.host = host;
@@ -63,12 +72,17 @@ public final class TenantAdmission implements TenantGate {
 
     @Override
     public CompletionStage<Admission> admit(String tenant, String source, String key, long bytes, Executor after) {
+        Refusal full = storage.check(tenant); // first: a tenant at its store share is charged nothing and asks no fleet
+        if (full != null && !shadow) {
+            return CompletableFuture.completedFuture(new Admission.Refused(full, rateLimit(tenant)));
+        }
+        List<Refusal> shadowed = full == null ? List.of() : List.of(full);
         CompletionStage<FleetAnswer> asked = fleet == null ? null : fleet.admit(tenant, source, key, bytes);
         if (asked == null) { // nothing to ask the fleet: a fleet-scoped quota here is an unlimited tenant
             Quota quota = fleet != null && fleet.ratesInFleet() ? Quota.NONE : Quota.HERE;
-            return CompletableFuture.completedFuture(charge(tenant, bytes, quota, null, List.of()));
+            return CompletableFuture.completedFuture(charge(tenant, bytes, quota, null, shadowed));
         }
-        return asked.thenApplyAsync(answer -> afterFleet(answer, tenant, source, key, bytes), after);
+        return asked.thenApplyAsync(answer -> afterFleet(answer, tenant, source, key, bytes, shadowed), after);
     }
 
     @Override
@@ -77,7 +91,8 @@ public final class TenantAdmission implements TenantGate {
     }
 
     /** The fleet's answer read: its duplicate, its pending claim, its refusal, or on to the node's own checks. */
-    private Admission afterFleet(FleetAnswer answer, String tenant, String source, String key, long bytes) {
+    private Admission afterFleet(FleetAnswer answer, String tenant, String source, String key, long bytes,
+                                 List<Refusal> shadowed) {
         if (answer instanceof FleetAnswer.Duplicate dup) {
             return knownDuplicate(tenant, dup.hookId());
         }
@@ -89,12 +104,12 @@ public final class TenantAdmission implements TenantGate {
             if (!shadow) {
                 return new Admission.Refused(refusal, rateLimit(tenant));
             }
-            return charge(tenant, bytes, Quota.NONE, null, List.of(refusal));
+            return charge(tenant, bytes, Quota.NONE, null, with(shadowed, refusal));
         }
         // admitted by the fleet (its quota is charged there), or to be answered node-local
         Quota quota = !fleet.ratesInFleet() ? Quota.HERE
                 : answer instanceof FleetAnswer.Fallback ? Quota.FALLBACK : Quota.NONE;
-        return charge(tenant, bytes, quota, fleet.claim(answer, tenant, source, key), List.of());
+        return charge(tenant, bytes, quota, fleet.claim(answer, tenant, source, key), shadowed);
     }
 
     /**

@@ -19,7 +19,8 @@ public interface TenantGate {
 
     /**
      * Decides one hook of {@code bytes} from {@code tenant} on {@code source}, with its
-     * dedupe key ({@code key}, null: none): under the fleet scope the fleet's answer (its
+     * dedupe key ({@code key}, null: none): first the tenant's share of the store
+     * ({@code max_stored_bytes}, {@link StoreShares}), then under the fleet scope the fleet's answer (its
      * quota, its claim on the key), then the tenant's quota (hooks, then bytes), then its
      * share of the node's queue. Complete at once unless the fleet store is asked; then its
      * answer is read on {@code after}, never on the store client's threads.

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
@@ -277,8 +278,11 @@ final class ConfigBinder {
         long sourceBytes = sourceDefault.integer("bytes_per_second",
                 RateLimitsConfig.DEFAULT_SOURCE_BYTES_PER_SECOND, 1L, Long.MAX_VALUE);
         List<String> allFields = new ArrayList<>(Limit.FIELDS);
+        allFields.add(LimitReader.MAX_STORED_BYTES);
         Optional<Limit> defaultLimit = LimitReader.read(problems, s.pathOf("default"), s.raw("default"), instanceMax,
                 allFields);
+        OptionalLong defaultShare = LimitReader.storedShare(problems, s.pathOf("default"), s.raw("default"));
+        Map<String, Long> shares = new LinkedHashMap<>();
         Map<String, Limit> tenants = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : s.entries("tenants").entrySet()) {
             if (!TenantId.valid(e.getKey())) {
@@ -293,11 +297,12 @@ final class ConfigBinder {
             }
             LimitReader.read(problems, path, e.getValue(), instanceMax, allFields)
                     .ifPresent(l -> tenants.put(e.getKey(), l));
+            LimitReader.storedShare(problems, path, e.getValue()).ifPresent(b -> shares.put(e.getKey(), b));
         }
         Path hostArena = path(s, "host_arena", RateLimitsConfig.defaultHostArena(node.id()));
         Optional<String> hostArenaGroup = groupName(s, "host_arena_group");
         return new RateLimitsConfig(scope, shadow, perIp, nodeLimit, sourceBytes, defaultLimit, tenants, hostArena,
-                hostArenaGroup);
+                hostArenaGroup, defaultShare, shares);
     }
 
     // ------------------------------------------------------------------ intake, dedupe

@@ -1,10 +1,12 @@
 package org.sluice.edge.config;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.sluice.core.InvalidLimitException;
 import org.sluice.core.Limit;
 import org.sluice.edge.settings.Paths;
@@ -19,6 +21,12 @@ import org.sluice.edge.settings.Values;
  * Its messages are placed under the key path ({@link InvalidLimitException#messageAt}).
  */
 final class LimitReader {
+
+    /**
+     * A tenant's share of the store's body bytes: read beside its limit ({@link #storedShare}),
+     * not part of the {@link Limit}, which counts rates and what is in flight.
+     */
+    static final String MAX_STORED_BYTES = "max_stored_bytes";
 
     /** {@code per_ip} and {@code node} count requests only. */
     static final List<String> RATE_AND_BURST = List.of(Limit.RATE, Limit.BURST);
@@ -49,7 +57,9 @@ final class LimitReader {
                 problems.add(Section.unknownKey(Paths.child(path, e.getKey()), allowed));
                 unknown = true;
             }
-            attrs.put(e.getKey(), numeric(e.getValue()));
+            if (!MAX_STORED_BYTES.equals(e.getKey())) {
+                attrs.put(e.getKey(), numeric(e.getValue()));
+            }
         }
         if (unknown) {
             return Optional.empty();
@@ -62,6 +72,25 @@ final class LimitReader {
                     : withSource(e.messageAt(path), (Map<String, Object>) raw, e.field()));
             return Optional.empty();
         }
+    }
+
+    /**
+     * The {@code max_stored_bytes} of the tenant limit at {@code path}: empty when the limit or
+     * the key is absent, or when the value is not an integer of at least 1 (a problem naming
+     * the key path and the value is recorded).
+     */
+    static OptionalLong storedShare(Problems problems, String path, Object raw) {
+        if (!(raw instanceof Map<?, ?> map) || !map.containsKey(MAX_STORED_BYTES)) {
+            return OptionalLong.empty();
+        }
+        Object value = map.get(MAX_STORED_BYTES);
+        BigInteger bytes = value == null ? null : Values.integer(value);
+        if (bytes == null || bytes.signum() <= 0 || bytes.bitLength() > 63) {
+            problems.add(Paths.child(path, MAX_STORED_BYTES) + " must be an integer of at least 1, got "
+                    + Values.render(value));
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(bytes.longValue());
     }
 
     /** A string from a variable that reads as a number becomes that number; anything else stays as is. */

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.sluice.core.Limit;
 
 /**
@@ -30,6 +31,10 @@ import org.sluice.core.Limit;
  * @param hostArenaGroup       {@code rate_limits.host_arena_group}, default absent: the group
  *                             the host arena is shared with (mode 0660 of that group; absent:
  *                             the file is 0600, this user's processes only)
+ * @param defaultMaxStoredBytes {@code rate_limits.default.max_stored_bytes}, default absent:
+ *                             the store share of a tenant with no entry in {@code tenants}
+ * @param maxStoredBytes       {@code rate_limits.tenants.<id>.max_stored_bytes}: store shares
+ *                             by tenant id, only for the entries that set one
  */
 public record RateLimitsConfig(
         LimitScope scope,
@@ -40,7 +45,9 @@ public record RateLimitsConfig(
         Optional<Limit> defaultLimit,
         Map<String, Limit> tenants,
         Path hostArena,
-        Optional<String> hostArenaGroup) {
+        Optional<String> hostArenaGroup,
+        OptionalLong defaultMaxStoredBytes,
+        Map<String, Long> maxStoredBytes) {
 
     public static final long DEFAULT_SOURCE_BYTES_PER_SECOND = 100_000_000L;
 
@@ -52,6 +59,16 @@ public record RateLimitsConfig(
         Objects.requireNonNull(hostArena, "hostArena");
         Objects.requireNonNull(hostArenaGroup, "hostArenaGroup");
         tenants = Collections.unmodifiableMap(new LinkedHashMap<>(tenants));
+        Objects.requireNonNull(defaultMaxStoredBytes, "defaultMaxStoredBytes");
+        maxStoredBytes = Map.copyOf(maxStoredBytes);
+    }
+
+    /** Without store shares ({@code max_stored_bytes}). */
+    public RateLimitsConfig(LimitScope scope, boolean shadow, Optional<Limit> perIp, Optional<Limit> node,
+            long sourceBytesPerSecond, Optional<Limit> defaultLimit, Map<String, Limit> tenants, Path hostArena,
+            Optional<String> hostArenaGroup) {
+        this(scope, shadow, perIp, node, sourceBytesPerSecond, defaultLimit, tenants, hostArena, hostArenaGroup,
+                OptionalLong.empty(), Map.of());
     }
 
     /** Without {@code rate_limits.host_arena_group}: the host arena is this user's only. */
@@ -78,5 +95,24 @@ public record RateLimitsConfig(
     public Optional<Limit> configuredLimit(String tenant) {
         Limit own = tenants.get(tenant);
         return own != null ? Optional.of(own) : defaultLimit;
+    }
+
+    /**
+     * The body bytes {@code tenant} may hold in the store ({@code max_stored_bytes}), chosen
+     * as {@link #configuredLimit} is: from its entry in {@code tenants} when it has one (an
+     * entry without the key: no share), else {@code rate_limits.default}'s. Empty: no share.
+     * Config only: a runtime override (admin API) replaces the rates, never this.
+     */
+    public OptionalLong maxStoredBytes(String tenant) {
+        if (tenants.containsKey(tenant)) {
+            Long own = maxStoredBytes.get(tenant);
+            return own == null ? OptionalLong.empty() : OptionalLong.of(own);
+        }
+        return defaultMaxStoredBytes;
+    }
+
+    /** Whether any tenant has a store share: then the store counts each tenant's stored bytes. */
+    public boolean hasStoredShares() {
+        return defaultMaxStoredBytes.isPresent() || !maxStoredBytes.isEmpty();
     }
 }

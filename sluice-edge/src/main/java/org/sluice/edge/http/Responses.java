@@ -121,7 +121,7 @@ public final class Responses {
         return switch (scope) {
             case TENANT_OVERLOAD -> tenantOverload(retryAfterMs(waitNanos));
             case OVERLOAD -> overload();
-            case IP, NODE, SOURCE, TENANT, TENANT_BYTES -> rateLimited(scope.label, waitNanos);
+            case IP, NODE, SOURCE, TENANT, TENANT_BYTES, TENANT_STORAGE -> rateLimited(scope.label, waitNanos);
         };
     }
 

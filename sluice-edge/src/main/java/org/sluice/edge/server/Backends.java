@@ -26,6 +26,7 @@ import org.sluice.edge.admission.FleetGate;
 import org.sluice.edge.admission.TenantAdmission;
 import org.sluice.edge.admission.TenantGate;
 import org.sluice.edge.admission.HostArena;
+import org.sluice.edge.admission.StoreShares;
 
 /**
  * The state behind the request path, opened at boot and closed last: the store and its
@@ -70,7 +71,7 @@ final class Backends implements AutoCloseable {
         this.instanceMaxBody = config.http().maxBodyBytes();
         RocksHookStore rocks = RocksHookStore.open(config.node().dataDir().resolve("store"),
                 RocksHookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
-                        .withWallClock(epochMillis));
+                        .withWallClock(epochMillis).withCountStoredBytes(config.rateLimits().hasStoredShares()));
         this.store = rocks; // the one place that names the RocksDB store; everything else sees the seam
         // under store.kind kafka the node's RocksDB store keeps what is still node state (overrides, their audit)
         this.kafkaLog = config.store().kafka().map(k -> FleetLogs.open(config, k, epochMillis, registry)).orElse(null);
@@ -119,7 +120,9 @@ final class Backends implements AutoCloseable {
             }
         }
         this.dispatcher = delivering;
-        this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody, config.rateLimits().shadow());
+        this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody, config.rateLimits().shadow(),
+                !config.rateLimits().hasStoredShares() ? StoreShares.NONE
+                        : new StoreShares(t -> config.rateLimits().maxStoredBytes(t).orElse(0L), store::storedBytes));
         this.size = new StoreSize(store, config.store().maxBytes());
         this.sink = new IntakeSink(store, log, kafkaLog == null ? null : kafkaLog::problem, intake, epochMillis, size);
     }

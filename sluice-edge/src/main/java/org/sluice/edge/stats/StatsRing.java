@@ -50,7 +50,7 @@ public final class StatsRing {
     public enum Series {
         ACCEPTED, DUPLICATE,
         REFUSED_IP, REFUSED_NODE, REFUSED_SOURCE, REFUSED_TENANT, REFUSED_TENANT_BYTES,
-        REFUSED_TENANT_OVERLOAD, REFUSED_OVERLOAD,
+        REFUSED_TENANT_OVERLOAD, REFUSED_TENANT_STORAGE, REFUSED_OVERLOAD,
         VERIFICATION_FAILED;
 
         public final String label = name().toLowerCase(Locale.ROOT);

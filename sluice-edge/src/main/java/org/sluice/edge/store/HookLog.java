@@ -39,6 +39,16 @@ public interface HookLog {
      */
     void setCommitClaims(CommitClaims claims);
 
+    /**
+     * The body bytes of {@code tenant}'s hooks in this store, for its
+     * {@code rate_limits.*.max_stored_bytes} share: from memory, no I/O, on any thread. A
+     * store that does not count them answers 0 (the default: the Kafka store kind has no
+     * share yet); the RocksDB store counts them when opened to.
+     */
+    default long storedBytes(String tenant) {
+        return 0L;
+    }
+
     // ================================================================ dedupe
 
     /** How long a committed dedupe key is remembered, in milliseconds. */

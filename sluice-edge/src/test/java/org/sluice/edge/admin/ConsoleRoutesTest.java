@@ -81,7 +81,8 @@ class ConsoleRoutesTest {
         assertThat(series.get("duplicate").toString()).isEqualTo("[0,0,0]");
         List<String> names = JSON.convertValue(series, Map.class).keySet().stream().map(Object::toString).toList();
         assertThat(names).containsExactly("accepted", "duplicate", "refused_ip", "refused_node", "refused_source",
-                "refused_tenant", "refused_tenant_bytes", "refused_tenant_overload", "refused_overload",
+                "refused_tenant", "refused_tenant_bytes", "refused_tenant_overload", "refused_tenant_storage",
+                "refused_overload",
                 "verification_failed");
     }
 

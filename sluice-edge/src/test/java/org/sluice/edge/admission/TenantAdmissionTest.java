@@ -87,6 +87,27 @@ class TenantAdmissionTest {
     }
 
     @Test
+    void aTenantAtItsStoreShareIsRefusedBeforeItsBucketIsChargedAndOthersAreNot() {
+        Map<String, Long> stored = new java.util.HashMap<>(Map.of("acme", 999L));
+        TenantLimits limits = new TenantLimits(Limit.of(1, 2), Map.of(), new InMemoryOverrideStore(), clock);
+        StoreShares storage = new StoreShares(t -> t.equals("acme") ? 1000L : 0L, t -> stored.getOrDefault(t, 0L));
+        TenantAdmission gate = new TenantAdmission(limits, shares, null, null, 1 << 20, false, storage);
+
+        ((Admission.Admitted) admit(gate, 0)).settle(null); // 999 < 1000: admitted
+        stored.put("acme", 1000L);
+        Admission.Refused refused = (Admission.Refused) admit(gate, 0);
+        assertThat(refused.refusal()).isEqualTo(new Refusal(RefusalScope.TENANT_STORAGE, 5_000_000_000L));
+        assertThat(refused.rateLimit().current()).as("the refusal charged no hook").isEqualTo("\"tenant\";r=1;t=1");
+        assertThat(gate.admit("other", "a", null, 0, NEVER).toCompletableFuture().getNow(null).kind())
+                .isEqualTo(Admission.Kind.ADMITTED);
+
+        TenantAdmission shadow = new TenantAdmission(limits, shares, null, null, 1 << 20, true, storage);
+        Admission.Admitted let = (Admission.Admitted) admit(shadow, 0);
+        assertThat(let.shadowRefusals()).extracting(Refusal::scope).containsExactly(RefusalScope.TENANT_STORAGE);
+        let.settle(null);
+    }
+
+    @Test
     void aDuplicateTheStoreKnowsCarriesTheRateLimitFieldsAndAnUnlimitedTenantNone() {
         Admission.Duplicate limited = gate(Limit.of(10, 10), false).knownDuplicate("acme", "id-0");
         assertThat(limited.kind()).isEqualTo(Admission.Kind.DUPLICATE);

@@ -34,7 +34,7 @@ class ConfigLoaderFuzzTest {
         "id", "data_dir", "listen", "token", "metrics_require_token", "allowed_hosts", "prefix", "routing", "max_body_bytes",
         "trusted_proxies", "read_timeout_ms", "max_header_bytes", "reuse_port", "refused_body", "tls", "cert_file",
         "key_file", "scope", "shadow", "default", "tenants", "per_ip", "host_arena", "rate", "burst",
-        "bytes_per_second", "burst_bytes", "max_queue", "max_queue_bytes", "partitions", "max_batch", "max_delay_ms",
+        "bytes_per_second", "burst_bytes", "max_queue", "max_queue_bytes", "max_stored_bytes", "partitions", "max_batch", "max_delay_ms",
         "commit_deadline_ms", "ttl_seconds", "tenant", "verify", "scheme", "secrets", "tolerance_seconds", "header",
         "algorithm", "encoding", "json", "redis", "timeout_ms", "fallback", "breaker_failure_rate", "breaker_min_calls",
         "breaker_open_ms", "breaker_window_ms", "pending_ttl_ms", "settle_interval_ms", "settle_queue_max", "acme", "gh",

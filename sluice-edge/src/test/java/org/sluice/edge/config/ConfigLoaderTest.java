@@ -146,4 +146,21 @@ class ConfigLoaderTest {
         assertThat(c.http().routing()).isEqualTo(Routing.TENANT_PATH);
         assertThat(c.rateLimits().defaultLimit()).contains(Limit.of(5, 10));
     }
+
+    @Test
+    void storeSharesAreReadBesideTheLimitsAndChosenAsTheLimitIs() {
+        RateLimitsConfig limits = ConfigLoader.parse("""
+                rate_limits:
+                  default: {rate: 5, burst: 10, max_stored_bytes: 1000}
+                  tenants:
+                    big: {rate: 5, burst: 10, max_stored_bytes: 5000000000}
+                    none: {rate: 5, burst: 10}
+                """).rateLimits();
+        assertThat(limits.maxStoredBytes("big")).hasValue(5_000_000_000L);
+        assertThat(limits.maxStoredBytes("none")).as("its own entry, without a share").isEmpty();
+        assertThat(limits.maxStoredBytes("other")).as("the default's").hasValue(1000);
+        assertThat(limits.configuredLimit("big")).hasValueSatisfying(l -> assertThat(l.burst()).isEqualTo(10));
+        assertThat(limits.hasStoredShares()).isTrue();
+        assertThat(ConfigLoader.parse("").rateLimits().hasStoredShares()).isFalse();
+    }
 }

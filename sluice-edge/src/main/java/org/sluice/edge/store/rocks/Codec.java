@@ -212,6 +212,34 @@ final class Codec {
         return new StoredHook(id.toString(), tenant, source, key, receivedAt, Collections.unmodifiableMap(headers), body);
     }
 
+    /** The tenant of a stored hook record, read without decoding the rest. */
+    static String tenantOf(byte[] value) {
+        ByteBuffer in = ByteBuffer.wrap(value);
+        in.position(1 + 16 + 8);
+        return getString(in);
+    }
+
+    /** The body length of a stored hook record: the fields before it are skipped, not decoded. */
+    static int bodyLengthOf(byte[] value) {
+        ByteBuffer in = ByteBuffer.wrap(value);
+        in.position(1 + 16 + 8);
+        skipStr(in); // tenant
+        skipStr(in); // source
+        if (in.get() != 0) {
+            skipStr(in); // dedupe key
+        }
+        int headerCount = in.getInt();
+        for (int i = 0; i < 2 * headerCount; i++) {
+            skipStr(in);
+        }
+        return in.getInt();
+    }
+
+    private static void skipStr(ByteBuffer in) {
+        int n = in.getInt();
+        in.position(in.position() + n);
+    }
+
     // ---------------------------------------------------------------- helpers
 
     static byte[] utf8(String s) {

@@ -154,13 +154,16 @@ final class GroupCommit {
     private volatile long durableUpTo;
     /** Dedupe keys of commits whose write is not over: put under the commit lock, removed after the write. */
     private final ConcurrentHashMap<ByteBuffer, OpenKey> inFlight = new ConcurrentHashMap<>();
+    /** Each tenant's stored body bytes, added to once a commit's write returned (before it is visible to retention). */
+    private final StoredBytes stored;
     /** Test seam (see {@link #onCommitWrite}); null in the server. */
     private volatile CommitWriteHook commitWriteHook;
 
-    GroupCommit(RocksDatabase database, RocksDeliveryLedger ledger, RocksHookStore.Options options) {
+    GroupCommit(RocksDatabase database, RocksDeliveryLedger ledger, RocksHookStore.Options options, StoredBytes stored) {
         this.database = database;
         this.ledger = ledger;
         this.options = options;
+        this.stored = stored;
     }
 
     /**
@@ -296,7 +299,7 @@ final class GroupCommit {
         database.write(f -> {
             try (WriteBatch wb = new WriteBatch()) {
                 Assigned assigned = assign(f, batch, givenIds, carried, dedupeKeys, records, results, wb);
-                writeAssigned(f, assigned, wb);
+                writeAssigned(f, assigned, wb, () -> stored.committed(batch, results));
                 awaitEarlierCommits(assigned);
             }
             return null;
@@ -440,7 +443,7 @@ final class GroupCommit {
      * resolved (durable or failed) and the keys leave {@code inFlight}, so that no later
      * commit or reader waits for it forever.
      */
-    private void writeAssigned(RocksFamilies f, Assigned assigned, WriteBatch wb) throws RocksDBException {
+    private void writeAssigned(RocksFamilies f, Assigned assigned, WriteBatch wb, Runnable onWritten) throws RocksDBException {
         Ticket ticket = assigned.ticket();
         if (ticket == null) {
             return; // every hook a duplicate: nothing to write
@@ -464,6 +467,9 @@ final class GroupCommit {
             // the write is visible (or failed) before its keys leave: a later commit then finds them in the database
             for (ByteBuffer key : assigned.keys()) {
                 inFlight.remove(key);
+            }
+            if (written) { // counted before the numbers are durable-up-to, so retention never deletes an uncounted hook
+                onWritten.run();
             }
             resolve(ticket, written);
             if (written) { // before the hand-over: a pass it wakes finds the rows above the scan floor

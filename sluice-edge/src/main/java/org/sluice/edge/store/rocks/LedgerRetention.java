@@ -29,9 +29,13 @@ final class LedgerRetention {
     /** Told the hooks each pass deleted, so that a reclaim compacts their key ranges. */
     private final StoreReclaim reclaims;
 
-    LedgerRetention(LedgerState state, StoreReclaim reclaims) {
+    /** Told the records of the hooks each pass deleted, when it counts each tenant's stored bytes. */
+    private final StoredBytes stored;
+
+    LedgerRetention(LedgerState state, StoreReclaim reclaims, StoredBytes stored) {
         this.state = state;
         this.reclaims = reclaims;
+        this.stored = stored;
     }
 
     /**
@@ -80,6 +84,7 @@ final class LedgerRetention {
                 List<DeliveryRow> deadGone = new ArrayList<>();
                 List<Long> gone = new ArrayList<>();
                 List<byte[]> goneIds = new ArrayList<>();
+                List<byte[]> goneRecords = new ArrayList<>(); // read only when stored bytes are counted
                 try (WriteBatch wb = new WriteBatch(); RocksIterator it = db.newIterator(f.hookIds())) {
                     if (retentionCursor == null) {
                         it.seekToFirst();
@@ -129,6 +134,9 @@ final class LedgerRetention {
                             for (byte[] k : delivered) {
                                 wb.delete(f.deliveries(), k);
                             }
+                            if (stored.counting()) {
+                                goneRecords.add(db.get(f.hooks(), Codec.u64(seq)));
+                            }
                             wb.delete(f.hooks(), Codec.u64(seq));
                             wb.delete(f.hookIds(), idBytes);
                             hooksDeleted++;
@@ -154,6 +162,9 @@ final class LedgerRetention {
                 }
                 for (int i = 0; i < gone.size(); i++) {
                     reclaims.deleted(gone.get(i), goneIds.get(i));
+                }
+                for (byte[] record : goneRecords) {
+                    stored.deleted(record);
                 }
                 for (DeliveryRow r : deadGone) {
                     state.counted(r, null);

@@ -79,12 +79,12 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     private final LedgerEviction eviction;
     private final RocksPauses pauses;
 
-    RocksDeliveryLedger(LedgerStore store, StoreReclaim reclaims) {
+    RocksDeliveryLedger(LedgerStore store, StoreReclaim reclaims, StoredBytes stored) {
         this.state = new LedgerState(store);
         this.queries = new LedgerQueries(state);
         this.transitions = new LedgerTransitions(state);
         this.redelivery = new LedgerRedelivery(state);
-        this.retention = new LedgerRetention(state, reclaims);
+        this.retention = new LedgerRetention(state, reclaims, stored);
         this.eviction = new LedgerEviction(state);
         this.pauses = new RocksPauses(store);
     }

@@ -32,7 +32,8 @@ import org.sluice.edge.store.WorkingSet;
  *   <li>{@link DedupeIndex}: dedupe lookups and the sweep;</li>
  *   <li>{@link HookReads}: reads by id, for the dispatcher, and in pages;</li>
  *   <li>{@link RocksDeliveryLedger}: the delivery state, reached through a narrow
- *       {@link LedgerStore} handle.</li>
+ *       {@link LedgerStore} handle;</li>
+ *   <li>{@link StoredBytes}: each tenant's stored body bytes, when a share is configured.</li>
  * </ul>
  * The on-disk format is {@link RocksDatabase#FORMAT}.
  *
@@ -54,8 +55,13 @@ public final class RocksHookStore implements WorkingSet {
      *
      * @param dedupeTtlMillis how long a committed dedupe key makes later copies duplicates ({@code dedupe.ttl_seconds})
      * @param wallClockMillis wall-clock epoch milliseconds, for ids, dedupe expiry and audit times
+     * @param countStoredBytes whether the store counts each tenant's stored body bytes
+     *                         ({@link #storedBytes}, for {@code rate_limits.*.max_stored_bytes}):
+     *                         a scan of every hook at open, a map of one entry per tenant with a
+     *                         hook stored; off by default
      */
-    public record Options(long dedupeTtlMillis, LongSupplier wallClockMillis, long maxWalBytes) {
+    public record Options(long dedupeTtlMillis, LongSupplier wallClockMillis, long maxWalBytes,
+                          boolean countStoredBytes) {
 
         public static final Duration DEFAULT_DEDUPE_TTL = Duration.ofDays(3); // 72 hours
 
@@ -70,6 +76,11 @@ public final class RocksHookStore implements WorkingSet {
             }
         }
 
+        /** Not counting stored bytes per tenant. */
+        public Options(long dedupeTtlMillis, LongSupplier wallClockMillis, long maxWalBytes) {
+            this(dedupeTtlMillis, wallClockMillis, maxWalBytes, false);
+        }
+
         /** The dedupe TTL and the wall clock given, the write-ahead log's default bound. */
         public Options(long dedupeTtlMillis, LongSupplier wallClockMillis) {
             this(dedupeTtlMillis, wallClockMillis, DEFAULT_MAX_WAL_BYTES);
@@ -80,16 +91,21 @@ public final class RocksHookStore implements WorkingSet {
         }
 
         public Options withDedupeTtl(Duration ttl) {
-            return new Options(ttl.toMillis(), wallClockMillis, maxWalBytes);
+            return new Options(ttl.toMillis(), wallClockMillis, maxWalBytes, countStoredBytes);
         }
 
         public Options withWallClock(LongSupplier clock) {
-            return new Options(dedupeTtlMillis, clock, maxWalBytes);
+            return new Options(dedupeTtlMillis, clock, maxWalBytes, countStoredBytes);
         }
 
         /** The write-ahead log's bound (see "The write-ahead log's bound" in {@link RocksDatabase}). */
         public Options withMaxWalBytes(long bytes) {
-            return new Options(dedupeTtlMillis, wallClockMillis, bytes);
+            return new Options(dedupeTtlMillis, wallClockMillis, bytes, countStoredBytes);
+        }
+
+        /** Whether each tenant's stored body bytes are counted (on when some tenant has {@code max_stored_bytes}). */
+        public Options withCountStoredBytes(boolean count) {
+            return new Options(dedupeTtlMillis, wallClockMillis, maxWalBytes, count);
         }
     }
 
@@ -100,17 +116,20 @@ public final class RocksHookStore implements WorkingSet {
     private final DedupeIndex dedupe;
     private final HookReads reads;
     private final StoreReclaim reclaims = new StoreReclaim();
+    private final StoredBytes stored;
 
     private RocksHookStore(RocksDatabase database, Options options) {
         this.database = database;
         this.options = options;
-        this.ledger = new RocksDeliveryLedger(new LedgerHandle(), reclaims);
-        this.commits = new GroupCommit(database, ledger, options);
+        this.stored = new StoredBytes(options.countStoredBytes());
+        this.ledger = new RocksDeliveryLedger(new LedgerHandle(), reclaims, stored);
+        this.commits = new GroupCommit(database, ledger, options, stored);
         this.dedupe = new DedupeIndex(database, commits);
         this.reads = new HookReads(database, commits, ledger);
         database.start(f -> { // at open, and after every reopen: no commit runs
             commits.recoverSequence(f);
             ledger.rebuildCounts(f.ledger());
+            stored.rebuild(f);
         });
     }
 
@@ -191,6 +210,20 @@ public final class RocksHookStore implements WorkingSet {
     @Override
     public List<CommitResult> commit(List<PendingHook> batch) {
         return commits.commit(batch);
+    }
+
+    /**
+     * The body bytes {@code tenant} has in this store: counted only when the store was opened
+     * with {@link Options#countStoredBytes()}, else 0. From memory, no I/O.
+     */
+    @Override
+    public long storedBytes(String tenant) {
+        return stored.of(tenant);
+    }
+
+    /** How many tenants the stored-bytes count holds an entry for (at most those with a hook stored); tests. */
+    int storedBytesTenants() {
+        return stored.tenants();
     }
 
     @Override

@@ -37,6 +37,9 @@ class CodecPropertiesTest {
         assertThat(read.receivedAtMillis()).isEqualTo(receivedAt);
         assertThat(read.headers()).containsExactlyEntriesOf(headers);
         assertThat(read.body()).isEqualTo(body);
+        // what the stored-bytes count reads of a record, without decoding the rest
+        assertThat(Codec.tenantOf(record)).isEqualTo(tenant);
+        assertThat(Codec.bodyLengthOf(record)).isEqualTo(body.length);
     }
 
     @Property(tries = 300)
