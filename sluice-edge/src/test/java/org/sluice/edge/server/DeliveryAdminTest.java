@@ -251,6 +251,8 @@ class DeliveryAdminTest {
             kill(edge, id, "app");
             DeliveryLedger ledger = edge.backends().store().deliveries();
             assertThat(ledger.markDelivered(row(edge, id, "zeta"), 200, System.currentTimeMillis())).isTrue();
+            // paused, so that no attempt can start between the redelivery and the reads of its row below
+            assertThat(call(edge, "POST", "/v1/destinations/app/pause", null).status()).isEqualTo(200);
 
             Answer one = call(edge, "POST", "/v1/hooks/" + id + "/redeliver", "{\"destinations\":[\"app\"]}",
                     "X-Sluice-Actor", "alice");
