@@ -2,6 +2,7 @@ package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -123,13 +124,23 @@ class KafkaStoreDeliveryTest {
             a.backends().dispatcher().wake();
             b.backends().dispatcher().wake();
             assertThat(receiver.requestCount()).as("nothing sent while paused").isEqualTo(before);
-            assertThat(JSON.readTree(admin(b, "GET", "/v1/audit").body()).toString()).contains("pause");
+            int pauses = 0;
+            for (JsonNode r : JSON.readTree(admin(b, "GET", "/v1/audit").body()).get("audit")) {
+                pauses += r.get("action").asText().equals("pause") ? 1 : 0;
+            }
+            assertThat(pauses).as("the pause made on A, listed once by B").isEqualTo(1);
 
             Http.Response resumed = admin(b, "POST", "/v1/destinations/app/resume");
             assertThat(resumed.status()).as(resumed.body()).isEqualTo(200);
             accepted.addAll(held);
             TestEdge.await(() -> deliveredIds(receiver).equals(accepted));
             assertThat(receiver.requestCount()).isEqualTo(accepted.size());
+
+            // a rate-limit override set on A applies on B
+            Http.Response put = admin(a, "PUT", "/v1/tenants/t/rate-limit", "{\"rate\": 7, \"burst\": 9}");
+            assertThat(put.status()).as(put.body()).isEqualTo(200);
+            TestEdge.await(() -> b.backends().limits().list().tenants().stream()
+                    .anyMatch(e -> e.tenant().equals("t") && e.limit() != null && e.limit().burst() == 9));
         }
     }
 
@@ -154,12 +165,16 @@ class KafkaStoreDeliveryTest {
     }
 
     private Http.Response admin(TestEdge edge, String method, String path) throws Exception {
+        return admin(edge, method, path, method.equals("GET") ? null : "");
+    }
+
+    private Http.Response admin(TestEdge edge, String method, String path, String body) throws Exception {
         String token = Files.readString(dir.resolve(edge.server.config().node().id()).resolve("admin.token")).strip();
         InetSocketAddress at = edge.server.adminAddress();
         Map<String, String> headers = new HashMap<>();
         headers.put("Authorization", "Bearer " + token);
         try (Http http = Http.connect(new InetSocketAddress("127.0.0.1", at.getPort()))) {
-            return http.request(method, path, headers, method.equals("POST") ? new byte[0] : null);
+            return http.request(method, path, headers, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
         }
     }
 }
