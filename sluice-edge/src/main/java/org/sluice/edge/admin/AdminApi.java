@@ -96,7 +96,7 @@ public final class AdminApi {
     private final Consumer<String> onOverrideChanged;
     private final ConsoleData console;
     private final DeliveryAdmin delivery;
-    /** The {@code store.kind} whose store delivers nothing yet (its delivery routes answer 501), or null. */
+    /** The {@code store.kind} whose node holds only its share of the deliveries (fleet-wide routes: 501), or null. */
     private final String kindWithoutDelivery;
     /** The {@code when:} filters of each source's deliver_to, by source id, then destination. */
     private final Map<String, Map<String, Filter>> filters = new HashMap<>();
