@@ -23,6 +23,7 @@ import org.sluice.edge.route.Filter;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.DeliveryLedger;
+import org.sluice.edge.store.DestinationPauses;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.UnsupportedOnStoreKind;
 
@@ -95,7 +96,7 @@ public final class AdminApi {
     private final Consumer<String> onOverrideChanged;
     private final ConsoleData console;
     private final DeliveryAdmin delivery;
-    /** The {@code store.kind} whose store delivers nothing yet (its delivery routes answer 501), or null. */
+    /** The {@code store.kind} whose node holds only its share of the deliveries (fleet-wide routes: 501), or null. */
     private final String kindWithoutDelivery;
     /** The {@code when:} filters of each source's deliver_to, by source id, then destination. */
     private final Map<String, Map<String, Filter>> filters = new HashMap<>();
@@ -163,8 +164,15 @@ public final class AdminApi {
         }
     }
 
-    /** The routes of {@link DeliveryAdmin}: destinations, dead letters, redeliver, replays. */
+    /**
+     * The routes of {@link DeliveryAdmin} that read or change delivery rows (destinations and
+     * their replays, dead letters, redeliver, replays); not pause and resume, which change
+     * only the control state.
+     */
     private static boolean isDeliveryRoute(String path) {
+        if (path.startsWith(DESTINATIONS + "/") && (path.endsWith("/pause") || path.endsWith("/resume"))) {
+            return false;
+        }
         return path.equals(DESTINATIONS) || path.startsWith(DESTINATIONS + "/") || path.equals("/v1/dead-letters")
                 || path.startsWith(REPLAYS) || (path.startsWith(HOOKS + "/") && path.endsWith(REDELIVER));
     }
@@ -548,15 +556,28 @@ public final class AdminApi {
         public Builder delivery(Map<String, Destination> destinations, DeliveryLedger ledger, DeliveryActivity activity,
                                 Replays replays, java.util.function.LongSupplier wallMillis,
                                 Consumer<String> pausedChanged) {
-            this.delivery = new DeliveryAdmin(destinations, Objects.requireNonNull(ledger, "ledger"), activity, replays,
-                    wallMillis, pausedChanged);
+            return delivery(destinations, ledger, ledger, activity, replays, wallMillis, pausedChanged);
+        }
+
+        /**
+         * As {@link #delivery(Map, DeliveryLedger, DeliveryActivity, Replays, java.util.function.LongSupplier,
+         * Consumer)}, with the paused flags read and stored through {@code pauses} (the control
+         * state: under {@code store.kind: kafka}, the fleet's) rather than the ledger.
+         */
+        public Builder delivery(Map<String, Destination> destinations, DeliveryLedger ledger, DestinationPauses pauses,
+                                DeliveryActivity activity, Replays replays, java.util.function.LongSupplier wallMillis,
+                                Consumer<String> pausedChanged) {
+            this.delivery = new DeliveryAdmin(destinations, Objects.requireNonNull(ledger, "ledger"),
+                    Objects.requireNonNull(pauses, "pauses"), activity, replays, wallMillis, pausedChanged);
             return this;
         }
 
         /**
-         * Under a {@code store.kind} that delivers nothing yet ({@code kind}; null: none), the
-         * delivery routes answer {@code 501 not_supported_on_store_kind} rather than show the
-         * node's empty ledger.
+         * Under a {@code store.kind} whose node holds only its share of the deliveries
+         * ({@code kind}; null: none), the delivery routes that would have to answer for the
+         * whole fleet (destinations' pending, dead letters, redeliver, replay) answer
+         * {@code 501 not_supported_on_store_kind} rather than show the node's share; pausing
+         * and resuming a destination, which the control state does for the fleet, are served.
          */
         public Builder withoutDeliveryOnStoreKind(String kind) {
             this.kindWithoutDelivery = kind;

@@ -19,6 +19,7 @@ import org.sluice.edge.delivery.DestinationActivity;
 import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.store.DeadLetterPage;
 import org.sluice.edge.store.DeliveryLedger;
+import org.sluice.edge.store.DestinationPauses;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DestinationBacklog;
 
@@ -44,6 +45,8 @@ final class DeliveryAdmin {
 
     private final Map<String, Destination> destinations;
     private final DeliveryLedger ledger;
+    /** Where the paused flags are read and stored: the ledger, or the fleet's control state. */
+    private final DestinationPauses pauses;
     private final DeliveryActivity activity;
     private final Replays replays;
     private final LongSupplier wallMillis;
@@ -59,8 +62,15 @@ final class DeliveryAdmin {
      */
     DeliveryAdmin(Map<String, Destination> destinations, DeliveryLedger ledger, DeliveryActivity activity,
                   Replays replays, LongSupplier wallMillis, Consumer<String> pausedChanged) {
+        this(destinations, ledger, ledger, activity, replays, wallMillis, pausedChanged);
+    }
+
+    /** As above, with the paused flags kept by {@code pauses} (null with a null ledger). */
+    DeliveryAdmin(Map<String, Destination> destinations, DeliveryLedger ledger, DestinationPauses pauses,
+                  DeliveryActivity activity, Replays replays, LongSupplier wallMillis, Consumer<String> pausedChanged) {
         this.destinations = new LinkedHashMap<>(destinations);
         this.ledger = ledger;
+        this.pauses = pauses;
         this.activity = Objects.requireNonNull(activity, "activity");
         this.replays = replays;
         this.wallMillis = Objects.requireNonNull(wallMillis, "wallMillis");
@@ -95,12 +105,12 @@ final class DeliveryAdmin {
     /** Stores the paused flag, audits it and answers the destination's object; the name is known. */
     AdminResponse pause(String name, boolean pause, String actor, AuditTrail audit) {
         Destination d = destinations.get(name);
-        if (ledger == null) {
+        if (pauses == null) {
             return AdminResponse.json(503, AdminJson.error("store_unavailable"));
         }
         boolean was = paused().contains(name);
         long now = wallMillis.getAsLong();
-        ledger.setPaused(name, pause, now);
+        pauses.setPaused(name, pause, now);
         audit.record(actor, pause ? "pause" : "resume", null, pausedMap(name, was), pausedMap(name, pause));
         pausedChanged.accept(name);
         return AdminResponse.json(200, AdminJson.encode(view(d, pause, now)));
@@ -114,7 +124,7 @@ final class DeliveryAdmin {
     }
 
     private Set<String> paused() {
-        return ledger == null ? Set.of() : ledger.pausedDestinations();
+        return pauses == null ? Set.of() : pauses.pausedDestinations();
     }
 
     private Map<String, Object> view(Destination d, boolean paused, long now) {

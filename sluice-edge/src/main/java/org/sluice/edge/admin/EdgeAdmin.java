@@ -48,8 +48,9 @@ public final class EdgeAdmin {
      * @param replays  runs replays (the server closes it), or null: replays answer 503
      * @param wallMillis epoch ms for delivery rows and ages
      * @param hookLog  where {@code GET /v1/hooks} and {@code /v1/hooks/{id}} read: the store, or the fleet's log
-     * @param kindWithoutDelivery the {@code store.kind} whose store delivers nothing yet (the delivery routes
-     *                 answer 501), or null
+     * @param kindWithoutDelivery the {@code store.kind} whose node holds only its share of the deliveries (the
+     *                 delivery routes that would answer for the fleet answer 501; pause and resume, kept
+     *                 by {@code overrides}, are served), or null
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
     public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, ControlState overrides,
@@ -81,8 +82,8 @@ public final class EdgeAdmin {
                 .stats(stats == null ? new StatsRing(System::currentTimeMillis) : stats)
                 .sources(List.copyOf(config.sources().values()))
                 .status(notReadyReason == null ? () -> null : notReadyReason, () -> storeBytes(store))
-                .delivery(config.destinations(), store.deliveries(), delivery == null ? idle(config) : delivery, replays,
-                        wallMillis, pausedChanged == null ? name -> { } : pausedChanged)
+                .delivery(config.destinations(), store.deliveries(), overrides, delivery == null ? idle(config) : delivery,
+                        replays, wallMillis, pausedChanged == null ? name -> { } : pausedChanged)
                 .withoutDeliveryOnStoreKind(kindWithoutDelivery)
                 .build();
         return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken(), config.admin().listen().host(),

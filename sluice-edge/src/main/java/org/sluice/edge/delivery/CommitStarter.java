@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.sluice.edge.store.CommitClaims;
-import org.sluice.edge.store.DeliveryLedger;
+import org.sluice.edge.store.DestinationPauses;
 
 /**
  * Starts a new hook's first attempts at its commit, and is the one way a commit tells the
@@ -21,17 +21,17 @@ import org.sluice.edge.store.DeliveryLedger;
 final class CommitStarter implements CommitClaims {
 
     private final Map<String, Outlet> outlets;
-    private final DeliveryLedger ledger;
+    private final DestinationPauses pauses;
     private final LongSupplier wallMillis;
     private final Driver driver;
     private final Transports transports;
     /** First attempts started by their commit, over every destination. */
     private final AtomicLong started = new AtomicLong();
 
-    CommitStarter(Map<String, Outlet> outlets, DeliveryLedger ledger, LongSupplier wallMillis, Driver driver,
+    CommitStarter(Map<String, Outlet> outlets, DestinationPauses pauses, LongSupplier wallMillis, Driver driver,
                   Transports transports) {
         this.outlets = outlets;
-        this.ledger = ledger;
+        this.pauses = pauses;
         this.wallMillis = wallMillis;
         this.driver = driver;
         this.transports = transports;
@@ -52,7 +52,7 @@ final class CommitStarter implements CommitClaims {
             return -1; // with no driver (a test pumping by hand) every delivery goes through the scan
         }
         Outlet outlet = outlets.get(destination);
-        if (outlet == null || outlet.fifo != null || ledger.mayBePaused(destination)) {
+        if (outlet == null || outlet.fifo != null || pauses.mayBePaused(destination)) {
             return -1;
         }
         return outlet.claimAtCommit(nowMillis);

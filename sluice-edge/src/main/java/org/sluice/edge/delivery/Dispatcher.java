@@ -21,6 +21,7 @@ import org.sluice.core.Clock;
 import org.sluice.core.RateLimiter;
 import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.DeliveryLedger;
+import org.sluice.edge.store.DestinationPauses;
 import org.sluice.edge.store.HookStore;
 
 /**
@@ -109,6 +110,8 @@ public final class Dispatcher implements AutoCloseable {
 
     private final HookStore store;
     private final DeliveryLedger ledger;
+    /** The paused destinations: the ledger's, or the fleet's control state. */
+    private final DestinationPauses pauses;
     private final LongSupplier wallMillis;
     /** By destination name, in configuration order; fixed at construction. */
     private final Map<String, Outlet> outlets;
@@ -142,13 +145,30 @@ public final class Dispatcher implements AutoCloseable {
      */
     public Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
                       MeterRegistry registry, RandomGenerator random, TransportFactory factory) {
-        this(destinations, store, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, factory);
+        this(destinations, store, store.deliveries(), clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, factory);
+    }
+
+    /**
+     * As {@link #Dispatcher(List, HookStore, Clock, LongSupplier, MeterRegistry, RandomGenerator, TransportFactory)},
+     * with the paused destinations read from {@code pauses} rather than from the store's
+     * ledger: under {@code store.kind: kafka} they are the fleet's control state.
+     */
+    public Dispatcher(List<Destination> destinations, HookStore store, DestinationPauses pauses, Clock clock,
+                      LongSupplier wallMillis, MeterRegistry registry, RandomGenerator random, TransportFactory factory) {
+        this(destinations, store, pauses, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, factory);
     }
 
     Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
                MeterRegistry registry, RandomGenerator random, Duration closeGrace, TransportFactory factory) {
+        this(destinations, store, store.deliveries(), clock, wallMillis, registry, random, closeGrace, factory);
+    }
+
+    private Dispatcher(List<Destination> destinations, HookStore store, DestinationPauses pauses, Clock clock,
+                       LongSupplier wallMillis, MeterRegistry registry, RandomGenerator random, Duration closeGrace,
+                       TransportFactory factory) {
         this.store = store;
         this.ledger = store.deliveries();
+        this.pauses = java.util.Objects.requireNonNull(pauses, "pauses");
         this.wallMillis = wallMillis;
         this.closeGraceNanos = closeGrace.toNanos();
         InstantSource wall = () -> Instant.ofEpochMilli(wallMillis.getAsLong());
@@ -164,7 +184,7 @@ public final class Dispatcher implements AutoCloseable {
                     driver::wake, driver::stopping, registry));
         }
         this.outlets = Collections.unmodifiableMap(byName);
-        this.starter = new CommitStarter(outlets, ledger, wallMillis, driver, transports);
+        this.starter = new CommitStarter(outlets, pauses, wallMillis, driver, transports);
         this.activity = new OutletActivity(outlets, store, wallMillis, registry);
     }
 
@@ -176,7 +196,7 @@ public final class Dispatcher implements AutoCloseable {
             return;
         }
         try {
-            ledger.pausedDestinations(); // read once now: claims at commit know the paused set only from memory
+            pauses.pausedDestinations(); // read once now: claims at commit know the paused set only from memory
         } catch (RuntimeException e) { // the store is failing: until a pass reads it, every delivery goes through the scan
             LOG.warn("reading the paused destinations failed: {}", e.toString());
         }
@@ -291,7 +311,7 @@ public final class Dispatcher implements AutoCloseable {
                 return new Driver.PassEnd(0, 0, false);
             }
             long nowMs = wallMillis.getAsLong();
-            Set<String> paused = ledger.pausedDestinations();
+            Set<String> paused = pauses.pausedDestinations();
             // the answers waiting to be recorded go in this pass's write, and their slots to its
             // picks: they stay counted until the write is over and the picks have taken theirs,
             // so a commit's claim never takes one while its answer is unrecorded

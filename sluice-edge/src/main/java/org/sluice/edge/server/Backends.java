@@ -14,7 +14,9 @@ import org.sluice.edge.delivery.Dispatcher;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.kafka.KafkaControlState;
 import org.sluice.edge.store.kafka.KafkaHookLog;
+import org.sluice.edge.store.kafka.LogFollower;
 import org.sluice.edge.store.rocks.RocksControlState;
 import org.sluice.edge.store.rocks.RocksHookStore;
 import java.util.function.UnaryOperator;
@@ -44,6 +46,13 @@ final class Backends implements AutoCloseable {
     private final Intake intake;
     private final TenantLimits limits;
     private final ControlState overrides;
+    /** Under {@code store.kind: kafka}, the fleet's control state ({@link #overrides}); else null. Closed after the dispatcher. */
+    private final KafkaControlState control;
+    /**
+     * Under {@code store.kind: kafka} with destinations, fills the working set from this
+     * node's share of the log; else null. Closed after the dispatcher.
+     */
+    private final LogFollower follower;
     /** The host arena when {@code rate_limits.scope} is host (tenant buckets live there), else null. */
     private final HostArena host;
     /** The fleet client when {@code rate_limits.scope} or {@code dedupe.scope} is fleet, else null. */
@@ -69,62 +78,95 @@ final class Backends implements AutoCloseable {
                      UnaryOperator<BatchCommitter> commitWrapper, ClientLoops httpLoops) {
         this.epochMillis = epochMillis;
         this.instanceMaxBody = config.http().maxBodyBytes();
-        RocksHookStore rocks = RocksHookStore.open(config.node().dataDir().resolve("store"),
+        java.nio.file.Path storeDir = config.node().dataDir().resolve("store");
+        if (config.store().kafka().isPresent()) {
+            FleetLogs.emptyWorkingSet(storeDir); // the node's share of the log, rebuilt from the log
+        }
+        RocksHookStore rocks = RocksHookStore.open(storeDir,
                 RocksHookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
                         .withWallClock(epochMillis).withCountStoredBytes(config.rateLimits().hasStoredShares()));
         this.store = rocks; // the one place that names the RocksDB store; everything else sees the seam
-        // under store.kind kafka the node's RocksDB store keeps what is still node state (overrides, their audit)
-        this.kafkaLog = config.store().kafka().map(k -> FleetLogs.open(config, k, epochMillis, registry)).orElse(null);
+        // under store.kind kafka the node's RocksDB store is its working set: its share of the log's hooks
+        try {
+            this.kafkaLog = config.store().kafka().map(k -> FleetLogs.open(config, k, epochMillis, registry)).orElse(null);
+        } catch (RuntimeException e) {
+            throw closeAfterFailedBoot(e, store);
+        }
         this.log = kafkaLog != null ? kafkaLog : store;
-        try { // overrides persist in the store; one that cannot be read fails the boot
-            this.overrides = new RocksControlState(rocks, instanceMaxBody);
+        try { // the fleet's control state on its topic, else the node's in its store
+            this.control = config.store().kafka().map(k -> FleetLogs.openControl(config, k, epochMillis)).orElse(null);
+        } catch (RuntimeException e) {
+            throw closeAfterFailedBoot(e, kafkaLog, store);
+        }
+        try { // overrides persist in the control state; one that cannot be read fails the boot
+            this.overrides = control != null ? control : new RocksControlState(rocks, instanceMaxBody);
             this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
                     overrides, hookBuckets, byteBuckets, clock);
+            if (control != null) {
+                control.followOverrides(limits); // an override set on any node applies here
+            }
         } catch (RuntimeException e) {
             throw closeAfterFailedBoot(new IllegalStateException(
-                    "cannot load the rate-limit overrides from " + store.location() + ": " + e.getMessage(), e), kafkaLog,
-                    store);
+                    "cannot load the rate-limit overrides from " + (control != null ? "the control topic" : store.location())
+                            + ": " + e.getMessage(), e), control, kafkaLog, store);
         }
         try {
             this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
                     ? HostArena.open(config.rateLimits().hostArena(),
                             config.rateLimits().hostArenaGroup().orElse(null), clock) : null;
         } catch (RuntimeException e) {
-            throw closeAfterFailedBoot(e, kafkaLog, store);
+            throw closeAfterFailedBoot(e, control, kafkaLog, store);
         }
         try {
             this.fleet = FleetGate.wanted(config) ? FleetGate.start(config, limits, hookBuckets, byteBuckets, clock) : null;
         } catch (RuntimeException e) {
-            throw closeAfterFailedBoot(e, kafkaLog, store, host);
+            throw closeAfterFailedBoot(e, control, kafkaLog, store, host);
         }
         Intake opened;
         try {
             opened = Intake.start(commitWrapper.apply(log::commit), config.intake(), registry, Clock.system());
         } catch (RuntimeException e) {
-            throw closeAfterFailedBoot(e, kafkaLog, store, host, fleet);
+            throw closeAfterFailedBoot(e, control, kafkaLog, store, host, fleet);
         }
         this.intake = opened;
         Dispatcher delivering = null;
-        if (!config.destinations().isEmpty() && kafkaLog != null) {
-            LOG.warn("store.kind kafka does not deliver yet: the {} configured destination(s) receive nothing, and hooks"
-                    + " stay on the log ({}); the delivery routes of the admin API answer 501"
-                    + " not_supported_on_store_kind (docs/configuration.md, store)", config.destinations().size(),
-                    kafkaLog.location());
-        } else if (!config.destinations().isEmpty()) {
+        LogFollower following = null;
+        if (!config.destinations().isEmpty()) {
             try {
-                delivering = new Dispatcher(java.util.List.copyOf(config.destinations().values()), store, clock, epochMillis,
-                        registry, new java.util.SplittableRandom(), new DeliveryTransports(httpLoops));
+                // the paused set is the control state's: the fleet's under kind kafka
+                delivering = new Dispatcher(java.util.List.copyOf(config.destinations().values()), store, overrides,
+                        clock, epochMillis, registry, new java.util.SplittableRandom(), new DeliveryTransports(httpLoops));
+                if (control != null) {
+                    control.onPausedChanged(delivering::pausedChanged); // a pause made on any node wakes this one
+                }
                 delivering.start();
+                if (kafkaLog != null) { // the working set is filled from this node's share of the log
+                    following = new LogFollower(FleetLogs.follower(config.store().kafka().orElseThrow()), rocks, clock,
+                            epochMillis, fifoDestinations(config));
+                    following.start();
+                }
             } catch (RuntimeException e) {
-                throw closeAfterFailedBoot(e, intake, kafkaLog, store, host, fleet);
+                throw closeAfterFailedBoot(e, intake, delivering, following, control, kafkaLog, store, host, fleet);
             }
         }
         this.dispatcher = delivering;
+        this.follower = following;
         this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody, config.rateLimits().shadow(),
                 !config.rateLimits().hasStoredShares() ? StoreShares.NONE
                         : new StoreShares(t -> config.rateLimits().maxStoredBytes(t).orElse(0L), store::storedBytes));
         this.size = new StoreSize(store, config.store().maxBytes());
         this.sink = new IntakeSink(store, log, kafkaLog == null ? null : kafkaLog::problem, intake, epochMillis, size);
+    }
+
+    /** The names of the destinations delivered in order ({@code fifo}), whose hooks the follower never moves. */
+    private static java.util.Set<String> fifoDestinations(SluiceConfig config) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        config.destinations().values().forEach(d -> {
+            if (d.ordering() == org.sluice.edge.delivery.Ordering.FIFO) {
+                names.add(d.name());
+            }
+        });
+        return names;
     }
 
     /**
@@ -181,7 +223,10 @@ final class Backends implements AutoCloseable {
         return log;
     }
 
-    /** The {@code store.kind} whose store delivers nothing yet ({@code kafka}), or null. */
+    /**
+     * The {@code store.kind} whose node holds only its share of the deliveries ({@code kafka}:
+     * the admin routes that would answer for the whole fleet answer 501), or null.
+     */
     String kindWithoutDelivery() {
         return kafkaLog == null ? null : "kafka";
     }
@@ -221,6 +266,11 @@ final class Backends implements AutoCloseable {
     /** The delivery dispatcher (its live figures, {@code wake()}, {@code pausedChanged}), or null without destinations. */
     Dispatcher dispatcher() {
         return dispatcher;
+    }
+
+    /** Under {@code store.kind: kafka} with destinations, the follower of this node's share of the log; else null. */
+    LogFollower follower() {
+        return follower;
     }
 
     /** The store's cached size against {@code store.max_bytes}. */
@@ -274,6 +324,12 @@ final class Backends implements AutoCloseable {
             intake.close();
         } finally {
             closeDispatcher();
+            if (follower != null) {
+                follower.close(); // after the dispatcher: nothing is sent once the partitions have moved
+            }
+            if (control != null) {
+                control.close();
+            }
             if (kafkaLog != null) {
                 kafkaLog.close(); // after the intake: its last batches are answered
             }

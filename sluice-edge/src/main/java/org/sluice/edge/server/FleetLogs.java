@@ -3,18 +3,28 @@ package org.sluice.edge.server;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.config.StoreConfig;
+import org.sluice.edge.store.kafka.FollowerSettings;
+import org.sluice.edge.store.kafka.KafkaControlSettings;
+import org.sluice.edge.store.kafka.KafkaControlState;
 import org.sluice.edge.store.kafka.KafkaHookLog;
 import org.sluice.edge.store.kafka.KafkaLogSettings;
 import org.sluice.edge.store.kafka.ProduceListener;
 
 /**
- * Opens the fleet's log of {@code store.kind: kafka} ({@link KafkaHookLog}) from the
- * configuration, with its two metrics: {@code sluice_log_produce_seconds}, a timer (with
+ * Builds the parts of {@code store.kind: kafka} from the configuration: the delivery group's
+ * settings ({@link FollowerSettings}), the fleet's control state ({@link KafkaControlState}),
+ * the emptied working set, and the fleet's log ({@link KafkaHookLog}) with its two metrics: {@code sluice_log_produce_seconds}, a timer (with
  * histogram buckets) of each record from its hand-over to the producer to the log's
  * acknowledgement, and {@code sluice_log_produce_errors_total}, the records the log did not
  * take (an error, or {@code timeout_ms} passed).
@@ -28,7 +38,41 @@ final class FleetLogs {
     static KafkaLogSettings settings(SluiceConfig config, StoreConfig.Kafka k) {
         return new KafkaLogSettings(config.node().id(), k.bootstrapServers(), k.topicPrefix(), k.partitions(),
                 k.replicationFactor(), k.lingerMs(), k.timeoutMs(), k.properties(),
-                TimeUnit.SECONDS.toMillis(config.retention().hooksSeconds()));
+                TimeUnit.SECONDS.toMillis(config.retention().hooksSeconds()),
+                TimeUnit.SECONDS.toMillis(config.retention().deadSeconds()));
+    }
+
+    /** The delivery group's settings: where the log is; the rest at the follower's defaults. */
+    static FollowerSettings follower(StoreConfig.Kafka k) {
+        return FollowerSettings.of(k.bootstrapServers(), k.topicPrefix(), k.properties());
+    }
+
+    /**
+     * The fleet's control state on {@code <prefix>.control}; the boot waits for it to be read
+     * to its end at most {@code timeout_ms} (past that the node starts, and it catches up).
+     */
+    static KafkaControlState openControl(SluiceConfig config, StoreConfig.Kafka k, LongSupplier epochMillis) {
+        return KafkaControlState.open(new KafkaControlSettings(k.bootstrapServers(), k.topicPrefix(),
+                k.replicationFactor(), k.properties(), k.timeoutMs(), k.timeoutMs()), config.http().maxBodyBytes(),
+                epochMillis);
+    }
+
+    /**
+     * Deletes what the working set at {@code dir} holds from an earlier run (its rows may
+     * belong to partitions that have moved since): under {@code store.kind: kafka} the node's
+     * store is disposable, and the log holds every hook until its deliveries are finished.
+     */
+    static void emptyWorkingSet(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot empty the working set at " + dir + ": " + e.getMessage(), e);
+        }
     }
 
     static KafkaHookLog open(SluiceConfig config, StoreConfig.Kafka k, LongSupplier epochMillis, MeterRegistry registry) {

@@ -24,7 +24,8 @@ import org.sluice.edge.store.kafka.HookRecords;
  * test kit): a node booted while its brokers are unreachable starts, answers {@code /readyz}
  * 503 {@code log_unavailable} and ingest 503 {@code store_unavailable}, and becomes ready by
  * itself once the broker is up; then a 202 means the record is on the log, and another node
- * finds the hook by id on its admin API. Routes this kind does not serve yet answer 501.
+ * finds the hook by id on its admin API. Routes that would have to answer for the whole fleet
+ * (destinations' pending, dead letters, redeliver, replay) answer 501.
  */
 class KafkaStoreKindTest {
 
@@ -72,9 +73,8 @@ class KafkaStoreKindTest {
             } finally {
                 warnings.stop();
             }
-            // what the boot says of this kind: a replication factor below 3, no delivery yet, the log down
+            // what the boot says of this kind: a replication factor below 3, the log down
             assertThat(warnings.problems).anyMatch(w -> w.contains("store.kafka.replication_factor is 1"))
-                    .anyMatch(w -> w.contains("store.kind kafka does not deliver yet: the 1 configured destination(s)"))
                     .anyMatch(w -> w.contains("is unavailable at boot"));
             Http.Response ready = Http.get(started.address, "/readyz");
             assertThat(ready.status()).isEqualTo(503);
@@ -112,12 +112,12 @@ class KafkaStoreKindTest {
             JsonNode found = JSON.readTree(admin(b, "GET", "/v1/hooks/" + id).body());
             assertThat(found.get("id").asText()).isEqualTo(id);
             assertThat(found.get("tenant").asText()).isEqualTo("t");
-            assertThat(found.get("deliveries").isNull()).as("this kind tracks no deliveries yet").isTrue();
+            assertThat(found.get("deliveries").isNull()).as("this kind shows no fleet-wide deliveries yet").isTrue();
             assertThat(new String(Base64.getDecoder().decode(found.get("body_base64").asText()), StandardCharsets.UTF_8))
                     .isEqualTo("{\"n\":1}");
 
             for (String[] route : new String[][] {{"GET", "/v1/hooks"}, {"GET", "/v1/dead-letters"},
-                    {"GET", "/v1/destinations"}, {"POST", "/v1/destinations/app/pause"},
+                    {"GET", "/v1/destinations"}, {"POST", "/v1/destinations/app/replay"},
                     {"POST", "/v1/hooks/" + id + "/redeliver"}}) {
                 Http.Response r = admin(b, route[0], route[1]);
                 assertThat(r.status()).as(route[1]).isEqualTo(501);

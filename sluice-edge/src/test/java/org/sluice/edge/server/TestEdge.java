@@ -59,6 +59,11 @@ final class TestEdge implements AutoCloseable {
         return new TestEdge(ConfigLoader.parse(yaml, Map.of("DATA", dir.toString()), "test config"));
     }
 
+    /** As {@link #startWhole(Path, String)}, with more set on the builder (a clock). */
+    static TestEdge startWhole(Path dir, String yaml, java.util.function.UnaryOperator<EdgeServer.Builder> customize) {
+        return new TestEdge(customize, ConfigLoader.parse(yaml, Map.of("DATA", dir.toString()), "test config"));
+    }
+
     static SluiceConfig config(Path dir, String yaml) {
         return ConfigLoader.parse(BASE + yaml, Map.of("DATA", dir.toString()), "test config");
     }

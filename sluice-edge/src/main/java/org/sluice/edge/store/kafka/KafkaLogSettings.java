@@ -21,11 +21,12 @@ import java.util.Objects;
  *                          admin call and an id lookup
  * @param properties        more client properties (TLS, SASL), none of those the log sets itself
  * @param hooksRetentionMs  {@code retention.hooks_seconds} in ms: the hooks topic's {@code retention.ms},
- *                          and the age past which a read treats a hook as gone
+ *                          and the age past which a read treats a hook as gone; also the retry topic's
+ * @param deadRetentionMs   {@code retention.dead_seconds} in ms: the dead-letter topic's {@code retention.ms}
  */
 public record KafkaLogSettings(String nodeId, List<String> bootstrapServers, String topicPrefix, int partitions,
                                int replicationFactor, long lingerMs, long timeoutMs, Map<String, String> properties,
-                               long hooksRetentionMs) {
+                               long hooksRetentionMs, long deadRetentionMs) {
 
     public KafkaLogSettings {
         Objects.requireNonNull(nodeId, "nodeId");
@@ -33,14 +34,32 @@ public record KafkaLogSettings(String nodeId, List<String> bootstrapServers, Str
         Objects.requireNonNull(topicPrefix, "topicPrefix");
         properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
         if (bootstrapServers.isEmpty() || partitions < 1 || replicationFactor < 1 || replicationFactor > Short.MAX_VALUE
-                || lingerMs < 0 || timeoutMs <= lingerMs || hooksRetentionMs < 1) {
+                || lingerMs < 0 || timeoutMs <= lingerMs || hooksRetentionMs < 1 || deadRetentionMs < 1) {
             throw new IllegalArgumentException("invalid log settings " + this);
         }
+    }
+
+    /** As the canonical constructor, with the dead letters kept as long as the hooks. */
+    public KafkaLogSettings(String nodeId, List<String> bootstrapServers, String topicPrefix, int partitions,
+                            int replicationFactor, long lingerMs, long timeoutMs, Map<String, String> properties,
+                            long hooksRetentionMs) {
+        this(nodeId, bootstrapServers, topicPrefix, partitions, replicationFactor, lingerMs, timeoutMs, properties,
+                hooksRetentionMs, hooksRetentionMs);
     }
 
     /** {@code <topicPrefix>.hooks}. */
     public String hooksTopic() {
         return topicPrefix + ".hooks";
+    }
+
+    /** {@code <topicPrefix>.retry}, delivery's distant retries. */
+    public String retryTopic() {
+        return topicPrefix + ".retry";
+    }
+
+    /** {@code <topicPrefix>.dead}, delivery's dead letters. */
+    public String deadTopic() {
+        return topicPrefix + ".dead";
     }
 
     /** Where the log is, for messages: its topic and brokers (no property values). */
@@ -54,6 +73,6 @@ public record KafkaLogSettings(String nodeId, List<String> bootstrapServers, Str
         return "KafkaLogSettings[nodeId=" + nodeId + ", bootstrapServers=" + bootstrapServers + ", topicPrefix="
                 + topicPrefix + ", partitions=" + partitions + ", replicationFactor=" + replicationFactor
                 + ", lingerMs=" + lingerMs + ", timeoutMs=" + timeoutMs + ", properties=" + properties.keySet()
-                + ", hooksRetentionMs=" + hooksRetentionMs + "]";
+                + ", hooksRetentionMs=" + hooksRetentionMs + ", deadRetentionMs=" + deadRetentionMs + "]";
     }
 }

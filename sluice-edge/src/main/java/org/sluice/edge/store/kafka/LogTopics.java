@@ -22,7 +22,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The hooks topic as the log needs it: made when missing, checked when present, and probed
- * for whether a produce with {@code acks=all} can succeed now.
+ * for whether a produce with {@code acks=all} can succeed now. Delivery's two topics are made
+ * with it when missing: {@code <prefix>.retry} (hooks waiting for a distant retry,
+ * {@code retention.ms} = {@code retention.hooks_seconds}) and {@code <prefix>.dead} (dead
+ * letters, {@code retention.ms} = {@code retention.dead_seconds}), with the same partitions,
+ * replication factor and {@code min.insync.replicas}; when they exist they are used as they
+ * are.
  *
  * <p>Made with the settings' partitions and replication factor, {@code retention.ms} =
  * {@code retention.hooks_seconds}, {@code message.timestamp.type=CreateTime} (a record's
@@ -53,24 +58,9 @@ final class LogTopics {
      */
     int ensure(Admin admin) throws Exception {
         String topic = settings.hooksTopic();
-        Optional<TopicDescription> existing = describe(admin);
+        Optional<TopicDescription> existing = describe(admin, topic);
         if (existing.isEmpty()) {
-            Map<String, String> config = new HashMap<>();
-            config.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(settings.hooksRetentionMs()));
-            config.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
-            if (settings.replicationFactor() >= 3) {
-                config.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2");
-            }
-            try {
-                await(admin.createTopics(List.of(new NewTopic(topic, Optional.of(settings.partitions()),
-                        Optional.of((short) settings.replicationFactor())).configs(config))).all());
-                LOG.info("created the log's topic {}: {} partitions, replication factor {}, retention.ms {}", topic,
-                        settings.partitions(), settings.replicationFactor(), settings.hooksRetentionMs());
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof TopicExistsException)) { // another node made it first: fine
-                    throw e;
-                }
-            }
+            create(admin, topic, settings.hooksRetentionMs());
         } else if (existing.get().partitions().size() != settings.partitions()) {
             LOG.warn("the log's topic {} has {} partitions, store.kafka.partitions is {}: the topic is used as it is",
                     topic, existing.get().partitions().size(), settings.partitions());
@@ -92,7 +82,33 @@ final class LogTopics {
             LOG.warn("the log's topic {} has retention.ms {}, shorter than retention.hooks_seconds ({} ms): hooks"
                     + " leave the log sooner", topic, retention, settings.hooksRetentionMs());
         }
+        for (String side : List.of(settings.retryTopic(), settings.deadTopic())) {
+            if (describe(admin, side).isEmpty()) {
+                create(admin, side, side.equals(settings.deadTopic()) ? settings.deadRetentionMs()
+                        : settings.hooksRetentionMs());
+            }
+        }
         return minIsr;
+    }
+
+    /** Makes {@code topic} with the settings' partitions and replicas; one another node made first is fine. */
+    private void create(Admin admin, String topic, long retentionMs) throws Exception {
+        Map<String, String> config = new HashMap<>();
+        config.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(retentionMs));
+        config.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+        if (settings.replicationFactor() >= 3) {
+            config.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2");
+        }
+        try {
+            await(admin.createTopics(List.of(new NewTopic(topic, Optional.of(settings.partitions()),
+                    Optional.of((short) settings.replicationFactor())).configs(config))).all());
+            LOG.info("created the log's topic {}: {} partitions, replication factor {}, retention.ms {}", topic,
+                    settings.partitions(), settings.replicationFactor(), retentionMs);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) { // another node made it first: fine
+                throw e;
+            }
+        }
     }
 
     /**
@@ -100,7 +116,7 @@ final class LogTopics {
      * {@code minIsr} in-sync replicas (an {@code acks=all} produce can succeed), else why not.
      */
     String probe(Admin admin, int minIsr) throws Exception {
-        Optional<TopicDescription> d = describe(admin);
+        Optional<TopicDescription> d = describe(admin, settings.hooksTopic());
         if (d.isEmpty()) {
             return "the topic " + settings.hooksTopic() + " does not exist";
         }
@@ -116,10 +132,9 @@ final class LogTopics {
         return null;
     }
 
-    private Optional<TopicDescription> describe(Admin admin) throws Exception {
+    private Optional<TopicDescription> describe(Admin admin, String topic) throws Exception {
         try {
-            return Optional.of(await(admin.describeTopics(List.of(settings.hooksTopic())).allTopicNames())
-                    .get(settings.hooksTopic()));
+            return Optional.of(await(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return Optional.empty();

@@ -1,0 +1,180 @@
+package org.sluice.edge.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sluice.core.Clock;
+import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
+import org.sluice.testkit.HookReceiver;
+
+/**
+ * {@code store.kind: kafka} delivering, end to end with real parts: Sluice servers in this
+ * JVM on real sockets, a broker of Kafka's KRaft test kit, a real HTTP receiver. One node
+ * delivers every hook it answered 202 exactly once; two nodes on one cluster share the
+ * log's partitions and deliver every hook exactly once in total, and a pause made on one
+ * node's admin API holds the other node's deliveries until it is resumed.
+ */
+class KafkaStoreDeliveryTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Several (tenant, source) keys, so that the log's partitions, and the nodes, share the hooks. */
+    private static final int SOURCES = 6;
+    private static KafkaBrokers brokers;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        brokers = KafkaBrokers.start(1, Map.of());
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        brokers.close();
+    }
+
+    private String yaml(String node, String prefix, HookReceiver receiver) {
+        StringBuilder sources = new StringBuilder();
+        for (int i = 0; i < SOURCES; i++) {
+            sources.append("  s").append(i).append(": {tenant: t, verify: {scheme: none}, deliver_to: [app]}\n");
+        }
+        return """
+                node: {id: %s, data_dir: "%s"}
+                admin: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0"}
+                sources:
+                %sdestinations:
+                  app: {url: "%s"}
+                store:
+                  kind: kafka
+                  kafka: {bootstrap_servers: ["%s"], topic_prefix: %s, partitions: 4, replication_factor: 1, timeout_ms: 5000}
+                """.formatted(node, dir.resolve(node), sources, receiver.uri("/in"), brokers.bootstrapServers(), prefix);
+    }
+
+    /** A node on the system clock: the log's follower commits on a period of real time. */
+    private TestEdge node(String name, String prefix, HookReceiver receiver) {
+        return TestEdge.startWhole(dir, yaml(name, prefix, receiver), b -> b.clock(Clock.system()));
+    }
+
+    @Test
+    void oneNodeDeliversEveryHookItAcceptedExactlyOnce() throws Exception {
+        try (HookReceiver receiver = HookReceiver.start(); TestEdge a = node("a", "one", receiver)) {
+            TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200);
+            Set<String> accepted = new TreeSet<>();
+            for (int i = 0; i < 30; i++) {
+                accepted.add(accept(a, i));
+            }
+            TestEdge.await(() -> deliveredIds(receiver).equals(accepted));
+            assertThat(receiver.requestCount()).as("each hook reached the receiver once").isEqualTo(accepted.size());
+        }
+    }
+
+    @Test
+    void twoNodesShareTheDeliveriesAndAPauseOnOneHoldsTheOther() throws Exception {
+        try (HookReceiver receiver = HookReceiver.start();
+             TestEdge a = node("a", "two", receiver);
+             TestEdge b = node("b", "two", receiver)) {
+            TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200
+                    && Http.get(b.address, "/readyz").status() == 200);
+            // both nodes in the delivery group, the four partitions shared out
+            TestEdge.await(() -> !a.backends().follower().ownedPartitions().isEmpty()
+                    && !b.backends().follower().ownedPartitions().isEmpty()
+                    && a.backends().follower().ownedPartitions().size() + b.backends().follower().ownedPartitions().size() == 4);
+
+            Set<String> accepted = new TreeSet<>();
+            for (int i = 0; i < 40; i++) {
+                accepted.add(accept(i % 2 == 0 ? a : b, i));
+            }
+            TestEdge.await(() -> deliveredIds(receiver).equals(accepted));
+            assertThat(receiver.requestCount()).as("each hook reached the receiver once, from either node")
+                    .isEqualTo(accepted.size());
+
+            // paused through A's admin API: B learns it from the control topic
+            Http.Response paused = admin(a, "POST", "/v1/destinations/app/pause");
+            assertThat(paused.status()).as(paused.body()).isEqualTo(200);
+            assertThat(JSON.readTree(paused.body()).get("state").asText()).isEqualTo("paused");
+            TestEdge.await(() -> b.backends().overrides().pausedDestinations().contains("app"));
+
+            int before = receiver.requestCount();
+            List<String> held = new ArrayList<>();
+            for (int i = 0; i < SOURCES; i++) { // one hook per key, so B's partitions get some
+                held.add(accept(b, 100 + i));
+            }
+            // every held hook is in a node's working set, pending, and nothing was sent
+            TestEdge.await(() -> held.stream().allMatch(id -> pendingIn(a, id) || pendingIn(b, id)));
+            assertThat(held).as("some of them on B").anyMatch(id -> pendingIn(b, id));
+            a.backends().dispatcher().wake();
+            b.backends().dispatcher().wake();
+            assertThat(receiver.requestCount()).as("nothing sent while paused").isEqualTo(before);
+            int pauses = 0;
+            for (JsonNode r : JSON.readTree(admin(b, "GET", "/v1/audit").body()).get("audit")) {
+                pauses += r.get("action").asText().equals("pause") ? 1 : 0;
+            }
+            assertThat(pauses).as("the pause made on A, listed once by B").isEqualTo(1);
+
+            Http.Response resumed = admin(b, "POST", "/v1/destinations/app/resume");
+            assertThat(resumed.status()).as(resumed.body()).isEqualTo(200);
+            accepted.addAll(held);
+            TestEdge.await(() -> deliveredIds(receiver).equals(accepted));
+            assertThat(receiver.requestCount()).isEqualTo(accepted.size());
+
+            // a rate-limit override set on A applies on B
+            Http.Response put = admin(a, "PUT", "/v1/tenants/t/rate-limit", "{\"rate\": 7, \"burst\": 9}");
+            assertThat(put.status()).as(put.body()).isEqualTo(200);
+            TestEdge.await(() -> b.backends().limits().list().tenants().stream()
+                    .anyMatch(e -> e.tenant().equals("t") && e.limit() != null && e.limit().burst() == 9));
+        }
+    }
+
+    private static boolean pendingIn(TestEdge edge, String id) {
+        List<DeliveryRow> rows = edge.backends().store().deliveries().deliveries(id);
+        return !rows.isEmpty() && rows.stream().allMatch(r -> r.state() == DeliveryState.PENDING);
+    }
+
+    private static Set<String> deliveredIds(HookReceiver receiver) {
+        Set<String> ids = new TreeSet<>();
+        for (HookReceiver.Received r : receiver.received()) {
+            ids.add(r.header("webhook-id"));
+        }
+        return ids;
+    }
+
+    private static String accept(TestEdge edge, int n) throws Exception {
+        Http.Response r = Http.post(edge.address, "/hooks/s" + (n % SOURCES), Map.of("Content-Type", "application/json"),
+                ("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8));
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+        return JSON.readTree(r.body()).get("id").asText();
+    }
+
+    private Http.Response admin(TestEdge edge, String method, String path) throws Exception {
+        return admin(edge, method, path, method.equals("GET") ? null : "");
+    }
+
+    private Http.Response admin(TestEdge edge, String method, String path, String body) throws Exception {
+        String token = Files.readString(dir.resolve(edge.server.config().node().id()).resolve("admin.token")).strip();
+        InetSocketAddress at = edge.server.adminAddress();
+        Map<String, String> headers = new HashMap<>();
+        headers.put("Authorization", "Bearer " + token);
+        try (Http http = Http.connect(new InetSocketAddress("127.0.0.1", at.getPort()))) {
+            return http.request(method, path, headers, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+}
