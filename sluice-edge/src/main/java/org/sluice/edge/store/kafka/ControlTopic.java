@@ -47,7 +47,7 @@ final class ControlTopic {
     static Admin admin(KafkaControlSettings settings, long timeoutMs) {
         Properties p = new Properties();
         p.putAll(settings.properties());
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", settings.bootstrapServers()));
+        ClientKeys.brokers(p, settings.bootstrapServers());
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, timeoutMs));
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, timeoutMs));
         return Admin.create(p);
