@@ -38,6 +38,16 @@ final class ClientKeys {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     }
 
+    /**
+     * Sets how long a call of an admin client or a consumer may take, at most
+     * {@code timeoutMs} (clamped to an int, as the clients read it), on {@code p}.
+     */
+    static void callTimeouts(Map<? super String, ? super String> p, long timeoutMs) {
+        String timeout = Integer.toString((int) Math.min(Integer.MAX_VALUE, timeoutMs));
+        p.put(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, timeout);
+        p.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, timeout);
+    }
+
     /** Sets the brokers on {@code p}, as the comma-separated host:port list every client reads. */
     static void brokers(Map<? super String, ? super String> p, List<String> servers) {
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",", servers));

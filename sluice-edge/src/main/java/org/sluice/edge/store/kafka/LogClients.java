@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Properties;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -98,9 +97,7 @@ final class LogClients implements AutoCloseable {
         Properties p = common(s);
         p.putAll(s.properties());
         ClientKeys.brokers(p, s.bootstrapServers());
-        int timeout = (int) Math.min(Integer.MAX_VALUE, s.timeoutMs());
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeout));
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(timeout));
+        ClientKeys.callTimeouts(p, s.timeoutMs());
         return p;
     }
 
@@ -109,9 +106,7 @@ final class LogClients implements AutoCloseable {
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
         p.putAll(s.properties());
         ClientKeys.consumer(p, s.bootstrapServers());
-        int timeout = (int) Math.min(Integer.MAX_VALUE, s.timeoutMs());
-        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeout));
-        p.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(timeout));
+        ClientKeys.callTimeouts(p, s.timeoutMs());
         return p;
     }
 
