@@ -37,14 +37,7 @@ public record BreakerSettings(int failures, long openMs, long maxOpenMs) {
         if (failures < 1 || failures > Integer.MAX_VALUE) {
             problems.add(at + "failures must be an integer from 1 to " + Integer.MAX_VALUE + ", got " + failures);
         }
-        if (openMs < 1) {
-            problems.add(at + "open_ms must be an integer of at least 1, got " + openMs);
-        }
-        if (maxOpenMs < 1) {
-            problems.add(at + "max_open_ms must be an integer of at least 1, got " + maxOpenMs);
-        } else if (openMs >= 1 && maxOpenMs < openMs) {
-            problems.add(at + "max_open_ms must be at least " + at + "open_ms (" + openMs + "), got " + maxOpenMs);
-        }
+        GrowingDelay.check(problems, at, "open_ms", openMs, "max_open_ms", maxOpenMs);
         if (!problems.isEmpty()) {
             throw new SettingsException(problems);
         }

@@ -73,14 +73,7 @@ public final class RetryPolicy {
                                  long maxAgeSeconds, List<Integer> permanentStatuses) {
         String retry = destinationPath + ".retry.";
         List<String> problems = new ArrayList<>();
-        if (initialMs < 1) {
-            problems.add(retry + "initial_ms must be an integer of at least 1, got " + initialMs);
-        }
-        if (maxMs < 1) {
-            problems.add(retry + "max_ms must be an integer of at least 1, got " + maxMs);
-        } else if (initialMs >= 1 && maxMs < initialMs) {
-            problems.add(retry + "max_ms must be at least " + retry + "initial_ms (" + initialMs + "), got " + maxMs);
-        }
+        GrowingDelay.check(problems, retry, "initial_ms", initialMs, "max_ms", maxMs);
         if (maxAttempts < 1 || maxAttempts > Integer.MAX_VALUE) {
             problems.add(retry + "max_attempts must be an integer from 1 to " + Integer.MAX_VALUE + ", got " + maxAttempts);
         }

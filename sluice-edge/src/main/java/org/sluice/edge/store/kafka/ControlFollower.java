@@ -15,7 +15,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,10 +62,7 @@ final class ControlFollower implements AutoCloseable {
         this.partition = new TopicPartition(settings.topic(), 0);
         Properties p = new Properties();
         p.putAll(settings.properties());
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", settings.bootstrapServers()));
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        ClientKeys.consumer(p, settings.bootstrapServers());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
         p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, clientId);

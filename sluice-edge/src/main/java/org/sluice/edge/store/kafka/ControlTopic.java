@@ -8,7 +8,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -47,9 +46,8 @@ final class ControlTopic {
     static Admin admin(KafkaControlSettings settings, long timeoutMs) {
         Properties p = new Properties();
         p.putAll(settings.properties());
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", settings.bootstrapServers()));
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, timeoutMs));
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, timeoutMs));
+        ClientKeys.brokers(p, settings.bootstrapServers());
+        ClientKeys.callTimeouts(p, timeoutMs);
         return Admin.create(p);
     }
 

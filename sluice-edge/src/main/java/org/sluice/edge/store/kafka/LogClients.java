@@ -5,15 +5,12 @@ import java.time.Duration;
 import java.util.Properties;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.sluice.edge.store.HookStoreException;
 
 /**
@@ -86,10 +83,7 @@ final class LogClients implements AutoCloseable {
         Properties p = common(s);
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, Integer.toString(MAX_IN_FLIGHT_PER_CONNECTION));
         p.putAll(s.properties()); // may lower max.in.flight (the reader allows 1 to 5); never names what follows
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        ClientKeys.producer(p, s.bootstrapServers());
         p.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(s.lingerMs()));
         int timeout = (int) Math.min(Integer.MAX_VALUE, s.timeoutMs());
         // the producer requires delivery.timeout.ms >= linger.ms + request.timeout.ms
@@ -102,9 +96,8 @@ final class LogClients implements AutoCloseable {
     static Properties adminProperties(KafkaLogSettings s) {
         Properties p = common(s);
         p.putAll(s.properties());
-        int timeout = (int) Math.min(Integer.MAX_VALUE, s.timeoutMs());
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeout));
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(timeout));
+        ClientKeys.brokers(p, s.bootstrapServers());
+        ClientKeys.callTimeouts(p, s.timeoutMs());
         return p;
     }
 
@@ -112,19 +105,15 @@ final class LogClients implements AutoCloseable {
         Properties p = common(s);
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
         p.putAll(s.properties());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        int timeout = (int) Math.min(Integer.MAX_VALUE, s.timeoutMs());
-        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeout));
-        p.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(timeout));
+        ClientKeys.consumer(p, s.bootstrapServers());
+        ClientKeys.callTimeouts(p, s.timeoutMs());
         return p;
     }
 
+    /** A client's properties with its id; the brokers are set with the store's other keys. */
     private static Properties common(KafkaLogSettings s) {
         Properties p = new Properties();
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "sluice-log-" + s.nodeId());
-        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",", s.bootstrapServers()));
         return p;
     }
 

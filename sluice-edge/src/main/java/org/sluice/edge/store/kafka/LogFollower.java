@@ -29,7 +29,6 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
@@ -199,12 +198,9 @@ public final class LogFollower implements AutoCloseable {
     static Map<String, Object> consumerProperties(FollowerSettings s) {
         Map<String, Object> p = new HashMap<>(s.properties());
         long session = s.sessionTimeout().toMillis();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", s.bootstrapServers()));
+        ClientKeys.consumer(p, s.bootstrapServers());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, s.groupId());
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(session));

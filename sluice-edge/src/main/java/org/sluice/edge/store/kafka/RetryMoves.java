@@ -17,7 +17,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.DeliveryRow;
@@ -72,12 +71,8 @@ final class RetryMoves {
      */
     static Map<String, Object> producerProperties(FollowerSettings s) {
         Map<String, Object> p = new HashMap<>(s.properties());
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", s.bootstrapServers()));
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        ClientKeys.producer(p, s.bootstrapServers());
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "1000");
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return p;
     }
 
