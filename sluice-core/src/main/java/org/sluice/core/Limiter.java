@@ -1,6 +1,7 @@
 package org.sluice.core;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,6 +18,10 @@ import java.util.Objects;
  *     .build();
  * long waitNanos = limiter.tryAcquire();       // 0 = admitted, else ns until it would be
  * long waitForFive = limiter.tryAcquire(5);    // five permits at once
+ * Probe probe = new Probe();                   // reused: admitted, remaining and wait in one call
+ * boolean admitted = limiter.tryAcquire(1, probe);
+ * boolean gotThem = limiter.acquire(2, Duration.ofMillis(50)); // blocks at most 50 ms
+ * long usableInNanos = limiter.reserve(3);     // taken now, usable after the wait
  * </pre>
  *
  * <h2>Bandwidths</h2>
@@ -40,6 +45,14 @@ import java.util.Objects;
  * IllegalArgumentException} (unlike {@link RateLimiter#tryAcquire(String, int)}, which
  * admits such a cost into a full bucket, as the byte buckets need).
  *
+ * <h2>Waiting</h2>
+ * {@link #acquire(long, Duration)} blocks until its permits are admitted or its timeout
+ * would pass first, waiting through the builder's {@link Sleeper} and measuring on the
+ * limiter's clock. {@link #reserve(long)} takes permits at once, whatever the debt, and
+ * answers how long the caller must wait before using them. Neither is fair: a blocked
+ * caller that wakes competes with new callers and may be refused again (it then waits
+ * again, within its timeout).
+ *
  * <h2>Threads and memory</h2>
  * Thread-safe. The arrival times are read and written under one lock, so a call sees
  * and charges all bandwidths as one step; the lock is held for a few arithmetic
@@ -54,6 +67,7 @@ public final class Limiter {
     private final Object lock = new Object();
     private final List<Limit> bandwidths;
     private final Clock clock;
+    private final Sleeper sleeper;
     private final long[] intervals;
     private final long[] tolerances;
     /** The smallest burst: the largest cost a call may ask for. */
@@ -65,6 +79,7 @@ public final class Limiter {
     private Limiter(Builder b) {
         this.bandwidths = List.copyOf(b.bandwidths);
         this.clock = b.clock;
+        this.sleeper = b.sleeper;
         int n = bandwidths.size();
         this.intervals = new long[n];
         this.tolerances = new long[n];
@@ -114,6 +129,66 @@ public final class Limiter {
     public boolean tryAcquire(long permits, Probe probe) {
         Objects.requireNonNull(probe, "probe");
         return charge(checkPermits(permits), probe) == 0L;
+    }
+
+    /**
+     * Takes {@code permits}, waiting for them if need be: true once admitted (charged on
+     * every bandwidth), false without waiting at all when the limiter's wait is longer
+     * than what is left of {@code timeout} (nothing charged). Waits go to the builder's
+     * {@link Sleeper}, measured on its {@link Clock}.
+     *
+     * @throws InterruptedException when the thread is interrupted while it waits
+     * @throws IllegalArgumentException as {@link #tryAcquire(long)}, or when {@code
+     *     timeout} is negative
+     */
+    public boolean acquire(long permits, Duration timeout) throws InterruptedException {
+        checkPermits(permits);
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be zero or positive, got " + timeout);
+        }
+        long budget = saturatedNanos(timeout);
+        long start = clock.nanoTime();
+        for (;;) {
+            long wait = charge(permits, null);
+            if (wait == 0L) {
+                return true;
+            }
+            long left = budget - (clock.nanoTime() - start);
+            if (wait > left) {
+                return false;
+            }
+            sleeper.sleepNanos(wait);
+        }
+    }
+
+    /**
+     * Takes {@code permits} now, on every bandwidth, even into debt, and answers the
+     * nanoseconds until they are the caller's to use (0 = now). Later calls queue behind
+     * the reservation: a {@link #tryAcquire()} is refused until the debt is paid off.
+     *
+     * @throws IllegalArgumentException as {@link #tryAcquire(long)}
+     */
+    public long reserve(long permits) {
+        checkPermits(permits);
+        long now = clock.nanoTime();
+        synchronized (lock) {
+            long wait = 0L;
+            for (int i = 0; i < tats.length; i++) {
+                long next = Gcra.admittedTat(tats[i], now, Gcra.increment(intervals[i], permits), tolerances[i]);
+                wait = Math.max(wait, next - now - tolerances[i]);
+                tats[i] = next;
+            }
+            return wait;
+        }
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /**
@@ -175,6 +250,7 @@ public final class Limiter {
     public static final class Builder {
         private final List<Limit> bandwidths = new ArrayList<>();
         private Clock clock = Clock.system();
+        private Sleeper sleeper = Sleeper.system();
 
         private Builder() {
         }
@@ -190,6 +266,12 @@ public final class Limiter {
 
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock must not be null");
+            return this;
+        }
+
+        /** How {@link Limiter#acquire} waits; default {@link Sleeper#system()}. */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper must not be null");
             return this;
         }
 
