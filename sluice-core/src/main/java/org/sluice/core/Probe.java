@@ -1,9 +1,10 @@
 package org.sluice.core;
 
 /**
- * What one call of {@link Limiter#tryAcquire(long, Probe)} found, written into a holder
- * the caller owns: whether the permits were admitted, how many whole permits remain
- * after the call, and the wait in nanoseconds when refused.
+ * What one call of {@link Limiter#tryAcquire(long, Probe)} or {@link
+ * RateLimiter#tryAcquire(String, int, Probe)} found, written into a holder the caller
+ * owns: whether the permits were admitted, how many whole permits remain after the call,
+ * and the wait in nanoseconds when refused.
  *
  * <p>A mutable holder rather than a returned value so that the hot path allocates
  * nothing: a caller keeps one {@code Probe} per thread (or per request, when it has one
@@ -36,7 +37,8 @@ public final class Probe {
 
     /**
      * Whole permits a call could take right after this one, at the same reading of the
-     * clock: the smallest over the limiter's bandwidths.
+     * clock: the smallest over a {@link Limiter}'s bandwidths, or the key's for a {@link
+     * RateLimiter}.
      */
     public long remaining() {
         return remaining;
