@@ -31,6 +31,21 @@ final class BucketShard {
     /** Returned by {@link #chargeSlot} when the word is DEAD or MOVED: retry under the lock. */
     static final long NEEDS_LOCK = -1L;
 
+    /**
+     * A charge's answer when admitted: {@code -2 - room}, with {@code room} the
+     * tolerance left after the charge ({@code tau - (tat - now)}, from 0 to {@code tau}),
+     * so that every admission is below {@link #NEEDS_LOCK} and every refusal (a wait) is
+     * above 0. {@link BucketTable} turns it into 0 for its public answer.
+     */
+    static long admitted(long room) {
+        return -2L - room;
+    }
+
+    /** The {@code room} of an {@link #admitted(long)} answer. */
+    static long roomOf(long admitted) {
+        return -2L - admitted;
+    }
+
     static final int MIN_CAPACITY = 16;
     static final int MAX_CAPACITY = 1 << 28;
 
@@ -176,7 +191,11 @@ final class BucketShard {
 
     // ------------------------------------------------------------------ charge
 
-    /** The one CAS-retry loop: charge a live word ({@code rows[w]}), or say the lock is needed. */
+    /**
+     * The one CAS-retry loop: charge a live word ({@code rows[w]}), or say the lock is
+     * needed. Answers the wait (positive) when refused, {@link #NEEDS_LOCK}, or {@link
+     * #admitted(long) admitted(room)} when admitted.
+     */
     static long chargeSlot(long[] rows, int w0, long increment, long tolerance, long now) {
         long w = (long) ROWS.getVolatile(rows, w0);
         for (;;) {
@@ -187,16 +206,24 @@ final class BucketShard {
             if (wait != 0L) {
                 return wait;
             }
-            long next = tatWord(Gcra.admittedTat(w, now, increment, tolerance));
+            long tat = Gcra.admittedTat(w, now, increment, tolerance);
+            long next = tatWord(tat);
             long seen = (long) ROWS.compareAndExchange(rows, w0, w, next);
             if (seen == w) {
-                return 0L;
+                return admitted(tolerance - (tat - now));
             }
             w = seen;
         }
     }
 
+    /** Charges {@code key}: 0 when admitted, else the wait (at least 1). */
     long charge(String key, int hash, int home, long increment, long tolerance, long now) {
+        long r = chargeWithRoom(key, hash, home, increment, tolerance, now);
+        return r < 0 ? 0L : r;
+    }
+
+    /** {@link #charge}, answering an admission as {@link #admitted(long)} instead of 0. */
+    long chargeWithRoom(String key, int hash, int home, long increment, long tolerance, long now) {
         Table t = published();
         int i = t.find(key, hash, home);
         if (i >= 0) {
@@ -226,7 +253,8 @@ final class BucketShard {
             if (wait != 0L) {
                 return wait;
             }
-            long word = tatWord(Gcra.admittedTat(base, now, increment, tolerance));
+            long tat = Gcra.admittedTat(base, now, increment, tolerance);
+            long word = tatWord(tat);
             if (i >= 0) {
                 ROWS.setVolatile(t.rows, wordAt(i), word);
                 dead--;
@@ -238,7 +266,7 @@ final class BucketShard {
                 used++;
             }
             addLive(1);
-            return 0L;
+            return admitted(tolerance - (tat - now));
         } finally {
             lock.unlock();
         }

@@ -127,11 +127,21 @@ public final class BucketTable {
      * {@link RateLimiter}'s class comment, "The key before the clock").
      */
     long tryCharge(String key, int hash, long increment, long tolerance, long now) {
+        long r = chargeWithRoom(key, hash, increment, tolerance, now);
+        return r < 0 ? 0L : r;
+    }
+
+    /**
+     * {@link #tryCharge(String, int, long, long, long)}, answering an admission as {@code
+     * BucketShard.admitted(room)} (negative; {@code BucketShard.roomOf} gives the tolerance
+     * left after the charge, in ns) instead of 0; a refusal is the wait, as there.
+     */
+    long chargeWithRoom(String key, int hash, long increment, long tolerance, long now) {
         if ((increment | tolerance) < 0) {
             throw negativePolicy(increment, tolerance);
         }
         long m = BucketShard.mix(hash);
-        return shards[BucketShard.shardOf(m)].charge(key, hash, BucketShard.home(m), increment, tolerance, now);
+        return shards[BucketShard.shardOf(m)].chargeWithRoom(key, hash, BucketShard.home(m), increment, tolerance, now);
     }
 
     private static IllegalArgumentException negativePolicy(long increment, long tolerance) {

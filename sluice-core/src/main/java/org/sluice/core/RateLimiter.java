@@ -136,6 +136,33 @@ public final class RateLimiter {
         return charge(key, Gcra.increment(interval, cost));
     }
 
+    /**
+     * Charges {@code cost} units to {@code key} like {@link #tryAcquire(String, int)} and
+     * writes into {@code probe} whether they were admitted, the whole units {@code key}
+     * has left after the call and the wait, all from the one charge (the room is what the
+     * charge itself saw, not a second read). Returns {@code probe.admitted()}. Allocates
+     * nothing; the refusal memo is neither read nor written.
+     */
+    public boolean tryAcquire(String key, int cost, Probe probe) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be at least 1, got " + cost);
+        }
+        Objects.requireNonNull(probe, "probe");
+        int hash = Objects.requireNonNull(key, "key").hashCode(); // before the clock, as in tryAcquire(String)
+        long increment = Gcra.increment(interval, cost);
+        long r = table.chargeWithRoom(key, hash, increment, tolerance, clock.nanoTime());
+        if (r < 0) {
+            tally.count(Tally.ADMITTED);
+            probe.set(true, BucketShard.roomOf(r) / interval, 0L);
+            return true;
+        }
+        tally.count(Tally.DENIED);
+        // refused with wait r: the room before it was increment - r (tolerance - r when oversized; see Gcra)
+        long room = (increment > tolerance ? tolerance : increment) - r;
+        probe.set(false, room > 0 ? room / interval : 0L, r);
+        return false;
+    }
+
     private long charge(String key, long increment) {
         int hash = Objects.requireNonNull(key, "key").hashCode(); // before the clock, as in tryAcquire(String)
         long wait = table.tryCharge(key, hash, increment, tolerance, clock.nanoTime());
