@@ -143,6 +143,7 @@ final class Backends implements AutoCloseable {
                 if (kafkaLog != null) { // the working set is filled from this node's share of the log
                     following = new LogFollower(FleetLogs.follower(config.store().kafka().orElseThrow()), rocks, clock,
                             epochMillis, fifoDestinations(config));
+                    FleetLogs.followerMeters(following.figures(), registry);
                     following.start();
                 }
             } catch (RuntimeException e) {

@@ -1,6 +1,8 @@
 package org.sluice.edge.server;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
@@ -9,11 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.config.StoreConfig;
+import org.sluice.edge.store.kafka.FollowerFigures;
 import org.sluice.edge.store.kafka.FollowerSettings;
 import org.sluice.edge.store.kafka.KafkaControlSettings;
 import org.sluice.edge.store.kafka.KafkaControlState;
@@ -27,7 +31,8 @@ import org.sluice.edge.store.kafka.ProduceListener;
  * the emptied working set, and the fleet's log ({@link KafkaHookLog}) with its two metrics: {@code sluice_log_produce_seconds}, a timer (with
  * histogram buckets) of each record from its hand-over to the producer to the log's
  * acknowledgement, and {@code sluice_log_produce_errors_total}, the records the log did not
- * take (an error, or {@code timeout_ms} passed).
+ * take (an error, or {@code timeout_ms} passed); and the delivery group's figures
+ * ({@link #followerMeters}).
  */
 final class FleetLogs {
 
@@ -96,5 +101,32 @@ final class FleetLogs {
                 errors.increment();
             }
         });
+    }
+
+    /**
+     * The delivery group's meters, polled from the follower's published figures (a scrape
+     * never calls the brokers): {@code sluice_log_partitions_owned}, {@code sluice_log_consumer_lag}
+     * and {@code sluice_log_held_records} per {@code topic} (the follower's topics, named by
+     * {@code topic_prefix}), and {@code sluice_log_rebalances_total} per {@code kind}.
+     */
+    static void followerMeters(FollowerFigures figures, MeterRegistry registry) {
+        for (String topic : figures.topics()) {
+            Gauge.builder("sluice.log.partitions.owned", figures, f -> f.partitionsOwned(topic))
+                    .description("Partitions of the topic this node's log follower owns")
+                    .tag("topic", topic).register(registry);
+            Gauge.builder("sluice.log.consumer.lag", figures, f -> {
+                long lag = f.consumerLag(topic);
+                return lag < 0 ? Double.NaN : lag;
+            }).description("Records behind the log's end in the partitions of the topic this node owns")
+                    .tag("topic", topic).register(registry);
+            Gauge.builder("sluice.log.held.records", figures, f -> f.heldRecords(topic))
+                    .description("Records read and not committed past, behind the oldest unfinished hook of each partition owned")
+                    .tag("topic", topic).register(registry);
+        }
+        for (FollowerFigures.Rebalance kind : FollowerFigures.Rebalance.values()) {
+            FunctionCounter.builder("sluice.log.rebalances", figures, f -> f.rebalances(kind))
+                    .description("Rebalances of the delivery group that assigned, revoked or lost partitions of this node")
+                    .tag("kind", kind.name().toLowerCase(Locale.ROOT)).register(registry);
+        }
     }
 }

@@ -25,6 +25,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sluice.core.Clock;
+import org.sluice.edge.delivery.KafkaBrokers;
 import org.sluice.testkit.HookReceiver;
 import org.sluice.testkit.RedisServer;
 
@@ -216,6 +218,8 @@ class DeployAssetsTest {
                 .contains("sluice_delivery_attempts_total{destination=\"flaky\",outcome=\"dead\"} " + accepted + ".0")
                 .contains("sluice_store_max_bytes 1.073741824E9");
         Map<String, Set<String>> exported = exported(scraped);
+        exported(scrapeKafkaKind()).forEach((name, labels) ->
+                exported.computeIfAbsent(name, n -> new HashSet<>()).addAll(labels));
 
         assertThat(missing(dashboardExprs, exported))
                 .as("names the dashboard uses that the server does not export; exported: %s", new TreeSet<>(exported.keySet()))
@@ -223,6 +227,33 @@ class DeployAssetsTest {
         assertThat(missing(ruleExprs, exported))
                 .as("names the rules use that the server does not export; exported: %s", new TreeSet<>(exported.keySet()))
                 .isEmpty();
+    }
+
+    /**
+     * A scrape of a node of {@code store.kind: kafka} with a destination, after a hook was
+     * delivered: the fleet log's metrics (produce, the delivery group's figures) exist only there.
+     */
+    private String scrapeKafkaKind() throws Exception {
+        try (KafkaBrokers brokers = KafkaBrokers.start(1, Map.of());
+             HookReceiver receiver = HookReceiver.start();
+             TestEdge edge = TestEdge.startWhole(dir, """
+                node: {id: k, data_dir: "%s"}
+                admin: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0"}
+                sources:
+                  open: {tenant: acme, verify: {scheme: none}, deliver_to: [app]}
+                destinations:
+                  app: {url: "%s"}
+                store:
+                  kind: kafka
+                  kafka: {bootstrap_servers: ["%s"], topic_prefix: assets, partitions: 2, replication_factor: 1}
+                """.formatted(dir.resolve("kafka-node"), receiver.uri("/in"), brokers.bootstrapServers()),
+                     b -> b.clock(Clock.system()))) {
+            TestEdge.await(() -> edge.post("/hooks/open", Map.of(), "{}").status() == 202);
+            receiver.awaitRequests(1, Duration.ofSeconds(30));
+            TestEdge.await(() -> MetricsTest.scrape(edge).contains("sluice_log_rebalances_total{kind=\"assigned\"} 1.0"));
+            return MetricsTest.scrape(edge);
+        }
     }
 
     @Test

@@ -88,6 +88,42 @@ class KafkaStoreDeliveryTest {
     }
 
     @Test
+    void theFollowersFiguresAreOnMetrics() throws Exception {
+        try (HookReceiver receiver = HookReceiver.start(); TestEdge a = node("a", "obs", receiver)) {
+            TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200);
+            Set<String> accepted = new TreeSet<>();
+            for (int i = 0; i < 12; i++) {
+                accepted.add(accept(a, i));
+            }
+            TestEdge.await(() -> deliveredIds(receiver).equals(accepted));
+            // every hook delivered: the follower reads to the log's end and holds nothing back
+            TestEdge.await(() -> {
+                String m = MetricsTest.scrape(a);
+                return gauge(m, "sluice_log_consumer_lag{topic=\"obs.hooks\"}") == 0
+                        && gauge(m, "sluice_log_held_records{topic=\"obs.hooks\"}") == 0;
+            });
+            String metrics = MetricsTest.scrape(a);
+            assertThat(gauge(metrics, "sluice_log_partitions_owned{topic=\"obs.hooks\"}")).as("the one node owns every partition")
+                    .isEqualTo(4);
+            assertThat(gauge(metrics, "sluice_log_partitions_owned{topic=\"obs.retry\"}")).isEqualTo(4);
+            assertThat(gauge(metrics, "sluice_log_rebalances_total{kind=\"assigned\"}")).isEqualTo(1);
+            assertThat(gauge(metrics, "sluice_log_rebalances_total{kind=\"revoked\"}")).isZero();
+            assertThat(gauge(metrics, "sluice_log_rebalances_total{kind=\"lost\"}")).isZero();
+            assertThat(gauge(metrics, "sluice_log_consumer_lag{topic=\"obs.retry\"}")).isZero();
+        }
+    }
+
+    /** The value of the series named exactly {@code series} (name and labels) in a scrape; NaN when absent. */
+    private static double gauge(String scrape, String series) {
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).strip());
+            }
+        }
+        return Double.NaN;
+    }
+
+    @Test
     void twoNodesShareTheDeliveriesAndAPauseOnOneHoldsTheOther() throws Exception {
         try (HookReceiver receiver = HookReceiver.start();
              TestEdge a = node("a", "two", receiver);

@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -113,7 +114,8 @@ import org.sluice.edge.store.WorkingSet;
  * <h2>Threads</h2>
  * One thread ({@code sluice-log-follower}) owns the consumer, the progress of every
  * partition and the rebalance callbacks (which Kafka runs inside its poll). Other threads
- * read only the published figures ({@link #committedOffsets()}, {@link #ownedPartitions()}).
+ * read only the published figures ({@link #committedOffsets()}, {@link #ownedPartitions()},
+ * {@link #figures()}).
  */
 public final class LogFollower implements AutoCloseable {
 
@@ -158,6 +160,7 @@ public final class LogFollower implements AutoCloseable {
     private volatile Set<Integer> owned = Set.of();
     private final AtomicLong commitPasses = new AtomicLong();
     private final AtomicLong hooksTaken = new AtomicLong();
+    private final FollowerFigures figures;
 
     /**
      * A follower of {@code settings}' hooks topic into {@code store}, whose dispatcher
@@ -190,6 +193,8 @@ public final class LogFollower implements AutoCloseable {
         this.producer = new KafkaProducer<>(RetryMoves.producerProperties(settings));
         this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations, producer);
         this.deadLetters = new DeadLetters(settings, store, producer);
+        this.figures = new FollowerFigures(!moves.enabled() ? List.of(settings.hooksTopic())
+                : List.of(settings.hooksTopic(), settings.retryTopic()));
         this.thread = new Thread(this::run, "sluice-log-follower");
         this.thread.setDaemon(true);
     }
@@ -283,14 +288,18 @@ public final class LogFollower implements AutoCloseable {
         return hooksTaken.get();
     }
 
+    /** The figures of this node's share of the log, for the metrics (updated on each commit pass and rebalance). */
+    public FollowerFigures figures() {
+        return figures;
+    }
+
     // ================================================================ the follower's thread
 
     private void run() {
         long lastPass = clock.nanoTime();
         lastContactNanos = lastPass;
         try {
-            consumer.subscribe(!moves.enabled() ? List.of(settings.hooksTopic())
-                    : List.of(settings.hooksTopic(), settings.retryTopic()), new Rebalances());
+            consumer.subscribe(figures.topics(), new Rebalances());
             while (running) {
                 try {
                     boolean failed = take(consumer.poll(POLL));
@@ -323,6 +332,9 @@ public final class LogFollower implements AutoCloseable {
             }
             producer.close(Duration.ofSeconds(abandoned ? 0 : 5));
             owned = Set.of();
+            for (String topic : figures.topics()) {
+                figures.topic(topic, 0, 0, 0);
+            }
         }
     }
 
@@ -403,6 +415,33 @@ public final class LogFollower implements AutoCloseable {
         commit(progress.keySet());
         moves.start(progress);
         deadLetters.start(progress);
+        publishFigures();
+    }
+
+    /**
+     * Publishes, per topic, the partitions owned, the consumer's lag ({@code currentLag}: the
+     * log end its last fetch saw, no call to the brokers) and the records held.
+     */
+    private void publishFigures() {
+        for (String topic : figures.topics()) {
+            int owns = 0;
+            long lag = 0;
+            boolean lagKnown = false;
+            long held = 0;
+            for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
+                if (!e.getKey().topic().equals(topic)) {
+                    continue;
+                }
+                owns++;
+                held += e.getValue().size();
+                OptionalLong l = consumer.currentLag(e.getKey());
+                if (l.isPresent()) {
+                    lag += l.getAsLong();
+                    lagKnown = true;
+                }
+            }
+            figures.topic(topic, owns, owns == 0 || lagKnown ? lag : -1, held);
+        }
     }
 
 
@@ -515,6 +554,8 @@ public final class LogFollower implements AutoCloseable {
             }
             publishOwned();
             if (!partitions.isEmpty()) {
+                figures.rebalanced(FollowerFigures.Rebalance.ASSIGNED);
+                publishFigures();
                 LOG.info("delivery group: partitions {} assigned", partitions);
             }
         }
@@ -527,6 +568,8 @@ public final class LogFollower implements AutoCloseable {
             List<TopicPartition> ours = partitions.stream().filter(progress::containsKey).toList();
             commit(ours);
             drop(ours);
+            figures.rebalanced(FollowerFigures.Rebalance.REVOKED);
+            publishFigures();
             LOG.info("delivery group: partitions {} revoked", partitions);
         }
 
@@ -536,6 +579,10 @@ public final class LogFollower implements AutoCloseable {
                 return;
             }
             drop(partitions);
+            if (!partitions.isEmpty()) {
+                figures.rebalanced(FollowerFigures.Rebalance.LOST);
+                publishFigures();
+            }
             LOG.warn("delivery group: partitions {} lost (the session expired)", partitions);
         }
 
