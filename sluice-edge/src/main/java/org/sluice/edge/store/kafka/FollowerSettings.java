@@ -90,21 +90,21 @@ public record FollowerSettings(List<String> bootstrapServers, String topicPrefix
 
     /** The hooks topic, {@code <prefix>.hooks}. */
     public String hooksTopic() {
-        return topicPrefix + ".hooks";
+        return TopicNames.hooks(topicPrefix);
     }
 
     /** The retry topic, {@code <prefix>.retry}. */
     public String retryTopic() {
-        return topicPrefix + ".retry";
+        return TopicNames.retry(topicPrefix);
     }
 
     /** The dead-letter topic, {@code <prefix>.dead}. */
     public String deadTopic() {
-        return topicPrefix + ".dead";
+        return TopicNames.dead(topicPrefix);
     }
 
     /** The delivery group, {@code <prefix>.delivery}. */
     public String groupId() {
-        return topicPrefix + ".delivery";
+        return TopicNames.deliveryGroup(topicPrefix);
     }
 }

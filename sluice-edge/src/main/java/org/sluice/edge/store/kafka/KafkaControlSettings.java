@@ -40,7 +40,7 @@ public record KafkaControlSettings(List<String> bootstrapServers, String topicPr
             throw new IllegalArgumentException("store.kafka.bootstrap_servers must name at least one broker");
         }
         try {
-            Topic.validate(topicPrefix + ".control");
+            Topic.validate(TopicNames.control(topicPrefix));
         } catch (InvalidTopicException e) {
             throw new IllegalArgumentException("store.kafka.topic_prefix makes a topic name Kafka refuses, got \""
                     + topicPrefix + "\": " + e.getMessage(), e);
@@ -71,6 +71,6 @@ public record KafkaControlSettings(List<String> bootstrapServers, String topicPr
 
     /** {@code <prefix>.control}. */
     public String topic() {
-        return topicPrefix + ".control";
+        return TopicNames.control(topicPrefix);
     }
 }

@@ -49,17 +49,17 @@ public record KafkaLogSettings(String nodeId, List<String> bootstrapServers, Str
 
     /** {@code <topicPrefix>.hooks}. */
     public String hooksTopic() {
-        return topicPrefix + ".hooks";
+        return TopicNames.hooks(topicPrefix);
     }
 
     /** {@code <topicPrefix>.retry}, delivery's distant retries. */
     public String retryTopic() {
-        return topicPrefix + ".retry";
+        return TopicNames.retry(topicPrefix);
     }
 
     /** {@code <topicPrefix>.dead}, delivery's dead letters. */
     public String deadTopic() {
-        return topicPrefix + ".dead";
+        return TopicNames.dead(topicPrefix);
     }
 
     /** Where the log is, for messages: its topic and brokers (no property values). */
