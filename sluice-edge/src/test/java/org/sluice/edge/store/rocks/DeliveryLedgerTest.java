@@ -958,6 +958,12 @@ class DeliveryLedgerTest {
         java.util.concurrent.atomic.AtomicInteger deletedHooks = new java.util.concurrent.atomic.AtomicInteger();
         Runnable retention = () -> {
             await(go);
+            // Hold retention back until a few redeliveries have happened: with retention at zero
+            // seconds a delivered row may otherwise be deleted before the redeliverer ever sees
+            // it, and the race this test is about would not be run at all on a slow machine.
+            while (redelivered.get() < 10 && !redeliveriesDone.get()) {
+                Thread.onSpinWait();
+            }
             while (!redeliveriesDone.get() || ledger.counts("a", now).pending() > 0) {
                 deletedHooks.addAndGet(ledger.retentionPass(now, 0, 0, 16).hooksDeleted());
             }
