@@ -580,7 +580,8 @@ public final class AdminApi {
          * ({@code kind}; null: none), the delivery routes that would have to answer for the
          * whole fleet (destinations' pending, dead letters, redeliver, replay) answer
          * {@code 501 not_supported_on_store_kind} rather than show the node's share; pausing
-         * and resuming a destination, which the control state does for the fleet, are served.
+         * and resuming a destination, which the control state does for the fleet, are served,
+         * and so are the routes {@link #fleetDeliveries} answers for the fleet.
          */
         public Builder withoutDeliveryOnStoreKind(String kind) {
             this.kindWithoutDelivery = kind;
