@@ -134,7 +134,7 @@ final class DeliveryAdmin {
         Set<String> paused = paused();
         long now = wallMillis.getAsLong();
         Long unfinished = null;
-        if (fleet != null) { // one reading of the group's lag for every destination
+        if (fleet != null && !destinations.isEmpty()) { // one reading of the group's lag for every destination
             long records = fleet.unfinishedRecords();
             unfinished = records < 0 ? null : records;
         }

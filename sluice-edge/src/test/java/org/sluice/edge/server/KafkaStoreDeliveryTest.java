@@ -211,6 +211,10 @@ class KafkaStoreDeliveryTest {
                 assertThat(unknown.status()).as(unknown.body()).isEqualTo(404);
                 assertThat(JSON.readTree(unknown.body()).get("error").asText()).isEqualTo("hook_not_found");
                 assertThat(admin(b, "POST", "/v1/hooks/not-an-id/redeliver").status()).isEqualTo(404);
+                Http.Response badAfter = admin(b, "GET", "/v1/dead-letters?after=not-an-id");
+                assertThat(badAfter.status()).as(badAfter.body()).isEqualTo(400);
+                assertThat(JSON.readTree(badAfter.body()).get("error").asText()).isEqualTo("invalid_after");
+                assertThat(admin(b, "GET", "/v1/dead-letters?destination=nope").status()).isEqualTo(404);
 
                 Http.Response redelivered = admin(b, "POST", "/v1/hooks/" + id + "/redeliver");
                 assertThat(redelivered.status()).as(redelivered.body()).isEqualTo(202);
@@ -221,6 +225,8 @@ class KafkaStoreDeliveryTest {
                         () -> deadLetterIds(a).isEmpty() && deadLetterIds(b).isEmpty());
                 assertThat(JSON.readTree(admin(a, "GET", "/v1/destinations").body()).get("destinations").get(0)
                         .get("dead").asLong()).isZero();
+                // every record finished and committed: the group's lag, as B reads it, is back to 0
+                Eventually.until("no unfinished records left", LONG_WAIT, () -> unfinishedRecords(b) == 0);
             }
         }
     }
@@ -229,6 +235,15 @@ class KafkaStoreDeliveryTest {
     private static final java.time.Duration LONG_WAIT = java.time.Duration.ofSeconds(90);
     /** A UUIDv7 (version and variant bits set) stamped in 2020, which no test hook carries. */
     private static final String UUID_V7_NEVER_USED = "01700000-0000-7000-8000-000000000000";
+
+    private long unfinishedRecords(TestEdge edge) {
+        try {
+            JsonNode app = JSON.readTree(admin(edge, "GET", "/v1/destinations").body()).get("destinations").get(0);
+            return app.get("unfinished_records").isNull() ? -1 : app.get("unfinished_records").asLong();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     private Set<String> deadLetterIds(TestEdge edge) {
         try {
