@@ -110,7 +110,7 @@ public final class AdminApi {
         this.instanceMaxBodyBytes = b.instanceMaxBodyBytes;
         this.onOverrideChanged = b.onOverrideChanged;
         this.console = new ConsoleData(b.stats, b.sources, b.status);
-        this.delivery = b.delivery;
+        this.delivery = b.fleet == null ? b.delivery : b.delivery.forFleet(b.fleet, b.fleetNode);
         this.kindWithoutDelivery = b.kindWithoutDelivery;
         for (SourceConfig source : b.sources) {
             filters.put(source.id(), source.filters());
@@ -153,7 +153,8 @@ public final class AdminApi {
                     .withHeader("WWW-Authenticate", CHALLENGE);
         }
         try {
-            if (kindWithoutDelivery != null && isDeliveryRoute(request.path())) {
+            if (kindWithoutDelivery != null && isDeliveryRoute(request.path())
+                    && !delivery.answersForFleet(request.path())) {
                 throw new UnsupportedOnStoreKind(kindWithoutDelivery, "delivery (" + request.path() + ")");
             }
             return route(request);
@@ -514,6 +515,8 @@ public final class AdminApi {
         private Supplier<ConsoleData.Status> status = () -> new ConsoleData.Status(null, -1);
         private DeliveryAdmin delivery = DeliveryAdmin.none();
         private String kindWithoutDelivery;
+        private org.sluice.edge.store.FleetDeliveries fleet;
+        private String fleetNode;
 
         private Builder() {
         }
@@ -577,10 +580,23 @@ public final class AdminApi {
          * ({@code kind}; null: none), the delivery routes that would have to answer for the
          * whole fleet (destinations' pending, dead letters, redeliver, replay) answer
          * {@code 501 not_supported_on_store_kind} rather than show the node's share; pausing
-         * and resuming a destination, which the control state does for the fleet, are served.
+         * and resuming a destination, which the control state does for the fleet, are served,
+         * and so are the routes {@link #fleetDeliveries} answers for the fleet.
          */
         public Builder withoutDeliveryOnStoreKind(String kind) {
             this.kindWithoutDelivery = kind;
+            return this;
+        }
+
+        /**
+         * Under a {@code store.kind} whose node holds only its share of the deliveries: the
+         * fleet's dead letters and redeliveries, which then answer {@code GET /v1/dead-letters},
+         * {@code POST /v1/hooks/{id}/redeliver} and {@code GET /v1/destinations} for the whole
+         * fleet (the latter with the answering {@code node}'s own figures beside the fleet's).
+         */
+        public Builder fleetDeliveries(org.sluice.edge.store.FleetDeliveries fleetDeliveries, String node) {
+            this.fleet = Objects.requireNonNull(fleetDeliveries, "fleetDeliveries");
+            this.fleetNode = Objects.requireNonNull(node, "node");
             return this;
         }
 

@@ -22,6 +22,7 @@ import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DestinationPauses;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DestinationBacklog;
+import org.sluice.edge.store.FleetDeliveries;
 
 /**
  * The delivery routes of the admin API (issue 13): destinations with their live state,
@@ -32,6 +33,11 @@ import org.sluice.edge.store.DestinationBacklog;
  *
  * <p>Without a ledger (an admin API built without a store) it answers as a node with no
  * delivery rows: empty lists, and {@code hook_not_found} for a redelivery.
+ *
+ * <p>With the fleet's deliveries ({@link FleetDeliveries}, {@code store.kind: kafka}; see
+ * {@link #forFleet}) the dead letters, their counts and redeliveries are the fleet's, and
+ * {@code GET /v1/destinations} adds the answering {@code node} and the fleet's
+ * {@code unfinished_records}; the node's own share stays in the other figures.
  */
 final class DeliveryAdmin {
 
@@ -51,6 +57,10 @@ final class DeliveryAdmin {
     private final Replays replays;
     private final LongSupplier wallMillis;
     private final Consumer<String> pausedChanged;
+    /** The fleet's dead letters and redeliveries ({@code store.kind: kafka}), or null: the ledger's. */
+    private final FleetDeliveries fleet;
+    /** The answering node's id, shown beside the fleet's figures; null without {@link #fleet}. */
+    private final String nodeId;
 
     /**
      * @param destinations  the configured destinations in config order
@@ -75,6 +85,34 @@ final class DeliveryAdmin {
         this.replays = replays;
         this.wallMillis = Objects.requireNonNull(wallMillis, "wallMillis");
         this.pausedChanged = Objects.requireNonNull(pausedChanged, "pausedChanged");
+        this.fleet = null;
+        this.nodeId = null;
+    }
+
+    private DeliveryAdmin(DeliveryAdmin node, FleetDeliveries fleet, String nodeId) {
+        this.destinations = node.destinations;
+        this.ledger = node.ledger;
+        this.pauses = node.pauses;
+        this.activity = node.activity;
+        this.replays = node.replays;
+        this.wallMillis = node.wallMillis;
+        this.pausedChanged = node.pausedChanged;
+        this.fleet = Objects.requireNonNull(fleet, "fleet");
+        this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
+    }
+
+    /** This node's delivery routes with the dead letters, their counts and redeliveries the fleet's. */
+    DeliveryAdmin forFleet(FleetDeliveries fleetDeliveries, String node) {
+        return new DeliveryAdmin(this, fleetDeliveries, node);
+    }
+
+    /**
+     * True for the routes answered for the whole fleet through {@link FleetDeliveries}:
+     * {@code GET /v1/destinations}, {@code GET /v1/dead-letters}, {@code POST /v1/hooks/{id}/redeliver}.
+     */
+    boolean answersForFleet(String path) {
+        return fleet != null && (path.equals("/v1/destinations") || path.equals("/v1/dead-letters")
+                || (path.startsWith("/v1/hooks/") && path.endsWith("/redeliver")));
     }
 
     /** No destinations, no store. */
@@ -95,9 +133,20 @@ final class DeliveryAdmin {
     AdminResponse list() {
         Set<String> paused = paused();
         long now = wallMillis.getAsLong();
+        Long unfinished = null;
+        if (fleet != null && !destinations.isEmpty()) { // one reading of the group's lag for every destination
+            long records = fleet.unfinishedRecords();
+            unfinished = records < 0 ? null : records;
+        }
         List<Map<String, Object>> out = new ArrayList<>(destinations.size());
         for (Destination d : destinations.values()) {
-            out.add(view(d, paused.contains(d.name()), now));
+            Map<String, Object> view = view(d, paused.contains(d.name()), now);
+            if (fleet != null) {
+                view.put("dead", fleet.deadCount(d.name()));
+                view.put("node", nodeId);
+                view.put("unfinished_records", unfinished);
+            }
+            out.add(view);
         }
         return AdminResponse.json(200, AdminJson.encode(Map.of("destinations", out)));
     }
@@ -172,7 +221,13 @@ final class DeliveryAdmin {
     /** One page; {@code destination} is null or known, {@code limit} valid; empty when {@code after} names no hook. */
     Optional<AdminResponse> deadLetters(String destination, String after, int limit) {
         DeadLetterPage page;
-        if (ledger == null) {
+        if (fleet != null) {
+            try {
+                page = fleet.deadLetters(destination, after, limit);
+            } catch (IllegalArgumentException notAnId) {
+                return Optional.empty();
+            }
+        } else if (ledger == null) {
             if (after != null) {
                 return Optional.empty();
             }
@@ -226,10 +281,12 @@ final class DeliveryAdmin {
             }
             named = List.copyOf(names);
         }
-        if (ledger == null) {
+        if (fleet == null && ledger == null) {
             return AdminResponse.json(404, AdminJson.error("hook_not_found"));
         }
-        List<String> hadRows = ledger.deliveries(hookId).stream().map(DeliveryRow::destination).toList();
+        Optional<List<String>> fleetHas = fleet == null ? Optional.empty() : fleet.destinationsOf(hookId);
+        List<String> hadRows = fleet != null ? fleetHas.orElse(List.of())
+                : ledger.deliveries(hookId).stream().map(DeliveryRow::destination).toList();
         List<String> outsideTheSource = List.of();
         if (named != null) {
             for (String name : named) {
@@ -240,8 +297,8 @@ final class DeliveryAdmin {
             // A destination the hook has no delivery to is one its source did not deliver it to
             // (perhaps another tenant's): sending it there needs the operator to say so.
             outsideTheSource = named.stream().filter(name -> !hadRows.contains(name)).toList();
-            boolean known = !hadRows.isEmpty()
-                    || ledger.redeliver(hookId, List.of(), wallMillis.getAsLong()).isPresent(); // writes nothing
+            boolean known = !hadRows.isEmpty() || fleetHas.isPresent()
+                    || (fleet == null && ledger.redeliver(hookId, List.of(), wallMillis.getAsLong()).isPresent()); // writes nothing
             if (!outsideTheSource.isEmpty() && !force && known) {
                 Map<String, Object> refused = new LinkedHashMap<>();
                 refused.put("error", "force_required");
@@ -254,7 +311,8 @@ final class DeliveryAdmin {
             // every configured destination the hook has a row for (a removed one is not revived)
             named = hadRows.stream().filter(this::knows).toList();
         }
-        Optional<List<DeliveryRow>> fresh = ledger.redeliver(hookId, named, wallMillis.getAsLong());
+        Optional<Integer> fresh = fleet != null ? fleet.redeliver(hookId, named)
+                : ledger.redeliver(hookId, named, wallMillis.getAsLong()).map(List::size);
         if (fresh.isEmpty()) {
             return AdminResponse.json(404, AdminJson.error("hook_not_found"));
         }
@@ -265,7 +323,7 @@ final class DeliveryAdmin {
             after.put("forced", outsideTheSource);
         }
         audit.record(actor, "redeliver", null, null, after);
-        return AdminResponse.json(202, AdminJson.encode(Map.of("scheduled", fresh.get().size())));
+        return AdminResponse.json(202, AdminJson.encode(Map.of("scheduled", fresh.get())));
     }
 
     // ------------------------------------------------------------------ replays

@@ -51,6 +51,8 @@ public final class EdgeAdmin {
      * @param kindWithoutDelivery the {@code store.kind} whose node holds only its share of the deliveries (the
      *                 delivery routes that would answer for the fleet answer 501; pause and resume, kept
      *                 by {@code overrides}, are served), or null
+     * @param fleetDeliveries under that kind, the fleet's dead letters and redeliveries (served for the whole
+     *                 fleet), or null
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
     public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, ControlState overrides,
@@ -62,12 +64,13 @@ public final class EdgeAdmin {
                                            Supplier<String> notReadyReason, DeliveryActivity delivery,
                                            Consumer<String> pausedChanged, Replays replays,
                                            java.util.function.LongSupplier wallMillis,
-                                           org.sluice.edge.store.HookLog hookLog, String kindWithoutDelivery) {
+                                           org.sluice.edge.store.HookLog hookLog, String kindWithoutDelivery,
+                                           org.sluice.edge.store.FleetDeliveries fleetDeliveries) {
         Consumer<String> host = resetHostBuckets == null ? tenant -> { } : resetHostBuckets;
         Consumer<String> onChange = resetFleetBuckets == null ? host : host.andThen(resetFleetBuckets);
         AdminToken token = AdminToken.resolve(config.admin(), config.node().dataDir());
         LOG.info("{}", token.describe());
-        AdminApi api = AdminApi.builder()
+        AdminApi.Builder builder = AdminApi.builder()
                 .token(token)
                 .limits(limits)
                 .audit(StoreAdapters.audit(overrides))
@@ -84,8 +87,11 @@ public final class EdgeAdmin {
                 .status(notReadyReason == null ? () -> null : notReadyReason, () -> storeBytes(store))
                 .delivery(config.destinations(), store.deliveries(), overrides, delivery == null ? idle(config) : delivery,
                         replays, wallMillis, pausedChanged == null ? name -> { } : pausedChanged)
-                .withoutDeliveryOnStoreKind(kindWithoutDelivery)
-                .build();
+                .withoutDeliveryOnStoreKind(kindWithoutDelivery);
+        if (fleetDeliveries != null) {
+            builder.fleetDeliveries(fleetDeliveries, config.node().id());
+        }
+        AdminApi api = builder.build();
         return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken(), config.admin().listen().host(),
                 config.admin().allowedHosts());
     }

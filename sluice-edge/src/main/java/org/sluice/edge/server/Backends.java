@@ -15,6 +15,7 @@ import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.kafka.KafkaControlState;
+import org.sluice.edge.store.kafka.KafkaFleetDeliveries;
 import org.sluice.edge.store.kafka.KafkaHookLog;
 import org.sluice.edge.store.kafka.LogFollower;
 import org.sluice.edge.store.rocks.RocksControlState;
@@ -53,6 +54,8 @@ final class Backends implements AutoCloseable {
      * node's share of the log; else null. Closed after the dispatcher.
      */
     private final LogFollower follower;
+    /** Under {@code store.kind: kafka}, the fleet's dead letters and redeliveries for the admin API; else null. */
+    private final KafkaFleetDeliveries fleetDeliveries;
     /** The host arena when {@code rate_limits.scope} is host (tenant buckets live there), else null. */
     private final HostArena host;
     /** The fleet client when {@code rate_limits.scope} or {@code dedupe.scope} is fleet, else null. */
@@ -98,6 +101,11 @@ final class Backends implements AutoCloseable {
         } catch (RuntimeException e) {
             throw closeAfterFailedBoot(e, kafkaLog, store);
         }
+        try { // every node indexes the fleet's dead letters
+            this.fleetDeliveries = kafkaLog == null ? null : FleetLogs.openFleetDeliveries(kafkaLog, epochMillis, registry);
+        } catch (RuntimeException e) {
+            throw closeAfterFailedBoot(e, control, kafkaLog, store);
+        }
         try { // overrides persist in the control state; one that cannot be read fails the boot
             this.overrides = control != null ? control : new RocksControlState(rocks, instanceMaxBody);
             this.limits = new TenantLimits(config.rateLimits().defaultLimit().orElse(null), config.rateLimits().tenants(),
@@ -108,25 +116,25 @@ final class Backends implements AutoCloseable {
         } catch (RuntimeException e) {
             throw closeAfterFailedBoot(new IllegalStateException(
                     "cannot load the rate-limit overrides from " + (control != null ? "the control topic" : store.location())
-                            + ": " + e.getMessage(), e), control, kafkaLog, store);
+                            + ": " + e.getMessage(), e), control, fleetDeliveries, kafkaLog, store);
         }
         try {
             this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
                     ? HostArena.open(config.rateLimits().hostArena(),
                             config.rateLimits().hostArenaGroup().orElse(null), clock) : null;
         } catch (RuntimeException e) {
-            throw closeAfterFailedBoot(e, control, kafkaLog, store);
+            throw closeAfterFailedBoot(e, control, fleetDeliveries, kafkaLog, store);
         }
         try {
             this.fleet = FleetGate.wanted(config) ? FleetGate.start(config, limits, hookBuckets, byteBuckets, clock) : null;
         } catch (RuntimeException e) {
-            throw closeAfterFailedBoot(e, control, kafkaLog, store, host);
+            throw closeAfterFailedBoot(e, control, fleetDeliveries, kafkaLog, store, host);
         }
         Intake opened;
         try {
             opened = Intake.start(commitWrapper.apply(log::commit), config.intake(), registry, Clock.system());
         } catch (RuntimeException e) {
-            throw closeAfterFailedBoot(e, control, kafkaLog, store, host, fleet);
+            throw closeAfterFailedBoot(e, control, fleetDeliveries, kafkaLog, store, host, fleet);
         }
         this.intake = opened;
         Dispatcher delivering = null;
@@ -147,7 +155,8 @@ final class Backends implements AutoCloseable {
                     following.start();
                 }
             } catch (RuntimeException e) {
-                throw closeAfterFailedBoot(e, intake, delivering, following, control, kafkaLog, store, host, fleet);
+                throw closeAfterFailedBoot(e, intake, delivering, following, control, fleetDeliveries, kafkaLog, store, host,
+                        fleet);
             }
         }
         this.dispatcher = delivering;
@@ -269,6 +278,11 @@ final class Backends implements AutoCloseable {
         return dispatcher;
     }
 
+    /** Under {@code store.kind: kafka}, the fleet's dead letters and redeliveries; else null. */
+    KafkaFleetDeliveries fleetDeliveries() {
+        return fleetDeliveries;
+    }
+
     /** Under {@code store.kind: kafka} with destinations, the follower of this node's share of the log; else null. */
     LogFollower follower() {
         return follower;
@@ -330,6 +344,9 @@ final class Backends implements AutoCloseable {
             }
             if (control != null) {
                 control.close();
+            }
+            if (fleetDeliveries != null) {
+                fleetDeliveries.close(); // before the log, whose clients it uses
             }
             if (kafkaLog != null) {
                 kafkaLog.close(); // after the intake: its last batches are answered

@@ -21,6 +21,7 @@ import org.sluice.edge.store.kafka.FollowerFigures;
 import org.sluice.edge.store.kafka.FollowerSettings;
 import org.sluice.edge.store.kafka.KafkaControlSettings;
 import org.sluice.edge.store.kafka.KafkaControlState;
+import org.sluice.edge.store.kafka.KafkaFleetDeliveries;
 import org.sluice.edge.store.kafka.KafkaHookLog;
 import org.sluice.edge.store.kafka.KafkaLogSettings;
 import org.sluice.edge.store.kafka.ProduceListener;
@@ -101,6 +102,23 @@ final class FleetLogs {
                 errors.increment();
             }
         });
+    }
+
+    /**
+     * The fleet's dead letters and redeliveries for the admin API (the boot waits at most
+     * {@code timeout_ms} for the dead-letter topic to be indexed), with their meters:
+     * {@code sluice_dead_letters_indexed}, the fleet's dead letters this node's index holds,
+     * and {@code sluice_dead_letters_unindexed_total}, those that left it at its bound.
+     */
+    static KafkaFleetDeliveries openFleetDeliveries(KafkaHookLog log, LongSupplier epochMillis, MeterRegistry registry) {
+        KafkaFleetDeliveries fleet = KafkaFleetDeliveries.open(log, epochMillis);
+        Gauge.builder("sluice.dead.letters.indexed", fleet, KafkaFleetDeliveries::deadLettersIndexed)
+                .description("The fleet's dead letters this node's index of the dead-letter topic holds")
+                .register(registry);
+        FunctionCounter.builder("sluice.dead.letters.unindexed", fleet, KafkaFleetDeliveries::deadLettersUnindexed)
+                .description("Dead letters that left this node's index at its bound (still on the topic until its retention)")
+                .register(registry);
+        return fleet;
     }
 
     /**

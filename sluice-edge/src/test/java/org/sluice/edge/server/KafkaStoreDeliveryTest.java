@@ -22,6 +22,7 @@ import org.sluice.core.Clock;
 import org.sluice.edge.delivery.KafkaBrokers;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
+import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver;
 
 /**
@@ -177,6 +178,84 @@ class KafkaStoreDeliveryTest {
             assertThat(put.status()).as(put.body()).isEqualTo(200);
             TestEdge.await(() -> b.backends().limits().list().tenants().stream()
                     .anyMatch(e -> e.tenant().equals("t") && e.limit() != null && e.limit().burst() == 9));
+        }
+    }
+
+    /**
+     * A dead letter made on node A (the receiver answering 410) is listed by node B, which
+     * joined after it died, redelivered from B through the log, and delivered; it then leaves
+     * both nodes' lists. Redelivering an id the log does not know is 404 hook_not_found.
+     */
+    @Test
+    void aDeadLetterMadeOnOneNodeIsListedAndRedeliveredFromTheOther() throws Exception {
+        try (HookReceiver receiver = HookReceiver.start(); TestEdge a = node("a", "dead", receiver)) {
+            receiver.plan(HookReceiver.Answer.status(410));
+            TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200);
+            String id = accept(a, 0);
+            TestEdge.await(() -> deadLetterIds(a).contains(id));
+            try (TestEdge b = node("b", "dead", receiver)) {
+                TestEdge.await(() -> Http.get(b.address, "/readyz").status() == 200);
+                Eventually.until("B lists A's dead letter", LONG_WAIT, () -> deadLetterIds(b).contains(id));
+                JsonNode letter = JSON.readTree(admin(b, "GET", "/v1/dead-letters?destination=app").body())
+                        .get("dead_letters").get(0);
+                assertThat(letter.get("id").asText()).isEqualTo(id);
+                assertThat(letter.get("reason").asText()).isEqualTo("permanent_status");
+                assertThat(letter.get("last_status").asInt()).isEqualTo(410);
+                assertThat(letter.get("attempts").asInt()).isEqualTo(1);
+                JsonNode app = JSON.readTree(admin(b, "GET", "/v1/destinations").body()).get("destinations").get(0);
+                assertThat(app.get("dead").asLong()).as("the fleet's dead letters").isEqualTo(1);
+                assertThat(app.get("node").asText()).isEqualTo("b");
+                assertThat(app.has("unfinished_records")).isTrue();
+
+                Http.Response unknown = admin(b, "POST", "/v1/hooks/" + UUID_V7_NEVER_USED + "/redeliver");
+                assertThat(unknown.status()).as(unknown.body()).isEqualTo(404);
+                assertThat(JSON.readTree(unknown.body()).get("error").asText()).isEqualTo("hook_not_found");
+                assertThat(admin(b, "POST", "/v1/hooks/not-an-id/redeliver").status()).isEqualTo(404);
+                Http.Response badAfter = admin(b, "GET", "/v1/dead-letters?after=not-an-id");
+                assertThat(badAfter.status()).as(badAfter.body()).isEqualTo(400);
+                assertThat(JSON.readTree(badAfter.body()).get("error").asText()).isEqualTo("invalid_after");
+                assertThat(admin(b, "GET", "/v1/dead-letters?destination=nope").status()).isEqualTo(404);
+
+                Http.Response redelivered = admin(b, "POST", "/v1/hooks/" + id + "/redeliver");
+                assertThat(redelivered.status()).as(redelivered.body()).isEqualTo(202);
+                assertThat(JSON.readTree(redelivered.body()).get("scheduled").asInt()).isEqualTo(1);
+                Eventually.until("the redelivery delivered", LONG_WAIT,
+                        () -> receiver.received().stream().filter(r -> id.equals(r.header("webhook-id"))).count() == 2);
+                Eventually.until("the dead letter gone from both lists", LONG_WAIT,
+                        () -> deadLetterIds(a).isEmpty() && deadLetterIds(b).isEmpty());
+                assertThat(JSON.readTree(admin(a, "GET", "/v1/destinations").body()).get("destinations").get(0)
+                        .get("dead").asLong()).isZero();
+                // every record finished and committed: the group's lag, as B reads it, is back to 0
+                Eventually.until("no unfinished records left", LONG_WAIT, () -> unfinishedRecords(b) == 0);
+            }
+        }
+    }
+
+    /** Generous: a rebalance as B joins, on a loaded machine. */
+    private static final java.time.Duration LONG_WAIT = java.time.Duration.ofSeconds(90);
+    /** A UUIDv7 (version and variant bits set) stamped in 2020, which no test hook carries. */
+    private static final String UUID_V7_NEVER_USED = "01700000-0000-7000-8000-000000000000";
+
+    private long unfinishedRecords(TestEdge edge) {
+        try {
+            JsonNode app = JSON.readTree(admin(edge, "GET", "/v1/destinations").body()).get("destinations").get(0);
+            return app.get("unfinished_records").isNull() ? -1 : app.get("unfinished_records").asLong();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Set<String> deadLetterIds(TestEdge edge) {
+        try {
+            Http.Response r = admin(edge, "GET", "/v1/dead-letters");
+            if (r.status() != 200) { // 503 until the node has read the dead-letter topic to its end
+                return Set.of("answered " + r.status());
+            }
+            Set<String> ids = new TreeSet<>();
+            JSON.readTree(r.body()).get("dead_letters").forEach(l -> ids.add(l.get("id").asText()));
+            return ids;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 

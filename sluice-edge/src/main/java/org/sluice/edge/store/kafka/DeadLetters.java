@@ -25,11 +25,14 @@ import org.sluice.edge.store.WorkingSet;
  * ({@code <prefix>.dead}) before the follower commits past their hook, so that a dead
  * letter outlives the node (and its disk) that made it.
  *
- * <p>Record: a {@link HookRecords} record of the whole hook naming only its dead
- * destinations, plus for each of them, in the same order, {@value #REASON}
+ * <p>Record: one per dead delivery, keyed {@code <hook id>/<destination>} ({@link #key}; the
+ * topic is compacted, and a redelivery writes a tombstone under that key), stamped with the
+ * time of death (so the topic's {@code retention.ms} counts from it): a {@link HookRecords}
+ * record of the whole hook naming only that destination, plus {@value #REASON}
  * ({@code DeliveryRow.deadReason}), {@value #ATTEMPTS}, {@value #DEAD_AT} (epoch ms) and
- * {@value #LAST_STATUS} (the last HTTP status, empty when there was none). One record per
- * hook, written once its deliveries are all finished with at least one dead.
+ * {@value #LAST_STATUS} (the last HTTP status, empty when there was none). Written once the
+ * hook's deliveries are all finished with at least one dead; every node indexes them
+ * ({@link DeadLetterIndex}).
  *
  * <p>A hook's record of the hooks (or retry) topic counts as finished only once its dead
  * letter is acknowledged by the log ({@link #published}); a write that fails is made again
@@ -52,8 +55,8 @@ final class DeadLetters {
     private final String topic;
     private final WorkingSet store;
     private final KafkaProducer<byte[], byte[]> producer;
-    /** Dead letters being written, by hook id. */
-    private final Map<String, Future<RecordMetadata>> writing = new HashMap<>();
+    /** Dead letters being written, one write per dead delivery, by hook id. */
+    private final Map<String, List<Future<RecordMetadata>>> writing = new HashMap<>();
 
     DeadLetters(FollowerSettings settings, WorkingSet store, KafkaProducer<byte[], byte[]> producer) {
         this.topic = settings.deadTopic();
@@ -70,13 +73,15 @@ final class DeadLetters {
         if (rows.stream().noneMatch(r -> r.state() == DeliveryState.DEAD)) {
             return true;
         }
-        Future<RecordMetadata> f = writing.get(hookId);
-        if (f == null || !f.isDone()) {
+        List<Future<RecordMetadata>> fs = writing.get(hookId);
+        if (fs == null || !fs.stream().allMatch(Future::isDone)) {
             return false;
         }
         writing.remove(hookId);
         try {
-            f.get();
+            for (Future<RecordMetadata> f : fs) {
+                f.get();
+            }
             return true;
         } catch (ExecutionException e) {
             LOG.warn("writing the dead letters of hook {} to {} failed: {}", hookId, topic, e.getCause().toString());
@@ -119,7 +124,11 @@ final class DeadLetters {
             }
             Optional<StoredHook> hook = store.get(id);
             if (hook.isPresent()) {
-                writing.put(id, producer.send(record(topic, hook.get(), dead)));
+                List<Future<RecordMetadata>> sent = new ArrayList<>(dead.size());
+                for (DeliveryRow row : dead) {
+                    sent.add(producer.send(record(topic, hook.get(), row)));
+                }
+                writing.put(id, sent);
             }
         }
     }
@@ -129,16 +138,21 @@ final class DeadLetters {
         hookIds.forEach(writing::remove);
     }
 
-    /** The dead-letter record of {@code hook}, naming its {@code dead} rows. */
-    static ProducerRecord<byte[], byte[]> record(String topic, StoredHook hook, List<DeliveryRow> dead) {
-        ProducerRecord<byte[], byte[]> r = RetryRecords.hookRecord(topic, hook, dead);
-        for (DeliveryRow row : dead) {
-            r.headers().add(REASON, utf8(row.deadReason() == null ? "" : row.deadReason()));
-            r.headers().add(ATTEMPTS, utf8(Integer.toString(row.attempts())));
-            r.headers().add(DEAD_AT, utf8(row.deadAtMillis() == null ? "" : Long.toString(row.deadAtMillis())));
-            r.headers().add(LAST_STATUS, utf8(row.lastStatus() == null ? "" : Integer.toString(row.lastStatus())));
-        }
+    /** The dead-letter record of {@code hook}'s dead delivery {@code row}. */
+    static ProducerRecord<byte[], byte[]> record(String topic, StoredHook hook, DeliveryRow row) {
+        ProducerRecord<byte[], byte[]> h = RetryRecords.hookRecord(topic, hook, List.of(row));
+        ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, null, row.deadAtMillis(),
+                key(hook.id(), row.destination()), h.value(), h.headers());
+        r.headers().add(REASON, utf8(row.deadReason() == null ? "" : row.deadReason()));
+        r.headers().add(ATTEMPTS, utf8(Integer.toString(row.attempts())));
+        r.headers().add(DEAD_AT, utf8(row.deadAtMillis() == null ? "" : Long.toString(row.deadAtMillis())));
+        r.headers().add(LAST_STATUS, utf8(row.lastStatus() == null ? "" : Integer.toString(row.lastStatus())));
         return r;
+    }
+
+    /** The key of the dead letter of hook {@code hookId} to {@code destination}: {@code <hook id>/<destination>}. */
+    static byte[] key(String hookId, String destination) {
+        return utf8(hookId + '/' + destination);
     }
 
     private static byte[] utf8(String s) {

@@ -123,6 +123,19 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
         return settings.location();
     }
 
+    KafkaLogSettings settings() {
+        return settings;
+    }
+
+    /** The node's clients: the fleet-wide admin side ({@link KafkaFleetDeliveries}) shares its producer. */
+    LogClients clients() {
+        return clients;
+    }
+
+    HookFinder finder() {
+        return finder;
+    }
+
     // ================================================================ commit
 
     @Override

@@ -104,6 +104,8 @@ final class LogClients implements AutoCloseable {
     static Properties consumerProperties(KafkaLogSettings s) {
         Properties p = common(s);
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
+        // a read of a topic not made yet must not make it with the brokers' defaults (LogTopics makes them)
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         p.putAll(s.properties());
         ClientKeys.consumer(p, s.bootstrapServers());
         ClientKeys.callTimeouts(p, s.timeoutMs());

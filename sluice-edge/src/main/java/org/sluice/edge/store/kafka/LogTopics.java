@@ -60,7 +60,7 @@ final class LogTopics {
         String topic = settings.hooksTopic();
         Optional<TopicDescription> existing = describe(admin, topic);
         if (existing.isEmpty()) {
-            create(admin, topic, settings.hooksRetentionMs());
+            create(admin, topic, settings.hooksRetentionMs(), null);
         } else if (existing.get().partitions().size() != settings.partitions()) {
             LOG.warn("the log's topic {} has {} partitions, store.kafka.partitions is {}: the topic is used as it is",
                     topic, existing.get().partitions().size(), settings.partitions());
@@ -84,16 +84,23 @@ final class LogTopics {
         }
         for (String side : List.of(settings.retryTopic(), settings.deadTopic())) {
             if (describe(admin, side).isEmpty()) {
-                create(admin, side, side.equals(settings.deadTopic()) ? settings.deadRetentionMs()
-                        : settings.hooksRetentionMs());
+                boolean dead = side.equals(settings.deadTopic());
+                create(admin, side, dead ? settings.deadRetentionMs() : settings.hooksRetentionMs(),
+                        dead ? TopicConfig.CLEANUP_POLICY_COMPACT + "," + TopicConfig.CLEANUP_POLICY_DELETE : null);
             }
         }
         return minIsr;
     }
 
-    /** Makes {@code topic} with the settings' partitions and replicas; one another node made first is fine. */
-    private void create(Admin admin, String topic, long retentionMs) throws Exception {
+    /**
+     * Makes {@code topic} with the settings' partitions and replicas and {@code cleanupPolicy}
+     * (null: the broker's default); one another node made first is fine.
+     */
+    private void create(Admin admin, String topic, long retentionMs, String cleanupPolicy) throws Exception {
         Map<String, String> config = new HashMap<>();
+        if (cleanupPolicy != null) {
+            config.put(TopicConfig.CLEANUP_POLICY_CONFIG, cleanupPolicy);
+        }
         config.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(retentionMs));
         config.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
         if (settings.replicationFactor() >= 3) {

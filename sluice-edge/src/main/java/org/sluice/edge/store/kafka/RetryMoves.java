@@ -95,18 +95,36 @@ final class RetryMoves {
      * set: a hook this node is moving is on the log then, even if the acknowledgement has
      * not been settled yet, so it is settled now (forgotten, and finished for its hooks
      * partition), and the retry record is then committed as a new hook, not as a duplicate
-     * of the copy being moved out. Nulls are skipped.
+     * of the copy being moved out. A hook this node holds with every delivery finished
+     * (delivered or dead) is a redelivery made from the admin API: the finished copy is
+     * forgotten, so that the record is committed as a new hook with its deliveries pending.
+     * Nulls are skipped.
      */
     void arrived(String[] hookIds) {
         List<String> landed = new ArrayList<>();
+        List<String> redelivered = new ArrayList<>();
         for (String id : hookIds) {
-            if (id != null && moving.remove(id) != null) {
+            if (id == null) {
+                continue;
+            }
+            if (moving.remove(id) != null) {
                 landed.add(id);
+            } else if (finishedHere(id)) {
+                redelivered.add(id);
             }
         }
         if (!landed.isEmpty()) {
             forgetMoved(landed);
         }
+        if (!redelivered.isEmpty()) {
+            store.forget(redelivered);
+        }
+    }
+
+    /** True when the working set holds the hook and none of its deliveries is pending. */
+    private boolean finishedHere(String hookId) {
+        List<DeliveryRow> rows = store.deliveries().deliveries(hookId);
+        return !rows.isEmpty() && rows.stream().noneMatch(r -> r.state() == DeliveryState.PENDING);
     }
 
     /** Forgets the moves of hooks whose partition went (a write in flight may still land: then the hook is on both topics). */

@@ -13,7 +13,10 @@
  * {@link org.sluice.edge.store.kafka.LogFollower}, which copies the share of the log the
  * delivery group assigns the node into its {@link org.sluice.edge.store.WorkingSet} and
  * commits offsets only past finished hooks, with the retry ({@code RetryRecords},
- * {@code RetryMoves}) and dead-letter ({@code DeadLetters}) topics it writes.
+ * {@code RetryMoves}) and dead-letter ({@code DeadLetters}) topics it writes; and the
+ * fleet-wide admin side ({@link org.sluice.edge.store.kafka.KafkaFleetDeliveries}, a
+ * {@code FleetDeliveries}): every node's index of the dead letters ({@code DeadLetterIndex}),
+ * redeliveries through the retry topic, and the delivery group's lag ({@code GroupLag}).
  *
  * <p>May use: the store seam, sluice-core, Kafka's client, SLF4J. Only {@code server} names it.
  */

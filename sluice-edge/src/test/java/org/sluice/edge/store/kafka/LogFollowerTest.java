@@ -43,6 +43,9 @@ import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.RetryPolicy;
 import org.sluice.edge.delivery.targets.HttpTarget;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.ChildJvm;
 import org.sluice.testkit.Eventually;
@@ -383,7 +386,7 @@ class LogFollowerTest {
     }
 
     @Test
-    void aDeadLetterIsOnTheDeadLetterTopicBeforeItsPartitionCommitsPastIt() throws Exception {
+    void aDeadLetterIsOnTheDeadLetterTopicBeforeItsPartitionCommitsPastItAndItsRedeliveryIsDelivered() throws Exception {
         HookReceiver receiver = receiver().plan(Answer.status(410));
         Node node = new Node("a", List.of(http("crm", receiver.uri("/crm"))), Duration.ofSeconds(6)).start();
         Eventually.until("the follower owns every partition", WAIT, () -> node.follower.ownedPartitions().size() == PARTITIONS);
@@ -399,9 +402,23 @@ class LogFollowerTest {
         assertThat(letter.hook().id()).isEqualTo(gone.id());
         assertThat(letter.hook().body()).isEqualTo("{\"n\":0}".getBytes(StandardCharsets.UTF_8));
         assertThat(letter.destinations()).containsExactly("crm");
+        assertThat(new String(dead.get(0).key(), StandardCharsets.UTF_8)).as("compacted by hook and destination")
+                .isEqualTo(gone.id() + "/crm");
         assertThat(KafkaBrokers.header(dead.get(0), DeadLetters.REASON)).isEqualTo("permanent_status");
         assertThat(KafkaBrokers.header(dead.get(0), DeadLetters.LAST_STATUS)).isEqualTo("410");
         assertThat(KafkaBrokers.header(dead.get(0), DeadLetters.ATTEMPTS)).isEqualTo("1");
+
+        // a redelivery made from the admin API is a retry record of the hook the node still holds
+        // dead: it is taken as a new hook and delivered, not passed over as a copy of the one held
+        StoredHook held = node.store.get(gone.id()).orElseThrow();
+        long now = System.currentTimeMillis();
+        DeliveryRow again = new DeliveryRow(gone.id(), "crm", DeliveryState.PENDING, 0, now, now, now, null, null, null,
+                null, null);
+        producer.send(RetryRecords.record(prefix + ".retry", held, List.of(again))).get(30, TimeUnit.SECONDS);
+
+        Eventually.until("delivered again", WAIT, () -> receiver.requestCount() == 2);
+        Eventually.until("its delivery finished", WAIT, () -> node.store.deliveries().deliveries(gone.id()).stream()
+                .allMatch(r -> r.state() == DeliveryState.DELIVERED));
     }
 
     /**

@@ -1,0 +1,148 @@
+package org.sluice.edge.store.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.store.DeadLetterPage;
+import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.OrderedHeaders;
+import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.store.UuidV7;
+import org.sluice.testkit.Eventually;
+
+/**
+ * The index every node keeps of the fleet's dead letters, on a real broker: its bound holds
+ * (the oldest hooks leave first, and are counted), a tombstone removes a dead letter, and
+ * pages follow the admin API's rules (id order, never ending inside a hook).
+ */
+class DeadLetterIndexTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final AtomicInteger TOPICS = new AtomicInteger();
+    private static KafkaBrokers brokers;
+    private static LogClients clients;
+    private static KafkaProducer<byte[], byte[]> producer;
+
+    private final UuidV7 ids = new UuidV7();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+    private String topic;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        brokers = KafkaBrokers.start(1, Map.of());
+        clients = new LogClients(new KafkaLogSettings("test", List.of(brokers.bootstrapServers()), "unused", 2, 1, 1,
+                5_000, Map.of(), TimeUnit.DAYS.toMillis(1)));
+        Map<String, Object> p = new HashMap<>();
+        ClientKeys.producer(p, List.of(brokers.bootstrapServers()));
+        producer = new KafkaProducer<>(p);
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        producer.close();
+        clients.close();
+        brokers.close();
+    }
+
+    @BeforeEach
+    void makeTopic() throws Exception {
+        topic = "dead" + TOPICS.incrementAndGet();
+        brokers.createTopic(topic, 3, 1, Map.of("cleanup.policy", "compact,delete"));
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : closing) {
+            c.close();
+        }
+    }
+
+    private DeadLetterIndex index(int max) throws InterruptedException {
+        DeadLetterIndex index = new DeadLetterIndex(topic, clients::consumer, max, TimeUnit.DAYS.toMillis(1),
+                System::currentTimeMillis);
+        closing.add(index);
+        assertThat(index.awaitCaughtUp(WAIT.toMillis())).as("read to its end").isTrue();
+        return index;
+    }
+
+    /** Writes the dead letter of a new hook to each of {@code destinations}; returns the hook's id. */
+    private String dead(String... destinations) throws Exception {
+        long now = System.currentTimeMillis();
+        String id = ids.next(now).toString();
+        StoredHook hook = new StoredHook(id, "t", "s", null, now, OrderedHeaders.adopt(new String[0], 0),
+                "{}".getBytes(StandardCharsets.UTF_8));
+        for (String d : destinations) {
+            DeliveryRow row = new DeliveryRow(id, d, DeliveryState.DEAD, 1, now, now, now, 410, null, null,
+                    "permanent_status", now);
+            producer.send(DeadLetters.record(topic, hook, row)).get();
+        }
+        return id;
+    }
+
+    private static List<String> keys(DeadLetterPage page) {
+        return page.rows().stream().map(r -> r.hookId() + "/" + r.destination()).toList();
+    }
+
+    @Test
+    void atItsBoundTheIndexDropsTheOldestHooksAndCountsThem() throws Exception {
+        List<String> hooks = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            hooks.add(dead("app"));
+        }
+        DeadLetterIndex index = index(5);
+
+        assertThat(index.size()).isEqualTo(5);
+        assertThat(index.unindexed()).isEqualTo(3);
+        assertThat(index.count("app")).isEqualTo(5);
+        assertThat(index.page(null, null, 100).rows()).extracting(DeliveryRow::hookId)
+                .containsExactlyElementsOf(hooks.subList(3, 8));
+
+        String later = dead("app"); // read while following: the bound still holds
+        Eventually.until("the newest dead letter indexed", WAIT, () -> !index.of(later).isEmpty());
+        assertThat(index.size()).isEqualTo(5);
+        assertThat(index.unindexed()).isEqualTo(4);
+    }
+
+    @Test
+    void aTombstoneRemovesADeadLetterAndAPageNeverEndsInsideAHook() throws Exception {
+        String a = dead("app", "crm");
+        String b = dead("app");
+        String c = dead("crm");
+        DeadLetterIndex index = index(DeadLetterIndex.DEFAULT_MAX_ENTRIES);
+
+        DeadLetterPage first = index.page(null, null, 1);
+        assertThat(keys(first)).containsExactly(a + "/app", a + "/crm");
+        assertThat(first.next()).isEqualTo(a);
+        DeadLetterPage second = index.page(null, a, 1);
+        assertThat(keys(second)).containsExactly(b + "/app");
+        assertThat(second.next()).isEqualTo(b);
+        DeadLetterPage last = index.page(null, b, 1);
+        assertThat(keys(last)).containsExactly(c + "/crm");
+        assertThat(last.next()).isNull();
+        assertThat(keys(index.page("crm", null, 10))).containsExactly(a + "/crm", c + "/crm");
+        DeliveryRow row = first.rows().get(0);
+        assertThat(row.deadReason()).isEqualTo("permanent_status");
+        assertThat(row.lastStatus()).isEqualTo(410);
+        assertThat(row.attempts()).isEqualTo(1);
+
+        producer.send(new ProducerRecord<>(topic, DeadLetters.key(a, "crm"), null)).get();
+        Eventually.until("the tombstone read", WAIT, () -> index.count("crm") == 1);
+        assertThat(keys(index.page(null, null, 10))).containsExactly(a + "/app", b + "/app", c + "/crm");
+    }
+}
