@@ -66,6 +66,7 @@ public final class KeyedLimiter<K> {
 
     private final Clock clock;
     private final Sleeper sleeper;
+    private final LimiterListener listener;
     private final KeyedTable table;
     private final AtomicInteger sweepCursor = new AtomicInteger();
     private volatile List<Limit> bandwidths;
@@ -73,6 +74,7 @@ public final class KeyedLimiter<K> {
     private KeyedLimiter(Builder<K> b) {
         this.clock = b.clock;
         this.sleeper = b.sleeper;
+        this.listener = b.listener;
         Bands bands = new Bands(b.bandwidths);
         this.bandwidths = bands.limits;
         this.table = new KeyedTable(bands);
@@ -132,7 +134,7 @@ public final class KeyedLimiter<K> {
     public boolean acquire(K key, long permits, Duration timeout) throws InterruptedException {
         long budget = Waits.budget(timeout);
         Objects.requireNonNull(key, "key");
-        return Waits.acquire(maxWait -> charge(key, permits, maxWait, null), budget, clock, sleeper);
+        return Waits.acquire(maxWait -> charge(key, permits, maxWait, null), budget, clock, sleeper, listener);
     }
 
     /**
@@ -206,7 +208,11 @@ public final class KeyedLimiter<K> {
 
     /** Sweeps the next of the 64 shards, deleting the rows full now; returns how many. */
     public int sweepTick() {
-        return table.sweep(sweepCursor.getAndIncrement(), clock.nanoTime());
+        int rows = table.sweep(sweepCursor.getAndIncrement(), clock.nanoTime());
+        if (rows > 0) {
+            listener.swept(rows);
+        }
+        return rows;
     }
 
     private long charge(K key, long permits, long maxWait, Probe probe) {
@@ -214,12 +220,14 @@ public final class KeyedLimiter<K> {
             return chargeLong(l, permits, maxWait, probe);
         }
         int hash = KeyedTable.hashOf(Objects.requireNonNull(key, "key")); // before the clock, as RateLimiter does
-        return table.shard(hash).charge(key, 0L, hash, permits, maxWait, clock.nanoTime(), probe);
+        long wait = table.shard(hash).charge(key, 0L, hash, permits, maxWait, clock.nanoTime(), probe);
+        return Waits.report(listener, permits, maxWait, wait);
     }
 
     private long chargeLong(long key, long permits, long maxWait, Probe probe) {
         int hash = KeyedTable.hashOf(key);
-        return table.shard(hash).charge(null, key, hash, permits, maxWait, clock.nanoTime(), probe);
+        long wait = table.shard(hash).charge(null, key, hash, permits, maxWait, clock.nanoTime(), probe);
+        return Waits.report(listener, permits, maxWait, wait);
     }
 
     /** Builds a {@link KeyedLimiter}; at least one {@link #bandwidth} is required. */
@@ -227,6 +235,7 @@ public final class KeyedLimiter<K> {
         private final List<Limit> bandwidths = new ArrayList<>();
         private Clock clock = Clock.system();
         private Sleeper sleeper = Sleeper.system();
+        private LimiterListener listener = LimiterListener.NONE;
         private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
 
         private Builder() {
@@ -256,6 +265,12 @@ public final class KeyedLimiter<K> {
                 throw new IllegalArgumentException("sweepInterval must be zero or positive, got " + sweepInterval);
             }
             this.sweepInterval = sweepInterval;
+            return this;
+        }
+
+        /** Told every decision, after the shard's lock is released; default {@link LimiterListener#NONE}. */
+        public Builder<K> listener(LimiterListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener must not be null");
             return this;
         }
 

@@ -83,6 +83,7 @@ public final class Limiter {
     private final Object lock = new Object();
     private final Clock clock;
     private final Sleeper sleeper;
+    private final LimiterListener listener;
     @GuardedBy("lock")
     private Bands bands;
     /** One theoretical arrival time per bandwidth; a value at or before a reading is a full bandwidth. */
@@ -92,6 +93,7 @@ public final class Limiter {
     private Limiter(Builder b) {
         this.clock = b.clock;
         this.sleeper = b.sleeper;
+        this.listener = b.listener;
         Bands first = new Bands(b.bandwidths);
         long start = clock.nanoTime();
         synchronized (lock) {
@@ -146,7 +148,7 @@ public final class Limiter {
      */
     public boolean acquire(long permits, Duration timeout) throws InterruptedException {
         long budget = Waits.budget(timeout);
-        return Waits.acquire(maxWait -> charge(permits, maxWait, null), budget, clock, sleeper);
+        return Waits.acquire(maxWait -> charge(permits, maxWait, null), budget, clock, sleeper, listener);
     }
 
     /**
@@ -222,15 +224,16 @@ public final class Limiter {
     /** Charges {@code permits} when the wait is at most {@code maxWait}; answers the wait. */
     private long charge(long permits, long maxWait, Probe probe) {
         long now = clock.nanoTime();
+        long wait;
         synchronized (lock) {
             Bands b = bands;
             b.checkPermits(permits);
-            long wait = b.charge(tats, 0, permits, maxWait, now);
+            wait = b.charge(tats, 0, permits, maxWait, now);
             if (probe != null) {
                 probe.set(wait == 0L, b.remaining(tats, 0, now), wait, b.resetNanos(tats, 0, now));
             }
-            return wait;
         }
+        return Waits.report(listener, permits, maxWait, wait);
     }
 
     /** Builds a {@link Limiter}; at least one {@link #bandwidth} is required. */
@@ -238,6 +241,7 @@ public final class Limiter {
         private final List<Limit> bandwidths = new ArrayList<>();
         private Clock clock = Clock.system();
         private Sleeper sleeper = Sleeper.system();
+        private LimiterListener listener = LimiterListener.NONE;
 
         private Builder() {
         }
@@ -259,6 +263,12 @@ public final class Limiter {
         /** How {@link Limiter#acquire} waits; default {@link Sleeper#system()}. */
         public Builder sleeper(Sleeper sleeper) {
             this.sleeper = Objects.requireNonNull(sleeper, "sleeper must not be null");
+            return this;
+        }
+
+        /** Told every decision, after the lock is released; default {@link LimiterListener#NONE}. */
+        public Builder listener(LimiterListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener must not be null");
             return this;
         }
 

@@ -38,11 +38,29 @@ final class Waits {
     }
 
     /**
+     * Tells {@code listener} what one charge attempt with {@code maxWait} decided, and
+     * answers its wait: admitted (and, for a reservation that must wait, waited) when the
+     * wait was at most {@code maxWait}, else refused.
+     */
+    static long report(LimiterListener listener, long permits, long maxWait, long wait) {
+        if (wait <= maxWait) {
+            listener.admitted(permits);
+            if (wait > 0L) {
+                listener.waited(wait);
+            }
+        } else {
+            listener.refused(permits, wait);
+        }
+        return wait;
+    }
+
+    /**
      * Tries; while refused with a wait that fits in what is left of {@code budget}
      * (measured on {@code clock}), sleeps that wait and tries again. True once charged,
      * false (nothing charged) as soon as a wait does not fit.
      */
-    static boolean acquire(Charge attempt, long budget, Clock clock, Sleeper sleeper) throws InterruptedException {
+    static boolean acquire(Charge attempt, long budget, Clock clock, Sleeper sleeper, LimiterListener listener)
+            throws InterruptedException {
         long start = clock.nanoTime();
         for (;;) {
             long wait = attempt.charge(0L);
@@ -53,6 +71,7 @@ final class Waits {
             if (wait > left) {
                 return false;
             }
+            listener.waited(wait);
             sleeper.sleepNanos(wait);
         }
     }
