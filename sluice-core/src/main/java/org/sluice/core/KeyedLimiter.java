@@ -59,7 +59,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * shard already converted is checked against the new bandwidths and one of a shard not
  * yet converted against the old, each consistently.
  */
-public final class KeyedLimiter<K> {
+public final class KeyedLimiter<K> implements KeyedLimit<K> {
 
     /** Default time between sweep ticks: each of the 64 shards is swept about once a minute. */
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofMillis(60_000 / KeyedTable.SHARDS);
@@ -97,6 +97,7 @@ public final class KeyedLimiter<K> {
      * @throws IllegalArgumentException when {@code permits} is below 1 or above the
      *     smallest {@code burst} of the bandwidths (it could never be admitted)
      */
+    @Override
     public long tryAcquire(K key, long permits) {
         return charge(key, permits, 0L, null);
     }
@@ -107,6 +108,7 @@ public final class KeyedLimiter<K> {
      * the wait and the time until the key's bucket is full again, from one reading and one
      * step. Returns {@code probe.admitted()}. Allocates nothing on a known key.
      */
+    @Override
     public boolean tryAcquire(K key, long permits, Probe probe) {
         Objects.requireNonNull(probe, "probe");
         return charge(key, permits, 0L, probe) == 0L;
@@ -169,6 +171,7 @@ public final class KeyedLimiter<K> {
     }
 
     /** Refills {@code key}'s bucket to full on every bandwidth. */
+    @Override
     public void reset(K key) {
         long now = clock.nanoTime();
         if (key instanceof Long l) {
@@ -181,6 +184,7 @@ public final class KeyedLimiter<K> {
     }
 
     /** The bandwidths every key is held to (the latest ones after a {@link #replaceBandwidths}). */
+    @Override
     public List<Limit> bandwidths() {
         return bandwidths;
     }

@@ -61,7 +61,11 @@ public final class Probe {
         return resetNanos;
     }
 
-    void set(boolean admitted, long remaining, long waitNanos, long resetNanos) {
+    /**
+     * Writes an answer. For limiters: implementations of {@link KeyedLimit} outside this
+     * package (the shared-memory one) answer through it.
+     */
+    public void set(boolean admitted, long remaining, long waitNanos, long resetNanos) {
         this.admitted = admitted;
         this.remaining = remaining;
         this.waitNanos = waitNanos;
