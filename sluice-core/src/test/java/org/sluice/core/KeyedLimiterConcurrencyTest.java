@@ -3,9 +3,6 @@ package org.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -57,25 +54,7 @@ class KeyedLimiterConcurrencyTest {
 
     /** Every thread charges the keys in turn, each from its own offset, until the round ends; answers the admitted total. */
     private static long round(ExecutorService pool, KeyedLimiter<Long> limiter) throws Exception {
-        CyclicBarrier start = new CyclicBarrier(THREADS);
-        List<Future<Long>> counts = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
-            int offset = t * 37;
-            counts.add(pool.submit(() -> {
-                start.await();
-                long admitted = 0;
-                for (int i = 0; i < CALLS_PER_ROUND; i++) {
-                    if (limiter.tryAcquire((long) ((i + offset) % KEYS), 1) == 0L) {
-                        admitted++;
-                    }
-                }
-                return admitted;
-            }));
-        }
-        long total = 0;
-        for (Future<Long> f : counts) {
-            total += f.get();
-        }
-        return total;
+        return LimiterConcurrencyTest.race(pool, THREADS, CALLS_PER_ROUND,
+                (thread, i) -> limiter.tryAcquire((long) ((i + thread * 37) % KEYS), 1) == 0L);
     }
 }

@@ -11,6 +11,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import org.sluice.core.LimiterPropertiesTest.Bw;
 
 /**
  * The keyed limiter against the bound every bandwidth promises, per key: over any
@@ -21,21 +22,13 @@ import net.jqwik.api.Provide;
  */
 class KeyedLimiterPropertiesTest {
 
-    record Bw(long interval, int burst) {
-        Limit limit() {
-            return Limit.of(1e9 / interval, burst);
-        }
-    }
-
     /** A call on key {@code key} (even: a long key, odd: a String key), or a sweep of every shard when {@code key < 0}. */
     record Call(long gapNanos, int key, int cost) {
     }
 
     @Provide
     Arbitrary<List<Bw>> bandwidths() {
-        Arbitrary<Long> intervals = Arbitraries.of(1_000L, 40_000L, 1_000_000L, 500_000_000L);
-        Arbitrary<Integer> bursts = Arbitraries.integers().between(1, 20);
-        return Combinators.combine(intervals, bursts).as(Bw::new).list().ofMinSize(1).ofMaxSize(3);
+        return LimiterPropertiesTest.anyBandwidths();
     }
 
     @Provide
@@ -93,17 +86,14 @@ class KeyedLimiterPropertiesTest {
             perKey.get(k).add(new long[] {clock.nanoTime(), cost});
         }
         for (List<long[]> admissions : perKey) {
-            for (Bw bw : bws) {
-                for (int i = 0; i < admissions.size(); i++) {
-                    long sum = 0;
-                    for (int j = i; j < admissions.size(); j++) {
-                        sum += admissions.get(j)[1];
-                        long elapsed = admissions.get(j)[0] - admissions.get(i)[0];
-                        // sum x T <= burst x T + elapsed, in integers
-                        assertThat(sum * bw.interval()).isLessThanOrEqualTo(bw.burst() * bw.interval() + elapsed);
-                    }
-                }
+            int n = admissions.size();
+            long[] at = new long[n];
+            long[] permits = new long[n];
+            for (int i = 0; i < n; i++) {
+                at[i] = admissions.get(i)[0];
+                permits[i] = admissions.get(i)[1];
             }
+            LimiterPropertiesTest.assertWithinEveryBound(bws, at, permits, n);
         }
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -16,16 +15,12 @@ class KeyedLimiterTest {
     private static final long MS = 1_000_000L;
 
     private final TestClock clock = new TestClock(-3L);
-    private final List<Long> sleeps = new ArrayList<>();
+    private final ClockSleeper sleeper = new ClockSleeper(clock);
+    private final List<Long> sleeps = sleeper.sleeps;
 
     private <K> KeyedLimiter<K> limiter(Limit... bandwidths) {
-        KeyedLimiter.Builder<K> b = KeyedLimiter.<K>builder().clock(clock).sweepInterval(Duration.ZERO).sleeper(nanos -> {
-            sleeps.add(nanos);
-            clock.advanceNanos(nanos);
-        });
-        for (Limit bw : bandwidths) {
-            b.bandwidth(bw);
-        }
+        KeyedLimiter.Builder<K> b = KeyedLimiter.<K>builder().clock(clock).sweepInterval(Duration.ZERO).sleeper(sleeper);
+        List.of(bandwidths).forEach(b::bandwidth);
         return b.build();
     }
 
