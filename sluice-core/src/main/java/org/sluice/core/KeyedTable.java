@@ -33,8 +33,10 @@ import java.util.Arrays;
  *       the sweep's reading, and a missing row is charged as full from the later of the
  *       call's reading and the latest sweep's ({@link Shard#fullBase}), so a caller with
  *       an older reading than the sweep cannot find more room than the row had.</li>
- *   <li>The load (rows / slots) stays at most 3/4, so a probe ends on an empty slot;
- *       growing and sweeping rebuild the arrays rather than delete in place.</li>
+ *   <li>The load (rows / slots) stays at most 3/4, so a probe ends on an empty slot.
+ *       There are no tombstones: a deletion shifts the rest of its probe run back
+ *       ({@code Shard.deleteAt}), so a sweep allocates nothing unless it shrinks a table
+ *       left at most an eighth full.</li>
  * </ol>
  */
 final class KeyedTable {
@@ -224,45 +226,82 @@ final class KeyedTable {
             hashes[slot] = hash;
             size++;
             if (size > keys.length - (keys.length >>> 2)) {
-                rebuild(bands, keys.length * 2, Long.MIN_VALUE, 0L, null);
+                rebuild(bands, keys.length * 2, 0L, null);
                 return find(key, longKey, hash);
             }
             return slot;
         }
 
+        /**
+         * Deletes, in place, every row full on every bandwidth at {@code now} (each
+         * deletion shifts the rest of its probe run back, see {@link #deleteAt}); rebuilds
+         * smaller only when the table is at most an eighth full. Returns rows deleted.
+         */
         int sweep(long now) {
             synchronized (lock) {
-                int full = 0;
+                int n = bands.size();
+                int deleted = 0;
                 for (int i = 0; i < keys.length; i++) {
-                    if (keys[i] != null && bands.isFull(tats, i * bands.size(), now)) {
-                        full++;
+                    // a deletion may shift a row the sweep has not seen into slot i: look at i again
+                    while (keys[i] != null && bands.isFull(tats, i * n, now)) {
+                        deleteAt(i);
+                        deleted++;
                     }
                 }
-                if (full > 0) {
-                    rebuild(bands, capacityFor(size - full), now, now, null);
+                if (deleted > 0) {
+                    size -= deleted;
                     if (!swept || now - horizon > 0) {
                         horizon = now;
                         swept = true;
                     }
+                    if (keys.length > MIN_CAPACITY && size <= keys.length >>> 3) {
+                        rebuild(bands, capacityFor(size), 0L, null);
+                    }
                 }
-                return full;
+                return deleted;
             }
+        }
+
+        /**
+         * Empties slot {@code gap} without a tombstone (backward-shift deletion): each
+         * later row of the same probe run whose home slot does not lie cyclically in
+         * {@code (gap, slot]} moves back into the gap, which moves forward to where it
+         * was, until an empty slot ends the run. Every row stays reachable from its home
+         * slot by an unbroken run, which is all {@link #find} needs. Rows only move to
+         * slots at or after the first gap (cyclically), so a sweep walking forward sees
+         * each remaining row at least once.
+         */
+        @GuardedBy("lock")
+        private void deleteAt(int gap) {
+            int m = keys.length - 1;
+            int n = bands.size();
+            for (int j = (gap + 1) & m; keys[j] != null; j = (j + 1) & m) {
+                int home = hashes[j] & m;
+                boolean staysPut = gap <= j ? gap < home && home <= j : gap < home || home <= j;
+                if (!staysPut) {
+                    keys[gap] = keys[j];
+                    longKeys[gap] = longKeys[j];
+                    hashes[gap] = hashes[j];
+                    System.arraycopy(tats, j * n, tats, gap * n, n);
+                    gap = j;
+                }
+            }
+            keys[gap] = null;
         }
 
         void replace(Bands next, long now, LimitChange change) {
             synchronized (lock) {
-                rebuild(next, keys.length, Long.MIN_VALUE, now, change);
+                rebuild(next, keys.length, now, change);
             }
         }
 
         /**
          * Copies the rows into fresh arrays of {@code capacity} slots for {@code next},
-         * leaving out the rows full at {@code sweepAt} (none when it is {@code
-         * Long.MIN_VALUE}) and converting each kept row under {@code change} at {@code
-         * now} when the bands change.
+         * converting each under {@code change} at {@code now} when the bands change
+         * ({@code change} null: copied as they are).
          */
         @GuardedBy("lock")
-        private void rebuild(Bands next, int capacity, long sweepAt, long now, LimitChange change) {
+        private void rebuild(Bands next, int capacity, long now, LimitChange change) {
             Bands old = bands;
             Object[] oldKeys = keys;
             long[] oldLongKeys = longKeys;
@@ -275,7 +314,7 @@ final class KeyedTable {
             int from = old.size();
             int to = next.size();
             for (int s = 0; s < oldKeys.length; s++) {
-                if (oldKeys[s] == null || (sweepAt != Long.MIN_VALUE && old.isFull(oldTats, s * from, sweepAt))) {
+                if (oldKeys[s] == null) {
                     continue;
                 }
                 int i = oldHashes[s] & m;

@@ -150,6 +150,24 @@ class KeyedLimiterTest {
         assertThat(limiter.remaining("k1")).isEqualTo(1L);
     }
 
+    @Test
+    void aSweepInPlaceKeepsEveryRowItLeavesFindable() {
+        KeyedLimiter<Long> limiter = limiter(Limit.of(10, 3));
+        for (long k = 0; k < 4000; k++) {
+            assertThat(limiter.tryAcquire(k, k % 2 == 0 ? 3 : 1)).isZero();
+        }
+        clock.advanceMillis(100); // odd keys are full again; even keys owe 200 ms
+        assertThat(sweepAll(limiter)).isEqualTo(2000);
+        assertThat(limiter.keys()).isEqualTo(2000);
+        for (long k = 0; k < 4000; k++) {
+            assertThat(limiter.remaining(k)).as("key %d", k).isEqualTo(k % 2 == 0 ? 1L : 3L);
+        }
+        clock.advanceMillis(200);
+        assertThat(sweepAll(limiter)).isEqualTo(2000);
+        assertThat(limiter.keys()).isZero();
+        assertThat(limiter.tryAcquire(7L, 3)).as("a shrunk table takes new rows").isZero();
+    }
+
     private static int sweepAll(KeyedLimiter<?> limiter) {
         int n = 0;
         for (int s = 0; s < KeyedTable.SHARDS; s++) {
