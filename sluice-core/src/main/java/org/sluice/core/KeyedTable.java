@@ -36,7 +36,7 @@ import java.util.Arrays;
  *   <li>The load (rows / slots) stays at most 3/4, so a probe ends on an empty slot.
  *       There are no tombstones: a deletion shifts the rest of its probe run back
  *       ({@code Shard.deleteAt}), so a sweep allocates nothing unless it shrinks a table
- *       left at most an eighth full.</li>
+ *       whose peak since the previous sweep was at most an eighth of its slots.</li>
  * </ol>
  */
 final class KeyedTable {
@@ -105,6 +105,9 @@ final class KeyedTable {
         private long[] tats;
         @GuardedBy("lock")
         private int size;
+        /** The most rows held since the last sweep: a sweep shrinks to this, not to what it leaves. */
+        @GuardedBy("lock")
+        private int peak;
         /** Latest reading at which a sweep deleted a row; meaningful once {@link #swept} is set. */
         @GuardedBy("lock")
         private long horizon;
@@ -225,6 +228,7 @@ final class KeyedTable {
             longKeys[slot] = longKey;
             hashes[slot] = hash;
             size++;
+            peak = Math.max(peak, size);
             if (size > keys.length - (keys.length >>> 2)) {
                 rebuild(bands, keys.length * 2, 0L, null);
                 return find(key, longKey, hash);
@@ -235,7 +239,8 @@ final class KeyedTable {
         /**
          * Deletes, in place, every row full on every bandwidth at {@code now} (each
          * deletion shifts the rest of its probe run back, see {@link #deleteAt}); rebuilds
-         * smaller only when the table is at most an eighth full. Returns rows deleted.
+         * smaller only when the most rows held since the previous sweep filled at most an
+         * eighth of the slots. Returns rows deleted.
          */
         int sweep(long now) {
             synchronized (lock) {
@@ -254,10 +259,13 @@ final class KeyedTable {
                         horizon = now;
                         swept = true;
                     }
-                    if (keys.length > MIN_CAPACITY && size <= keys.length >>> 3) {
-                        rebuild(bands, capacityFor(size), 0L, null);
-                    }
                 }
+                // shrink to what the last interval needed at its peak, so rows that refill
+                // between sweeps and come back do not grow the arrays again every interval
+                if (keys.length > MIN_CAPACITY && peak <= keys.length >>> 3) {
+                    rebuild(bands, capacityFor(peak), 0L, null);
+                }
+                peak = size;
                 return deleted;
             }
         }

@@ -165,7 +165,7 @@ class KeyedLimiterTest {
         clock.advanceMillis(200);
         assertThat(sweepAll(limiter)).isEqualTo(2000);
         assertThat(limiter.keys()).isZero();
-        assertThat(limiter.tryAcquire(7L, 3)).as("a shrunk table takes new rows").isZero();
+        assertThat(limiter.tryAcquire(7L, 3)).as("the emptied table takes new rows").isZero();
     }
 
     private static int sweepAll(KeyedLimiter<?> limiter) {
