@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * One exact in-memory rate limit, no keys: a single bucket of one or more bandwidths.
@@ -22,7 +24,12 @@ import java.util.Objects;
  * boolean admitted = limiter.tryAcquire(1, probe);
  * boolean gotThem = limiter.acquire(2, Duration.ofMillis(50)); // blocks at most 50 ms
  * long usableInNanos = limiter.reserve(3);     // taken now, usable after the wait
+ * limiter.acquireAsync(1, Duration.ofSeconds(1), scheduler)  // completes on the scheduler
+ *     .thenAccept(ok -> ...);
+ * limiter.replaceBandwidths(List.of(Limit.of(200, 200)), LimitChange.KEEP_REMAINING);
  * </pre>
+ *
+ * <p>{@link KeyedLimiter} is the same limiter per key.
  *
  * <h2>Bandwidths</h2>
  * Each bandwidth is a {@link Limit}'s {@code rate} and {@code burst} (its byte and queue
@@ -49,9 +56,17 @@ import java.util.Objects;
  * {@link #acquire(long, Duration)} blocks until its permits are admitted or its timeout
  * would pass first, waiting through the builder's {@link Sleeper} and measuring on the
  * limiter's clock. {@link #reserve(long)} takes permits at once, whatever the debt, and
- * answers how long the caller must wait before using them. Neither is fair: a blocked
- * caller that wakes competes with new callers and may be refused again (it then waits
- * again, within its timeout).
+ * answers how long the caller must wait before using them. {@link #acquireAsync}
+ * reserves when the wait fits in its timeout and completes its stage on the caller's
+ * scheduler once the wait has passed (the permits are the caller's from the call on:
+ * cancelling the stage does not give them back). The blocking acquire is not fair: a
+ * blocked caller that wakes competes with new callers and may be refused again (it then
+ * waits again, within its timeout).
+ *
+ * <h2>Changing the limit</h2>
+ * {@link #replaceBandwidths} swaps the bandwidths of a live limiter, keeping its state
+ * as the chosen {@link LimitChange} says, at one reading and under the lock: a call sees
+ * either the old bandwidths and state or the new ones.
  *
  * <h2>Threads and memory</h2>
  * Thread-safe. The arrival times are read and written under one lock, so a call sees
@@ -59,41 +74,31 @@ import java.util.Objects;
  * operations per bandwidth and never across the clock read. The clock is read before
  * the lock: a call whose reading is older than the last writer's is still exact, since
  * GCRA compares signed differences and a late reading only makes a charge harder. No
- * call allocates: the state is one {@code long[]} made at build time, the probe is the
- * caller's ({@link Probe}).
+ * call allocates (but {@link #acquireAsync} when it must wait, and {@link
+ * #replaceBandwidths}): the state is one {@code long[]} made at build time, the probe is
+ * the caller's ({@link Probe}).
  */
 public final class Limiter {
 
     private final Object lock = new Object();
-    private final List<Limit> bandwidths;
     private final Clock clock;
     private final Sleeper sleeper;
-    private final long[] intervals;
-    private final long[] tolerances;
-    /** The smallest burst: the largest cost a call may ask for. */
-    private final long maxPermits;
+    private final LimiterListener listener;
+    @GuardedBy("lock")
+    private Bands bands;
     /** One theoretical arrival time per bandwidth; a value at or before a reading is a full bandwidth. */
     @GuardedBy("lock")
-    private final long[] tats;
+    private long[] tats;
 
     private Limiter(Builder b) {
-        this.bandwidths = List.copyOf(b.bandwidths);
         this.clock = b.clock;
         this.sleeper = b.sleeper;
-        int n = bandwidths.size();
-        this.intervals = new long[n];
-        this.tolerances = new long[n];
-        long smallest = Long.MAX_VALUE;
-        for (int i = 0; i < n; i++) {
-            Limit bw = bandwidths.get(i);
-            intervals[i] = bw.intervalNanos();
-            tolerances[i] = bw.toleranceNanos();
-            smallest = Math.min(smallest, bw.burst());
-        }
-        this.maxPermits = smallest;
+        this.listener = b.listener;
+        Bands first = new Bands(b.bandwidths);
         long start = clock.nanoTime();
-        this.tats = new long[n];
         synchronized (lock) {
+            this.bands = first;
+            this.tats = new long[first.size()];
             Arrays.fill(tats, start); // full at the first reading
         }
     }
@@ -104,7 +109,7 @@ public final class Limiter {
 
     /** Takes one permit: 0 when admitted, else the wait in ns (at least 1). */
     public long tryAcquire() {
-        return charge(1L, null);
+        return charge(1L, 0L, null);
     }
 
     /**
@@ -115,20 +120,20 @@ public final class Limiter {
      *     smallest {@code burst} of the limiter's bandwidths (it could never be admitted)
      */
     public long tryAcquire(long permits) {
-        return charge(checkPermits(permits), null);
+        return charge(permits, 0L, null);
     }
 
     /**
      * Takes {@code permits} like {@link #tryAcquire(long)} and writes into {@code probe}
-     * whether they were admitted, the whole permits remaining after the call and the
-     * wait, all from the same reading and the same step. Returns {@code
-     * probe.admitted()}. Allocates nothing.
+     * whether they were admitted, the whole permits remaining after the call, the wait
+     * and the time until the limiter is full again, all from the same reading and the
+     * same step. Returns {@code probe.admitted()}. Allocates nothing.
      *
      * @throws IllegalArgumentException as {@link #tryAcquire(long)}
      */
     public boolean tryAcquire(long permits, Probe probe) {
         Objects.requireNonNull(probe, "probe");
-        return charge(checkPermits(permits), probe) == 0L;
+        return charge(permits, 0L, probe) == 0L;
     }
 
     /**
@@ -142,24 +147,8 @@ public final class Limiter {
      *     timeout} is negative
      */
     public boolean acquire(long permits, Duration timeout) throws InterruptedException {
-        checkPermits(permits);
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must be zero or positive, got " + timeout);
-        }
-        long budget = saturatedNanos(timeout);
-        long start = clock.nanoTime();
-        for (;;) {
-            long wait = charge(permits, null);
-            if (wait == 0L) {
-                return true;
-            }
-            long left = budget - (clock.nanoTime() - start);
-            if (wait > left) {
-                return false;
-            }
-            sleeper.sleepNanos(wait);
-        }
+        long budget = Waits.budget(timeout);
+        return Waits.acquire(maxWait -> charge(permits, maxWait, null), budget, clock, sleeper, listener);
     }
 
     /**
@@ -170,25 +159,21 @@ public final class Limiter {
      * @throws IllegalArgumentException as {@link #tryAcquire(long)}
      */
     public long reserve(long permits) {
-        checkPermits(permits);
-        long now = clock.nanoTime();
-        synchronized (lock) {
-            long wait = 0L;
-            for (int i = 0; i < tats.length; i++) {
-                long next = Gcra.admittedTat(tats[i], now, Gcra.increment(intervals[i], permits), tolerances[i]);
-                wait = Math.max(wait, next - now - tolerances[i]);
-                tats[i] = next;
-            }
-            return wait;
-        }
+        return charge(permits, Long.MAX_VALUE, null);
     }
 
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
-        }
+    /**
+     * Takes {@code permits} when the limiter's wait for them is at most {@code timeout}
+     * (a reservation, as {@link #reserve}) and completes the stage with true on {@code
+     * scheduler} once that wait has passed, at once when there is none; otherwise the
+     * stage is already complete with false and nothing is charged. The stage fails only
+     * when the scheduler rejects the task (the permits then stay taken).
+     *
+     * @throws IllegalArgumentException as {@link #acquire(long, Duration)}
+     */
+    public CompletionStage<Boolean> acquireAsync(long permits, Duration timeout, ScheduledExecutorService scheduler) {
+        long budget = Waits.budget(timeout);
+        return Waits.acquireAsync(maxWait -> charge(permits, maxWait, null), budget, scheduler);
     }
 
     /**
@@ -198,52 +183,57 @@ public final class Limiter {
     public long remaining() {
         long now = clock.nanoTime();
         synchronized (lock) {
-            return remainingLocked(now);
+            return bands.remaining(tats, 0, now);
         }
     }
 
-    /** The bandwidths, in the order they were added. */
+    /** The bandwidths, in the order they were added (the latest ones after a {@link #replaceBandwidths}). */
     public List<Limit> bandwidths() {
+        synchronized (lock) {
+            return bands.limits;
+        }
+    }
+
+    /**
+     * Replaces the bandwidths of this live limiter, converting its state as {@code change}
+     * says (see {@link LimitChange}) at one reading of the clock. A call after this one
+     * returns is checked against the new bandwidths only.
+     *
+     * @throws IllegalStateException when {@code bandwidths} is empty
+     */
+    public void replaceBandwidths(List<Limit> bandwidths, LimitChange change) {
+        Objects.requireNonNull(change, "change");
+        Bands next = new Bands(checkedList(bandwidths));
+        long now = clock.nanoTime();
+        synchronized (lock) {
+            long[] converted = new long[next.size()];
+            next.convert(bands, tats, 0, converted, 0, now, change);
+            tats = converted;
+            bands = next;
+        }
+    }
+
+    static List<Limit> checkedList(List<Limit> bandwidths) {
+        Objects.requireNonNull(bandwidths, "bandwidths");
+        for (Limit bw : bandwidths) {
+            Objects.requireNonNull(bw, "bandwidth must not be null");
+        }
         return bandwidths;
     }
 
-    private long checkPermits(long permits) {
-        if (permits < 1 || permits > maxPermits) {
-            throw new IllegalArgumentException("permits must be from 1 to the smallest burst of the limiter's bandwidths ("
-                    + maxPermits + "), got " + permits);
-        }
-        return permits;
-    }
-
-    private long charge(long permits, Probe probe) {
+    /** Charges {@code permits} when the wait is at most {@code maxWait}; answers the wait. */
+    private long charge(long permits, long maxWait, Probe probe) {
         long now = clock.nanoTime();
+        long wait;
         synchronized (lock) {
-            long wait = 0L;
-            for (int i = 0; i < tats.length; i++) {
-                // permits <= every burst, so the increment never exceeds the tolerance
-                wait = Math.max(wait, Gcra.waitNanos(tats[i], now, Gcra.increment(intervals[i], permits), tolerances[i]));
-            }
-            if (wait == 0L) {
-                for (int i = 0; i < tats.length; i++) {
-                    tats[i] = Gcra.admittedTat(tats[i], now, Gcra.increment(intervals[i], permits), tolerances[i]);
-                }
-            }
+            Bands b = bands;
+            b.checkPermits(permits);
+            wait = b.charge(tats, 0, permits, maxWait, now);
             if (probe != null) {
-                probe.set(wait == 0L, remainingLocked(now), wait);
+                probe.set(wait == 0L, b.remaining(tats, 0, now), wait, b.resetNanos(tats, 0, now));
             }
-            return wait;
         }
-    }
-
-    @GuardedBy("lock")
-    private long remainingLocked(long now) {
-        long least = Long.MAX_VALUE;
-        for (int i = 0; i < tats.length; i++) {
-            long debt = tats[i] - now;
-            long room = tolerances[i] - (debt > 0 ? debt : 0L);
-            least = Math.min(least, room <= 0 ? 0L : room / intervals[i]);
-        }
-        return least;
+        return Waits.report(listener, permits, maxWait, wait);
     }
 
     /** Builds a {@link Limiter}; at least one {@link #bandwidth} is required. */
@@ -251,6 +241,7 @@ public final class Limiter {
         private final List<Limit> bandwidths = new ArrayList<>();
         private Clock clock = Clock.system();
         private Sleeper sleeper = Sleeper.system();
+        private LimiterListener listener = LimiterListener.NONE;
 
         private Builder() {
         }
@@ -275,10 +266,13 @@ public final class Limiter {
             return this;
         }
 
+        /** Told every decision, after the lock is released; default {@link LimiterListener#NONE}. */
+        public Builder listener(LimiterListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener must not be null");
+            return this;
+        }
+
         public Limiter build() {
-            if (bandwidths.isEmpty()) {
-                throw new IllegalStateException("at least one bandwidth is required, got none");
-            }
             return new Limiter(this);
         }
     }

@@ -153,13 +153,14 @@ public final class RateLimiter {
         long r = table.chargeWithRoom(key, hash, increment, tolerance, clock.nanoTime());
         if (r < 0) {
             tally.count(Tally.ADMITTED);
-            probe.set(true, BucketShard.roomOf(r) / interval, 0L);
+            long room = BucketShard.roomOf(r);
+            probe.set(true, room / interval, 0L, tolerance - room);
             return true;
         }
         tally.count(Tally.DENIED);
         // refused with wait r: the room before it was increment - r (tolerance - r when oversized; see Gcra)
         long room = (increment > tolerance ? tolerance : increment) - r;
-        probe.set(false, room > 0 ? room / interval : 0L, r);
+        probe.set(false, room > 0 ? room / interval : 0L, r, tolerance - room);
         return false;
     }
 

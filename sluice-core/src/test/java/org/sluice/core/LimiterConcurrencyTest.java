@@ -48,14 +48,30 @@ class LimiterConcurrencyTest {
 
     /** Every thread calls tryAcquire() until the round ends; answers the admitted total. */
     private static long round(ExecutorService pool, Limiter limiter) throws Exception {
-        CyclicBarrier start = new CyclicBarrier(THREADS);
+        return race(pool, THREADS, CALLS_PER_ROUND, (thread, i) -> limiter.tryAcquire() == 0L);
+    }
+
+    /** Call {@code i} of thread {@code thread} in a race: true when admitted. */
+    @FunctionalInterface
+    interface Attempt {
+        boolean admitted(int thread, int i);
+    }
+
+    /**
+     * Starts {@code threads} threads together (a barrier), each making {@code calls}
+     * attempts; answers how many were admitted in all (shared with {@link
+     * KeyedLimiterConcurrencyTest}).
+     */
+    static long race(ExecutorService pool, int threads, int calls, Attempt attempt) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(threads);
         List<Future<Long>> counts = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
             counts.add(pool.submit(() -> {
                 start.await();
                 long admitted = 0;
-                for (int i = 0; i < CALLS_PER_ROUND; i++) {
-                    if (limiter.tryAcquire() == 0L) {
+                for (int i = 0; i < calls; i++) {
+                    if (attempt.admitted(thread, i)) {
                         admitted++;
                     }
                 }

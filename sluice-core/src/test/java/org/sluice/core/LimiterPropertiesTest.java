@@ -27,11 +27,16 @@ class LimiterPropertiesTest {
     record Call(long gapNanos, int cost) {
     }
 
-    @Provide
-    Arbitrary<List<Bw>> bandwidths() {
+    /** One to three bandwidths of intervals from 1 us to 0.5 s and bursts from 1 to 20 (shared with {@link KeyedLimiterPropertiesTest}). */
+    static Arbitrary<List<Bw>> anyBandwidths() {
         Arbitrary<Long> intervals = Arbitraries.of(1_000L, 40_000L, 1_000_000L, 500_000_000L);
         Arbitrary<Integer> bursts = Arbitraries.integers().between(1, 20);
         return Combinators.combine(intervals, bursts).as(Bw::new).list().ofMinSize(1).ofMaxSize(3);
+    }
+
+    @Provide
+    Arbitrary<List<Bw>> bandwidths() {
+        return anyBandwidths();
     }
 
     @Provide
@@ -82,6 +87,14 @@ class LimiterPropertiesTest {
                 admitted[i] = cost;
             }
         }
+        assertWithinEveryBound(bws, at, admitted, n);
+    }
+
+    /**
+     * For every bandwidth and every window of the first {@code n} admissions (readings
+     * {@code at}, permits {@code admitted}), the permits are at most {@code burst + d / T}.
+     */
+    static void assertWithinEveryBound(List<Bw> bws, long[] at, long[] admitted, int n) {
         for (Bw bw : bws) {
             for (int i = 0; i < n; i++) {
                 long sum = 0;

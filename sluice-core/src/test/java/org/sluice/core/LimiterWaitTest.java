@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -14,17 +13,13 @@ class LimiterWaitTest {
     private static final long MS = 1_000_000L;
 
     private final TestClock clock = new TestClock(42L);
+    private final ClockSleeper sleeper = new ClockSleeper(clock);
     /** Every wait asked for, in order; each one moves the clock by exactly that much. */
-    private final List<Long> sleeps = new ArrayList<>();
+    private final List<Long> sleeps = sleeper.sleeps;
 
     private Limiter limiter(Limit... bandwidths) {
-        Limiter.Builder b = Limiter.builder().clock(clock).sleeper(nanos -> {
-            sleeps.add(nanos);
-            clock.advanceNanos(nanos);
-        });
-        for (Limit bw : bandwidths) {
-            b.bandwidth(bw);
-        }
+        Limiter.Builder b = Limiter.builder().clock(clock).sleeper(sleeper);
+        List.of(bandwidths).forEach(b::bandwidth);
         return b.build();
     }
 

@@ -34,6 +34,7 @@ class RateLimiterProbeTest {
         assertThat(probe.admitted()).isTrue();
         assertThat(probe.remaining()).isEqualTo(1L);
         assertThat(probe.waitNanos()).isZero();
+        assertThat(probe.resetNanos()).as("three units to refill at 10 a second").isEqualTo(300 * MS);
 
         assertThat(limiter.tryAcquire("a", 2, probe)).isFalse();
         assertThat(probe.remaining()).isEqualTo(1L);
@@ -59,6 +60,7 @@ class RateLimiterProbeTest {
         assertThat(limiter.tryAcquire("a", 6, probe)).as("only into a full bucket").isFalse();
         assertThat(probe.waitNanos()).isEqualTo(150 * MS);
         assertThat(probe.remaining()).isEqualTo(2L);
+        assertThat(probe.resetNanos()).isEqualTo(150 * MS);
         assertThatThrownBy(() -> limiter.tryAcquire("a", 0, probe))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("cost must be at least 1, got 0");
@@ -76,25 +78,36 @@ class RateLimiterProbeTest {
                 Arbitraries.of(false, false, false, true)).as(Call::new).list().ofMaxSize(150);
     }
 
-    /** Per key, the keyed probe answers exactly what a single limiter of the same limit answers. */
+    /**
+     * Per key, the keyed probes (of {@link RateLimiter} and of {@link KeyedLimiter}, costs
+     * within the burst) answer exactly what a single limiter of the same limit answers.
+     */
     @Property(tries = 200)
     void theKeyedProbeAgreesWithASingleLimiterPerKey(@ForAll("calls") List<Call> calls) {
         TestClock c = new TestClock(-1_000_000_000L);
         Limit limit = Limit.of(4, 6); // 250 ms a unit, bursts of 6
         RateLimiter keyed = RateLimiter.builder().limit(limit).clock(c).sweepInterval(Duration.ZERO).build();
         Map<Integer, Limiter> single = new HashMap<>();
+        KeyedLimiter<String> keyedMany = KeyedLimiter.<String>builder().bandwidth(limit).clock(c).sweepInterval(Duration.ZERO).build();
         Probe got = new Probe();
         Probe want = new Probe();
+        Probe many = new Probe();
         for (Call call : calls) {
             c.advanceNanos(call.gapNanos());
             if (call.sweep()) {
                 keyed.sweepTick();
+                keyedMany.sweepTick();
             }
             Limiter model = single.computeIfAbsent(call.key(), k -> Limiter.builder().bandwidth(limit).clock(c).build());
             boolean admitted = keyed.tryAcquire("k" + call.key(), call.cost(), got);
             assertThat(model.tryAcquire(call.cost(), want)).isEqualTo(admitted);
             assertThat(got.remaining()).isEqualTo(want.remaining());
             assertThat(got.waitNanos()).isEqualTo(want.waitNanos());
+            assertThat(got.resetNanos()).isEqualTo(want.resetNanos());
+            assertThat(keyedMany.tryAcquire("k" + call.key(), call.cost(), many)).isEqualTo(admitted);
+            assertThat(many.remaining()).isEqualTo(want.remaining());
+            assertThat(many.waitNanos()).isEqualTo(want.waitNanos());
+            assertThat(many.resetNanos()).isEqualTo(want.resetNanos());
         }
     }
 }

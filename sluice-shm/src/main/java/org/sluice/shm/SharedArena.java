@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import org.sluice.core.Clock;
+import org.sluice.core.Limit;
 
 /**
  * A memory-mapped file that every process on a host maps, holding named carves: token
@@ -327,6 +328,16 @@ public final class SharedArena implements AutoCloseable {
         int rounded = SlotTable.roundSlots("slots", slots);
         int offset = carve(name, KIND_GCRA, 0, 0, rounded);
         return new SharedGcraTable(name, new SlotTable(map, offset, rounded), keyHash);
+    }
+
+    /**
+     * sluice-core's {@link org.sluice.core.KeyedLimit} on this arena: {@code limit} per
+     * key for every process that maps it, over the GCRA table {@code name} of {@code
+     * slots} keys (see {@link SharedLimiter}). Processes share a key's bucket when they
+     * name the same table and give it the same limit.
+     */
+    public SharedLimiter limiter(String name, int slots, Limit limit, Clock clock) {
+        return new SharedLimiter(gcraTable(name, slots), limit, clock);
     }
 
     /** Finds or makes the carve {@code name}; returns its offset. */

@@ -76,6 +76,13 @@ public final class SharedGcraTable {
         return peek(keyHash.hash(key), incrementNanos, toleranceNanos, nowNanos);
     }
 
+    /** Nanoseconds (whole microseconds) the key's bucket is in debt at {@code nowNanos}: 0 when full. Spends nothing. */
+    long debtNanos(String key, long toleranceNanos, long nowNanos) {
+        long now = micros(nowNanos);
+        long debt = table.peekTat(keyHash.hash(key), tolerance(toleranceNanos, 0L, 0L), now) - now;
+        return debt > 0 ? debt * 1000 : 0L;
+    }
+
     /** Gives the key's slot back; its bucket reads as full afterwards. */
     public void forget(String key) {
         table.update(keyHash.hash(key), SlotTable.OP_FORGET, 0, 0, 0);
