@@ -29,7 +29,11 @@ public final class DeliveryCommands {
     private DeliveryCommands() {
     }
 
-    /** Shared by the commands: the environment (for the token) and the call wrapper. */
+    /**
+     * Shared by the commands: the environment (for the token) and the call wrapper. Picocli
+     * makes each command with its no-argument constructor, so the environment is the
+     * process's own until {@link #environment} replaces it.
+     */
     abstract static class Base implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -37,10 +41,12 @@ public final class DeliveryCommands {
         @Mixin
         AdminClientOptions options;
 
-        private final Map<String, String> env;
+        private Map<String, String> env = Map.copyOf(System.getenv());
 
-        Base(Map<String, String> env) {
+        /** Reads {@code $SLUICE_ADMIN_TOKEN} from {@code env} instead of the process's environment (for tests). */
+        public Base environment(Map<String, String> env) {
             this.env = Map.copyOf(env);
+            return this;
         }
 
         @Override
@@ -59,14 +65,6 @@ public final class DeliveryCommands {
     @Command(name = "destinations", mixinStandardHelpOptions = true,
             description = "List the destinations with their state, backlog and totals.")
     public static final class Destinations extends Base {
-        public Destinations() {
-            this(System.getenv());
-        }
-
-        public Destinations(Map<String, String> env) {
-            super(env);
-        }
-
         @Override
         int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException {
             return AdminCall.expect(spec, client.get("/v1/destinations"), 200, (printed, body) -> {
@@ -90,14 +88,6 @@ public final class DeliveryCommands {
     public static final class Dead extends Base {
         @Option(names = "--destination", paramLabel = "NAME", description = "only this destination's")
         String destination;
-
-        public Dead() {
-            this(System.getenv());
-        }
-
-        public Dead(Map<String, String> env) {
-            super(env);
-        }
 
         /** Fixed columns, so that each page is printed as it arrives (memory does not grow with the dead letters). */
         private static final String ROW = "%-36s  %-16s  %-16s  %-8s  %-11s  %s";
@@ -148,14 +138,6 @@ public final class DeliveryCommands {
                 + " does not deliver there); audited as forced")
         boolean force;
 
-        public Redeliver() {
-            this(System.getenv());
-        }
-
-        public Redeliver(Map<String, String> env) {
-            super(env);
-        }
-
         @Override
         int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException {
             Object body = destinations == null || destinations.isEmpty() ? null
@@ -198,14 +180,6 @@ public final class DeliveryCommands {
 
         /** Null: ask {@code System.console()}; tests set it. */
         Boolean terminal;
-
-        public Replay() {
-            this(System.getenv());
-        }
-
-        public Replay(Map<String, String> env) {
-            super(env);
-        }
 
         @Override
         int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException {
