@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -29,29 +28,17 @@ public final class DeliveryCommands {
     private DeliveryCommands() {
     }
 
-    /**
-     * Shared by the commands: the environment (for the token) and the call wrapper. Picocli
-     * makes each command with its no-argument constructor, so the environment is the
-     * process's own until {@link #environment} replaces it.
-     */
-    abstract static class Base implements Callable<Integer> {
+    /** Shared by the commands: the call wrapper (the environment is {@link AdminCommand}'s). */
+    abstract static class Base extends AdminCommand {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
         @Mixin
         AdminClientOptions options;
 
-        private Map<String, String> env = Map.copyOf(System.getenv());
-
-        /** Reads {@code $SLUICE_ADMIN_TOKEN} from {@code env} instead of the process's environment (for tests). */
-        public Base environment(Map<String, String> env) {
-            this.env = Map.copyOf(env);
-            return this;
-        }
-
         @Override
         public final Integer call() throws InterruptedException {
-            return AdminCall.run(spec, options, env, client -> run(client, spec.commandLine().getOut()));
+            return AdminCall.run(spec, options, env(), client -> run(client, spec.commandLine().getOut()));
         }
 
         abstract int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException;
