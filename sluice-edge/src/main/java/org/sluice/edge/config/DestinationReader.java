@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
@@ -155,8 +155,7 @@ final class DestinationReader {
     }
 
     private static RetryPolicy retry(Section s) {
-        RetryPolicy d = RetryPolicy.defaults();
-        return settings(s, "retry", RETRY, d, r -> {
+        return settings(s, "retry", RETRY, RetryPolicy.defaults(), (r, d) -> {
             long initial = wide(r, "initial_ms", d.initialMs());
             long max = wide(r, "max_ms", d.maxMs());
             long attempts = wide(r, "max_attempts", d.maxAttempts());
@@ -187,8 +186,7 @@ final class DestinationReader {
     }
 
     private static BreakerSettings breaker(Section s) {
-        BreakerSettings d = BreakerSettings.defaults();
-        return settings(s, "breaker", BREAKER, d, b -> {
+        return settings(s, "breaker", BREAKER, BreakerSettings.defaults(), (b, d) -> {
             long failures = wide(b, "failures", d.failures());
             long open = wide(b, "open_ms", d.openMs());
             long maxOpen = wide(b, "max_open_ms", d.maxOpenMs());
@@ -198,18 +196,19 @@ final class DestinationReader {
 
     /**
      * The settings in the optional mapping {@code key} of {@code s} (its keys {@code known}):
-     * {@code absent} without it; else {@code read} reads its values and gives what builds the
-     * settings from them, and the result is null when reading recorded a problem or the
-     * settings refuse the values (their errors then recorded there).
+     * {@code defaults} without it; else {@code read} reads its values (with {@code defaults}
+     * for the keys left out) and gives what builds the settings from them, and the result is
+     * null when reading recorded a problem or the settings refuse the values (their errors
+     * then recorded there).
      */
-    private static <T> T settings(Section s, String key, List<String> known, T absent,
-                                  Function<Section, Supplier<T>> read) {
+    private static <T> T settings(Section s, String key, List<String> known, T defaults,
+                                  BiFunction<Section, T, Supplier<T>> read) {
         if (!s.has(key)) {
-            return absent;
+            return defaults;
         }
         Section section = s.section(key, known);
         int before = section.problems().size();
-        Supplier<T> build = read.apply(section);
+        Supplier<T> build = read.apply(section, defaults);
         if (section.problems().size() != before) {
             return null;
         }
