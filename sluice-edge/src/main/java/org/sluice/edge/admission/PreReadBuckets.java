@@ -68,19 +68,18 @@ abstract sealed class PreReadBuckets<K> implements PreReadLimits permits NodeLim
 
     @Override
     public final long chargeSourceBytes(String source, long bytes, long now) {
-        SourceBytes<K> s = sources.get(source);
-        if (s == null || bytes <= 0) {
-            return 0L;
-        }
-        return tryCharge(s.key(), s.limit().byteIncrementNanos(bytes), s.limit().byteToleranceNanos(), now);
+        SourceBytes<K> s = bucketFor(source, bytes);
+        return s == null ? 0L : tryCharge(s.key(), s.limit().byteIncrementNanos(bytes), s.limit().byteToleranceNanos(), now);
     }
 
     @Override
     public final long sourceBytesWait(String source, long bytes, long now) {
-        SourceBytes<K> s = sources.get(source);
-        if (s == null || bytes <= 0) {
-            return 0L;
-        }
-        return waitNanos(s.key(), s.limit().byteIncrementNanos(bytes), s.limit().byteToleranceNanos(), now);
+        SourceBytes<K> s = bucketFor(source, bytes);
+        return s == null ? 0L : waitNanos(s.key(), s.limit().byteIncrementNanos(bytes), s.limit().byteToleranceNanos(), now);
+    }
+
+    /** The byte bucket {@code bytes} of {@code source} go through, or null when it has none or there are no bytes. */
+    private SourceBytes<K> bucketFor(String source, long bytes) {
+        return bytes <= 0 ? null : sources.get(source);
     }
 }

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -29,23 +28,17 @@ public final class DeliveryCommands {
     private DeliveryCommands() {
     }
 
-    /** Shared by the commands: the environment (for the token) and the call wrapper. */
-    abstract static class Base implements Callable<Integer> {
+    /** Shared by the commands: the call wrapper (the environment is {@link AdminCommand}'s). */
+    abstract static class Base extends AdminCommand {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
         @Mixin
         AdminClientOptions options;
 
-        private final Map<String, String> env;
-
-        Base(Map<String, String> env) {
-            this.env = Map.copyOf(env);
-        }
-
         @Override
         public final Integer call() throws InterruptedException {
-            return AdminCall.run(spec, options, env, client -> run(client, spec.commandLine().getOut()));
+            return AdminCall.run(spec, options, env(), client -> run(client, spec.commandLine().getOut()));
         }
 
         abstract int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException;
@@ -59,14 +52,6 @@ public final class DeliveryCommands {
     @Command(name = "destinations", mixinStandardHelpOptions = true,
             description = "List the destinations with their state, backlog and totals.")
     public static final class Destinations extends Base {
-        public Destinations() {
-            this(System.getenv());
-        }
-
-        public Destinations(Map<String, String> env) {
-            super(env);
-        }
-
         @Override
         int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException {
             return AdminCall.expect(spec, client.get("/v1/destinations"), 200, (printed, body) -> {
@@ -90,14 +75,6 @@ public final class DeliveryCommands {
     public static final class Dead extends Base {
         @Option(names = "--destination", paramLabel = "NAME", description = "only this destination's")
         String destination;
-
-        public Dead() {
-            this(System.getenv());
-        }
-
-        public Dead(Map<String, String> env) {
-            super(env);
-        }
 
         /** Fixed columns, so that each page is printed as it arrives (memory does not grow with the dead letters). */
         private static final String ROW = "%-36s  %-16s  %-16s  %-8s  %-11s  %s";
@@ -148,14 +125,6 @@ public final class DeliveryCommands {
                 + " does not deliver there); audited as forced")
         boolean force;
 
-        public Redeliver() {
-            this(System.getenv());
-        }
-
-        public Redeliver(Map<String, String> env) {
-            super(env);
-        }
-
         @Override
         int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException {
             Object body = destinations == null || destinations.isEmpty() ? null
@@ -198,14 +167,6 @@ public final class DeliveryCommands {
 
         /** Null: ask {@code System.console()}; tests set it. */
         Boolean terminal;
-
-        public Replay() {
-            this(System.getenv());
-        }
-
-        public Replay(Map<String, String> env) {
-            super(env);
-        }
 
         @Override
         int run(AdminClient client, PrintWriter out) throws AdminClient.Unreachable, InterruptedException {

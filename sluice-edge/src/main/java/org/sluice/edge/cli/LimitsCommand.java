@@ -26,21 +26,10 @@ import picocli.CommandLine.Spec;
         description = "Read and change tenants' rate limits on a running server (admin API).",
         subcommands = {LimitsCommand.Get.class, LimitsCommand.Set.class, LimitsCommand.Delete.class,
                 LimitsCommand.ListAll.class})
-public final class LimitsCommand implements Callable<Integer> {
+public final class LimitsCommand extends AdminCommand {
 
     @Spec
     CommandLine.Model.CommandSpec spec;
-
-    private final Map<String, String> env;
-
-    public LimitsCommand() {
-        this(System.getenv());
-    }
-
-    /** With an explicit environment (for tests). */
-    public LimitsCommand(Map<String, String> env) {
-        this.env = Map.copyOf(env);
-    }
 
     @Override
     public Integer call() {
@@ -142,7 +131,7 @@ public final class LimitsCommand implements Callable<Integer> {
 
         @Override
         public final Integer call() throws InterruptedException {
-            return AdminCall.run(spec, options, parent.env, this::run);
+            return AdminCall.run(spec, options, parent.env(), this::run);
         }
 
         abstract int run(AdminClient client) throws AdminClient.Unreachable, InterruptedException;

@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,7 +22,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "tail", mixinStandardHelpOptions = true,
         description = "Print stored hooks, one JSON line each, in commit order.")
-public final class TailCommand implements Callable<Integer> {
+public final class TailCommand extends AdminCommand {
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -46,17 +44,6 @@ public final class TailCommand implements Callable<Integer> {
             description = "with --follow, how long to wait when no new hook is stored (default: ${DEFAULT-VALUE})")
     long pollMillis;
 
-    private final Map<String, String> env;
-
-    public TailCommand() {
-        this(System.getenv());
-    }
-
-    /** With an explicit environment (for tests). */
-    public TailCommand(Map<String, String> env) {
-        this.env = Map.copyOf(env);
-    }
-
     @Override
     public Integer call() throws InterruptedException {
         if (page < 1 || page > 1000) {
@@ -66,7 +53,7 @@ public final class TailCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--poll-ms must be at least 1, got " + pollMillis);
         }
         PrintWriter out = spec.commandLine().getOut();
-        return AdminCall.run(spec, options, env, client -> {
+        return AdminCall.run(spec, options, env(), client -> {
             String cursor = after;
             while (true) {
                 String query = "/v1/hooks?limit=" + page

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
@@ -154,18 +155,14 @@ final class DestinationReader {
     }
 
     private static RetryPolicy retry(Section s) {
-        RetryPolicy d = RetryPolicy.defaults();
-        if (!s.has("retry")) {
-            return d;
-        }
-        Section r = s.section("retry", RETRY);
-        int before = r.problems().size();
-        long initial = wide(r, "initial_ms", d.initialMs());
-        long max = wide(r, "max_ms", d.maxMs());
-        long attempts = wide(r, "max_attempts", d.maxAttempts());
-        long age = wide(r, "max_age_seconds", d.maxAgeMillis() / 1000);
-        List<Integer> statuses = permanentStatuses(r);
-        return checked(r, before, () -> RetryPolicy.of(s.path(), initial, max, attempts, age, statuses));
+        return settings(s, "retry", RETRY, RetryPolicy.defaults(), (r, d) -> {
+            long initial = wide(r, "initial_ms", d.initialMs());
+            long max = wide(r, "max_ms", d.maxMs());
+            long attempts = wide(r, "max_attempts", d.maxAttempts());
+            long age = wide(r, "max_age_seconds", d.maxAgeMillis() / 1000);
+            List<Integer> statuses = permanentStatuses(r);
+            return () -> RetryPolicy.of(s.path(), initial, max, attempts, age, statuses);
+        });
     }
 
     private static List<Integer> permanentStatuses(Section r) {
@@ -189,23 +186,29 @@ final class DestinationReader {
     }
 
     private static BreakerSettings breaker(Section s) {
-        BreakerSettings d = BreakerSettings.defaults();
-        if (!s.has("breaker")) {
-            return d;
-        }
-        Section b = s.section("breaker", BREAKER);
-        int before = b.problems().size();
-        long failures = wide(b, "failures", d.failures());
-        long open = wide(b, "open_ms", d.openMs());
-        long maxOpen = wide(b, "max_open_ms", d.maxOpenMs());
-        return checked(b, before, () -> BreakerSettings.of(s.path(), failures, open, maxOpen));
+        return settings(s, "breaker", BREAKER, BreakerSettings.defaults(), (b, d) -> {
+            long failures = wide(b, "failures", d.failures());
+            long open = wide(b, "open_ms", d.openMs());
+            long maxOpen = wide(b, "max_open_ms", d.maxOpenMs());
+            return () -> BreakerSettings.of(s.path(), failures, open, maxOpen);
+        });
     }
 
     /**
-     * The settings {@code build} makes, or null when {@code section} recorded a problem since
-     * {@code before} or the settings refuse the values (their errors then recorded there).
+     * The settings in the optional mapping {@code key} of {@code s} (its keys {@code known}):
+     * {@code defaults} without it; else {@code read} reads its values (with {@code defaults}
+     * for the keys left out) and gives what builds the settings from them, and the result is
+     * null when reading recorded a problem or the settings refuse the values (their errors
+     * then recorded there).
      */
-    private static <T> T checked(Section section, int before, Supplier<T> build) {
+    private static <T> T settings(Section s, String key, List<String> known, T defaults,
+                                  BiFunction<Section, T, Supplier<T>> read) {
+        if (!s.has(key)) {
+            return defaults;
+        }
+        Section section = s.section(key, known);
+        int before = section.problems().size();
+        Supplier<T> build = read.apply(section, defaults);
         if (section.problems().size() != before) {
             return null;
         }

@@ -1,5 +1,6 @@
 package org.sluice.edge.config;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -12,18 +13,12 @@ public record LoggingConfig(Format format) {
 
     /** {@code logging.format}. */
     public enum Format {
-        TEXT("text"),
-        JSON("json");
-
-        private final String configName;
-
-        Format(String configName) {
-            this.configName = configName;
-        }
+        TEXT,
+        JSON;
 
         /** The spelling used in the YAML file. */
         public String configName() {
-            return configName;
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

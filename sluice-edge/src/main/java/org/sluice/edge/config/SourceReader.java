@@ -147,8 +147,7 @@ final class SourceReader {
             if (item instanceof Map<?, ?>) {
                 Section entry = Section.of(s.problems(), at, item, DELIVER_TO_ENTRY);
                 name = entry.has("destination") ? entry.string("destination", null) : null;
-                if (!entry.has("destination")) {
-                    s.problem(entry.pathOf("destination") + " is required: the destination this entry delivers to");
+                if (!entry.required("destination", "the destination this entry delivers to")) {
                     continue;
                 }
                 if (!entry.has("when")) {
@@ -186,8 +185,7 @@ final class SourceReader {
     // ------------------------------------------------------------------ verify
 
     private static VerifySpec verify(Section v) {
-        if (!v.has("scheme")) {
-            v.problem(v.pathOf("scheme") + " is required: one of " + String.join(", ", SCHEMES));
+        if (!v.required("scheme", "one of " + String.join(", ", SCHEMES))) {
             return null;
         }
         String scheme = Values.string(v.raw("scheme"));

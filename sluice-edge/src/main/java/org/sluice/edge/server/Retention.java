@@ -4,7 +4,6 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -85,11 +84,7 @@ final class Retention implements AutoCloseable {
                 .register(registry);
         Gauge.builder("sluice.store.max.bytes", size, s -> s.maxBytes())
                 .description("store.max_bytes as configured; 0 when the store is unbounded").register(registry);
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "sluice-retention");
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = Schedulers.daemon("sluice-retention");
         scheduler.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
@@ -131,13 +126,8 @@ final class Retention implements AutoCloseable {
     /** Stops the thread, waiting for a pass in progress (before the store closes). */
     @Override
     public void close() {
-        scheduler.shutdownNow();
-        try {
-            if (!scheduler.awaitTermination(30, TimeUnit.SECONDS)) {
-                LOG.warn("the retention thread did not stop within 30 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (!Schedulers.stop(scheduler, 30)) {
+            LOG.warn("the retention thread did not stop within 30 s");
         }
     }
 }

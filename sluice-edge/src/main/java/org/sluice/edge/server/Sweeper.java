@@ -1,6 +1,5 @@
 package org.sluice.edge.server;
 
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -36,11 +35,7 @@ final class Sweeper implements AutoCloseable {
         this.backends = backends;
         this.clock = clock;
         this.epochMillis = epochMillis;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "sluice-sweeper");
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = Schedulers.daemon("sluice-sweeper");
         scheduler.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::resume, RESUME_MILLIS, RESUME_MILLIS, TimeUnit.MILLISECONDS);
     }
@@ -66,11 +61,6 @@ final class Sweeper implements AutoCloseable {
 
     @Override
     public void close() {
-        scheduler.shutdownNow();
-        try {
-            scheduler.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Schedulers.stop(scheduler, 5);
     }
 }

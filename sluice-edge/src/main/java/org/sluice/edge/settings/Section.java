@@ -62,6 +62,18 @@ public final class Section {
         return map.get(key) != null;
     }
 
+    /**
+     * Whether {@code key} is there; when it is not, records {@code <path> is required: <what>},
+     * {@code what} saying what the key holds.
+     */
+    public boolean required(String key, String what) {
+        if (has(key)) {
+            return true;
+        }
+        problem(pathOf(key) + " is required: " + what);
+        return false;
+    }
+
     public Object raw(String key) {
         return map.get(key);
     }

@@ -1,21 +1,19 @@
 package org.sluice.edge.verify;
 
+import java.util.Locale;
+
 /** The result of verifying one request. Everything but {@link #OK} is a 401. */
 public enum VerifyOutcome {
-    OK(null),
-    MISSING_SIGNATURE("missing_signature"),
-    MALFORMED_SIGNATURE("malformed_signature"),
-    NO_MATCH("no_match"),
-    TIMESTAMP_OUT_OF_TOLERANCE("timestamp_out_of_tolerance");
+    OK,
+    MISSING_SIGNATURE,
+    MALFORMED_SIGNATURE,
+    NO_MATCH,
+    TIMESTAMP_OUT_OF_TOLERANCE;
 
-    private final String reason;
+    private final String reason = name().toLowerCase(Locale.ROOT);
 
-    VerifyOutcome(String reason) {
-        this.reason = reason;
-    }
-
-    /** The {@code reason} field of the 401 body; null for {@link #OK}. */
+    /** The {@code reason} field of the 401 body (the constant's name in lower case); null for {@link #OK}. */
     public String reason() {
-        return reason;
+        return this == OK ? null : reason;
     }
 }

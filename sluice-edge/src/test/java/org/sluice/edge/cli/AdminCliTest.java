@@ -105,7 +105,7 @@ class AdminCliTest {
     }
 
     private Run limitsCmd(Map<String, String> env, String... args) {
-        return run(new LimitsCommand(env), args);
+        return run(new LimitsCommand().environment(env), args);
     }
 
     private String[] withServer(String... args) {
@@ -221,7 +221,7 @@ class AdminCliTest {
     @Test
     void tailPrintsEveryHookOnceInOrderAcrossPagesAsJsonLines() throws Exception {
         addHooks(1234);
-        Run r = run(new TailCommand(Map.of()), withServer("--page", "100"));
+        Run r = run(new TailCommand().environment(Map.of()), withServer("--page", "100"));
         assertThat(r.exit()).as(r.err()).isEqualTo(0);
         String[] lines = r.out().split("\n");
         assertThat(lines).hasSize(1234);
@@ -232,19 +232,19 @@ class AdminCliTest {
             assertThat(hook.get("body_base64").asText())
                     .isEqualTo(java.util.Base64.getEncoder().encodeToString(("body " + i).getBytes(StandardCharsets.UTF_8)));
         }
-        Run after = run(new TailCommand(Map.of()), withServer("--after", "0190bbbb-0000-7000-8000-000000001230"));
+        Run after = run(new TailCommand().environment(Map.of()), withServer("--after", "0190bbbb-0000-7000-8000-000000001230"));
         assertThat(after.out().split("\n")).hasSize(3);
-        Run unknown = run(new TailCommand(Map.of()), withServer("--after", "0190bbbb-0000-7000-8000-999999999999"));
+        Run unknown = run(new TailCommand().environment(Map.of()), withServer("--after", "0190bbbb-0000-7000-8000-999999999999"));
         assertThat(unknown.exit()).isEqualTo(1);
         assertThat(unknown.err()).startsWith("sluice: the server refused: 400 invalid_after: no stored hook has id");
-        assertThat(run(new TailCommand(Map.of()), withServer("--page", "0")).exit()).isEqualTo(2);
+        assertThat(run(new TailCommand().environment(Map.of()), withServer("--page", "0")).exit()).isEqualTo(2);
     }
 
     @Test
     void tailFollowPicksUpHooksStoredLater() throws Exception {
         addHooks(3);
         StringWriter out = new StringWriter();
-        CommandLine cl = new CommandLine(new TailCommand(Map.of()));
+        CommandLine cl = new CommandLine(new TailCommand().environment(Map.of()));
         cl.setOut(new PrintWriter(out, true));
         AtomicInteger exit = new AtomicInteger(-1);
         Thread follower = new Thread(() -> exit.set(cl.execute(withServer("--follow", "--poll-ms", "20"))));

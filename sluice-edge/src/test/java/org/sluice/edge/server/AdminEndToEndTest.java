@@ -419,7 +419,7 @@ class AdminEndToEndTest {
         try (TestEdge edge = TestEdge.start(dir, CONFIG)) {
             String[] where = {"--admin", adminUrl(edge), "--data-dir", dir.toString()};
             StringWriter out = new StringWriter();
-            CommandLine set = new CommandLine(new LimitsCommand(Map.of()));
+            CommandLine set = new CommandLine(new LimitsCommand().environment(Map.of()));
             set.setOut(new PrintWriter(out, true));
             String[] args = concat(new String[] {"set", "acme", "--rate", "2", "--burst", "3", "--actor", "cli-user"}, where);
             assertThat(set.execute(args)).isEqualTo(0);
@@ -427,7 +427,7 @@ class AdminEndToEndTest {
             assertThat(acceptedUntilRefused(edge)).isEqualTo(3);
 
             StringWriter tailed = new StringWriter();
-            CommandLine tail = new CommandLine(new TailCommand(Map.of()));
+            CommandLine tail = new CommandLine(new TailCommand().environment(Map.of()));
             tail.setOut(new PrintWriter(tailed, true));
             assertThat(tail.execute(where)).isEqualTo(0);
             String[] lines = tailed.toString().split("\n");

@@ -224,13 +224,13 @@ class AdminListenerTest {
                 .formatted(tls.certFile(), tls.keyFile()))) {
             String url = "https://127.0.0.1:" + admin(edge).getPort();
             StringWriter out = new StringWriter();
-            CommandLine trusted = new CommandLine(new LimitsCommand(Map.of())).setOut(new PrintWriter(out));
+            CommandLine trusted = new CommandLine(new LimitsCommand().environment(Map.of())).setOut(new PrintWriter(out));
             assertThat(trusted.execute("get", "acme", "--admin", url, "--data-dir", dir.toString(),
                     "--ca", tls.certFile().toString())).isEqualTo(0);
             assertThat(out.toString()).contains("acme");
 
             StringWriter err = new StringWriter();
-            CommandLine untrusted = new CommandLine(new LimitsCommand(Map.of())).setErr(new PrintWriter(err));
+            CommandLine untrusted = new CommandLine(new LimitsCommand().environment(Map.of())).setErr(new PrintWriter(err));
             assertThat(untrusted.execute("get", "acme", "--admin", url, "--data-dir", dir.toString()))
                     .as("the JDK's trust store does not know a self-signed certificate").isEqualTo(3);
 

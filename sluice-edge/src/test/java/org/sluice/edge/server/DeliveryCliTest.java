@@ -50,33 +50,33 @@ class DeliveryCliTest {
             DeliveryAdminTest.kill(edge, ids.get(3), "app");
             DeliveryAdminTest.kill(edge, ids.get(3), "zeta");
 
-            Run destinations = run(edge, new DeliveryCommands.Destinations(Map.of()));
+            Run destinations = run(edge, new DeliveryCommands.Destinations().environment(Map.of()));
             assertThat(destinations.exit()).as(destinations.err()).isZero();
             List<String> lines = destinations.out().lines().toList();
             assertThat(lines.get(0)).startsWith("NAME").contains("STATE").contains("PENDING").contains("DEAD");
             assertThat(lines.get(1).split("\\s+")).startsWith("zeta", "http", "ok", "0", "3", "1");
             assertThat(lines.get(2).split("\\s+")).startsWith("app", "http", "ok", "0", "2", "2");
 
-            Run dead = run(edge, new DeliveryCommands.Dead(Map.of()), "--destination", "app");
+            Run dead = run(edge, new DeliveryCommands.Dead().environment(Map.of()), "--destination", "app");
             assertThat(dead.exit()).as(dead.err()).isZero();
             assertThat(dead.out()).contains(ids.get(1)).contains(ids.get(3)).contains("permanent_status")
                     .contains("2 dead letters").doesNotContain(ids.get(0));
-            assertThat(run(edge, new DeliveryCommands.Dead(Map.of())).out()).contains("3 dead letters");
-            Run unknown = run(edge, new DeliveryCommands.Dead(Map.of()), "--destination", "nope");
+            assertThat(run(edge, new DeliveryCommands.Dead().environment(Map.of())).out()).contains("3 dead letters");
+            Run unknown = run(edge, new DeliveryCommands.Dead().environment(Map.of()), "--destination", "nope");
             assertThat(unknown.exit()).isEqualTo(1);
             assertThat(unknown.err()).contains("404 destination_not_found");
 
-            Run redeliver = run(edge, new DeliveryCommands.Redeliver(Map.of()), ids.get(3), "--destination", "zeta",
+            Run redeliver = run(edge, new DeliveryCommands.Redeliver().environment(Map.of()), ids.get(3), "--destination", "zeta",
                     "--actor", "carol");
             assertThat(redeliver.exit()).as(redeliver.err()).isZero();
             assertThat(redeliver.out()).contains("redelivery scheduled: " + ids.get(3) + " to 1 destination");
             assertThat(DeliveryAdminTest.row(edge, ids.get(3), "zeta").state()).isEqualTo(DeliveryState.PENDING);
             assertThat(DeliveryAdminTest.row(edge, ids.get(3), "app").state()).isEqualTo(DeliveryState.DEAD);
-            Run missing = run(edge, new DeliveryCommands.Redeliver(Map.of()), "01890000-0000-7000-8000-000000000000");
+            Run missing = run(edge, new DeliveryCommands.Redeliver().environment(Map.of()), "01890000-0000-7000-8000-000000000000");
             assertThat(missing.exit()).isEqualTo(1);
             assertThat(missing.err()).contains("404 hook_not_found");
 
-            Run replay = run(edge, new DeliveryCommands.Replay(Map.of()), "app", "--from", Instant.ofEpochMilli(from).toString(),
+            Run replay = run(edge, new DeliveryCommands.Replay().environment(Map.of()), "app", "--from", Instant.ofEpochMilli(from).toString(),
                     "--to", Instant.ofEpochMilli(System.currentTimeMillis() + 60_000).toString(), "--dead-only",
                     "--rate", "50", "--poll-ms", "20");
             assertThat(replay.exit()).as(replay.err()).isZero();
@@ -88,21 +88,21 @@ class DeliveryCliTest {
             assertThat(DeliveryAdminTest.row(edge, ids.get(1), "app").state()).isEqualTo(DeliveryState.PENDING);
             assertThat(DeliveryAdminTest.row(edge, ids.get(3), "app").state()).isEqualTo(DeliveryState.PENDING);
 
-            Run bad = run(edge, new DeliveryCommands.Replay(Map.of()), "app", "--from", "2026-12-02T00:00:00Z",
+            Run bad = run(edge, new DeliveryCommands.Replay().environment(Map.of()), "app", "--from", "2026-12-02T00:00:00Z",
                     "--to", "2026-12-01T00:00:00Z");
             assertThat(bad.exit()).isEqualTo(1);
             assertThat(bad.err()).contains("400 invalid_replay: from must be before to");
-            assertThat(run(edge, new DeliveryCommands.Replay(Map.of()), "app", "--from", "x").exit()).isEqualTo(2);
+            assertThat(run(edge, new DeliveryCommands.Replay().environment(Map.of()), "app", "--from", "x").exit()).isEqualTo(2);
 
             // a range wider than 31 days needs --force (issue 46, point 7)
             String[] wide = {"app", "--from", "1970-01-01T00:00:00Z", "--to", "9999-12-31T00:00:00Z", "--dead-only",
                     "--poll-ms", "20"};
-            Run refused = run(edge, new DeliveryCommands.Replay(Map.of()), wide);
+            Run refused = run(edge, new DeliveryCommands.Replay().environment(Map.of()), wide);
             assertThat(refused.exit()).isEqualTo(1);
             assertThat(refused.err()).contains("409 force_required");
             String[] forced = java.util.Arrays.copyOf(wide, wide.length + 1);
             forced[wide.length] = "--force";
-            Run taken = run(edge, new DeliveryCommands.Replay(Map.of()), forced);
+            Run taken = run(edge, new DeliveryCommands.Replay().environment(Map.of()), forced);
             assertThat(taken.exit()).as(taken.err()).isZero();
             assertThat(taken.out().strip()).endsWith(" done");
         }

@@ -55,11 +55,10 @@ public final class HttpReader implements TargetReader {
     }
 
     private static URI url(Section s) {
-        String at = s.pathOf("url");
-        if (!s.has("url")) {
-            s.problem(at + " is required: where attempts are POSTed, http://host:port/path or https://...");
+        if (!s.required("url", "where attempts are POSTed, http://host:port/path or https://...")) {
             return null;
         }
+        String at = s.pathOf("url");
         String text = Values.string(s.raw("url"));
         String why = null;
         URI uri = null;
@@ -96,8 +95,7 @@ public final class HttpReader implements TargetReader {
         if (!g.has("scheme") || !SIGNING_SCHEME.equals(scheme)) {
             g.problem(g.pathOf("scheme") + " must be " + SIGNING_SCHEME + ", got " + Values.render(g.raw("scheme")));
         }
-        if (!g.has("secret")) {
-            g.problem(g.pathOf("secret") + " is required: whsec_ followed by the base64 of the key");
+        if (!g.required("secret", "whsec_ followed by the base64 of the key")) {
             return Optional.empty();
         }
         try {

@@ -72,11 +72,10 @@ public final class KafkaReader extends BrokerReader {
      * recording a problem (also for the fleet log's {@code store.kafka}).
      */
     public static List<String> servers(Section s) {
-        String at = s.pathOf("bootstrap_servers");
-        if (!s.has("bootstrap_servers")) {
-            s.problem(at + " is required: a list of host:port brokers, e.g. [\"127.0.0.1:9092\"]");
+        if (!s.required("bootstrap_servers", "a list of host:port brokers, e.g. [\"127.0.0.1:9092\"]")) {
             return null;
         }
+        String at = s.pathOf("bootstrap_servers");
         List<?> raw = s.list("bootstrap_servers");
         if (raw == null) {
             return null;
@@ -116,11 +115,10 @@ public final class KafkaReader extends BrokerReader {
     }
 
     private static String topic(Section s) {
-        String at = s.pathOf("topic");
-        if (!s.has("topic")) {
-            s.problem(at + " is required: the topic name, where {tenant} and {source} are filled per hook");
+        if (!s.required("topic", "the topic name, where {tenant} and {source} are filled per hook")) {
             return null;
         }
+        String at = s.pathOf("topic");
         String text = Values.string(s.raw("topic"));
         if (text == null || !TOPIC.matcher(text).matches() || text.equals(".") || text.equals("..")) {
             s.problem(at + " must be a topic name of " + TOPIC_RULE + ", got " + Values.render(s.raw("topic")));

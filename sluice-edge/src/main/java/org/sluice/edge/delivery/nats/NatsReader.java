@@ -52,11 +52,10 @@ public final class NatsReader extends BrokerReader {
     }
 
     private static List<String> servers(Section s) {
-        String at = s.pathOf("servers");
-        if (!s.has("servers")) {
-            s.problem(at + " is required: a list of nats:// URLs, e.g. [\"nats://127.0.0.1:4222\"]");
+        if (!s.required("servers", "a list of nats:// URLs, e.g. [\"nats://127.0.0.1:4222\"]")) {
             return List.of();
         }
+        String at = s.pathOf("servers");
         List<?> raw = s.list("servers");
         if (raw == null) {
             return List.of();
@@ -98,11 +97,10 @@ public final class NatsReader extends BrokerReader {
     }
 
     private static String subject(Section s) {
-        String at = s.pathOf("subject");
-        if (!s.has("subject")) {
-            s.problem(at + " is required: a subject like \"hooks.{tenant}.{source}\"");
+        if (!s.required("subject", "a subject like \"hooks.{tenant}.{source}\"")) {
             return null;
         }
+        String at = s.pathOf("subject");
         String subject = s.string("subject", null);
         if (subject == null) {
             return null;
