@@ -3,6 +3,7 @@ package org.sluice.edge.server;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +47,7 @@ final class KafkaFleet {
                   kind: kafka
                   kafka: {bootstrap_servers: ["%s"], topic_prefix: %s, partitions: %d, replication_factor: %d, timeout_ms: 5000}
                 """.formatted(node, dataDir, NatsDeliveryTest.TOKEN, s, destination,
-                String.join("\", \"", bootstrap.split(",")), prefix, partitions, replicas);
+                bootstrap.replace(",", "\", \""), prefix, partitions, replicas);
     }
 
     /** Posts hook {@code n} to source {@code s<n % sources>}; the answer. */
@@ -66,8 +67,8 @@ final class KafkaFleet {
 
     /** The value of the series named exactly {@code series} (name and labels) on {@code admin}'s /metrics; NaN when absent. */
     static double gauge(URI admin, String series) {
-        String scrape = Http.get(new InetSocketAddress("127.0.0.1", admin.getPort()), "/metrics").body();
-        for (String line : scrape.split("\n")) {
+        String scrape = Http.get(new InetSocketAddress(InetAddress.getLoopbackAddress(), admin.getPort()), "/metrics").body();
+        for (String line : scrape.lines().toList()) {
             if (line.startsWith(series + " ")) {
                 return Double.parseDouble(line.substring(series.length() + 1).strip());
             }

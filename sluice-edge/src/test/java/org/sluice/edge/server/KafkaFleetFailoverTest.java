@@ -44,7 +44,7 @@ class KafkaFleetFailoverTest {
     private static final String PREFIX = "failover";
     /** The delivery group's session timeout, the follower's default (docs/fleet-log.md). */
     private static final Duration SESSION = Duration.ofSeconds(10);
-    private static final Duration LONG = Duration.ofSeconds(300);
+    private static final Duration LONG = Duration.ofMinutes(5);
 
     @TempDir
     Path dir;

@@ -47,7 +47,7 @@ class KafkaFleetFifoTest {
     private static final String PREFIX = "fifo";
     /** Node B's wall clock is this far behind node A's. */
     private static final long SKEW_MS = 2_000;
-    private static final Duration LONG = Duration.ofSeconds(180);
+    private static final Duration LONG = Duration.ofMinutes(3);
 
     @TempDir
     Path dir;
@@ -73,7 +73,8 @@ class KafkaFleetFifoTest {
             TestEdge b = null;
             TestEdge c = null;
             try {
-                TestEdge nodeB = b = node("b", destination, brokers, SKEW_MS);
+                b = node("b", destination, brokers, SKEW_MS);
+                TestEdge nodeB = b;
                 Eventually.until("the partitions shared between A and B", LONG, () -> owned(a) > 0 && owned(nodeB) > 0
                         && owned(a) + owned(nodeB) == PARTITIONS);
 
@@ -87,7 +88,8 @@ class KafkaFleetFifoTest {
 
                 // C joins while hooks are posted: a rebalance mid-stream
                 CompletableFuture<Void> poster = postAsync(PER_PHASE, 2 * PER_PHASE, a, b, accepted);
-                TestEdge nodeC = c = node("c", destination, brokers, 0);
+                c = node("c", destination, brokers, 0);
+                TestEdge nodeC = c;
                 poster.get(5, TimeUnit.MINUTES);
                 Eventually.until("C in the group, every hooks partition owned", LONG, () -> ownedAny(nodeC) > 0
                         && owned(a) + owned(nodeB) + owned(nodeC) == PARTITIONS);
