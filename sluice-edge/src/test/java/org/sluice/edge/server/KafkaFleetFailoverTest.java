@@ -26,7 +26,8 @@ import org.sluice.testkit.HookReceiver.Answer;
 import org.sluice.testkit.HookReceiver.Received;
 
 /**
- * Failover of {@code store.kind: kafka} with real processes: a KRaft broker in this JVM, two
+ * Failover of {@code store.kind: kafka} with real processes: three KRaft brokers in this JVM
+ * (the log's topics replicated three times, {@code min.insync.replicas=2}), two
  * {@code sluice serve} nodes in child JVMs in one delivery group, a real HTTP receiver.
  * 5,000 hooks are posted to the two nodes alternately while the receiver answers 503, so
  * each node holds its share pending; node A is killed with SIGKILL and its data directory
@@ -51,7 +52,7 @@ class KafkaFleetFailoverTest {
 
     @Test
     void aNodeKilledWithItsDiskLostLeavesEveryAcceptedHookToTheOther() throws Exception {
-        try (KafkaBrokers brokers = KafkaBrokers.start(1, Map.of());
+        try (KafkaBrokers brokers = KafkaBrokers.start(3, Map.of());
              HookReceiver receiver = HookReceiver.start().defaultAnswer(Answer.status(503))) {
             // every hook is retried every 2 to 5 s while refused; the breaker never opens, so
             // every hook is attempted; nothing dies of its attempts during the test
@@ -116,7 +117,7 @@ class KafkaFleetFailoverTest {
             throws Exception {
         Path config = dir.resolve(name + ".yaml");
         Files.writeString(config, KafkaFleet.yaml(name, data, SOURCES, destination, brokers.bootstrapServers(), PREFIX,
-                PARTITIONS, 1));
+                PARTITIONS, 3));
         return NatsDeliveryTest.Sluice.start(config);
     }
 
