@@ -96,6 +96,7 @@ public final class HookReceiver implements AutoCloseable {
     private final List<Received> received = new ArrayList<>();
     private final ArrayDeque<Answer> plan = new ArrayDeque<>();
     private Answer defaultAnswer = Answer.status(200);
+    private final List<Rule> rules = new ArrayList<>();
     private int inFlight;
     private int maxInFlight;
 
@@ -157,6 +158,28 @@ public final class HookReceiver implements AutoCloseable {
             defaultAnswer = Objects.requireNonNull(answer, "answer");
         }
         return this;
+    }
+
+    /**
+     * Answers every request matching {@code when} with {@code answer}, before the plan and
+     * the default answer; the first rule added that matches wins.
+     */
+    public HookReceiver answerWhen(java.util.function.Predicate<Received> when, Answer answer) {
+        synchronized (lock) {
+            rules.add(new Rule(Objects.requireNonNull(when, "when"), Objects.requireNonNull(answer, "answer")));
+        }
+        return this;
+    }
+
+    /** Drops every rule of {@link #answerWhen}. */
+    public HookReceiver clearRules() {
+        synchronized (lock) {
+            rules.clear();
+        }
+        return this;
+    }
+
+    private record Rule(java.util.function.Predicate<Received> when, Answer answer) {
     }
 
     /** Planned answers not yet used. */
@@ -328,7 +351,8 @@ public final class HookReceiver implements AutoCloseable {
             Answer answer;
             synchronized (lock) {
                 received.add(r);
-                answer = plan.isEmpty() ? defaultAnswer : plan.poll();
+                answer = rules.stream().filter(rule -> rule.when().test(r)).map(Rule::answer).findFirst()
+                        .orElseGet(() -> plan.isEmpty() ? defaultAnswer : plan.poll());
                 inFlight++;
                 maxInFlight = Math.max(maxInFlight, inFlight);
                 lock.notifyAll();

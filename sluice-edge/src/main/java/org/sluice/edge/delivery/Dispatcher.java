@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -246,6 +248,36 @@ public final class Dispatcher implements AutoCloseable {
      */
     boolean awaitIdle(Duration timeout) {
         return outstanding.awaitIdle(timeout);
+    }
+
+    /**
+     * Waits, at most {@code timeout} of real time, until no attempt to a {@code fifo}
+     * destination is out for any of {@code hookIds}; a pass running when called finishes
+     * first, so that its picks count. For a working set of the fleet's log giving a
+     * partition up (docs/fleet-log.md, "Membership and failover"): once its hooks are
+     * forgotten nothing new starts on them, and what is out ends before the next owner
+     * reads them, so no late copy of a head reaches a receiver after the next owner has sent
+     * a later hook of its (tenant, source). Returns true when none is out.
+     */
+    public boolean awaitOrderedAttemptsEnded(Collection<String> hookIds, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<Outlet> ordered;
+        synchronized (pumpLock) { // a pass picks and starts its attempts under this lock
+            ordered = outlets.values().stream().filter(o -> o.fifo != null).toList();
+        }
+        while (true) {
+            boolean out = false;
+            for (Outlet o : ordered) {
+                out |= o.anyOut(hookIds);
+            }
+            if (!out) {
+                return true;
+            }
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
     }
 
     // ================================================================ status

@@ -8,7 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
@@ -26,8 +26,11 @@ import org.sluice.edge.store.StoredHook;
  * index ({@link DeliveryLedger#pendingInOrder}, commit order) from a cursor, reading each
  * new hook once for its tenant and source. At start the cursor is 0, so the first pass
  * rebuilds everything pending (after a restart too). A hook leaves when the dispatcher
- * marks its delivery delivered or dead ({@link #finished}). Hook ids are UUIDv7s handed
- * out in commit order by the store, so their string order is commit order.
+ * marks its delivery delivered or dead ({@link #finished}). Each (tenant, source) is
+ * ordered by the store's commit sequence number, not by the hook id: a working set of the
+ * fleet's log commits hooks in the log's order under ids that other nodes made on their
+ * own clocks, so two nodes' ids of one (tenant, source) need not sort in the log's order
+ * (docs/fleet-log.md, "Keys, partitions and order"). On a single node the two orders agree.
  *
  * <p>A redelivery makes an old hook pending again behind the cursor. The ledger's pending
  * counter then exceeds what is tracked, and the next refresh rescans the index from the
@@ -45,6 +48,9 @@ final class FifoHeads {
     record Due(List<DeliveryRow> rows, long nextDueMillis) {
     }
 
+    private record Tracked(String origin, long seq) {
+    }
+
     private static final int PAGE = 1024;
     private static final int MAX_PAGES_PER_REFRESH = 16;
 
@@ -52,10 +58,12 @@ final class FifoHeads {
     private final HookStore store;
     private final String destination;
 
+    /** Per (tenant, source): its pending hooks by commit sequence number. */
     @GuardedBy("this")
-    private final Map<String, TreeSet<String>> byOrigin = new HashMap<>();
+    private final Map<String, TreeMap<Long, String>> byOrigin = new HashMap<>();
+    /** Per hook tracked: its (tenant, source) and sequence number. */
     @GuardedBy("this")
-    private final Map<String, String> originOf = new HashMap<>();
+    private final Map<String, Tracked> originOf = new HashMap<>();
     private long cursor; // only the pass moves it
 
     FifoHeads(DeliveryLedger ledger, HookStore store, String destination) {
@@ -70,8 +78,8 @@ final class FifoHeads {
         List<String> heads;
         synchronized (this) {
             heads = new ArrayList<>(byOrigin.size());
-            for (TreeSet<String> ids : byOrigin.values()) {
-                heads.add(ids.first());
+            for (TreeMap<Long, String> ids : byOrigin.values()) {
+                heads.add(ids.firstEntry().getValue());
             }
         }
         List<DeliveryRow> due = new ArrayList<>();
@@ -101,12 +109,12 @@ final class FifoHeads {
 
     /** The delivery of {@code hookId} is delivered or dead: the next hook of its (tenant, source) becomes the head. */
     synchronized void finished(String hookId) {
-        String origin = originOf.remove(hookId);
-        if (origin != null) {
-            TreeSet<String> ids = byOrigin.get(origin);
-            ids.remove(hookId);
+        Tracked t = originOf.remove(hookId);
+        if (t != null) {
+            TreeMap<Long, String> ids = byOrigin.get(t.origin());
+            ids.remove(t.seq());
             if (ids.isEmpty()) {
-                byOrigin.remove(origin);
+                byOrigin.remove(t.origin());
             }
         }
     }
@@ -140,7 +148,8 @@ final class FifoHeads {
                 }
                 if (!known) {
                     Optional<StoredHook> hook = store.get(ref.hookId());
-                    hook.ifPresent(h -> track(ref.hookId(), h.tenant() + '\n' + h.source()));
+                    long seq = ref.seq();
+                    hook.ifPresent(h -> track(ref.hookId(), h.tenant() + '\n' + h.source(), seq));
                 }
                 at = ref.seq();
             }
@@ -153,9 +162,9 @@ final class FifoHeads {
         }
     }
 
-    private synchronized void track(String hookId, String origin) {
-        if (originOf.putIfAbsent(hookId, origin) == null) {
-            byOrigin.computeIfAbsent(origin, o -> new TreeSet<>()).add(hookId);
+    private synchronized void track(String hookId, String origin, long seq) {
+        if (originOf.putIfAbsent(hookId, new Tracked(origin, seq)) == null) {
+            byOrigin.computeIfAbsent(origin, o -> new TreeMap<>()).put(seq, hookId);
         }
     }
 

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -506,6 +507,16 @@ final class Outlet {
                     dead.reason().code(), a.row().nextAttemptNumber(),
                     a.status() != null ? ", answered " + a.status() : a.error() != null ? ": " + a.error() : "");
         }
+    }
+
+    /** Whether an attempt of a fifo head (held by hook id) is out for any of {@code hookIds}. */
+    boolean anyOut(Collection<String> hookIds) {
+        for (String id : hookIds) {
+            if (out.contains(id)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the attempt of {@code row} ({@code seq}: its sequence number, -1 for a fifo head) is out. */

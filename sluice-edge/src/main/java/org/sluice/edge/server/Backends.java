@@ -152,6 +152,9 @@ final class Backends implements AutoCloseable {
                     following = new LogFollower(FleetLogs.follower(config.store().kafka().orElseThrow()), rocks, clock,
                             epochMillis, fifoDestinations(config));
                     FleetLogs.followerMeters(following.figures(), registry);
+                    Dispatcher d = delivering;
+                    java.time.Duration bound = FleetLogs.attemptsBound(config);
+                    following.awaitOnRevoke(ids -> d.awaitOrderedAttemptsEnded(ids, bound));
                     following.start();
                 }
             } catch (RuntimeException e) {

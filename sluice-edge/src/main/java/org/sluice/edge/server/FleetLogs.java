@@ -54,6 +54,20 @@ final class FleetLogs {
     }
 
     /**
+     * How long a revoked partition waits for the attempts out on its hooks: the longest
+     * {@code timeout_ms} of a {@code fifo} destination, plus a second for the answer's way back.
+     */
+    static Duration attemptsBound(SluiceConfig config) {
+        long longest = 0;
+        for (var d : config.destinations().values()) {
+            if (d.ordering() == org.sluice.edge.delivery.Ordering.FIFO) {
+                longest = Math.max(longest, d.timeoutMs());
+            }
+        }
+        return Duration.ofMillis(longest + 1_000);
+    }
+
+    /**
      * The fleet's control state on {@code <prefix>.control}; the boot waits for it to be read
      * to its end at most {@code timeout_ms} (past that the node starts, and it catches up).
      */

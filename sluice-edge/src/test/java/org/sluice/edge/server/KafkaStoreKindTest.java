@@ -1,6 +1,7 @@
 package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -152,6 +153,19 @@ class KafkaStoreKindTest {
             }
             TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200);
             assertThat(post(a, "{\"n\":3}").status()).isEqualTo(202);
+        }
+    }
+
+    @Test
+    void aTopicPrefixKafkaRefusesFailsTheBootNamingTheKeyAndValue() throws Exception {
+        // Kafka refuses a topic whose name differs from an existing one only by '.' against '_'
+        brokers.createTopic("clash_x.hooks", 1, 1, Map.of());
+        assertThatThrownBy(() -> TestEdge.startWhole(dir, yaml("clash").replace("topic_prefix: boot", "topic_prefix: clash.x")))
+                .hasStackTraceContaining("store.kafka.topic_prefix names a topic Kafka refuses")
+                .hasStackTraceContaining("got \"clash.x\"");
+        // the failed boot released the node's store: a node boots on the same data dir
+        try (TestEdge again = TestEdge.startWhole(dir, yaml("clash"))) {
+            TestEdge.await(() -> Http.get(again.address, "/readyz").status() == 200);
         }
     }
 

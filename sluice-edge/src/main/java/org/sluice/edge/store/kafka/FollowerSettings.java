@@ -1,9 +1,13 @@
 package org.sluice.edge.store.kafka;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 
 /**
  * What a {@link LogFollower} needs to know: where the log is and how the delivery group
@@ -14,7 +18,7 @@ import java.util.Objects;
  * @param topicPrefix             the prefix of Sluice's topics: the follower reads
  *                                {@code <prefix>.hooks} in group {@code <prefix>.delivery}
  * @param properties              consumer properties the operator adds (TLS, SASL, ...); the
- *                                keys the follower owns ({@link LogFollower#OWNED_KEYS}) are
+ *                                keys the follower owns ({@link #OWNED_KEYS}) are
  *                                set by it whatever this map says
  * @param sessionTimeout          the group's {@code session.timeout.ms} (classic protocol): a
  *                                node that stops heartbeating loses its partitions after this
@@ -33,6 +37,14 @@ import java.util.Objects;
 public record FollowerSettings(List<String> bootstrapServers, String topicPrefix, Map<String, String> properties,
                                Duration sessionTimeout, int maxTrackedPerPartition, Duration commitInterval,
                                Duration retryMoveAfter) {
+
+    /** Consumer properties the follower sets itself; the operator's map cannot change them. */
+    public static final Set<String> OWNED_KEYS = Set.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            ConsumerConfig.GROUP_ID_CONFIG, ConsumerConfig.GROUP_PROTOCOL_CONFIG,
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.ISOLATION_LEVEL_CONFIG);
 
     /** {@link #sessionTimeout()} unless set: 10 s. */
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
@@ -106,5 +118,22 @@ public record FollowerSettings(List<String> bootstrapServers, String topicPrefix
     /** The delivery group, {@code <prefix>.delivery}. */
     public String groupId() {
         return TopicNames.deliveryGroup(topicPrefix);
+    }
+
+    /** The follower's consumer properties: the operator's, then every {@link #OWNED_KEYS owned key} set here. */
+    Map<String, Object> consumerProperties() {
+        Map<String, Object> p = new HashMap<>(properties);
+        long session = sessionTimeout.toMillis();
+        ClientKeys.consumer(p, bootstrapServers);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId());
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(session));
+        // a survivor learns of a dead node's expired session at its next heartbeat: every second
+        // (a third of the session when shorter) keeps failover within the session plus ~2 s
+        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Long.toString(Math.max(1, Math.min(session / 3, 1_000))));
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        return p;
     }
 }

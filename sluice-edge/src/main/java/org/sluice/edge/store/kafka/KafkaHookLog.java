@@ -104,13 +104,18 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
                     settings.replicationFactor() == 1 ? "" : "s");
         }
         KafkaHookLog log = new KafkaHookLog(settings, wallMillis, listener);
-        log.watch.start(watching);
+        try {
+            log.watch.start(watching);
+        } catch (RuntimeException e) { // a topic name Kafka refuses
+            log.close();
+            throw e;
+        }
         return log;
     }
 
     /** Checks the log now, on the caller's thread (bounded by a few {@code timeout_ms}). */
     void checkNow() {
-        watch.check();
+        watch.check(false);
     }
 
     /** Null while the log can take hooks, else why not ({@code /readyz}: {@code 503 log_unavailable}). */

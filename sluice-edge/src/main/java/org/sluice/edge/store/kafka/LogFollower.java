@@ -18,11 +18,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -52,7 +50,7 @@ import org.sluice.edge.store.WorkingSet;
  * <h2>The group</h2>
  * Group {@code <prefix>.delivery} on {@code <prefix>.hooks}, classic protocol with the
  * cooperative sticky assignor and the client's {@code session.timeout.ms}
- * ({@link FollowerSettings#sessionTimeout()}, heartbeats every third of it): a rebalance
+ * ({@link FollowerSettings#sessionTimeout()}, heartbeats every second, or every third of it when shorter): a rebalance
  * revokes only the partitions that move, so the other nodes keep delivering through it.
  * The classic protocol is chosen because its session timeout is the client's: the failover
  * bound is then a Sluice setting, not the brokers' {@code group.consumer.session.timeout.ms}
@@ -63,9 +61,10 @@ import org.sluice.edge.store.WorkingSet;
  * Every {@link FollowerSettings#commitInterval()} the follower asks the ledger, per
  * partition, whether the oldest hook it holds is finished ({@link PartitionProgress}), and
  * commits the offset of the oldest one that is not (or past the newest read, when all
- * are). A revoked partition has its finished offset committed and its hooks forgotten by
- * the working set (the dispatcher stops sending them: at most the attempts already out go
- * on); a lost one (the session expired) only has its hooks forgotten.
+ * are). A revoked partition has its finished offset read, its hooks forgotten by the
+ * working set (nothing more starts on them), the attempts out on them waited for
+ * ({@link AttemptsOut}: the next owner sees no late copy of a {@code fifo} head), and then
+ * the offset committed; a lost one (the session expired) only has its hooks forgotten.
  *
  * <h2>Failures, and the bound on repeats</h2>
  * <ul>
@@ -123,14 +122,6 @@ public final class LogFollower implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(200);
     private static final long STORE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    /** Consumer properties the follower sets itself; the operator's map cannot change them. */
-    public static final Set<String> OWNED_KEYS = Set.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            ConsumerConfig.GROUP_ID_CONFIG, ConsumerConfig.GROUP_PROTOCOL_CONFIG,
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-            ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
-            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.ISOLATION_LEVEL_CONFIG);
-
     private final FollowerSettings settings;
     private final WorkingSet store;
     private final Clock clock;
@@ -146,6 +137,8 @@ public final class LogFollower implements AutoCloseable {
     /** Two thirds of the session timeout: see "Cut off from the brokers". */
     private final long fenceNanos;
 
+    /** Waited for when partitions are revoked; see {@link #awaitOnRevoke}. */
+    private volatile AttemptsOut attemptsOut = AttemptsOut.NONE;
     private volatile boolean running;
     /** Set by {@link #abandon()}: the thread ends with no commit, no forgetting and no leave. */
     private volatile boolean abandoned;
@@ -189,7 +182,7 @@ public final class LogFollower implements AutoCloseable {
         long session = settings.sessionTimeout().toMillis();
         this.commitIntervalNanos = settings.commitInterval().toNanos();
         this.fenceNanos = TimeUnit.MILLISECONDS.toNanos(session) * 2 / 3;
-        this.consumer = new KafkaConsumer<>(consumerProperties(settings));
+        this.consumer = new KafkaConsumer<>(settings.consumerProperties());
         this.producer = new KafkaProducer<>(RetryMoves.producerProperties(settings));
         this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations, producer);
         this.deadLetters = new DeadLetters(settings, store, producer);
@@ -197,21 +190,6 @@ public final class LogFollower implements AutoCloseable {
                 : List.of(settings.hooksTopic(), settings.retryTopic()));
         this.thread = new Thread(this::run, "sluice-log-follower");
         this.thread.setDaemon(true);
-    }
-
-    /** The consumer's properties: the operator's, then every {@link #OWNED_KEYS owned key} set here. */
-    static Map<String, Object> consumerProperties(FollowerSettings s) {
-        Map<String, Object> p = new HashMap<>(s.properties());
-        long session = s.sessionTimeout().toMillis();
-        ClientKeys.consumer(p, s.bootstrapServers());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, s.groupId());
-        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
-        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(session));
-        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Long.toString(Math.max(1, session / 3)));
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        return p;
     }
 
     // ================================================================ lifecycle
@@ -223,6 +201,14 @@ public final class LogFollower implements AutoCloseable {
         }
         running = true;
         thread.start();
+    }
+
+    /**
+     * What a revocation waits for between forgetting the partitions' hooks and committing
+     * (see "What is committed when"); call before {@link #start()}.
+     */
+    public void awaitOnRevoke(AttemptsOut out) {
+        this.attemptsOut = out;
     }
 
     /**
@@ -447,6 +433,14 @@ public final class LogFollower implements AutoCloseable {
 
     /** Commits the finished offsets of {@code partitions}; on no contact for too long, gives the working set up. */
     private void commit(Collection<TopicPartition> partitions) {
+        Finished f = finishedOffsets(partitions);
+        if (f != null) {
+            commit(f.offsets(), f.holding());
+        }
+    }
+
+    /** The offsets {@code partitions} may commit, and whether any holds a record; null when the working set failed a read. */
+    private Finished finishedOffsets(Collection<TopicPartition> partitions) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         boolean holding = false;
         try {
@@ -460,8 +454,15 @@ public final class LogFollower implements AutoCloseable {
             }
         } catch (RuntimeException e) { // the working set failed a read: nothing is known finished now
             LOG.warn("reading the working set's deliveries failed: {}", e.toString());
-            return;
+            return null;
         }
+        return new Finished(offsets, holding);
+    }
+
+    private record Finished(Map<TopicPartition, OffsetAndMetadata> offsets, boolean holding) {
+    }
+
+    private void commit(Map<TopicPartition, OffsetAndMetadata> offsets, boolean holding) {
         long now = clock.nanoTime();
         if (offsets.isEmpty()) {
             if (!holding) {
@@ -472,8 +473,11 @@ public final class LogFollower implements AutoCloseable {
         try {
             consumer.commitSync(offsets, settings.sessionTimeout().dividedBy(3));
             offsets.forEach((tp, o) -> {
-                progress.get(tp).committed(o.offset());
-                published(tp).put(tp.partition(), o.offset());
+                PartitionProgress p = progress.get(tp);
+                if (p != null) { // null: revoked, its hooks already forgotten
+                    p.committed(o.offset());
+                    published(tp).put(tp.partition(), o.offset());
+                }
             });
             lastContactNanos = now;
         } catch (RebalanceInProgressException | CommitFailedException e) {
@@ -565,9 +569,17 @@ public final class LogFollower implements AutoCloseable {
             if (abandoned || partitions.isEmpty()) {
                 return;
             }
+            // the offsets while the rows say what is finished; then nothing more starts on the
+            // hooks, and what is out ends, before the next owner reads from the offsets
             List<TopicPartition> ours = partitions.stream().filter(progress::containsKey).toList();
-            commit(ours);
+            Finished f = finishedOffsets(ours);
+            List<String> held = new ArrayList<>();
+            ours.forEach(tp -> held.addAll(progress.get(tp).hookIds()));
             drop(ours);
+            attemptsOut.awaitEnded(held);
+            if (f != null) {
+                commit(f.offsets(), f.holding());
+            }
             figures.rebalanced(FollowerFigures.Rebalance.REVOKED);
             publishFigures();
             LOG.info("delivery group: partitions {} revoked", partitions);

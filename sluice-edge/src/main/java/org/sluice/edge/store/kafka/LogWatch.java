@@ -5,6 +5,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutionException;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import org.apache.kafka.common.errors.InvalidTopicException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,9 +53,9 @@ final class LogWatch implements AutoCloseable {
      * {@code background}, every period on the watch thread.
      */
     void start(boolean background) {
-        check();
+        check(true);
         if (background) {
-            thread.scheduleWithFixedDelay(this::check, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+            thread.scheduleWithFixedDelay(() -> check(false), PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -72,8 +73,12 @@ final class LogWatch implements AutoCloseable {
         problem = why;
     }
 
-    /** One check: ensure the topic (until done once), then probe it. On the watch thread (or at start). */
-    synchronized void check() {
+    /**
+     * One check: ensure the topic (until done once), then probe it. On the watch thread (or at
+     * start). A topic name Kafka refuses fails the boot ({@code atBoot}); found later (the
+     * brokers were down at boot) it is the log's problem, logged, until the node is restarted.
+     */
+    synchronized void check(boolean atBoot) {
         String now;
         try {
             if (minIsr < 0) {
@@ -84,7 +89,16 @@ final class LogWatch implements AutoCloseable {
             Thread.currentThread().interrupt();
             return;
         } catch (ExecutionException e) {
-            now = describe(e.getCause() == null ? e : e.getCause());
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            now = describe(cause);
+            if (cause instanceof InvalidTopicException && minIsr < 0) { // a name Kafka refuses: no retry can help
+                String refused = "store.kafka.topic_prefix names a topic Kafka refuses (" + cause.getMessage()
+                        + "), got \"" + settings.topicPrefix() + "\"";
+                if (atBoot) {
+                    throw new IllegalArgumentException(refused, cause);
+                }
+                now = refused;
+            }
         } catch (Exception e) { // a timeout, a client that cannot be made: try again next period
             now = describe(e);
         }
