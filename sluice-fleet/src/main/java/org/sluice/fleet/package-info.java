@@ -3,7 +3,7 @@
  *
  * <p>The public types are the API, pinned in {@code sluice-fleet/api/sluice-fleet.api}:
  * {@link org.sluice.fleet.FleetClient} and what it takes and answers ({@code FleetSettings},
- * {@code FleetAnswer}, {@code FleetCharges}, {@code FleetStats}, {@code FleetKind},
+ * {@code FleetAnswer}, {@code FleetLease}, {@code FleetCharges}, {@code FleetStats}, {@code FleetKind},
  * {@code BreakerState}), and {@code FleetGcra}, the arithmetic the admit script runs.
  *
  * <p>Everything else here is the client's machinery and package-private, so the compiler
