@@ -2,6 +2,10 @@ package org.sluice.edge.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
 import org.sluice.edge.delivery.KafkaBrokers;
 import org.sluice.testkit.Eventually;
@@ -55,6 +60,11 @@ class KafkaFleetPacingTest {
     }
 
     private TestEdge node(String name, String prefix, HookReceiver receiver) {
+        return node(name, prefix, receiver, "fleet");
+    }
+
+    /** {@code dedupeScope} fleet: the fleet's Redis in use; node: no fleet scope (the fleet block is then unused). */
+    private TestEdge node(String name, String prefix, HookReceiver receiver, String dedupeScope) {
         StringBuilder sources = new StringBuilder();
         for (int i = 0; i < SOURCES; i++) {
             sources.append("  s").append(i).append(": {tenant: t, verify: {scheme: none}, deliver_to: [app]}\n");
@@ -65,7 +75,7 @@ class KafkaFleetPacingTest {
                 node: {id: %s, data_dir: "%s"}
                 admin: {listen: "127.0.0.1:0"}
                 http: {listen: "127.0.0.1:0"}
-                dedupe: {scope: fleet}
+                dedupe: {scope: %s}
                 fleet: {redis: "%s", timeout_ms: 2000}
                 sources:
                 %sdestinations:
@@ -73,7 +83,7 @@ class KafkaFleetPacingTest {
                 store:
                   kind: kafka
                   kafka: {bootstrap_servers: ["%s"], topic_prefix: %s, partitions: 4, replication_factor: 1, timeout_ms: 5000}
-                """.formatted(name, dir.resolve(name), redis.uri(), sources, receiver.uri("/in"), RATE, BURST,
+                """.formatted(name, dir.resolve(name), dedupeScope, redis.uri(), sources, receiver.uri("/in"), RATE, BURST,
                 brokers.bootstrapServers(), prefix);
         return TestEdge.startWhole(dir, yaml, b -> b.clock(Clock.system()));
     }
@@ -88,6 +98,24 @@ class KafkaFleetPacingTest {
     @Tag("slow")
     void twoNodesTogetherStayWithinOneRateForTwentySeconds() throws Exception {
         pacedAcrossTwoNodes("pace20", 1_200, BURST + RATE * 20);
+    }
+
+    @Test
+    void withoutTheFleetsRedisTheBootWarnsThatTheRateIsPerNode() {
+        Logger backends = (Logger) LoggerFactory.getLogger(Backends.class);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        backends.addAppender(logged);
+        try (HookReceiver receiver = HookReceiver.start(); TestEdge a = node("a", "alone", receiver, "node")) {
+            assertThat(logged.list).anySatisfy(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.WARN);
+                assertThat(e.getFormattedMessage())
+                        .startsWith("destination app is paced at rate 50.0 per node, not for the fleet");
+            });
+            assertThat(MetricsTest.scrape(a)).doesNotContain("sluice_delivery_pace_leases_total");
+        } finally {
+            backends.detachAppender(logged);
+        }
     }
 
     /**
