@@ -60,11 +60,15 @@ class KafkaFleetPacingTest {
     }
 
     private TestEdge node(String name, String prefix, HookReceiver receiver) {
-        return node(name, prefix, receiver, "fleet");
+        return node(name, prefix, receiver, "fleet", redis, "timeout_ms: 2000");
     }
 
-    /** {@code dedupeScope} fleet: the fleet's Redis in use; node: no fleet scope (the fleet block is then unused). */
-    private TestEdge node(String name, String prefix, HookReceiver receiver, String dedupeScope) {
+    /**
+     * {@code dedupeScope} fleet: the fleet's Redis ({@code store}, with the {@code fleet}
+     * keys {@code fleetKeys}) in use; node: no fleet scope (the fleet block is then unused).
+     */
+    private TestEdge node(String name, String prefix, HookReceiver receiver, String dedupeScope, RedisServer store,
+                          String fleetKeys) {
         StringBuilder sources = new StringBuilder();
         for (int i = 0; i < SOURCES; i++) {
             sources.append("  s").append(i).append(": {tenant: t, verify: {scheme: none}, deliver_to: [app]}\n");
@@ -76,14 +80,14 @@ class KafkaFleetPacingTest {
                 admin: {listen: "127.0.0.1:0"}
                 http: {listen: "127.0.0.1:0"}
                 dedupe: {scope: %s}
-                fleet: {redis: "%s", timeout_ms: 2000}
+                fleet: {redis: "%s", %s}
                 sources:
                 %sdestinations:
                   app: {url: "%s", rate: {rate: %d, burst: %d}}
                 store:
                   kind: kafka
                   kafka: {bootstrap_servers: ["%s"], topic_prefix: %s, partitions: 4, replication_factor: 1, timeout_ms: 5000}
-                """.formatted(name, dir.resolve(name), dedupeScope, redis.uri(), sources, receiver.uri("/in"), RATE, BURST,
+                """.formatted(name, dir.resolve(name), dedupeScope, store.uri(), fleetKeys, sources, receiver.uri("/in"), RATE, BURST,
                 brokers.bootstrapServers(), prefix);
         return TestEdge.startWhole(dir, yaml, b -> b.clock(Clock.system()));
     }
@@ -106,7 +110,7 @@ class KafkaFleetPacingTest {
         ListAppender<ILoggingEvent> logged = new ListAppender<>();
         logged.start();
         backends.addAppender(logged);
-        try (HookReceiver receiver = HookReceiver.start(); TestEdge a = node("a", "alone", receiver, "node")) {
+        try (HookReceiver receiver = HookReceiver.start(); TestEdge a = node("a", "alone", receiver, "node", redis, "timeout_ms: 2000")) {
             assertThat(logged.list).anySatisfy(e -> {
                 assertThat(e.getLevel()).isEqualTo(Level.WARN);
                 assertThat(e.getFormattedMessage())
@@ -116,6 +120,45 @@ class KafkaFleetPacingTest {
         } finally {
             backends.detachAppender(logged);
         }
+    }
+
+    /**
+     * Redis killed while a node delivers: passes pace from the node's own share
+     * ({@code answer="fallback"}) and deliveries go on; Redis back (empty, same port): the
+     * fleet client's breaker probes it and passes lease from the fleet's bucket again.
+     */
+    @Test
+    void whileRedisIsDownANodeDeliversPacedFromItsShareThenLeasesFromTheFleetAgain() throws Exception {
+        try (RedisServer doomed = RedisServer.start(); HookReceiver receiver = HookReceiver.start();
+             TestEdge a = node("a", "down", receiver, "fleet", doomed, "timeout_ms: 200, breaker_open_ms: 500")) {
+            TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200);
+            for (int i = 0; i < 12; i++) {
+                accept(a, i);
+            }
+            TestEdge.await(() -> receiver.requestCount() >= 12);
+            assertThat(leases(a, "fleet")).isPositive();
+
+            doomed.kill9();
+            for (int i = 12; i < 24; i++) {
+                accept(a, i);
+            }
+            Eventually.until("the hooks accepted with Redis down to be delivered", Duration.ofMinutes(2),
+                    () -> receiver.requestCount() >= 24);
+            assertThat(leases(a, "fallback")).as("paced from the node's own share").isPositive();
+
+            doomed.restartEmpty();
+            double fleetBefore = leases(a, "fleet");
+            int[] n = {24};
+            // a hook a poll, so that passes keep leasing until the breaker's probe finds Redis back
+            Eventually.until("a lease from the fleet's bucket again", Duration.ofMinutes(2), () -> {
+                accept(a, n[0]++);
+                return leases(a, "fleet") > fleetBefore;
+            });
+        }
+    }
+
+    private static double leases(TestEdge edge, String answer) {
+        return series(MetricsTest.scrape(edge), "sluice_delivery_pace_leases_total", "answer=\"" + answer + "\"");
     }
 
     /**
