@@ -68,6 +68,8 @@ public final class FleetClient implements AutoCloseable {
             CompletableFuture.completedStage(new FleetAnswer.Admitted(null));
     private static final FleetAnswer BREAKER_OPEN = new FleetAnswer.Fallback(FleetAnswer.Reason.BREAKER_OPEN, null);
     private static final CompletionStage<FleetAnswer> BREAKER_OPEN_STAGE = CompletableFuture.completedStage(BREAKER_OPEN);
+    private static final CompletionStage<FleetLease> LEASE_BREAKER_OPEN =
+            CompletableFuture.completedStage(new FleetLease.Fallback(FleetAnswer.Reason.BREAKER_OPEN));
     /** One request the store failed alone (a key of the wrong type): node-local, nothing claimed. */
     private static final FleetAnswer REFUSED = new FleetAnswer.Fallback(FleetAnswer.Reason.ERROR, null);
     /** Completes a call that ran out of budget; shared, so it carries no stack trace. */
@@ -253,6 +255,79 @@ public final class FleetClient implements AutoCloseable {
     static <T> CompletableFuture<T> evalScript(RedisLink.Channel ch, Script script, ScriptOutputType type,
                                                String[] keys, String... args) {
         return script.eval(ch, type, keys, args);
+    }
+
+    // ------------------------------------------------------------------ pacing
+
+    /**
+     * Leases up to {@code wanted} permits of {@code destination}'s fleet pacing bucket in one
+     * run of {@code pace.lua}: the permits granted are charged now, so every node that
+     * leases from the bucket shares one rate. Like {@link #admit}, the stage always completes
+     * normally within {@code fleet.timeout_ms}: a call that fails or times out, and every
+     * call while the breaker is open, is a {@link FleetLease.Fallback}. The breaker is the
+     * one admission uses (one store, one judgement of its health); a lease is not counted
+     * in the admission figures of {@link #stats()}.
+     *
+     * @param destination the bucket's name: 1 to 128 characters of {@code A-Z a-z 0-9 . _ -}
+     * @param incUs       one permit in us ({@link FleetGcra#micros}(1, rate))
+     * @param tolUs       the burst in us ({@link FleetGcra#micros}(burst, rate)), at least 1
+     * @param wanted      permits asked for, at least 1
+     * @throws IllegalArgumentException for programming errors (the message names the argument)
+     */
+    public CompletionStage<FleetLease> lease(String destination, long incUs, long tolUs, int wanted) {
+        String key = Keys.pace(destination);
+        FleetGcra.checkPair("pace", incUs, tolUs);
+        if (incUs < 1 || tolUs < 1) {
+            throw new IllegalArgumentException("paceIncUs and paceTolUs must be at least 1, got " + incUs + " and " + tolUs);
+        }
+        if (wanted < 1) {
+            throw new IllegalArgumentException("wanted must be at least 1, got " + wanted);
+        }
+        int permit = breaker.acquire();
+        if (permit == CircuitBreaker.DENIED) {
+            return LEASE_BREAKER_OPEN;
+        }
+        RedisLink.Channel ch = link.requests();
+        if (ch == null) {
+            breaker.onResult(permit, true);
+            return CompletableFuture.completedStage(new FleetLease.Fallback(FleetAnswer.Reason.ERROR));
+        }
+        CompletableFuture<List<Object>> reply;
+        try {
+            reply = evalScript(ch, Script.PACE, ScriptOutputType.MULTI, new String[] {key},
+                    Long.toString(incUs), Long.toString(tolUs), Integer.toString(wanted), "");
+        } catch (RuntimeException e) { // a client that refuses on the caller's thread: still an answer
+            reply = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<List<Object>> budgeted = new CompletableFuture<>();
+        Timeout budget = link.timer().newTimeout(t -> budgeted.completeExceptionally(BUDGET_EXCEEDED),
+                settings.timeoutMs(), TimeUnit.MILLISECONDS);
+        reply.whenComplete((r, err) -> {
+            if (err == null) {
+                budgeted.complete(r);
+            } else {
+                budgeted.completeExceptionally(err);
+            }
+        });
+        return budgeted.handle((r, err) -> {
+            budget.cancel();
+            FleetLease.Granted granted = err == null ? parseLease(r, wanted) : null;
+            breaker.onResult(permit, granted == null);
+            if (granted != null) {
+                return granted;
+            }
+            return new FleetLease.Fallback(err != null && isTimeout(err) ? FleetAnswer.Reason.TIMEOUT
+                    : FleetAnswer.Reason.ERROR);
+        });
+    }
+
+    /** {@code {granted, wait}} with 0 <= granted <= wanted and wait >= 0, else null (a reply not from pace.lua). */
+    static FleetLease.Granted parseLease(List<Object> reply, int wanted) {
+        if (reply == null || reply.size() != 2 || !(reply.get(0) instanceof Long granted)
+                || !(reply.get(1) instanceof Long wait) || granted < 0 || granted > wanted || wait < 0) {
+            return null;
+        }
+        return new FleetLease.Granted((int) (long) granted, wait);
     }
 
     // ------------------------------------------------------------------ settling

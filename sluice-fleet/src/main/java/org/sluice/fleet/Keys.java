@@ -10,6 +10,7 @@ import java.util.Objects;
  *   sluice:{acme}:b                 byte bucket (GCRA time, us)
  *   sluice:{acme}:d:<source>:<key>  dedupe claim ("p:<token>" pending, "c:<hook id>" committed)
  *   sluice:nodes                    live nodes (sorted set, score = expiry ms)
+ *   sluice:pace:{crm}               a destination's pacing bucket (GCRA time, us)
  * </pre>
  *
  * <h2>Why two calls can never share a key</h2>
@@ -42,6 +43,10 @@ final class Keys {
 
     public static String bytes(String tenant) {
         return "sluice:{" + checkId("tenant", tenant) + "}:b";
+    }
+
+    public static String pace(String destination) {
+        return "sluice:pace:{" + checkId("destination", destination) + "}";
     }
 
     public static String dedupe(String tenant, String source, String key) {

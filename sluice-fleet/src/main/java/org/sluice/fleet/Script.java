@@ -73,5 +73,6 @@ record Script(String name, String body, String sha) {
 
     public static final Script ADMIT = load("admit.lua");
     static final Script SETTLE = load("settle.lua");
+    static final Script PACE = load("pace.lua");
     public static final Script HEARTBEAT = load("heartbeat.lua");
 }

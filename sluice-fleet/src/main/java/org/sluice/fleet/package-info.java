@@ -3,10 +3,10 @@
  *
  * <p>The public types are the API, pinned in {@code sluice-fleet/api/sluice-fleet.api}:
  * {@link org.sluice.fleet.FleetClient} and what it takes and answers ({@code FleetSettings},
- * {@code FleetAnswer}, {@code FleetCharges}, {@code FleetStats}, {@code FleetKind},
- * {@code BreakerState}), {@code FleetGcra}, the arithmetic the admit script runs, and
- * {@link org.sluice.fleet.FleetLimiter}, sluice-core's {@code KeyedLimit} at fleet scope
- * (its own script, {@code limit.lua}, breaker and node-local fallback).
+ * {@code FleetAnswer}, {@code FleetLease}, {@code FleetCharges}, {@code FleetStats},
+ * {@code FleetKind}, {@code BreakerState}), {@code FleetGcra}, the arithmetic the admit
+ * script runs, and {@link org.sluice.fleet.FleetLimiter}, sluice-core's {@code KeyedLimit}
+ * at fleet scope (its own script, {@code limit.lua}, breaker and node-local fallback).
  *
  * <p>Everything else here is the client's machinery and package-private, so the compiler
  * keeps users (the edge included) out of it: the Redis link and its scripts

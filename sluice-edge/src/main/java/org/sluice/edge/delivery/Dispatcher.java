@@ -51,9 +51,11 @@ import org.sluice.edge.store.HookStore;
  *       {@link FifoHeads}), stepping over the rows whose attempt is out without reading them;</li>
  *   <li>a row whose hook is {@code max_age_seconds} old is dead ({@code max_age}) without
  *       an attempt;</li>
- *   <li>ask the breaker ({@link DestinationBreaker#tryPass()}) and then the pacing limiter
- *       (a {@code sluice-core} {@link RateLimiter} over the destination's {@code rate});
- *       either one saying wait ends the destination's pass, spending no attempt;</li>
+ *   <li>ask the breaker ({@link DestinationBreaker#tryPass()}) and then the {@link Pacer}
+ *       (a {@code sluice-core} {@link RateLimiter} over the destination's {@code rate}, or,
+ *       with {@link FleetPacing}, permits leased from the fleet's bucket once per pass:
+ *       {@link FleetPacer}); either one saying wait ends the destination's pass, spending
+ *       no attempt;</li>
  *   <li>send: the row is held in memory while its attempt is out (the scan steps over it),
  *       not claimed in the store. Its stored row stays pending and due, so an attempt lost
  *       with the process is made again at the next start.</li>
@@ -93,8 +95,10 @@ import org.sluice.edge.store.HookStore;
  *       only when no driver runs (a test pumping by hand, or closing), so that a
  *       transport's thread never waits for a ledger write.</li>
  * </ul>
- * No lock is held across a network call; the ledger's own lock is held only inside its
- * calls, and the store's commit lock is never taken. Passes are serialised by
+ * No lock is held across a network call but one: a pass's lease of fleet pacing permits
+ * ({@link FleetPacing}, bounded by {@code fleet.timeout_ms} per paced destination with
+ * something due), made under {@code pumpLock}, which only passes and {@link #close()} take.
+ * The ledger's own lock is held only inside its calls, and the store's commit lock is never taken. Passes are serialised by
  * {@code pumpLock}. Every time used for scheduling comes from the injected {@link Clock}
  * (monotonic: breaker, limiter, latency) and the injected wall clock (epoch ms: due
  * times, ages, {@code webhook-timestamp}), so a test drives a day of retries on a manual
@@ -147,7 +151,8 @@ public final class Dispatcher implements AutoCloseable {
      */
     public Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
                       MeterRegistry registry, RandomGenerator random, TransportFactory factory) {
-        this(destinations, store, store.deliveries(), clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, factory);
+        this(destinations, store, store.deliveries(), null, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE,
+                factory);
     }
 
     /**
@@ -157,17 +162,35 @@ public final class Dispatcher implements AutoCloseable {
      */
     public Dispatcher(List<Destination> destinations, HookStore store, DestinationPauses pauses, Clock clock,
                       LongSupplier wallMillis, MeterRegistry registry, RandomGenerator random, TransportFactory factory) {
-        this(destinations, store, pauses, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, factory);
+        this(destinations, store, pauses, null, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, factory);
+    }
+
+    /**
+     * As {@link #Dispatcher(List, HookStore, DestinationPauses, Clock, LongSupplier, MeterRegistry, RandomGenerator,
+     * TransportFactory)}, with each paced destination's permits leased from {@code pacing}, the
+     * fleet's buckets (null: this node's own): under {@code store.kind: kafka} with the fleet's
+     * Redis, a destination's {@code rate} is the fleet's (see {@link FleetPacer}).
+     */
+    public Dispatcher(List<Destination> destinations, HookStore store, DestinationPauses pauses, FleetPacing pacing,
+                      Clock clock, LongSupplier wallMillis, MeterRegistry registry, RandomGenerator random,
+                      TransportFactory factory) {
+        this(destinations, store, pauses, pacing, clock, wallMillis, registry, random, DEFAULT_CLOSE_GRACE, factory);
+    }
+
+    /** As the public constructor with {@code pacing}, with a close grace of the test's choosing. */
+    Dispatcher(List<Destination> destinations, HookStore store, FleetPacing pacing, Clock clock, LongSupplier wallMillis,
+               MeterRegistry registry, RandomGenerator random, Duration closeGrace, TransportFactory factory) {
+        this(destinations, store, store.deliveries(), pacing, clock, wallMillis, registry, random, closeGrace, factory);
     }
 
     Dispatcher(List<Destination> destinations, HookStore store, Clock clock, LongSupplier wallMillis,
                MeterRegistry registry, RandomGenerator random, Duration closeGrace, TransportFactory factory) {
-        this(destinations, store, store.deliveries(), clock, wallMillis, registry, random, closeGrace, factory);
+        this(destinations, store, store.deliveries(), null, clock, wallMillis, registry, random, closeGrace, factory);
     }
 
-    private Dispatcher(List<Destination> destinations, HookStore store, DestinationPauses pauses, Clock clock,
-                       LongSupplier wallMillis, MeterRegistry registry, RandomGenerator random, Duration closeGrace,
-                       TransportFactory factory) {
+    private Dispatcher(List<Destination> destinations, HookStore store, DestinationPauses pauses, FleetPacing pacing,
+                       Clock clock, LongSupplier wallMillis, MeterRegistry registry, RandomGenerator random,
+                       Duration closeGrace, TransportFactory factory) {
         this.store = store;
         this.ledger = store.deliveries();
         this.pauses = java.util.Objects.requireNonNull(pauses, "pauses");
@@ -183,7 +206,7 @@ public final class Dispatcher implements AutoCloseable {
         Map<String, Outlet> byName = new LinkedHashMap<>();
         for (Destination d : destinations) {
             byName.put(d.name(), new Outlet(d, transports.of(d), store, clock, wallMillis, outstanding, recorder,
-                    driver::wake, driver::stopping, registry));
+                    driver::wake, driver::stopping, registry, pacing));
         }
         this.outlets = Collections.unmodifiableMap(byName);
         this.starter = new CommitStarter(outlets, pauses, wallMillis, driver, transports);

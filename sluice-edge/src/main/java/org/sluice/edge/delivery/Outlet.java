@@ -21,7 +21,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 import org.sluice.core.Clock;
-import org.sluice.core.RateLimiter;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.HookStore;
@@ -30,11 +29,11 @@ import org.sluice.edge.store.StoredHook;
 /**
  * One destination's outlet: what the dispatcher keeps per destination between passes. Its
  * {@code max_in_flight} slots ({@link #inFlight}), the rows whose attempt is out
- * ({@link #out}, {@link #outSeqs}), its breaker, its pacing limiter, its {@code fifo} heads,
+ * ({@link #out}, {@link #outSeqs}), its breaker, its {@link Pacer}, its {@code fifo} heads,
  * the retry times it wakes the driver for, and its per-destination counters and meters.
  *
  * <p>A pass uses it in two halves: {@link #select} picks the rows to send (breaker and
- * limiter asked), then, after the pass's ledger write, {@link #sendPicks} sends them and
+ * pacer asked), then, after the pass's ledger write, {@link #sendPicks} sends them and
  * {@link #finish} says how long the driver may wait for this destination. An attempt
  * started at its commit takes a slot through {@link #claimAtCommit} instead.
  *
@@ -116,7 +115,8 @@ final class Outlet {
     private final BooleanSupplier stopping;
 
     final DestinationBreaker breaker;
-    final RateLimiter limiter;
+    /** Its permits: this node's bucket, or the fleet's ({@link FleetPacer}); null when unpaced. */
+    final Pacer pacer;
     // TRANSPORT: the transport of this destination's type; called only in start()
     private final Transport transport;
     final FifoHeads fifo;
@@ -152,7 +152,7 @@ final class Outlet {
 
     Outlet(Destination d, Transport transport, HookStore store, Clock clock, LongSupplier wallMillis,
            OutstandingAttempts outstanding, AnswerRecorder recorder, Runnable wake, BooleanSupplier stopping,
-           MeterRegistry registry) {
+           MeterRegistry registry, FleetPacing fleetPacing) {
         this.destination = d;
         this.redactor = SecretRedactor.of(d);
         this.name = d.name();
@@ -168,8 +168,8 @@ final class Outlet {
         this.wake = wake;
         this.stopping = stopping;
         this.breaker = new DestinationBreaker(d.breaker(), clock);
-        this.limiter = d.rate().map(l -> RateLimiter.builder().limit(l).clock(clock).sweepInterval(Duration.ZERO).build())
-                .orElse(null);
+        this.pacer = d.rate().<Pacer>map(l -> fleetPacing != null ? new FleetPacer(name, l, fleetPacing, clock, registry)
+                : new LocalPacer(name, l, clock)).orElse(null);
         this.fifo = d.ordering() == Ordering.FIFO ? new FifoHeads(ledger, store, name) : null;
         this.transport = transport;
         this.attemptsDelivered = attempts(registry, "delivered");
@@ -202,7 +202,7 @@ final class Outlet {
 
     /**
      * The first half of this destination's pass: picks the rows to send (breaker and
-     * limiter asked); {@link #finish} says how long to wait after it. {@code answeredThisPass}:
+     * pacer asked); {@link #finish} says how long to wait after it. {@code answeredThisPass}:
      * the answers the pass records for this destination, whose slots its picks may take over.
      */
     Selection select(long nowMs, boolean paused, int answeredThisPass) {
@@ -231,6 +231,32 @@ final class Outlet {
             nextDue = due.nextDueMillis();
         }
         StoredHook[] readAhead = readAhead(rows, seqs, free);
+        int wanted = pacer != null ? wanted(rows, seqs, free) : 0;
+        if (wanted > 0) { // one lease for every attempt this pass could start; none when nothing is due
+            pacer.beginPass(wanted);
+        }
+        try {
+            return pick(nowMs, rows, seqs, readAhead, free, limit, nextDue, writes);
+        } finally {
+            if (pacer != null) {
+                pacer.endPass();
+            }
+        }
+    }
+
+    /** How many of {@code rows} a pass could start: those not out, at most {@code free}; one while the breaker is not closed. */
+    private int wanted(List<DeliveryRow> rows, long[] seqs, int free) {
+        int n = 0;
+        for (int r = 0; r < rows.size() && n < free; r++) {
+            if (!isOut(rows.get(r), seqs == null ? -1 : seqs[r])) {
+                n++;
+            }
+        }
+        return breaker.state() == DestinationBreaker.State.CLOSED ? n : Math.min(n, 1);
+    }
+
+    private Selection pick(long nowMs, List<DeliveryRow> rows, long[] seqs, StoredHook[] readAhead, int free, int limit,
+                           long nextDue, long writes) {
         int finished = 0;
         List<Pick> picks = new ArrayList<>();
         long heldNanos = -1; // >= 0: the breaker or the limiter ended the pass, wait this long
@@ -261,8 +287,8 @@ final class Outlet {
                 heldNanos = breaker.waitNanos();
                 break;
             }
-            if (limiter != null) {
-                long w = limiter.tryAcquire(name);
+            if (pacer != null) {
+                long w = pacer.tryTake();
                 if (w > 0) {
                     breaker.abandoned(pass);
                     heldNanos = w;
@@ -282,12 +308,12 @@ final class Outlet {
      * The hooks of the first {@code free} rows not out, read together in commit order
      * ({@link HookStore#getForDelivery(List, long[])}), at their rows' indexes; null when
      * the pass reads row by row: with no sequence numbers (a fifo scan), and on a paced
-     * destination, whose limiter may let a pass send far fewer than it has slots for
+     * destination, whose pacer may let a pass send far fewer than it has slots for
      * (read ahead, the others would be read again on every pass), and while the breaker
      * is not closed (a pass then sends one probe at most).
      */
     private StoredHook[] readAhead(List<DeliveryRow> rows, long[] seqs, int free) {
-        if (seqs == null || limiter != null || rows.size() < 2 || breaker.state() != DestinationBreaker.State.CLOSED) {
+        if (seqs == null || pacer != null || rows.size() < 2 || breaker.state() != DestinationBreaker.State.CLOSED) {
             return null;
         }
         List<String> ids = new ArrayList<>(Math.min(free, rows.size()));
@@ -397,7 +423,7 @@ final class Outlet {
             inFlight.decrementAndGet();
             return -1;
         }
-        if (limiter != null && limiter.tryAcquire(name) > 0) {
+        if (pacer != null && pacer.tryTakeAtCommit() > 0) {
             inFlight.decrementAndGet();
             return -1;
         }

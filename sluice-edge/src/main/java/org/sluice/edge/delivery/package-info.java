@@ -24,6 +24,11 @@
  * server's assembly builds the transports through a {@code TransportFactory}.
  * {@code docs/delivery.md} ("Adding a transport") gives the recipe.
  *
+ * <p>Pacing: a paced destination's {@code Pacer} is this node's own limiter, or, under
+ * {@code store.kind: kafka} with the fleet's Redis, permits leased once per pass through
+ * the {@link org.sluice.edge.delivery.FleetPacing} seam, which the server implements over
+ * the fleet client (this package names no Redis type).
+ *
  * <p>The {@link org.sluice.edge.delivery.Dispatcher} runs it: the server starts one when destinations are configured (see
  * {@code docs/delivery.md}). Its parts, one job each: an {@code Outlet} per destination (slots,
  * pacing, breaker, fifo heads), the {@code Driver} thread, the {@code CommitStarter} (first

@@ -143,7 +143,8 @@ final class Backends implements AutoCloseable {
             try {
                 // the paused set is the control state's: the fleet's under kind kafka
                 delivering = new Dispatcher(java.util.List.copyOf(config.destinations().values()), store, overrides,
-                        clock, epochMillis, registry, new java.util.SplittableRandom(), new DeliveryTransports(httpLoops));
+                        fleetPacing(config, kafkaLog != null, fleet), clock, epochMillis, registry,
+                        new java.util.SplittableRandom(), new DeliveryTransports(httpLoops));
                 if (control != null) {
                     control.onPausedChanged(delivering::pausedChanged); // a pause made on any node wakes this one
                 }
@@ -169,6 +170,28 @@ final class Backends implements AutoCloseable {
                         : new StoreShares(t -> config.rateLimits().maxStoredBytes(t).orElse(0L), store::storedBytes));
         this.size = new StoreSize(store, config.store().maxBytes());
         this.sink = new IntakeSink(store, log, kafkaLog == null ? null : kafkaLog::problem, intake, epochMillis, size);
+    }
+
+    /**
+     * Where paced destinations take their permits: under {@code store.kind: kafka} with the
+     * fleet's Redis in use ({@code rate_limits.scope} or {@code dedupe.scope} {@code fleet}),
+     * the fleet's bucket of each destination, so {@code rate} is the fleet's; else null (each
+     * node its own bucket). On the kafka kind without the fleet, a paced destination's
+     * {@code rate} is each node's: the boot says so once per destination.
+     */
+    private static org.sluice.edge.delivery.FleetPacing fleetPacing(SluiceConfig config, boolean kafkaKind,
+                                                                    FleetGate fleet) {
+        if (!kafkaKind) {
+            return null;
+        }
+        if (fleet != null) {
+            return new FleetPaceLink(fleet.client());
+        }
+        config.destinations().values().stream().filter(d -> d.rate().isPresent()).forEach(d -> LOG.warn(
+                "destination {} is paced at rate {} per node, not for the fleet: under store.kind kafka a fleet-wide rate "
+                        + "needs the fleet's Redis (rate_limits.scope or dedupe.scope fleet, with fleet.redis); "
+                        + "see docs/delivery.md, \"Pacing on the kafka kind\"", d.name(), d.rate().get().rate()));
+        return null;
     }
 
     /** The names of the destinations delivered in order ({@code fifo}), whose hooks the follower never moves. */

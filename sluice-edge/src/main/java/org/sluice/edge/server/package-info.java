@@ -3,7 +3,9 @@
  * each ingest connection's pipeline ({@code EdgeServer.Pipeline}); the state behind the request
  * path ({@code Backends}: the store, the intake, the tenant gate with its limits, queue shares,
  * host arena and fleet gate, the dispatcher with {@code DeliveryTransports}, the one place
- * that names every transport room and builds the transport of each kind of target;
+ * that names every transport room and builds the transport of each kind of target, and
+ * under {@code store.kind: kafka} with {@code FleetPaceLink}, its paced destinations' fleet
+ * permits from the fleet client;
  * {@code IntakeSink} hands it to {@code http}); the
  * housekeeping threads ({@code Sweeper}, {@code Retention}, with the cached store size
  * {@code StoreSize}); the admin listener ({@code AdminServer}, {@code AdminDeadlines}); the
