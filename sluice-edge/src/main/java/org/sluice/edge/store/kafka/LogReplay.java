@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.ReplaySource;
@@ -53,10 +54,14 @@ import org.sluice.edge.store.WorkingSet;
  * </ul>
  *
  * <h2>A hook the working set already holds</h2>
- * When this node's follower holds the hook (its partition is this node's), the copy is
- * answered DUPLICATE and the hook gets a fresh delivery to the destination instead
- * ({@code DeliveryLedger.redeliver}). When the follower reads a hook after its replayed copy
- * (it was behind), {@link #completeCopies} gives the hook its other destinations' deliveries.
+ * When this node's working set holds the hook already (its partition is this node's, or an
+ * earlier replay copied it), the copy is answered DUPLICATE: a hook whose deliveries are all
+ * delivered is forgotten and copied again (one write for the batch); one with a delivery
+ * pending or dead gets a fresh delivery to the destination ({@code DeliveryLedger.redeliver},
+ * one durable write). When the follower reads a hook after its replayed copy (it was
+ * behind), {@link #completeCopies} gives the hook its other destinations' deliveries. A
+ * partition that leaves this node takes the replay's pending copies of the hooks the
+ * follower held from it along ({@code WorkingSet.forget}): those are not sent by the replay.
  *
  * <p>{@code dead_only} is not supported here ({@link UnsupportedOnStoreKind}): the dead
  * letters are on {@code <prefix>.dead}, not in the range's rows. Thread-safe: each call
@@ -109,9 +114,7 @@ final class LogReplay implements ReplaySource {
             long lastRecord = System.nanoTime();
             while (!spans.isEmpty()) {
                 var records = consumer.poll(POLL);
-                if (!records.isEmpty()) {
-                    lastRecord = System.nanoTime();
-                } else if (System.nanoTime() - lastRecord > quietNanos) {
+                if (records.isEmpty() && System.nanoTime() - lastRecord > quietNanos) {
                     throw new HookStoreException("the replay's reader of " + settings.hooksTopic() + " got no record for "
                             + TimeUnit.NANOSECONDS.toMillis(quietNanos) + " ms with partitions " + spans.keySet() + " unread");
                 }
@@ -130,6 +133,9 @@ final class LogReplay implements ReplaySource {
                     }
                 }
                 copies.flush();
+                if (!records.isEmpty()) {
+                    lastRecord = System.nanoTime(); // after the pacing's waits: only the brokers' silence counts
+                }
             }
         } catch (KafkaException e) {
             throw unreadable(e);
@@ -213,16 +219,37 @@ final class LogReplay implements ReplaySource {
             return true;
         }
 
-        /** Writes the hooks taken; a hook the working set holds already gets a fresh delivery instead. */
+        /**
+         * Writes the hooks taken. A hook the working set holds already (answered DUPLICATE)
+         * whose deliveries are all delivered is forgotten and written again, with the others
+         * in one write; one with a delivery pending or dead (its dead letter perhaps not yet
+         * on the dead-letter topic) gets a fresh delivery to the destination instead, one
+         * durable write each.
+         */
         void flush() {
             if (hooks.isEmpty()) {
                 return;
             }
             List<CommitResult> results = workingSet.commitWithIds(hooks, ids);
-            for (CommitResult result : results) {
-                if (result.status() == CommitResult.Status.DUPLICATE) {
-                    workingSet.deliveries().redeliver(result.id(), only, wallMillis.getAsLong());
+            List<String> delivered = new ArrayList<>();
+            List<PendingHook> again = new ArrayList<>();
+            List<UUID> againIds = new ArrayList<>();
+            for (int i = 0; i < results.size(); i++) {
+                if (results.get(i).status() != CommitResult.Status.DUPLICATE) {
+                    continue;
                 }
+                String id = results.get(i).id();
+                if (workingSet.deliveries().deliveries(id).stream().allMatch(r -> r.state() == DeliveryState.DELIVERED)) {
+                    delivered.add(id);
+                    again.add(hooks.get(i));
+                    againIds.add(ids.get(i));
+                } else {
+                    workingSet.deliveries().redeliver(id, only, wallMillis.getAsLong());
+                }
+            }
+            if (!delivered.isEmpty()) {
+                workingSet.forget(delivered);
+                workingSet.commitWithIds(again, againIds);
             }
             pacing.scheduled(hooks.size());
             hooks.clear();
