@@ -9,10 +9,11 @@
 #     writing the hooks topic as Sluice's intake does, before any Sluice node runs;
 #  3. the backlog: one node starts (store.kind: kafka, destination bus a Kafka topic); its
 #     follower reads the N hooks from the log's start and delivers them: hooks / time from the
-#     first to the last append on the destination topic;
+#     first to the last append on the destination topic (the count's "window's first..last append");
 #  4. the replay route: POST /v1/destinations/bus/replay over the fill's time range at the
 #     route's largest rate (10,000 a second): the same N hooks read from the log again and
-#     delivered again; hooks / time from the first to the last append of the replay.
+#     delivered again; hooks / time from the POST to the N-th more record on the destination topic
+#     (looked for every 200 ms).
 # Usage (from anywhere): sluice-bench/scripts/replay-bench-kafka.sh [N, default 1000000] [seconds, default 30]
 # (SKIP_BUILD=1 uses the jars of the last build; PARTITIONS=p for the log, default 3.)
 set -euo pipefail
@@ -80,7 +81,7 @@ cpu_before=$(cpu_snapshot "$broker_pid")
 launch_sluice node 18181 18182
 drained=$(tool await "$bootstrap" replay.bench "$n" 900)
 echo "backlog: server start -> $n records on the destination in $((drained - started)) ms"
-echo "  CPU per hook (server started inside the window): $(cpu_per_item "$cpu_before" "$(cpu_snapshot "$server_pid" "$broker_pid")" "$n" "server broker")"
+echo "  CPU per hook, the broker's (the server's own start is in the window, so it is not shown): $(cpu_per_item "$cpu_before" "$(cpu_snapshot "$broker_pid")" "$n" broker)"
 echo "  destination topic: $(tool count "$bootstrap" replay.bench "$started" "$drained")"
 
 # ---- 4. the replay route ---------------------------------------------------------------
@@ -92,7 +93,7 @@ echo "replay: $(curl -sf -X POST -H "Authorization: Bearer $TOKEN" -d "$body" ht
 replayed=$(tool await "$bootstrap" replay.bench "$((2 * n))" 1800)
 echo "  POST -> $n more records on the destination in $((replayed - replay_at)) ms"
 echo "  CPU per hook: $(cpu_per_item "$cpu_before" "$(cpu_snapshot "$server_pid" "$broker_pid")" "$n" "server broker")"
-echo "  destination topic (the window: the replay): $(tool count "$bootstrap" replay.bench "$replay_at" "$replayed")"
+echo "  destination topic (each replayed hook is a repeat of its first delivery): $(tool count "$bootstrap" replay.bench "$replay_at" "$replayed")"
 echo "plain producer: ${plain}/s"
 stop_sluice
 

@@ -13,7 +13,9 @@
  * {@link org.sluice.edge.store.kafka.LogFollower}, which copies the share of the log the
  * delivery group assigns the node into its {@link org.sluice.edge.store.WorkingSet} and
  * commits offsets only past finished hooks, with the retry ({@code RetryRecords},
- * {@code RetryMoves}) and dead-letter ({@code DeadLetters}) topics it writes.
+ * {@code RetryMoves}) and dead-letter ({@code DeadLetters}) topics it writes; and replays, a
+ * reader of the hooks topic over a time range that copies its hooks into the working set
+ * ({@code LogReplay}, the {@link org.sluice.edge.store.ReplaySource} of this kind).
  *
  * <p>May use: the store seam, sluice-core, Kafka's client, SLF4J. Only {@code server} names it.
  */
