@@ -26,28 +26,13 @@ if [ -z "${SKIP_BUILD:-}" ]; then # SKIP_BUILD=1: the jar, test classes and test
   mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package dependency:build-classpath -DskipTests -Djcstress.skip=true \
     -Dmdep.includeScope=test -Dmdep.outputFile=target/test.cp
 fi
-sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}"
-tool_cp="$root/sluice-bench/target/test-classes:$root/sluice-bench/target/classes:$(cat "$root/sluice-bench/target/test.cp")"
-tool_cmd=(java -Xmx1g -Dlogback.configurationFile="$root/sluice-bench/src/test/resources/logback-test.xml" -cp "$tool_cp" org.sluice.bench.consuming.KafkaBenchTool)
-tool() { "${tool_cmd[@]}" "$@"; }
-work="$(mktemp -d)"
-broker_pid=""
-TOKEN="bench-admin-token-0123456789abcdef"
-cleanup() {
-  stop_pid "$server_pid"
-  stop_pid "$broker_pid"
-  rm -rf "$work"
-}
-trap cleanup EXIT
+kafka_bench_setup
 
 echo "load before: $(uptime)"
 echo "cores: $(nproc)"
 
 # ---- 0. the broker ---------------------------------------------------------------------
-"${tool_cmd[@]}" broker "$work/bootstrap" > "$work/broker.out" 2>&1 &
-broker_pid=$!
-for _ in $(seq 1 1200); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
-bootstrap="$(cat "$work/bootstrap")"
+start_kafka_broker
 echo "broker: $bootstrap (one KRaft node)"
 
 # ---- 1. the plain producer's ceiling ---------------------------------------------------

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -231,18 +229,10 @@ class KafkaStoreReplayTest {
     }
 
     private static String accept(TestEdge edge, String source, int n) throws Exception {
-        Http.Response r = Http.post(edge.address, "/hooks/" + source, Map.of("Content-Type", "application/json"),
-                ("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8));
-        assertThat(r.status()).as(r.body()).isEqualTo(202);
-        return JSON.readTree(r.body()).get("id").asText();
+        return KafkaNodes.accept(edge, source, n);
     }
 
     private Http.Response admin(TestEdge edge, String method, String path, String body) throws Exception {
-        String token = Files.readString(dir.resolve(edge.server.config().node().id()).resolve("admin.token")).strip();
-        InetSocketAddress at = edge.server.adminAddress();
-        try (Http http = Http.connect(new InetSocketAddress("127.0.0.1", at.getPort()))) {
-            return http.request(method, path, Map.of("Authorization", "Bearer " + token),
-                    body == null ? null : body.getBytes(StandardCharsets.UTF_8));
-        }
+        return KafkaNodes.admin(dir, edge, method, path, body);
     }
 }
