@@ -35,19 +35,7 @@ if [ -z "${SKIP_BUILD:-}" ]; then # SKIP_BUILD=1: the jar, test classes and test
   mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package dependency:build-classpath -DskipTests -Djcstress.skip=true \
     -Dmdep.includeScope=test -Dmdep.outputFile=target/test.cp
 fi
-sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}" # SLUICE_JAR=path: that server jar (a before/after pair)
-tool_cp="$root/sluice-bench/target/test-classes:$root/sluice-bench/target/classes:$(cat "$root/sluice-bench/target/test.cp")"
-tool_cmd=(java -Xmx1g -Dlogback.configurationFile="$root/sluice-bench/src/test/resources/logback-test.xml" -cp "$tool_cp" org.sluice.bench.consuming.KafkaBenchTool)
-tool() { "${tool_cmd[@]}" "$@"; }
-work="$(mktemp -d)"
-broker_pid=""
-TOKEN="bench-admin-token-0123456789abcdef"
-cleanup() {
-  stop_pid "$server_pid"
-  stop_pid "$broker_pid"
-  rm -rf "$work"
-}
-trap cleanup EXIT
+kafka_bench_setup
 
 admin() { # method path
   curl -sf -X "$1" -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:18182$2"
@@ -77,13 +65,7 @@ echo "load before: $(uptime)"
 echo "cores: $(nproc)"
 
 # ---- 0. the broker ---------------------------------------------------------------------
-# a simple command, not the function: in the background it is the JVM itself, so $! is its pid
-# and the cleanup's kill reaches it (a backgrounded function is a subshell, and killing that
-# left the broker running after the script)
-"${tool_cmd[@]}" broker "$work/bootstrap" > "$work/broker.out" 2>&1 &
-broker_pid=$!
-for _ in $(seq 1 1200); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
-bootstrap="$(cat "$work/bootstrap")"
+start_kafka_broker
 echo "broker: $bootstrap (one KRaft node, kafka-clients $(tr ':' '\n' < "$root/sluice-bench/target/test.cp" | grep -o 'kafka-clients-[0-9][0-9.]*[0-9]' | head -1 | sed 's/kafka-clients-//'))"
 
 warm="${WARM_UP:-30}" # seconds of the load delivered live on each server before what is counted

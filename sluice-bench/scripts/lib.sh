@@ -37,6 +37,37 @@ poll() { # tries interval command...: runs the command every interval seconds un
   return 1
 }
 
+# ---- the Kafka bench tool and its broker (broker-bench-kafka.sh, replay-bench-kafka.sh) ----
+
+kafka_bench_setup() { # after the build: sets sluice_jar, tool_cmd (KafkaBenchTool's java command, run it
+  # with tool), work (a temp dir), broker_pid and TOKEN (the bench server's admin token); on exit the
+  # server and the broker are stopped and work deleted
+  sluice_jar="${SLUICE_JAR:-$root/sluice-edge/target/sluice.jar}" # SLUICE_JAR=path: that server jar
+  local tool_cp
+  tool_cp="$root/sluice-bench/target/test-classes:$root/sluice-bench/target/classes:$(cat "$root/sluice-bench/target/test.cp")"
+  tool_cmd=(java -Xmx1g -Dlogback.configurationFile="$root/sluice-bench/src/test/resources/logback-test.xml" -cp "$tool_cp" org.sluice.bench.consuming.KafkaBenchTool)
+  work="$(mktemp -d)"
+  broker_pid=""
+  TOKEN="bench-admin-token-0123456789abcdef"
+  trap kafka_bench_cleanup EXIT
+}
+kafka_bench_cleanup() {
+  stop_pid "$server_pid"
+  stop_pid "$broker_pid"
+  rm -rf "$work"
+}
+tool() { "${tool_cmd[@]}" "$@"; }
+
+start_kafka_broker() { # a one-node KRaft broker in its own JVM; sets broker_pid and bootstrap
+  # a simple command, not a function, in the background: it is the JVM itself, so $! is its pid
+  # and the cleanup's kill reaches it (a backgrounded function is a subshell, and killing that
+  # left the broker running after the script)
+  "${tool_cmd[@]}" broker "$work/bootstrap" > "$work/broker.out" 2>&1 &
+  broker_pid=$!
+  for _ in $(seq 1 1200); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
+  bootstrap="$(cat "$work/bootstrap")"
+}
+
 need_wrk_and_nginx() { # the load tool and the receiver, from Debian's packages when missing
   if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
     apt-get install -y wrk nginx-light >/dev/null

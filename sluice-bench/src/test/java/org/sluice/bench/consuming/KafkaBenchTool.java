@@ -46,7 +46,13 @@ import org.apache.kafka.common.test.TestKitNodes;
  *       whole: records, distinct hooks, repeats, first and last append time, hooks appended
  *       per second between FROM_MS and TO_MS, and the lag (append time - receipt, the receipt
  *       read from the UUIDv7 {@code webhook-id}) p50 / p99 / max, over every hook or, with
- *       RECEIVED_FROM_MS, over the hooks received from then on (a warm-up left out).</li>
+ *       RECEIVED_FROM_MS, over the hooks received from then on (a warm-up left out);</li>
+ *   <li>{@code fill BOOTSTRAP PREFIX PARTITIONS N BYTES DESTINATION}: fills the fleet log's hooks
+ *       topic {@code PREFIX.hooks} (made here, {@code CreateTime}) with N hooks of source
+ *       {@code bench} as Sluice's intake logs them (UUIDv7 ids, one {@code sluice-destination}),
+ *       BYTES of body each; prints the first and last id's millisecond;</li>
+ *   <li>{@code await BOOTSTRAP TOPIC N SECONDS}: waits until the topic holds N records (its end
+ *       offsets summed), at most SECONDS.</li>
  * </ul>
  */
 public final class KafkaBenchTool {
@@ -62,6 +68,9 @@ public final class KafkaBenchTool {
                     args.length > 5 && args[5].equals("records"));
             case "count" -> count(args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]),
                     args.length > 5 ? Long.parseLong(args[5]) : Long.MIN_VALUE);
+            case "fill" -> fill(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+                    Integer.parseInt(args[5]), args[6]);
+            case "await" -> await(args[1], args[2], Long.parseLong(args[3]), Integer.parseInt(args[4]));
             default -> throw new IllegalArgumentException("unknown command " + Arrays.toString(args));
         }
     }
@@ -87,20 +96,65 @@ public final class KafkaBenchTool {
         }
     }
 
-    private static void ceiling(String bootstrap, String topic, int seconds, int bytes, boolean records) throws Exception {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        byte[] body = new byte[bytes];
-        java.util.SplittableRandom r = new java.util.SplittableRandom(1);
-        for (int i = 0; i < bytes; i++) {
-            body[i] = (byte) ('a' + r.nextInt(26));
+    private static void fill(String bootstrap, String prefix, int partitions, int n, int bytes, String destination)
+            throws Exception {
+        String topic = prefix + ".hooks";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
+        Properties p = producerProperties(bootstrap);
+        byte[] body = body(bytes);
+        org.sluice.edge.store.UuidV7 ids = new org.sluice.edge.store.UuidV7();
+        Map<String, String> headers = Map.of("content-type", "application/json");
+        AtomicLong failed = new AtomicLong();
+        long first = 0;
+        long last = 0;
+        long start = System.nanoTime();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (int i = 0; i < n; i++) {
+                long now = System.currentTimeMillis();
+                java.util.UUID id = ids.next(now);
+                last = org.sluice.edge.store.UuidV7.millisOf(id);
+                first = i == 0 ? last : first;
+                org.sluice.edge.store.PendingHook hook = new org.sluice.edge.store.PendingHook("bench", "bench", null, now,
+                        headers, body, List.of(destination));
+                producer.send(org.sluice.edge.store.kafka.HookRecords.record(topic, id, hook), (m, e) -> {
+                    if (e != null) {
+                        failed.incrementAndGet();
+                    }
+                });
+            }
+            producer.flush();
+        }
+        System.out.printf("filled %s with %d hooks of %d bytes in %.1f s (%d failed); ids from %d to %d%n", topic, n, bytes,
+                (System.nanoTime() - start) / 1e9, failed.get(), first, last);
+    }
+
+    private static void await(String bootstrap, String topic, long n, int seconds) throws Exception {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        long records = 0;
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> parts = new ArrayList<>();
+            c.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            while (System.nanoTime() < deadline) {
+                records = c.endOffsets(parts).values().stream().mapToLong(Long::longValue).sum();
+                if (records >= n) {
+                    System.out.println(System.currentTimeMillis());
+                    return;
+                }
+                Thread.sleep(200);
+            }
+        }
+        throw new IllegalStateException(topic + " holds " + records + " records after " + seconds + " s, not " + n);
+    }
+
+    private static void ceiling(String bootstrap, String topic, int seconds, int bytes, boolean records) throws Exception {
+        Properties p = producerProperties(bootstrap);
+        byte[] body = body(bytes);
         AtomicLong acked = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         long cpu0 = processCpuNanos();
@@ -137,6 +191,29 @@ public final class KafkaBenchTool {
                         + " the producer's JVM %.1f us of CPU per record)%n",
                 records ? " of Sluice's records (its headers, a distinct webhook-id)" : "",
                 bytes, acked.get() / secs, acked.get(), secs, failed.get(), cpuUs);
+    }
+
+    /** Idempotent, {@code acks=all}, lz4 and {@code linger.ms} 5, as the bench destination. */
+    private static Properties producerProperties(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        return p;
+    }
+
+    /** {@code bytes} random lower-case letters, the same on every call. */
+    private static byte[] body(int bytes) {
+        byte[] body = new byte[bytes];
+        java.util.SplittableRandom r = new java.util.SplittableRandom(1);
+        for (int i = 0; i < bytes; i++) {
+            body[i] = (byte) ('a' + r.nextInt(26));
+        }
+        return body;
     }
 
     private static void count(String bootstrap, String topic, long fromMs, long toMs, long receivedFromMs) {

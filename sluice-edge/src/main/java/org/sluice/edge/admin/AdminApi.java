@@ -166,13 +166,16 @@ public final class AdminApi {
     }
 
     /**
-     * The routes of {@link DeliveryAdmin} that read or change delivery rows (destinations and
-     * their replays, dead letters, redeliver, replays); not pause and resume, which change
+     * The routes of {@link DeliveryAdmin} that read or change delivery rows (destinations, dead
+     * letters, redeliver); not replays, which read the fleet's log, nor pause and resume, which change
      * only the control state.
      */
     private static boolean isDeliveryRoute(String path) {
         if (path.startsWith(DESTINATIONS + "/") && (path.endsWith("/pause") || path.endsWith("/resume"))) {
             return false;
+        }
+        if (path.startsWith(REPLAYS) || (path.startsWith(DESTINATIONS + "/") && path.endsWith("/replay"))) {
+            return false; // a replay reads the fleet's log from its start on that kind (docs/fleet-log.md, "Replays")
         }
         return path.equals(DESTINATIONS) || path.startsWith(DESTINATIONS + "/") || path.equals("/v1/dead-letters")
                 || path.startsWith(REPLAYS) || (path.startsWith(HOOKS + "/") && path.endsWith(REDELIVER));
@@ -578,7 +581,7 @@ public final class AdminApi {
         /**
          * Under a {@code store.kind} whose node holds only its share of the deliveries
          * ({@code kind}; null: none), the delivery routes that would have to answer for the
-         * whole fleet (destinations' pending, dead letters, redeliver, replay) answer
+         * whole fleet (destinations' pending, dead letters, redeliver) answer
          * {@code 501 not_supported_on_store_kind} rather than show the node's share; pausing
          * and resuming a destination, which the control state does for the fleet, are served,
          * and so are the routes {@link #fleetDeliveries} answers for the fleet.

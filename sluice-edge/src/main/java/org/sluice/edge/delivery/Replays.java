@@ -24,6 +24,7 @@ import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryScan;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.ReplaySource;
 
 /**
  * Paced replays: {@code POST /v1/destinations/{name}/replay} schedules a fresh delivery to
@@ -32,12 +33,15 @@ import org.sluice.edge.store.HookStore;
  *
  * <h2>How a replay runs</h2>
  * <ol>
- *   <li>{@link #start} counts the matching hooks on the caller's thread (a walk over the
- *       range with {@link DeliveryScan}, one page of {@link #PAGE} hooks at a time, nothing
- *       kept but the count), registers the replay and hands it to the replay threads;</li>
- *   <li>a replay thread walks the range again, page by page, and redelivers each matching
- *       hook to the destination ({@code DeliveryLedger.redeliver}, fsynced), each one first
- *       admitted by a GCRA bucket of {@code rate} per second with a burst of one second's
+ *   <li>{@link #start} counts the matching hooks on the caller's thread
+ *       ({@link ReplaySource#count}; on the RocksDB store a walk over the range with
+ *       {@link DeliveryScan}, one page of {@link #PAGE} hooks at a time, nothing kept but the
+ *       count), registers the replay and hands it to the replay threads;</li>
+ *   <li>a replay thread walks the range again ({@link ReplaySource#schedule}; on the RocksDB
+ *       store page by page, redelivering each matching hook to the destination with
+ *       {@code DeliveryLedger.redeliver}, fsynced; on the fleet's log, {@code store.kind:
+ *       kafka}, a reader of the hooks topic that copies each hook into the node's working
+ *       set: docs/fleet-log.md, "Replays"), each hook first admitted by a GCRA bucket of {@code rate} per second with a burst of one second's
  *       worth ({@code rate}), on the injected {@link Clock}. While the bucket refuses, the
  *       thread parks for the bucket's wait, at most {@link #MAX_PARK_NANOS}, and asks again
  *       (so on a manual clock it sees time move within that bound);</li>
@@ -121,6 +125,7 @@ public final class Replays implements AutoCloseable {
     }
 
     private final HookStore store;
+    private final ReplaySource source;
     private final Clock clock;
     private final LongSupplier wallMillis;
     private final ExecutorService threads;
@@ -142,6 +147,54 @@ public final class Replays implements AutoCloseable {
 
         boolean matches(DeliveryRow row) {
             return !deadOnly || row.state() == DeliveryState.DEAD;
+        }
+    }
+
+    /**
+     * The RocksDB kind's walk: the store's rows to the destination in the range
+     * ({@link DeliveryScan}, one {@link #PAGE} at a time), each matching one redelivered
+     * ({@code DeliveryLedger.redeliver}, fsynced); {@code count} is the rows that match.
+     */
+    private static final class StoreWalk implements ReplaySource {
+        private final HookStore store;
+
+        StoreWalk(HookStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public long count(String destination, long fromMillis, long toMillis, boolean deadOnly) {
+            Span span = new Span(destination, fromMillis, toMillis, deadOnly);
+            long matched = 0;
+            String cursor = null;
+            do {
+                DeliveryScan.Page page = span.page(store, cursor);
+                matched += page.rows().stream().filter(span::matches).count();
+                cursor = page.cursor();
+            } while (cursor != null);
+            return matched;
+        }
+
+        @Override
+        public void schedule(String destination, long fromMillis, long toMillis, boolean deadOnly,
+                             LongSupplier wallMillis, Pacing pacing) {
+            Span span = new Span(destination, fromMillis, toMillis, deadOnly);
+            String cursor = null;
+            do {
+                DeliveryScan.Page page = span.page(store, cursor);
+                for (DeliveryRow row : page.rows()) {
+                    if (!span.matches(row)) {
+                        continue;
+                    }
+                    if (!pacing.admit()) {
+                        return;
+                    }
+                    if (store.deliveries().redeliver(row.hookId(), List.of(destination), wallMillis.getAsLong()).isPresent()) {
+                        pacing.scheduled(1);
+                    }
+                }
+                cursor = page.cursor();
+            } while (cursor != null);
         }
     }
 
@@ -176,35 +229,33 @@ public final class Replays implements AutoCloseable {
 
         @Override
         public void run() {
-            long tat = clock.nanoTime();
             long increment = Gcra.increment(intervalNanos, 1);
-            String cursor = null;
-            try {
-                do {
-                    DeliveryScan.Page page = span.page(store, cursor);
-                    for (DeliveryRow row : page.rows()) {
-                        if (!span.matches(row)) {
-                            continue;
+            long[] tat = {clock.nanoTime()};
+            ReplaySource.Pacing pacing = new ReplaySource.Pacing() {
+                @Override
+                public boolean admit() {
+                    while (true) {
+                        long now = clock.nanoTime();
+                        long wait = Gcra.waitNanos(tat[0], now, increment, toleranceNanos);
+                        if (wait == 0) {
+                            tat[0] = Gcra.admittedTat(tat[0], now, increment, toleranceNanos);
+                            return true;
                         }
-                        while (true) {
-                            long now = clock.nanoTime();
-                            long wait = Gcra.waitNanos(tat, now, increment, toleranceNanos);
-                            if (wait == 0) {
-                                tat = Gcra.admittedTat(tat, now, increment, toleranceNanos);
-                                break;
-                            }
-                            LockSupport.parkNanos(Math.min(wait, MAX_PARK_NANOS));
-                            if (Thread.currentThread().isInterrupted()) {
-                                return;
-                            }
-                        }
-                        if (store.deliveries().redeliver(row.hookId(), List.of(span.destination()), wallMillis.getAsLong())
-                                .isPresent()) {
-                            scheduled.incrementAndGet();
+                        LockSupport.parkNanos(Math.min(wait, MAX_PARK_NANOS));
+                        if (Thread.currentThread().isInterrupted()) {
+                            return false;
                         }
                     }
-                    cursor = page.cursor();
-                } while (cursor != null);
+                }
+
+                @Override
+                public void scheduled(int hooks) {
+                    scheduled.addAndGet(hooks);
+                }
+            };
+            try {
+                source.schedule(span.destination(), span.fromMillis(), span.toMillis(), span.deadOnly(),
+                        wallMillis, pacing);
             } catch (RuntimeException e) {
                 LOG.warn("replay {} to {} stopped after {} of {} redeliveries: {}", id, span.destination(), scheduled.get(),
                         matched, e.toString());
@@ -252,7 +303,17 @@ public final class Replays implements AutoCloseable {
      * @param wallMillis the time written on redelivered rows, epoch ms
      */
     public Replays(HookStore store, Clock clock, LongSupplier wallMillis) {
+        this(store, null, clock, wallMillis);
+    }
+
+    /**
+     * As {@link #Replays(HookStore, Clock, LongSupplier)}, with the hooks counted and
+     * scheduled by {@code source} (null: the store's rows, {@link StoreWalk}); the figures
+     * of {@link #get} are still counted on {@code store}, where the fresh deliveries are.
+     */
+    public Replays(HookStore store, ReplaySource source, Clock clock, LongSupplier wallMillis) {
         this.store = Objects.requireNonNull(store, "store");
+        this.source = source != null ? source : new StoreWalk(store);
         this.clock = Objects.requireNonNull(clock, "clock");
         this.wallMillis = Objects.requireNonNull(wallMillis, "wallMillis");
         AtomicInteger index = new AtomicInteger();
@@ -293,15 +354,8 @@ public final class Replays implements AutoCloseable {
             checkRunning(destination);
         }
         Span span = new Span(destination, fromMillis, Math.max(fromMillis, to), deadOnly);
-        long matched = 0;
-        if (span.fromMillis() < span.toMillis()) {
-            String cursor = null;
-            do {
-                DeliveryScan.Page page = span.page(store, cursor);
-                matched += page.rows().stream().filter(span::matches).count();
-                cursor = page.cursor();
-            } while (cursor != null);
-        }
+        long matched = span.fromMillis() < span.toMillis()
+                ? source.count(destination, span.fromMillis(), span.toMillis(), deadOnly) : 0;
         Replay replay = new Replay(span, rate, now, matched);
         synchronized (replays) {
             checkRunning(destination);

@@ -40,6 +40,8 @@ import org.sluice.edge.admission.StoreShares;
 final class Backends implements AutoCloseable {
 
     private final HookStore store;
+    /** The same store seen as the working set of this node's share of the fleet's log (replays copy into it). */
+    private final org.sluice.edge.store.WorkingSet workingSet;
     /** Under {@code store.kind: kafka}, the fleet's log the intake commits to; else null. Closed after the intake. */
     private final KafkaHookLog kafkaLog;
     /** Where hooks are committed and read by id: {@link #kafkaLog}, or the store. */
@@ -89,6 +91,7 @@ final class Backends implements AutoCloseable {
                 RocksHookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
                         .withWallClock(epochMillis).withCountStoredBytes(config.rateLimits().hasStoredShares()));
         this.store = rocks; // the one place that names the RocksDB store; everything else sees the seam
+        this.workingSet = rocks;
         // under store.kind kafka the node's RocksDB store is its working set: its share of the log's hooks
         try {
             this.kafkaLog = config.store().kafka().map(k -> FleetLogs.open(config, k, epochMillis, registry)).orElse(null);
@@ -257,6 +260,14 @@ final class Backends implements AutoCloseable {
     /** Where hooks are committed and read by id: the fleet's log under {@code store.kind: kafka}, else the store. */
     HookLog log() {
         return log;
+    }
+
+    /**
+     * What replays walk: under {@code store.kind: kafka} a reader of the fleet's log that
+     * copies the range's hooks into this node's working set; else null (the store's rows).
+     */
+    org.sluice.edge.store.ReplaySource replaySource() {
+        return kafkaLog == null ? null : kafkaLog.replaySource(workingSet);
     }
 
     /**

@@ -134,7 +134,7 @@ public final class EdgeServer implements AutoCloseable {
             ioLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS);
             throw e;
         }
-        this.replays = new Replays(backends.store(), clock, epochMillis);
+        this.replays = new Replays(backends.store(), backends.replaySource(), clock, epochMillis);
         try {
             this.workers = new ForkJoinPool(Math.max(2, cores), pool -> {
                 var thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);

@@ -4,10 +4,11 @@
  * {@link org.sluice.edge.store.DeliveryLedger} the delivery state,
  * {@link org.sluice.edge.store.ControlState} the control state,
  * {@link org.sluice.edge.store.StoreHealth} health and size,
- * {@link org.sluice.edge.store.HookStore} the whole, and
+ * {@link org.sluice.edge.store.HookStore} the whole,
  * {@link org.sluice.edge.store.WorkingSet} a store holding a node's share of the fleet's log,
  * {@link org.sluice.edge.store.FleetDeliveries} the fleet's dead letters and redeliveries where
- * a node holds only its share), with the domain records they speak in
+ * a node holds only its share, and
+ * {@link org.sluice.edge.store.ReplaySource} what a replay walks), with the domain records they speak in
  * ({@code StoredHook}, {@code DeliveryRow}, {@code HookPage}, {@code CommitResult}, ...).
  * Nothing here names an engine: no column family, write option or RocksDB type. The
  * RocksDB implementation is {@code org.sluice.edge.store.rocks}, the Kafka log's

@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -273,10 +269,7 @@ class KafkaStoreDeliveryTest {
     }
 
     private static String accept(TestEdge edge, int n) throws Exception {
-        Http.Response r = Http.post(edge.address, "/hooks/s" + (n % SOURCES), Map.of("Content-Type", "application/json"),
-                ("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8));
-        assertThat(r.status()).as(r.body()).isEqualTo(202);
-        return JSON.readTree(r.body()).get("id").asText();
+        return KafkaNodes.accept(edge, "s" + (n % SOURCES), n);
     }
 
     private Http.Response admin(TestEdge edge, String method, String path) throws Exception {
@@ -284,12 +277,6 @@ class KafkaStoreDeliveryTest {
     }
 
     private Http.Response admin(TestEdge edge, String method, String path, String body) throws Exception {
-        String token = Files.readString(dir.resolve(edge.server.config().node().id()).resolve("admin.token")).strip();
-        InetSocketAddress at = edge.server.adminAddress();
-        Map<String, String> headers = new HashMap<>();
-        headers.put("Authorization", "Bearer " + token);
-        try (Http http = Http.connect(new InetSocketAddress("127.0.0.1", at.getPort()))) {
-            return http.request(method, path, headers, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
-        }
+        return KafkaNodes.admin(dir, edge, method, path, body);
     }
 }

@@ -25,9 +25,11 @@ import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.ReplaySource;
 import org.sluice.edge.store.StoredHook;
 import org.sluice.edge.store.UnsupportedOnStoreKind;
 import org.sluice.edge.store.UuidV7;
+import org.sluice.edge.store.WorkingSet;
 
 /**
  * The fleet's log on Kafka as the intake and the admin API's hook reads see it
@@ -116,6 +118,15 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
     /** Checks the log now, on the caller's thread (bounded by a few {@code timeout_ms}). */
     void checkNow() {
         watch.check(false);
+    }
+
+    /**
+     * Replays on this log ({@code POST /v1/destinations/{name}/replay}): a reader of the
+     * hooks topic that copies the range's hooks into {@code workingSet}, the node's
+     * ({@link LogReplay}).
+     */
+    public ReplaySource replaySource(WorkingSet workingSet) {
+        return new LogReplay(settings, clients, workingSet);
     }
 
     /** Null while the log can take hooks, else why not ({@code /readyz}: {@code 503 log_unavailable}). */

@@ -125,6 +125,7 @@ public final class LogFollower implements AutoCloseable {
     private final FollowerSettings settings;
     private final WorkingSet store;
     private final Clock clock;
+    private final LongSupplier wallMillis;
     private final KafkaConsumer<byte[], byte[]> consumer;
     /** Moves hooks waiting for distant retries to the retry topic (see "Distant retries"). */
     private final RetryMoves moves;
@@ -178,7 +179,7 @@ public final class LogFollower implements AutoCloseable {
         this.settings = settings;
         this.store = store;
         this.clock = clock;
-
+        this.wallMillis = wallMillis;
         long session = settings.sessionTimeout().toMillis();
         this.commitIntervalNanos = settings.commitInterval().toNanos();
         this.fenceNanos = TimeUnit.MILLISECONDS.toNanos(session) * 2 / 3;
@@ -361,7 +362,7 @@ public final class LogFollower implements AutoCloseable {
                     if (retries) {
                         moves.arrived(hookIds);
                     }
-                    store.commitWithIds(hooks, ids, carried);
+                    LogReplay.completeCopies(store, hooks, store.commitWithIds(hooks, ids, carried), wallMillis);
                 } catch (RuntimeException e) {
                     LOG.warn("the working set refused {} hooks of {}: {}; reading them again", hooks.size(), tp, e.toString());
                     consumer.seek(tp, list.get(0).offset());

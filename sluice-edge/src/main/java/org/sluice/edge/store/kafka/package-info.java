@@ -16,7 +16,9 @@
  * {@code RetryMoves}) and dead-letter ({@code DeadLetters}) topics it writes; and the
  * fleet-wide admin side ({@link org.sluice.edge.store.kafka.KafkaFleetDeliveries}, a
  * {@code FleetDeliveries}): every node's index of the dead letters ({@code DeadLetterIndex}),
- * redeliveries through the retry topic, and the delivery group's lag ({@code GroupLag}).
+ * redeliveries through the retry topic, and the delivery group's lag ({@code GroupLag}); and
+ * replays, a reader of the hooks topic over a time range that copies its hooks into the working
+ * set ({@code LogReplay}, the {@link org.sluice.edge.store.ReplaySource} of this kind).
  *
  * <p>May use: the store seam, sluice-core, Kafka's client, SLF4J. Only {@code server} names it.
  */
