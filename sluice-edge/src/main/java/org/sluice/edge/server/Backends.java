@@ -135,7 +135,9 @@ final class Backends implements AutoCloseable {
             try {
                 // the paused set is the control state's: the fleet's under kind kafka
                 delivering = new Dispatcher(java.util.List.copyOf(config.destinations().values()), store, overrides,
-                        clock, epochMillis, registry, new java.util.SplittableRandom(), new DeliveryTransports(httpLoops));
+                        clock, epochMillis, registry, new java.util.SplittableRandom(), new DeliveryTransports(
+                        httpLoops != null ? httpLoops.transport() : config.http().transport().choose().transport(),
+                        httpLoops));
                 if (control != null) {
                     control.onPausedChanged(delivering::pausedChanged); // a pause made on any node wakes this one
                 }
