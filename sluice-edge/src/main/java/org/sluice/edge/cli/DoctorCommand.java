@@ -133,13 +133,14 @@ final class DoctorCommand implements Callable<Integer> {
         try {
             choice = setting.choose();
         } catch (IllegalArgumentException e) {
-            fail(e.getMessage(), "allow io_uring (sysctl kernel.io_uring_disabled=0; a seccomp profile that permits"
-                    + " io_uring_setup, io_uring_enter and io_uring_register), or set http.transport: auto");
+            fail(e.getMessage(), "set http.transport: auto, or remove the reason (for io_uring: sysctl"
+                    + " kernel.io_uring_disabled=0, a seccomp profile that permits io_uring_setup, io_uring_enter and"
+                    + " io_uring_register, a kernel of 5.14 or later)");
             return;
         }
         String line = "http.transport " + setting.configName() + ": " + choice;
         if (ioUring.isEmpty()) {
-            ok(line + "; io_uring available");
+            ok(choice.transport() == IoTransport.IO_URING ? line : line + "; io_uring available");
         } else if (setting == HttpTransport.AUTO) {
             warn(line, "none needed to run; for io_uring, act on the reason (sysctl kernel.io_uring_disabled=0, a"
                     + " seccomp profile that permits io_uring_setup, io_uring_enter and io_uring_register, a kernel of"
