@@ -48,6 +48,10 @@
 #                     median and the ratio of all rounds together
 #   FLOOD_WARM_UP=s   seconds of each flood against each server before round 1, not counted
 #                     (default 15; 0 for none: then each flood's own 3 s warm-up alone)
+#   TRANSPORT=t       http.transport of every Sluice server of the run: auto, io_uring, epoll or nio
+#                     (default: not set, the server's own default, auto); each server's boot line
+#                     says which transport it runs on and why. Compare two transports with two
+#                     runs, one after the other, each against nginx in its own rounds.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 secs="${1:-10}"
@@ -56,6 +60,8 @@ rounds="${ROUNDS:-3}"
 case "$only" in all|flood|accept|open) ;; *) echo "unknown section $only (all, flood, accept or open)" >&2; exit 2 ;; esac
 flood_warm_up=${FLOOD_WARM_UP:-15}
 case "$flood_warm_up" in ''|*[!0-9]*) echo "FLOOD_WARM_UP must be whole seconds, got '$flood_warm_up'" >&2; exit 2 ;; esac
+case "${TRANSPORT:-}" in ''|auto|io_uring|epoll|nio) ;; *) echo "TRANSPORT must be auto, io_uring, epoll or nio, got '$TRANSPORT'" >&2; exit 2 ;; esac
+transport_key="${TRANSPORT:+, transport: $TRANSPORT}" # appended to each server's http: {...}
 
 need_wrk_and_nginx
 if [ -z "${SLUICE_JAR:-}" ] || [ "$only" != flood ]; then
@@ -83,9 +89,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_sluice() { # name yaml-text
+start_sluice() { # name yaml-text: serves it on 18081, then prints the transport its boot line names
   printf '%s\n' "$2" > "$work/$1.yaml"
   launch_sluice "$1" 18081
+  poll 100 0.1 grep -q 'sluice-edge started' "$work/$1.err" || true
+  echo "$1: $(grep -o 'transport [^|]*' "$work/$1.err" | head -1)"
 }
 
 commit_metrics() { # "commits hooks seconds syncs sync-seconds" so far: the intake's group commits, the store's
@@ -102,7 +110,7 @@ summarise_wrk() { # label file
   echo "$1: requests/s=$(wrk_rps "$2") total=$(wrk_total "$2") non_2xx=$(wrk_non2xx "$2") ($errors)"
 }
 
-echo "server: $sluice_jar ($(date -r "$sluice_jar" -u +%FT%TZ)), options: ${SERVER_JAVA_OPTS:--Xms1g -Xmx1g}"
+echo "server: $sluice_jar ($(date -r "$sluice_jar" -u +%FT%TZ)), options: ${SERVER_JAVA_OPTS:--Xms1g -Xmx1g}, http.transport: ${TRANSPORT:-(default)}"
 echo "load before: $(uptime)"
 echo "cores: $(nproc), ephemeral ports: $(tr '\t' - < /proc/sys/net/ipv4/ip_local_port_range)"
 
@@ -169,7 +177,7 @@ refuse_yaml() { # refused_body policy
   cat <<YAML
 node: {id: bench-refuse, data_dir: "$work/refuse-$1-data"}
 admin: {listen: "127.0.0.1:0"}
-http: {listen: "127.0.0.1:18081", refused_body: $1}
+http: {listen: "127.0.0.1:18081", refused_body: $1$transport_key}
 rate_limits:
   per_ip: {rate: 1, burst: 5}
 sources:
@@ -232,7 +240,7 @@ for batch in 256 1; do
   start_sluice "accept-$batch" "$(cat <<YAML
 node: {id: bench-accept, data_dir: "$work/accept-$batch-data"}
 admin: {listen: "127.0.0.1:18082"}
-http: {listen: "127.0.0.1:18081"}
+http: {listen: "127.0.0.1:18081"$transport_key}
 intake: {partitions: ${PARTITIONS:-2}, max_batch: $batch, max_delay_ms: 0, max_queue: 10000}
 sources:
   bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}}
@@ -281,7 +289,7 @@ if [ "$only" = open ]; then
   start_sluice open "$(cat <<YAML
 node: {id: bench-open, data_dir: "$work/open-data"}
 admin: {listen: "127.0.0.1:0"}
-http: {listen: "127.0.0.1:18081"}
+http: {listen: "127.0.0.1:18081"$transport_key}
 intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
 sources:
   bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}, dedupe: {header: X-Event-Id}}

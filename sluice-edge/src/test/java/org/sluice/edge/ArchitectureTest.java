@@ -188,15 +188,27 @@ class ArchitectureTest {
     /**
      * Delivery sits on the store: the server, intake and admin call into it, never the other
      * way. Of the edge it uses the store, the settings toolkit (its readers' keys; never
-     * {@code config}, which calls them) and {@code verify} (the one header-name rule).
+     * {@code config}, which calls them), {@code verify} (the one header-name rule) and
+     * {@code netio} (the HTTP client's loops are of the listeners' transport).
      */
     @ArchTest
     static final ArchRule deliveryUsesOnlyStoreSettingsAndVerify = classes()
             .that().resideInAPackage("org.sluice.edge.delivery..")
             .should().onlyDependOnClassesThat(resideInAPackage("org.sluice.edge..").negate()
                     .or(resideInAnyPackage("org.sluice.edge.delivery..", "org.sluice.edge.store..",
-                            "org.sluice.edge.settings..", "org.sluice.edge.verify..")))
-            .as("org.sluice.edge.delivery should use of the edge only org.sluice.edge.store, .settings and .verify");
+                            "org.sluice.edge.settings..", "org.sluice.edge.verify..", "org.sluice.edge.netio..")))
+            .as("org.sluice.edge.delivery should use of the edge only org.sluice.edge.store, .settings, .verify"
+                    + " and .netio");
+
+    /**
+     * The choice of Netty transport is a bottom room: the listeners ({@code server}), the
+     * HTTP delivery client and {@code config} read it, and it reads nothing of theirs.
+     */
+    @ArchTest
+    static final ArchRule netioUsesOnlyNettyAndTheJdk = classes()
+            .that().resideInAPackage("org.sluice.edge.netio..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("org.sluice.edge.netio..", "io.netty..", "java..")
+            .as("org.sluice.edge.netio should depend on Netty and the JDK only");
 
     // ------------------------------------------------------------------ the delivery rooms
 

@@ -18,12 +18,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.sluice.edge.config.ConfigException;
 import org.sluice.edge.config.ConfigLoader;
 import org.sluice.edge.config.HostPort;
+import org.sluice.edge.config.HttpTransport;
 import org.sluice.edge.config.LimitScope;
 import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.netio.IoTransport;
+import org.sluice.edge.netio.TransportChoice;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -36,6 +40,7 @@ import picocli.CommandLine.Spec;
  * <ul>
  *   <li>the configuration loads (every problem listed, as {@code check-config} does);</li>
  *   <li>the ingest and admin ports are free;</li>
+ *   <li>the transport {@code http.transport} gives here, and whether io_uring runs (why not, when it does not);</li>
  *   <li>the data directory can be created and written, and on what file system;</li>
  *   <li>{@code /dev/shm} is there and writable, with its free space, for {@code scope: host};</li>
  *   <li>Redis answers {@code INFO server}, with its version, for {@code scope: fleet};</li>
@@ -79,6 +84,7 @@ final class DoctorCommand implements Callable<Integer> {
         }
         port("http.listen", loaded.http().listen());
         port("admin.listen", loaded.admin().listen());
+        transport(loaded.http().transport());
         dataDir(loaded.node().dataDir());
         if (loaded.rateLimits().scope() == LimitScope.HOST) {
             shm(loaded.rateLimits().hostArena());
@@ -118,6 +124,29 @@ final class DoctorCommand implements Callable<Integer> {
         } catch (IOException | RuntimeException e) {
             fail(key + " " + listen + " cannot be bound: " + e.getMessage(),
                     "stop what listens there (`ss -ltnp 'sport = :" + listen.port() + "'` names it), or set another " + key);
+        }
+    }
+
+    private void transport(HttpTransport setting) {
+        Optional<String> ioUring = IoTransport.IO_URING.unavailability();
+        TransportChoice choice;
+        try {
+            choice = setting.choose();
+        } catch (IllegalArgumentException e) {
+            fail(e.getMessage(), "set http.transport: auto, or remove the reason (for io_uring: sysctl"
+                    + " kernel.io_uring_disabled=0, a seccomp profile that permits io_uring_setup, io_uring_enter and"
+                    + " io_uring_register, a kernel of 5.14 or later)");
+            return;
+        }
+        String line = "http.transport " + setting.configName() + ": " + choice;
+        if (ioUring.isEmpty()) {
+            ok(choice.transport() == IoTransport.IO_URING ? line : line + "; io_uring available");
+        } else if (setting == HttpTransport.AUTO) {
+            warn(line, "none needed to run; for io_uring, act on the reason (sysctl kernel.io_uring_disabled=0, a"
+                    + " seccomp profile that permits io_uring_setup, io_uring_enter and io_uring_register, a kernel of"
+                    + " 5.14 or later), or set http.transport: epoll to choose epoll on purpose");
+        } else {
+            ok(line + "; io_uring unavailable here: " + ioUring.get());
         }
     }
 

@@ -36,7 +36,7 @@ final class ConfigBinder {
             "idle_timeout_ms", "max_connections", "workers", "tls");
     static final List<String> HTTP = List.of("listen", "prefix", "routing", "max_body_bytes", "trusted_proxies",
             "read_timeout_ms", "max_header_bytes", "reuse_port", "refused_body", "tls", "max_inflight_body_bytes",
-            "max_connections_per_ip");
+            "max_connections_per_ip", "transport");
     static final List<String> TLS = List.of("cert_file", "key_file");
     static final List<String> RATE_LIMITS = List.of("scope", "shadow", "per_ip", "node", "sources", "default",
             "tenants", "host_arena", "host_arena_group");
@@ -188,8 +188,9 @@ final class ConfigBinder {
                     + "), or no body of the largest size could ever be read, got " + inflight);
         }
         int perIp = s.integer("max_connections_per_ip", d.maxConnectionsPerIp(), 0, 1_000_000);
+        HttpTransport transport = s.choice("transport", d.transport(), HttpTransport.values(), HttpTransport::configName);
         return new HttpConfig(listen, prefix, routing, maxBody, trusted, readTimeout, maxHeader, reusePort, refusedBody,
-                tls, inflight, perIp);
+                tls, inflight, perIp, transport);
     }
 
     private String prefix(Section s) {

@@ -30,6 +30,8 @@ import java.util.Optional;
  * @param maxConnectionsPerIp {@code http.max_connections_per_ip}, default 0 (off): the most
  *                       open ingest connections one peer address may hold; a connection
  *                       past it is answered {@code 503 overload} and closed
+ * @param transport      {@code http.transport}, default {@link HttpTransport#AUTO}: the Netty
+ *                       transport of both listeners and of the HTTP delivery client's loops
  */
 public record HttpConfig(
         HostPort listen,
@@ -43,7 +45,8 @@ public record HttpConfig(
         RefusedBody refusedBody,
         Optional<TlsConfig> tls,
         long maxInflightBodyBytes,
-        int maxConnectionsPerIp) {
+        int maxConnectionsPerIp,
+        HttpTransport transport) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("0.0.0.0", 8080);
     public static final String DEFAULT_PREFIX = "/hooks";
@@ -61,11 +64,19 @@ public record HttpConfig(
         Objects.requireNonNull(trustedProxies, "trustedProxies");
         Objects.requireNonNull(refusedBody, "refusedBody");
         Objects.requireNonNull(tls, "tls");
+        Objects.requireNonNull(transport, "transport");
+    }
+
+    /** This listener on {@code transport} (tests run the whole suite on each transport this way). */
+    public HttpConfig withTransport(HttpTransport transport) {
+        return new HttpConfig(listen, prefix, routing, maxBodyBytes, trustedProxies, readTimeoutMs, maxHeaderBytes,
+                reusePort, refusedBody, tls, maxInflightBodyBytes, maxConnectionsPerIp, transport);
     }
 
     public static HttpConfig defaults() {
         return new HttpConfig(DEFAULT_LISTEN, DEFAULT_PREFIX, Routing.PATH, DEFAULT_MAX_BODY_BYTES,
                 CidrSet.empty(), DEFAULT_READ_TIMEOUT_MS, DEFAULT_MAX_HEADER_BYTES, false, RefusedBody.CLOSE_IF_INCOMPLETE,
-                Optional.empty(), DEFAULT_MAX_INFLIGHT_BODY_BYTES, NO_CONNECTION_CAP);
+                Optional.empty(), DEFAULT_MAX_INFLIGHT_BODY_BYTES, NO_CONNECTION_CAP,
+                HttpTransport.AUTO);
     }
 }

@@ -6,6 +6,7 @@
  * <p>May use: {@code sluice-core} (limits), {@code settings} (the reading toolkit),
  * {@code verify} and {@code dedupe} (to check a source's scheme and dedupe key at load
  * time), and {@code delivery} (its destination records, and the reader of each destination
- * type, which lives in that transport's room). No I/O beyond reading the file.
+ * type, which lives in that transport's room), and {@code netio} ({@code http.transport}
+ * names one of its transports). No I/O beyond reading the file.
  */
 package org.sluice.edge.config;

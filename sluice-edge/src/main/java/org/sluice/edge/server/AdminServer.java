@@ -32,6 +32,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.sluice.edge.netio.IoTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.admin.AdminHttpHandler;
@@ -71,16 +72,18 @@ final class AdminServer implements AutoCloseable {
      * Binds the admin listener.
      *
      * @param ssl     the admin.tls context, or null for plain HTTP
+     * @param group   the admin event loop, of {@code transport}
      * @param workers the admin executor
      */
-    static AdminServer start(AdminConfig config, SslContext ssl, EventLoopGroup group, PrometheusMeterRegistry registry,
+    static AdminServer start(AdminConfig config, SslContext ssl, IoTransport transport, EventLoopGroup group,
+            PrometheusMeterRegistry registry,
             Executor workers, AdminHttpHandler api) throws InterruptedException {
         ConnectionCap cap = new ConnectionCap(config.maxConnections(), Counter.builder("sluice.admin.connections.refused")
                 .description("Admin connections closed on accept because admin.max_connections were open").register(registry));
         AuthFailures authFailures = new AuthFailures(Counter.builder("sluice.admin.auth.failures")
                 .description("Admin requests answered 401: no bearer token, or a wrong one").register(registry));
         MetricsHandler metrics = new MetricsHandler(registry, workers);
-        ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(NettyTransport.serverChannel())
+        ServerBootstrap bootstrap = new ServerBootstrap().group(group)
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
@@ -97,7 +100,7 @@ final class AdminServer implements AutoCloseable {
                         p.addLast(new HttpServerKeepAliveHandler(), AdminHttpHandler.aggregator(), api, metrics);
                     }
                 });
-        NettyTransport.configure(bootstrap, false);
+        ListenerOptions.configure(bootstrap, transport, false);
         AdminServer server = new AdminServer(bootstrap.bind(config.listen().socketAddress()).sync().channel());
         InetSocketAddress bound = server.address();
         if (ssl == null && !bound.getAddress().isLoopbackAddress()) {

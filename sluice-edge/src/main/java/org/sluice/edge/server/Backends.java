@@ -147,7 +147,9 @@ final class Backends implements AutoCloseable {
                 // the paused set is the control state's: the fleet's under kind kafka
                 delivering = new Dispatcher(java.util.List.copyOf(config.destinations().values()), store, overrides,
                         fleetPacing(config, kafkaLog != null, fleet), clock, epochMillis, registry,
-                        new java.util.SplittableRandom(), new DeliveryTransports(httpLoops));
+                        new java.util.SplittableRandom(), new DeliveryTransports(
+                        httpLoops != null ? httpLoops.transport() : config.http().transport().choose().transport(),
+                        httpLoops));
                 if (control != null) {
                     control.onPausedChanged(delivering::pausedChanged); // a pause made on any node wakes this one
                 }

@@ -10,20 +10,22 @@ import org.sluice.edge.delivery.http.HttpDeliveryClient;
 import org.sluice.edge.delivery.kafka.KafkaTransport;
 import org.sluice.edge.delivery.nats.NatsTransport;
 import org.sluice.edge.delivery.targets.Target;
+import org.sluice.edge.netio.IoTransport;
 
 /**
  * The one place that names every transport's room: the transport of each kind of target,
  * chosen by an exhaustive {@code switch} (a new {@link Target.Kind} does not compile until
  * it has its case here). The dispatcher asks it once per kind in use.
  *
- * @param httpLoops event loops the HTTP client may borrow (the server's ingest loops), or null for loops of its own
+ * @param ioTransport the Netty transport of the HTTP client's loops when it makes its own ({@code http.transport})
+ * @param httpLoops   event loops the HTTP client may borrow (the server's ingest loops), or null for loops of its own
  */
-record DeliveryTransports(ClientLoops httpLoops) implements TransportFactory {
+record DeliveryTransports(IoTransport ioTransport, ClientLoops httpLoops) implements TransportFactory {
 
     @Override
     public Transport make(Target.Kind kind, List<Destination> destinations, InstantSource wall) {
         return switch (kind) {
-            case HTTP -> HttpDeliveryClient.forDestinations(destinations, httpLoops, wall);
+            case HTTP -> HttpDeliveryClient.forDestinations(destinations, ioTransport, httpLoops, wall);
             case KAFKA -> new KafkaTransport();
             case NATS -> new NatsTransport();
         };

@@ -73,6 +73,8 @@ import org.sluice.edge.http.ConnectionsPerAddress;
 import org.sluice.edge.admission.HostLimits;
 import org.sluice.edge.admission.PreReadLimits;
 import org.sluice.edge.admission.NodeLimits;
+import org.sluice.edge.netio.IoTransport;
+import org.sluice.edge.netio.TransportChoice;
 
 /**
  * One Sluice edge node: the ingest listener, the admin listener, the admission state, the
@@ -98,6 +100,7 @@ public final class EdgeServer implements AutoCloseable {
     private static final long DRAIN_MILLIS = 20_000L;
 
     private final SluiceConfig config;
+    private final TransportChoice transport;
     private final EventLoopGroup boss;
     private final EventLoopGroup ioLoops;
     private final EventLoopGroup adminLoop;
@@ -125,11 +128,14 @@ public final class EdgeServer implements AutoCloseable {
         this.stats = new StatsRing(epochMillis);
         IngestMetrics metrics = new IngestMetrics(registry, clock, stats);
 
+        // one transport for every socket of the node: both listeners and the delivery client
+        this.transport = config.http().transport().choose();
+        IoTransport io = transport.transport();
         // the ingest loops come first: the HTTP delivery client borrows them (ClientLoops)
-        this.ioLoops = NettyTransport.group(cores, "sluice-io");
+        this.ioLoops = io.group(cores, "sluice-io");
         try {
             this.backends = Backends.open(config, clock, epochMillis, registry, commitWrapper,
-                    new ClientLoops(ioLoops, NettyTransport.socketChannel()));
+                    new ClientLoops(ioLoops, io));
         } catch (RuntimeException | Error e) {
             ioLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS);
             throw e;
@@ -142,8 +148,8 @@ public final class EdgeServer implements AutoCloseable {
                 thread.setDaemon(true);
                 return thread;
             }, null, true);
-            this.boss = NettyTransport.group(1, "sluice-accept");
-            this.adminLoop = NettyTransport.group(1, "sluice-admin");
+            this.boss = io.group(1, "sluice-accept");
+            this.adminLoop = io.group(1, "sluice-admin");
             this.adminWorkers = adminExecutor(config.admin());
             Gauge.builder("sluice.limiter.rows", backends.tenantRows(), t -> t.size())
                     .description("Rows in the tenant limiter table (swept when full)").register(registry);
@@ -170,15 +176,14 @@ public final class EdgeServer implements AutoCloseable {
             }
 
             Pipeline pipeline = new Pipeline(config, clock, epochMillis, metrics, seam);
-            ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).channel(NettyTransport.serverChannel())
-                    .childHandler(pipeline);
-            if (!NettyTransport.configure(bootstrap, config.http().reusePort())) {
-                throw new IllegalArgumentException("http.reuse_port needs the native epoll transport, which is not "
-                        + "available on this platform");
+            ServerBootstrap bootstrap = new ServerBootstrap().group(boss, ioLoops).childHandler(pipeline);
+            if (!ListenerOptions.configure(bootstrap, io, config.http().reusePort())) {
+                throw new IllegalArgumentException("http.reuse_port needs a native transport (io_uring or epoll), and"
+                        + " the node runs on " + transport);
             }
             this.listener = bootstrap.bind(config.http().listen().socketAddress()).sync().channel();
             this.admin = AdminServer.start(config.admin(), config.admin().tls().map(EdgeServer::serverTls).orElse(null),
-                    adminLoop, registry, adminWorkers,
+                    io, adminLoop, registry, adminWorkers,
                     EdgeAdmin.handler(config, backends.limits(), backends.overrides(), backends.store(), backends.intake(),
                             () -> admissionTables(pipeline, clock),
                             backends.host() == null ? null : backends.host()::stats,
@@ -197,7 +202,7 @@ public final class EdgeServer implements AutoCloseable {
             throw e;
         }
         LOG.info("sluice-edge started: ingest {} admin {} transport {} | {}", ingestAddress(), adminAddress(),
-                NettyTransport.epoll() ? "epoll" : "nio", config.summary());
+                transport, config.summary());
     }
 
     /**
@@ -225,6 +230,11 @@ public final class EdgeServer implements AutoCloseable {
             throw new IllegalStateException("cannot use the TLS certificate " + tls.certFile() + " and key "
                     + tls.keyFile() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The transport every socket of the node runs on, and why (as the boot line says). */
+    TransportChoice transport() {
+        return transport;
     }
 
     /** The ingest worker pool (tests hold it busy to show the admin listener does not share it). */

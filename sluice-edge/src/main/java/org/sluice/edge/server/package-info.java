@@ -9,8 +9,8 @@
  * {@code IntakeSink} hands it to {@code http}); the
  * housekeeping threads ({@code Sweeper}, {@code Retention}, with the cached store size
  * {@code StoreSize}); the admin listener ({@code AdminServer}, {@code AdminDeadlines}); the
- * process metrics ({@code ProcessMetrics}) and the choice of Netty transport
- * ({@code NettyTransport}).
+ * process metrics ({@code ProcessMetrics}) and both listeners' socket options
+ * ({@code ListenerOptions}, on the transport {@code http.transport} chose in {@code netio}).
  *
  * <p>May use every other package of the edge, and is the only one that names the RocksDB
  * store ({@code store.rocks}) and the fleet's log ({@code store.kafka}, opened by

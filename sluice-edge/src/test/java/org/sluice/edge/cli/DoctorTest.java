@@ -35,6 +35,7 @@ class DoctorTest {
             String out = String.join("\n", doctor.stdoutLines());
             assertThat(out).contains("ok    configuration " + config + " loads",
                     "ok    http.listen 127.0.0.1:0: the system picks a free port",
+                    "http.transport auto: ",
                     "ok    node.data_dir ./data can be created in ",
                     "ok    destinations.local.url: 127.0.0.1 resolves to 127.0.0.1")
                     .doesNotContain("FAIL");
@@ -85,6 +86,32 @@ class DoctorTest {
             assertThat(doctor.stdoutLines()).contains(
                     "FAIL  configuration: rate_limits.tenants.acme.burst must be an integer of at least 1, got 0",
                     "1 problem");
+        }
+    }
+
+    @Test
+    void theTransportLineSaysWhatAutoPicksAndWhyIoUringWasRefused() throws Exception {
+        Path config = Files.writeString(dir.resolve("auto.yaml"), """
+                admin: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0"}
+                """);
+        // Netty's own switch refuses both native transports in the child: auto ends on NIO, saying why
+        try (ChildJvm doctor = ChildJvm.builder(Main.class).workingDirectory(dir)
+                .jvmArgs("-Dio.netty.transport.noNative=true").args("doctor", "--config", config.toString()).start()) {
+            assertThat(doctor.waitFor(WAIT)).as(String.join("\n", doctor.stdoutLines())).isZero();
+            String out = String.join("\n", doctor.stdoutLines());
+            assertThat(out).contains("warn  http.transport auto: nio (auto: io_uring refused: ", "; epoll unavailable: ",
+                    "      fix: none needed to run; for io_uring, act on the reason");
+        }
+        Path named = Files.writeString(dir.resolve("io_uring.yaml"), """
+                admin: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0", transport: io_uring}
+                """);
+        try (ChildJvm doctor = ChildJvm.builder(Main.class).workingDirectory(dir)
+                .jvmArgs("-Dio.netty.transport.noNative=true").args("doctor", "--config", named.toString()).start()) {
+            assertThat(doctor.waitFor(WAIT)).isEqualTo(1);
+            assertThat(String.join("\n", doctor.stdoutLines()))
+                    .contains("FAIL  http.transport is io_uring, which cannot run here: ", "      fix: set http.transport: auto");
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.config.ConfigLoader;
+import org.sluice.edge.netio.TestTransport;
 import org.sluice.edge.server.EdgeServer;
 import org.sluice.testkit.ManualClock;
 import picocli.CommandLine;
@@ -50,7 +51,8 @@ class LoadCommandTest {
                     verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", secrets: ["s3cret"]}
                     dedupe: {header: X-Event-Id}
                 """;
-        EdgeServer server = EdgeServer.builder(ConfigLoader.parse(yaml, Map.of("DATA", dir.resolve("data").toString()), "test"))
+        EdgeServer server = EdgeServer.builder(
+                TestTransport.apply(ConfigLoader.parse(yaml, Map.of("DATA", dir.resolve("data").toString()), "test")))
                 .clock(new ManualClock(1_000_000_000_000L)).start();
         try {
             Path report = dir.resolve("r.html");
@@ -89,7 +91,8 @@ class LoadCommandTest {
                     tenant: acme
                     verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", secrets: ["s3cret"]}
                 """;
-        EdgeServer server = EdgeServer.builder(ConfigLoader.parse(yaml, Map.of("DATA", dir.resolve("data").toString()), "test"))
+        EdgeServer server = EdgeServer.builder(
+                TestTransport.apply(ConfigLoader.parse(yaml, Map.of("DATA", dir.resolve("data").toString()), "test")))
                 .clock(new ManualClock(1_000_000_000_000L)).start();
         try {
             String url = "http://127.0.0.1:" + server.ingestAddress().getPort() + "/hooks";

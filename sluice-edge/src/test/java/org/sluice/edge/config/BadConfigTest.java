@@ -35,7 +35,7 @@ class BadConfigTest {
                         "http: {max_body: 5}",
                         "unknown key \"http.max_body\" (known keys here: listen, prefix, routing, max_body_bytes,"
                                 + " trusted_proxies, read_timeout_ms, max_header_bytes, reuse_port, refused_body, tls,"
-                                + " max_inflight_body_bytes, max_connections_per_ip)"),
+                                + " max_inflight_body_bytes, max_connections_per_ip, transport)"),
                 bad("an unknown key inside a limit",
                         "rate_limits: {default: {rate: 1, burst: 2, burts_bytes: 5}}",
                         "unknown key \"rate_limits.default.burts_bytes\" (known keys here: rate, burst, bytes_per_second,"
@@ -138,6 +138,9 @@ class BadConfigTest {
                 bad("a refused-body policy that does not exist",
                         "http: {refused_body: drop}",
                         "http.refused_body must be one of close_if_incomplete, close, discard, got \"drop\""),
+                bad("a transport that does not exist",
+                        "http: {transport: iouring}",
+                        "http.transport must be one of auto, io_uring, epoll, nio, got \"iouring\""),
                 bad("a source without verify",
                         "sources: {gh: {tenant: acme}}",
                         "sources.gh.verify is required (write {scheme: none} to accept unsigned hooks)"),

@@ -121,7 +121,7 @@ class ConfigLoaderTest {
         assertThat(d.admin()).isEqualTo(new AdminConfig(new HostPort("127.0.0.1", 9090), "", false));
         assertThat(d.http()).isEqualTo(new HttpConfig(new HostPort("0.0.0.0", 8080), "/hooks", Routing.PATH,
                 8_000_000L, CidrSet.empty(), 10_000L, 16_384, false, RefusedBody.CLOSE_IF_INCOMPLETE, Optional.empty(),
-                268_435_456L, 0));
+                268_435_456L, 0, HttpTransport.AUTO));
         assertThat(d.rateLimits()).isEqualTo(new RateLimitsConfig(LimitScope.NODE, false, Optional.empty(),
                 Optional.empty(), 100_000_000L, Optional.empty(), Map.of(), Path.of("/dev/shm/sluice-edge-1")));
         assertThat(d.intake()).isEqualTo(new IntakeSettings(2, 256, 0, 10_000, 268_435_456L, 15_000L));

@@ -115,7 +115,7 @@ class DispatcherTest {
             ds.add(s.build());
         }
         Dispatcher d = new Dispatcher(ds, store, c, wall, registry, random, grace,
-                (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, null, w));
+                (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, org.sluice.edge.netio.TestTransport.io(), null, w));
         closing.add(d);
         return d;
     }

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
 import org.sluice.edge.config.ConfigLoader;
+import org.sluice.edge.netio.TestTransport;
 import org.sluice.edge.server.EdgeServer;
 import org.sluice.testkit.ManualClock;
 
@@ -21,7 +22,8 @@ final class LoadEdge implements AutoCloseable {
                 node: {id: load-test, data_dir: "${DATA}"}
                 admin: {listen: "127.0.0.1:0"}
                 """;
-        this.server = EdgeServer.builder(ConfigLoader.parse(base + yaml, Map.of("DATA", dir.toString()), "test config"))
+        this.server = EdgeServer.builder(
+                        TestTransport.apply(ConfigLoader.parse(base + yaml, Map.of("DATA", dir.toString()), "test config")))
                 .clock(new ManualClock(1_000_000_000_000L)).start();
     }
 

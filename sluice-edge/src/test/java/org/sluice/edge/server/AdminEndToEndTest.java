@@ -187,7 +187,7 @@ class AdminEndToEndTest {
         String yaml = "node: {id: test, data_dir: \"" + dir + "\"}\n"
                 + "admin: {listen: \"127.0.0.1:0\", token: \"${ADMIN_TOKEN}\", metrics_require_token: true}\n" + CONFIG;
         var config = org.sluice.edge.config.ConfigLoader.parse(yaml, Map.of("ADMIN_TOKEN", "configured-t0ken"), "test");
-        try (EdgeServer server = EdgeServer.builder(config).start()) {
+        try (EdgeServer server = EdgeServer.builder(org.sluice.edge.netio.TestTransport.apply(config)).start()) {
             String url = "http://127.0.0.1:" + server.adminAddress().getPort();
             assertThat(Files.exists(dir.resolve("admin.token"))).isFalse();
             assertThat(call(url, "GET", "/v1/rate-limits", "configured-t0ken", null).status()).isEqualTo(200);

@@ -5,12 +5,13 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.sluice.edge.config.ConfigLoader;
 import org.sluice.edge.config.SluiceConfig;
+import org.sluice.edge.netio.TestTransport;
 import org.sluice.testkit.ManualClock;
 
 /**
  * A real server on real sockets for black-box tests: loopback, ports chosen by the OS, its
  * store in a temp dir, and a manual clock under every limiter so counts are exact (no test
- * sleeps for a bucket to refill).
+ * sleeps for a bucket to refill), on the transport {@link TestTransport} names.
  */
 final class TestEdge implements AutoCloseable {
 
@@ -56,16 +57,17 @@ final class TestEdge implements AutoCloseable {
 
     /** Starts a server on {@code yaml} alone, which names its own {@code node} and {@code admin} sections. */
     static TestEdge startWhole(Path dir, String yaml) {
-        return new TestEdge(ConfigLoader.parse(yaml, Map.of("DATA", dir.toString()), "test config"));
+        return new TestEdge(TestTransport.apply(ConfigLoader.parse(yaml, Map.of("DATA", dir.toString()), "test config")));
     }
 
     /** As {@link #startWhole(Path, String)}, with more set on the builder (a clock). */
     static TestEdge startWhole(Path dir, String yaml, java.util.function.UnaryOperator<EdgeServer.Builder> customize) {
-        return new TestEdge(customize, ConfigLoader.parse(yaml, Map.of("DATA", dir.toString()), "test config"));
+        return new TestEdge(customize,
+                TestTransport.apply(ConfigLoader.parse(yaml, Map.of("DATA", dir.toString()), "test config")));
     }
 
     static SluiceConfig config(Path dir, String yaml) {
-        return ConfigLoader.parse(BASE + yaml, Map.of("DATA", dir.toString()), "test config");
+        return TestTransport.apply(ConfigLoader.parse(BASE + yaml, Map.of("DATA", dir.toString()), "test config"));
     }
 
     Http.Response post(String path, Map<String, String> headers, String body) {

@@ -1,8 +1,8 @@
 package org.sluice.edge.delivery.http;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
 import java.util.Objects;
+import org.sluice.edge.netio.IoTransport;
 
 /**
  * Event loops the HTTP delivery client borrows instead of starting its own: the server's
@@ -12,12 +12,13 @@ import java.util.Objects;
  * closed.
  *
  * @param group        the loops (each destination has a pool of connections on each of them)
- * @param channelClass the socket channel class that fits {@code group}'s I/O handler (epoll or NIO)
+ * @param transport    the transport {@code group} is made of ({@code http.transport}): its socket
+ *                     channel class is the only one that fits the loops
  */
-public record ClientLoops(EventLoopGroup group, Class<? extends SocketChannel> channelClass) {
+public record ClientLoops(EventLoopGroup group, IoTransport transport) {
 
     public ClientLoops {
         Objects.requireNonNull(group, "group");
-        Objects.requireNonNull(channelClass, "channelClass");
+        Objects.requireNonNull(transport, "transport");
     }
 }

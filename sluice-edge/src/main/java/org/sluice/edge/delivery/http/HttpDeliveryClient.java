@@ -14,18 +14,11 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -43,6 +36,7 @@ import org.sluice.edge.delivery.AttemptResult;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.Transport;
+import org.sluice.edge.netio.IoTransport;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -94,13 +88,6 @@ import org.sluice.edge.store.StoredHook;
  */
 public final class HttpDeliveryClient implements Transport {
 
-    /**
-     * Native epoll where the platform has it (as the listeners use), else NIO: in a delivery
-     * benchmark at full load the client's event loop was a third of the server's CPU samples
-     * under NIO.
-     */
-    private static final boolean EPOLL = Epoll.isAvailable();
-
     /** Most answer body bytes read per attempt before the connection is closed instead. */
     static final int MAX_BODY_BYTES = 64 * 1024;
     private static final int MAX_INITIAL_LINE = 8 * 1024;
@@ -120,28 +107,32 @@ public final class HttpDeliveryClient implements Transport {
     /**
      * The client for the {@code http} destinations among {@code destinations}, on
      * {@code httpLoops} (event loops it may borrow, or null for loops of its own: 1, or 2 for
-     * two destinations or more). It borrows them only when no destination is {@code https}:
-     * a TLS handshake takes a millisecond or more of CPU, and a destination that closes every
-     * connection would make one per attempt; on loops of its own those never hold an ingest loop.
+     * two destinations or more, of {@code transport}). It borrows them only when no destination
+     * is {@code https}: a TLS handshake takes a millisecond or more of CPU, and a destination
+     * that closes every connection would make one per attempt; on loops of its own those never
+     * hold an ingest loop.
+     *
+     * @param transport the transport of loops of its own ({@code http.transport}, as the listeners use:
+     *                  in a delivery benchmark at full load the client's event loop was a third of the
+     *                  server's CPU samples under NIO)
      */
-    public static HttpDeliveryClient forDestinations(List<Destination> destinations, ClientLoops httpLoops,
-                                                     InstantSource wall) {
+    public static HttpDeliveryClient forDestinations(List<Destination> destinations, IoTransport transport,
+                                                     ClientLoops httpLoops, InstantSource wall) {
         List<HttpTarget> http = destinations.stream().filter(d -> d.target().kind() == Target.Kind.HTTP)
                 .map(d -> d.target(HttpTarget.class)).toList();
         if (httpLoops != null && http.stream().noneMatch(HttpTarget::https)) {
             return new HttpDeliveryClient(httpLoops, wall);
         }
-        return new HttpDeliveryClient(Math.min(2, http.size()), wall);
+        return new HttpDeliveryClient(Math.min(2, http.size()), transport, wall);
     }
 
     /**
-     * @param threads event loop threads, 1 or 2 are plenty
-     * @param wall    the wall clock, for reading {@code Retry-After} dates
+     * @param threads   event loop threads, 1 or 2 are plenty
+     * @param transport the transport of those loops
+     * @param wall      the wall clock, for reading {@code Retry-After} dates
      */
-    HttpDeliveryClient(int threads, InstantSource wall) {
-        this(new ClientLoops(new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("sluice-delivery-io", true),
-                EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory()),
-                EPOLL ? EpollSocketChannel.class : NioSocketChannel.class), true, wall);
+    HttpDeliveryClient(int threads, IoTransport transport, InstantSource wall) {
+        this(new ClientLoops(transport.group(threads, "sluice-delivery-io"), transport), true, wall);
     }
 
     /**
@@ -155,7 +146,7 @@ public final class HttpDeliveryClient implements Transport {
     private HttpDeliveryClient(ClientLoops loops, boolean ownsGroup, InstantSource wall) {
         this.group = loops.group();
         this.ownsGroup = ownsGroup;
-        this.channelClass = loops.channelClass();
+        this.channelClass = loops.transport().socketChannel();
         this.wall = wall;
     }
 

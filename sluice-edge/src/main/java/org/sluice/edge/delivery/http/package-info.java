@@ -7,6 +7,7 @@
  * and the {@link org.sluice.edge.delivery.http.ClientLoops} it may borrow).
  *
  * <p>May use {@code delivery} (the seam), {@code delivery.targets}, {@code store} (the hook an attempt carries),
- * {@code settings} and Netty; not the other transport rooms (ArchitectureTest).
+ * {@code settings}, {@code netio} (the transport of its event loops) and Netty; not the other
+ * transport rooms (ArchitectureTest).
  */
 package org.sluice.edge.delivery.http;

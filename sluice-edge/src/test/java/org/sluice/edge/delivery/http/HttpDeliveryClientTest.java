@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.delivery.AttemptResult;
 import org.sluice.edge.delivery.BreakerSettings;
 import org.sluice.edge.delivery.http.ClientLoops;
+import org.sluice.edge.netio.TestTransport;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
@@ -48,7 +49,7 @@ class HttpDeliveryClientTest {
 
     @TempDir
     Path dir;
-    private final HttpDeliveryClient client = new HttpDeliveryClient(1, Clock.systemUTC());
+    private final HttpDeliveryClient client = new HttpDeliveryClient(1, TestTransport.io(), Clock.systemUTC());
     private HookReceiver receiver;
 
     @AfterEach
@@ -170,11 +171,9 @@ class HttpDeliveryClientTest {
 
     @Test
     void onBorrowedLoopsItDeliversAndItsCloseEndsItsAttemptsButLeavesTheLoopsRunning() throws Exception {
-        io.netty.channel.EventLoopGroup lent = new io.netty.channel.MultiThreadIoEventLoopGroup(2,
-                io.netty.channel.nio.NioIoHandler.newFactory());
+        io.netty.channel.EventLoopGroup lent = TestTransport.io().group(2, "lent");
         try {
-            HttpDeliveryClient borrowed = new HttpDeliveryClient(
-                    new ClientLoops(lent, io.netty.channel.socket.nio.NioSocketChannel.class), Clock.systemUTC());
+            HttpDeliveryClient borrowed = new HttpDeliveryClient(new ClientLoops(lent, TestTransport.io()), Clock.systemUTC());
             receiver = HookReceiver.start();
             borrowed.register(destination("d", receiver.uri("/p"), 60_000, null));
             for (int i = 0; i < 3; i++) {
@@ -203,7 +202,7 @@ class HttpDeliveryClientTest {
 
     @Test
     void aBusyDestinationsAttemptsAreSpreadOverEveryLoopWhileOneAtATimeStayOnOneConnection() throws Exception {
-        HttpDeliveryClient twoLoops = new HttpDeliveryClient(2, Clock.systemUTC());
+        HttpDeliveryClient twoLoops = new HttpDeliveryClient(2, TestTransport.io(), Clock.systemUTC());
         try {
             receiver = HookReceiver.start();
             twoLoops.register(destination("first", receiver.uri("/p"), 60_000, null));

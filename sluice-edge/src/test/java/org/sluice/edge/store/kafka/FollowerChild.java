@@ -29,7 +29,7 @@ public final class FollowerChild {
         RocksHookStore store = RocksHookStore.open(Path.of(args[2]));
         Dispatcher dispatcher = new Dispatcher(List.of(LogFollowerTest.quickHttp("crm", URI.create(args[3]))), store,
                 Clock.system(), System::currentTimeMillis, new SimpleMeterRegistry(), new SplittableRandom(7),
-                (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, null, w));
+                (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, org.sluice.edge.netio.TestTransport.io(), null, w));
         LogFollower follower = new LogFollower(FollowerSettings.of(List.of(args[0]), args[1], Map.of())
                 .withSessionTimeout(Duration.ofMillis(Long.parseLong(args[4]))).withCommitInterval(Duration.ofMillis(200)),
                 store, Clock.system());

@@ -126,7 +126,7 @@ class LogFollowerTest {
             store = RocksHookStore.open(dir.resolve(name));
             dispatcher = new Dispatcher(destinations, store, Clock.system(), System::currentTimeMillis,
                     new SimpleMeterRegistry(), new SplittableRandom(7),
-                (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, null, w));
+                (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, org.sluice.edge.netio.TestTransport.io(), null, w));
             follower = new LogFollower(FollowerSettings.of(List.of(brokers.bootstrapServers()), prefix, Map.of())
                     .withSessionTimeout(session).withCommitInterval(Duration.ofMillis(200)).withRetryMoveAfter(moveAfter)
                     .withMaxTrackedPerPartition(maxTracked),
