@@ -68,7 +68,15 @@ final class ClientAddress {
     }
 
     /** An address block: {@code prefix} leading bits of {@code network}. */
-    record Cidr(byte[] network, int prefix) {
+    static final class Cidr {
+
+        private final byte[] network;
+        private final int prefix;
+
+        private Cidr(byte[] network, int prefix) {
+            this.network = network;
+            this.prefix = prefix;
+        }
 
         static Cidr parse(String text) {
             int slash = text.indexOf('/');
@@ -130,7 +138,7 @@ final class ClientAddress {
                 char c = s.charAt(i);
                 if (c == '.') {
                     dots++;
-                } else if (!(c >= '0' && c <= '9' || v6 && (c == ':' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'))) {
+                } else if (!((c >= '0' && c <= '9') || (v6 && (c == ':' || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))))) {
                     return false;
                 }
             }

@@ -16,6 +16,9 @@ import org.sluice.core.Probe;
  * bandwidths the policy names them {@code name}, {@code name-2}, ... and {@code RateLimit}
  * carries the probe's answer over all of them (the fewest permits left, the longest time
  * to full).
+ *
+ * <p>sluice-netty keeps the same class: each integration module depends on sluice-core
+ * alone, and these few lines are not worth a module or a place in core's pinned API.
  */
 final class RateLimitFields {
 
@@ -44,6 +47,18 @@ final class RateLimitFields {
     /** The {@code RateLimit} value after the call {@code probe} describes. */
     String current(Probe probe) {
         return "\"" + name + "\";r=" + probe.remaining() + ";t=" + ceilSeconds(probe.resetNanos());
+    }
+
+    /** {@code name} when it is a token of letters, digits, {@code - _ .}, else an exception naming it. */
+    static String checkName(String name) {
+        if (name == null || name.isEmpty() || !name.chars().allMatch(RateLimitFields::tokenChar)) {
+            throw new IllegalArgumentException("policyName must be letters, digits, - _ or ., got " + name);
+        }
+        return name;
+    }
+
+    private static boolean tokenChar(int c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
     }
 
     /** The {@code Retry-After} seconds of a refusal: the wait rounded up, at least 1. */

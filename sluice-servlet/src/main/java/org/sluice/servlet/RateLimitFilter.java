@@ -84,19 +84,12 @@ public final class RateLimitFilter implements Filter {
 
         /** The policy's name in the {@code RateLimit} fields: a token of letters, digits, {@code - _ .}. */
         public Builder policyName(String name) {
-            if (name == null || name.isEmpty() || !name.chars().allMatch(Builder::tokenChar)) {
-                throw new IllegalArgumentException("policyName must be letters, digits, - _ or ., got " + name);
-            }
-            this.policyName = name;
+            this.policyName = RateLimitFields.checkName(name);
             return this;
         }
 
         public RateLimitFilter build() {
             return new RateLimitFilter(this);
-        }
-
-        private static boolean tokenChar(int c) {
-            return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.';
         }
     }
 }
