@@ -34,7 +34,9 @@ import org.sluice.core.Probe;
  * released as they arrive and never reach the next handler. A refused request that
  * expects {@code 100 Continue} gets no {@code 100} and its connection is closed after the
  * 429 (its client sends no body); any other refused request keeps its connection when it
- * asked to keep it, else the connection closes after its last content.
+ * asked to keep it, else the connection closes after its last content. The 429 is
+ * written when the request is read: a client that pipelines requests should not expect it
+ * behind the answers of admitted requests still in progress on the same connection.
  *
  * <p>Sharable: its only per-connection state is a channel attribute, and it takes no lock
  * beyond the limiter's own short critical section.

@@ -148,6 +148,21 @@ class RateLimitFilterTest {
     }
 
     @Test
+    void hostileForwardedForEntriesNeverChooseTheKeyNorResolveAName() throws Exception {
+        start(RateLimitFilter.builder(limiter(Limit.of(1, 1)))
+                .key(RequestKey.clientAddress(List.of("127.0.0.0/8"))).build());
+
+        // not an address literal right of every client entry: the walk stops at the proxy itself
+        assertThat(admitted(2, "X-Forwarded-For", "203.0.113.1, evil.example")).isEqualTo(1);
+        assertThat(admitted(2, "X-Forwarded-For", "203.0.113.2, , 10")).isZero();
+        assertThat(admitted(2, "X-Forwarded-For", "x".repeat(4000))).isZero();
+        assertThat(admitted(2)).isZero(); // all of them were the proxy's own bucket
+        // garbage left of a real entry is the client's own and changes nothing
+        assertThat(admitted(2, "X-Forwarded-For", "unknown, [2001:db8::1]")).isEqualTo(1);
+        assertThat(admitted(2, "X-Forwarded-For", "2001:db8:0:0:0:0:0:1")).isZero();
+    }
+
+    @Test
     void forwardedForFromAnUntrustedPeerIsIgnored() throws Exception {
         start(RateLimitFilter.builder(limiter(Limit.of(1, 2)))
                 .key(RequestKey.clientAddress(List.of("10.0.0.0/8", "::1/128"))).build());
