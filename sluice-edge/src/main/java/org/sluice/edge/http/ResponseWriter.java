@@ -31,17 +31,30 @@ final class ResponseWriter {
      */
     static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf("sluice.closing");
 
+    /**
+     * Set once a response that ends the connection has been written. A request the codec had
+     * already decoded from the same read (a pipelined one behind {@code Connection: close})
+     * is then not answered: its answer would follow the one that said the connection ends,
+     * and on a transport whose close completes after later writes (io_uring) it would reach
+     * the client. The refusal fast path stops at the same answer.
+     */
+    static final AttributeKey<Boolean> ENDED = AttributeKey.valueOf("sluice.ended");
+
     private ResponseWriter() {
     }
 
     static void send(ChannelHandlerContext ctx, IngestExchange exchange, FullHttpResponse response, IngestOutcome outcome,
             IngestMetrics metrics) {
-        metrics.answered(outcome, exchange == null ? 0L : exchange.startNanos);
+        metrics.answered(outcome, exchange == null ? 0L : exchange.startNanos); // handled, answered or not
+        if (ended(ctx, response)) {
+            return;
+        }
         boolean close = exchange == null || !exchange.keepAlive || exchange.mustCloseAfterAnswer()
                 || Boolean.TRUE.equals(ctx.channel().attr(CLOSING).get());
         if (close) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             ctx.channel().attr(CLOSING).set(Boolean.TRUE);
+            ctx.channel().attr(ENDED).set(Boolean.TRUE);
             ChannelFuture written = ctx.writeAndFlush(response);
             if (exchange != null && exchange.bodyPending()) {
                 LingeringClose.start(ctx, written); // the body is in flight: let the answer reach the client
@@ -66,9 +79,22 @@ final class ResponseWriter {
      */
     static void sendAndEnd(ChannelHandlerContext ctx, IngestExchange exchange, FullHttpResponse response,
             IngestOutcome outcome, IngestMetrics metrics) {
-        metrics.answered(outcome, exchange == null ? 0L : exchange.startNanos);
+        metrics.answered(outcome, exchange == null ? 0L : exchange.startNanos); // handled, answered or not
+        if (ended(ctx, response)) {
+            return;
+        }
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.channel().attr(CLOSING).set(Boolean.TRUE);
+        ctx.channel().attr(ENDED).set(Boolean.TRUE);
         LingeringClose.start(ctx, ctx.writeAndFlush(response));
+    }
+
+    /** True, with the response released, when an earlier answer already ended the connection. */
+    private static boolean ended(ChannelHandlerContext ctx, FullHttpResponse response) {
+        if (ctx.channel().hasAttr(ENDED) && Boolean.TRUE.equals(ctx.channel().attr(ENDED).get())) {
+            response.release();
+            return true;
+        }
+        return false;
     }
 }
