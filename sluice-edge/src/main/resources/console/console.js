@@ -316,7 +316,8 @@
       fill($('hook-deliveries').tBodies[0], deliveries.map(function (d) {
         return row([d.destination, el('td', d.state, 'state-' + (d.state === 'dead' ? 'open' : 'ok')), d.attempts,
           dash(d.last_status), dash(d.last_error), dash(d.next_attempt_at), dash(d.delivered_at), dash(d.dead_reason),
-          el('td', d.filter === null || d.filter === undefined ? 'every hook' : d.filter, 'mono')]);
+          el('td', d.filter === null || d.filter === undefined ? 'every hook' : d.filter, 'mono'),
+          el('td', dash(d.event_type), 'mono')]);
       }));
       $('hook-detail').hidden = false;
     }).catch(failed);
