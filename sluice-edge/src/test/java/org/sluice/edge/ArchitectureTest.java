@@ -188,15 +188,16 @@ class ArchitectureTest {
     /**
      * Delivery sits on the store: the server, intake and admin call into it, never the other
      * way. Of the edge it uses the store, the settings toolkit (its readers' keys; never
-     * {@code config}, which calls them) and {@code verify} (the one header-name rule).
+     * {@code config}, which calls them), {@code verify} (the one header-name rule) and
+     * {@code route} (a destination's transformation, which stands on the JDK, Jackson and settings).
      */
     @ArchTest
     static final ArchRule deliveryUsesOnlyStoreSettingsAndVerify = classes()
             .that().resideInAPackage("org.sluice.edge.delivery..")
             .should().onlyDependOnClassesThat(resideInAPackage("org.sluice.edge..").negate()
                     .or(resideInAnyPackage("org.sluice.edge.delivery..", "org.sluice.edge.store..",
-                            "org.sluice.edge.settings..", "org.sluice.edge.verify..")))
-            .as("org.sluice.edge.delivery should use of the edge only org.sluice.edge.store, .settings and .verify");
+                            "org.sluice.edge.settings..", "org.sluice.edge.verify..", "org.sluice.edge.route..")))
+            .as("org.sluice.edge.delivery should use of the edge only org.sluice.edge.store, .settings, .verify and .route");
 
     // ------------------------------------------------------------------ the delivery rooms
 

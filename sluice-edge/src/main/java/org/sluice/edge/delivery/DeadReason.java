@@ -9,7 +9,9 @@ public enum DeadReason {
     /** {@code retry.max_attempts} attempts failed. */
     MAX_ATTEMPTS("max_attempts"),
     /** {@code retry.max_age_seconds} passed since the hook was received. */
-    MAX_AGE("max_age");
+    MAX_AGE("max_age"),
+    /** The destination's {@code transform} could not reshape the attempt (its reason is the {@code last_error}). */
+    TRANSFORM_ERROR("transform_error");
 
     private final String code;
 

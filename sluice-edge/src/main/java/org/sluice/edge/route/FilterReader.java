@@ -243,7 +243,7 @@ public final class FilterReader {
     }
 
     /** An RFC 9110 token. */
-    private static boolean isHeaderName(String s) {
+    static boolean isHeaderName(String s) {
         if (s.isEmpty() || s.length() > 256) {
             return false;
         }

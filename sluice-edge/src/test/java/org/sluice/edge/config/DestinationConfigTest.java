@@ -140,7 +140,7 @@ class DestinationConfigTest {
                 bad("an unknown key",
                         "destinations: {app: {url: \"http://h.test/\", retries: 3}}",
                         "unknown key \"destinations.app.retries\" (known keys here: type, url, timeout_ms, max_in_flight, rate,"
-                                + " signing, headers, forward_headers, ordering, retry, breaker, ca_file)"),
+                                + " signing, headers, forward_headers, ordering, retry, breaker, ca_file, transform)"),
                 bad("a secret that is not whsec_",
                         "destinations: {app: {url: \"http://h.test/\", signing: {scheme: standard_webhooks, secret: \"hunter2-hunter2\"}}}",
                         "destinations.app.signing.secret must be whsec_ followed by the base64 of the key, got a 15-character value"

@@ -1,5 +1,9 @@
 package org.sluice.edge.delivery.http;
 
+import org.sluice.edge.delivery.OutboundHeaders;
+import org.sluice.edge.route.Transform;
+import org.sluice.edge.route.TransformReader;
+
 import org.sluice.edge.delivery.targets.HttpTarget;
 import org.sluice.edge.delivery.targets.Target;
 import java.net.URI;
@@ -29,7 +33,7 @@ public final class HttpReader implements TargetReader {
 
     /** Every key of an {@code http} destination: the common ones and its own, in the order messages list them. */
     public static final List<String> KEYS = List.of("type", "url", "timeout_ms", "max_in_flight", "rate", "signing",
-            "headers", "forward_headers", "ordering", "retry", "breaker", "ca_file");
+            "headers", "forward_headers", "ordering", "retry", "breaker", "ca_file", "transform");
     public static final List<String> SIGNING = List.of("scheme", "secret");
     static final String SIGNING_SCHEME = "standard_webhooks";
 
@@ -51,7 +55,25 @@ public final class HttpReader implements TargetReader {
         Optional<Path> caFile = caFile(s, url);
         HttpTarget target = url == null || caFile == null ? null
                 : new HttpTarget(url, caFile.filter(p -> !p.toString().isEmpty()));
-        return new Read(target, TargetReader.headers(s, forward, headers, signer.orElse(null)));
+        Optional<Transform> transform = s.has("transform") ? transform(s) : Optional.empty();
+        return new Read(target, TargetReader.headers(s, forward, headers, signer.orElse(null)), transform);
+    }
+
+    /** {@code transform}, its headers checked against those Sluice sets itself. */
+    private static Optional<Transform> transform(Section s) {
+        Transform t = TransformReader.read(s.raw("transform"), s.pathOf("transform"), s.problems());
+        if (t == null) {
+            return Optional.empty();
+        }
+        for (String name : t.headerNames()) {
+            if (OutboundHeaders.RESERVED.contains(name)) {
+                s.problem(Paths.child(Paths.child(s.pathOf("transform"), "headers"), name) + " is a header Sluice sets"
+                        + " itself or one that frames the message: it cannot be set (reserved: "
+                        + String.join(", ", OutboundHeaders.RESERVED.stream().sorted().toList()) + ")");
+                return Optional.empty();
+            }
+        }
+        return Optional.of(t);
     }
 
     private static URI url(Section s) {

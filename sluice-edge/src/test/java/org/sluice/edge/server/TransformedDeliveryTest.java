@@ -1,0 +1,130 @@
+package org.sluice.edge.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sluice.edge.delivery.WebhookSigner;
+import org.sluice.testkit.Eventually;
+import org.sluice.testkit.HookReceiver;
+
+/**
+ * A destination's {@code transform} on a real server with a real receiver: what arrives is
+ * the reshaped request (method, path, query, headers, body, signed over the body as sent); a
+ * transformation that fails makes one dead delivery with {@code transform_error} and its
+ * reason, sends nothing, and the hook is delivered once the transformation is fixed and the
+ * hook redelivered.
+ */
+class TransformedDeliveryTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String SECRET = "whsec_c2VjcmV0LWtleS1mb3ItdGVzdHM=";
+
+    @TempDir
+    Path dir;
+
+    private static String config(HookReceiver receiver, String brokenPath) {
+        return """
+                http: {listen: "127.0.0.1:0"}
+                destinations:
+                  shaped:
+                    url: "%s"
+                    signing: {scheme: standard_webhooks, secret: "%s"}
+                    transform:
+                      method: PUT
+                      path: "/t/{tenant}/{$.type}"
+                      query: {id: "{$.data.id}", from: "{source}"}
+                      headers: {X-Event: "{$.type}"}
+                      body: {kind: "{$.type}", object: "{$.data}", hook: "{hook_id}"}
+                  broken:
+                    url: "%s"
+                    retry: {max_attempts: 5}
+                    transform: {path: "%s"}
+                sources:
+                  stripe-acme:
+                    tenant: acme
+                    verify: {scheme: none}
+                    deliver_to: [shaped, broken]
+                """.formatted(receiver.uri("/ignored?x=1"), SECRET, receiver.uri("/b"), brokenPath);
+    }
+
+    @Test
+    void theReceiverGetsTheReshapedRequestAndAFailedTransformIsOneDeadLetter() throws Exception {
+        String id;
+        try (HookReceiver receiver = HookReceiver.start()) {
+            try (TestEdge edge = TestEdge.start(dir, config(receiver, "/b/{$.missing}"))) {
+                Http.Response r = edge.post("/hooks/stripe-acme", Map.of(),
+                        "{\"type\":\"invoice.paid\",\"data\":{\"id\":\"in 1/2\",\"amount\":300}}");
+                assertThat(r.status()).as(r.body()).isEqualTo(202);
+                id = JSON.readTree(r.body()).get("id").asText();
+
+                HookReceiver.Received got = receiver.awaitRequests(1, Duration.ofSeconds(30)).get(0);
+                assertThat(got.method()).isEqualTo("PUT");
+                assertThat(got.path()).isEqualTo("/t/acme/invoice.paid?id=in%201%2F2&from=stripe-acme");
+                assertThat(got.header("x-event")).isEqualTo("invoice.paid");
+                assertThat(got.header("content-type")).isEqualTo("application/json");
+                assertThat(JSON.readTree(got.body())).isEqualTo(JSON.readTree(
+                        "{\"kind\":\"invoice.paid\",\"object\":{\"id\":\"in 1/2\",\"amount\":300},\"hook\":\"" + id + "\"}"));
+                // signed over the body as sent
+                String expected = WebhookSigner.fromSecret("test", SECRET).signature(got.header("webhook-id"),
+                        Long.parseLong(got.header("webhook-timestamp")), got.body());
+                assertThat(got.header("webhook-signature")).isEqualTo(expected);
+
+                String token = Files.readString(dir.resolve("admin.token")).strip();
+                AtomicReference<JsonNode> dead = new AtomicReference<>();
+                Eventually.until("the broken transform's delivery is dead", () -> {
+                    for (JsonNode d : get(edge, token, "/v1/hooks/" + id).get("deliveries")) {
+                        if (d.get("destination").asText().equals("broken") && d.get("state").asText().equals("dead")) {
+                            dead.set(d);
+                        }
+                    }
+                    return dead.get() != null;
+                });
+                JsonNode broken = dead.get();
+                assertThat(broken.get("dead_reason").asText()).isEqualTo("transform_error");
+                assertThat(broken.get("attempts").asInt()).isEqualTo(1);
+                assertThat(broken.get("last_error").asText())
+                        .isEqualTo("transform_error: placeholder {$.missing} finds no value in the body");
+                assertThat(receiver.received()).as("nothing was sent for the broken transform").hasSize(1);
+            }
+            // fixed, then redelivered: the hook was never lost
+            try (TestEdge edge = TestEdge.start(dir, config(receiver, "/b/{$.type}"))) {
+                String token = Files.readString(dir.resolve("admin.token")).strip();
+                HttpResponse<String> again = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                                URI.create("http://127.0.0.1:" + edge.server.adminAddress().getPort() + "/v1/hooks/" + id + "/redeliver"))
+                        .header("Authorization", "Bearer " + token).header("X-Sluice-Actor", "test")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"destinations\":[\"broken\"]}")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
+                List<HookReceiver.Received> all = receiver.awaitRequests(2, Duration.ofSeconds(30));
+                assertThat(all.get(1).method()).isEqualTo("POST");
+                assertThat(all.get(1).path()).isEqualTo("/b/invoice.paid");
+                assertThat(all.get(1).header("webhook-id")).isEqualTo(id);
+            }
+        }
+    }
+
+    private static JsonNode get(TestEdge edge, String token, String path) {
+        try {
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + edge.server.adminAddress().getPort() + path))
+                    .header("Authorization", "Bearer " + token).GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            return JSON.readTree(r.body());
+        } catch (java.io.IOException | InterruptedException e) {
+            throw new AssertionError(path, e);
+        }
+    }
+}
