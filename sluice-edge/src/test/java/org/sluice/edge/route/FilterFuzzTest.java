@@ -24,7 +24,7 @@ import org.sluice.edge.settings.Problems;
 class FilterFuzzTest {
 
     private static final String[] KEYS = {"all", "any", "not", "json", "header", "equals", "in", "prefix", "exists",
-        "matches", "destination", "when", "x"};
+        "matches", "event_type", "destination", "when", "x"};
     private static final String[] WORDS = {"$", "$.type", "$.a.b", "$['a.b']", "$[0]", "$.a[1].b", "$..a", "$[", "$['",
         "type", "X-Kind", "x kind", "push", "invoice.", "^a+$", "(a+)+$", "(a)\\1", "(?=a)", "[", "\\", "", "a|b", "\u00e9"};
 
@@ -42,11 +42,12 @@ class FilterFuzzTest {
             return;
         }
         assertThat(problems.list()).isEmpty();
-        boolean verdict = f.test(new HookFacts(name -> header, body));
+        EventType type = EventType.json("$.type");
+        boolean verdict = f.test(new HookFacts(name -> header, body, type));
         Filter again = FilterReader.read(FilterTest.yaml(f.text()), "when", problems);
         assertThat(problems.list()).as(f.text()).isEmpty();
         assertThat(again.text()).isEqualTo(f.text());
-        assertThat(again.test(new HookFacts(name -> header, body))).as(f.text()).isEqualTo(verdict);
+        assertThat(again.test(new HookFacts(name -> header, body, type))).as(f.text()).isEqualTo(verdict);
     }
 
     private static Object value(FuzzedDataProvider data, int depth) {
