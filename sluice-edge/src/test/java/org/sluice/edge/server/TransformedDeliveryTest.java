@@ -25,12 +25,14 @@ import org.sluice.testkit.HookReceiver;
  * the reshaped request (method, path, query, headers, body, signed over the body as sent); a
  * transformation that fails makes one dead delivery with {@code transform_error} and its
  * reason, sends nothing, and the hook is delivered once the transformation is fixed and the
- * hook redelivered.
+ * hook redelivered. Beside it, a destination signing with two secrets (a rotation) under a
+ * receiver's own header names.
  */
 class TransformedDeliveryTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String SECRET = "whsec_c2VjcmV0LWtleS1mb3ItdGVzdHM=";
+    private static final String NEXT_SECRET = "whsec_bmV4dC1rZXktZm9yLXRlc3Rz";
 
     @TempDir
     Path dir;
@@ -48,6 +50,14 @@ class TransformedDeliveryTest {
                       query: {id: "{$.data.id}", from: "{source}"}
                       headers: {X-Event: "{$.type}"}
                       body: {kind: "{$.type}", object: "{$.data}", hook: "{hook_id}"}
+                  renamed:
+                    url: "%s"
+                    signing:
+                      scheme: standard_webhooks
+                      secrets: ["%s", "%s"]
+                      id_header: X-Hook-Id
+                      timestamp_header: X-Hook-Time
+                      signature_header: X-Hook-Signature
                   broken:
                     url: "%s"
                     retry: {max_attempts: 5}
@@ -56,8 +66,9 @@ class TransformedDeliveryTest {
                   stripe-acme:
                     tenant: acme
                     verify: {scheme: none}
-                    deliver_to: [shaped, broken]
-                """.formatted(receiver.uri("/ignored?x=1"), SECRET, receiver.uri("/b"), brokenPath);
+                    deliver_to: [shaped, renamed, broken]
+                """.formatted(receiver.uri("/ignored?x=1"), SECRET, receiver.uri("/renamed"), SECRET, NEXT_SECRET,
+                receiver.uri("/b"), brokenPath);
     }
 
     @Test
@@ -70,7 +81,18 @@ class TransformedDeliveryTest {
                 assertThat(r.status()).as(r.body()).isEqualTo(202);
                 id = JSON.readTree(r.body()).get("id").asText();
 
-                HookReceiver.Received got = receiver.awaitRequests(1, Duration.ofSeconds(30)).get(0);
+                List<HookReceiver.Received> two = receiver.awaitRequests(2, Duration.ofSeconds(30));
+                HookReceiver.Received got = two.stream().filter(x -> !x.path().startsWith("/renamed")).findFirst().orElseThrow();
+                HookReceiver.Received renamed = two.stream().filter(x -> x.path().startsWith("/renamed")).findFirst().orElseThrow();
+                // a rotation under way, under a receiver's own header names: both secrets sign
+                assertThat(renamed.header("webhook-id")).isNull();
+                assertThat(renamed.header("webhook-signature")).isNull();
+                assertThat(renamed.header("x-hook-id")).isEqualTo(id);
+                String both = renamed.header("x-hook-signature");
+                assertThat(both.split(" ")).hasSize(2);
+                long ts = Long.parseLong(renamed.header("x-hook-time"));
+                assertThat(both).isEqualTo(WebhookSigner.fromSecret("old", SECRET).signature(id, ts, renamed.body()) + " "
+                        + WebhookSigner.fromSecret("new", NEXT_SECRET).signature(id, ts, renamed.body()));
                 assertThat(got.method()).isEqualTo("PUT");
                 assertThat(got.path()).isEqualTo("/t/acme/invoice.paid?id=in%201%2F2&from=stripe-acme");
                 assertThat(got.header("x-event")).isEqualTo("invoice.paid");
@@ -97,7 +119,7 @@ class TransformedDeliveryTest {
                 assertThat(broken.get("attempts").asInt()).isEqualTo(1);
                 assertThat(broken.get("last_error").asText())
                         .isEqualTo("transform_error: placeholder {$.missing} finds no value in the body");
-                assertThat(receiver.received()).as("nothing was sent for the broken transform").hasSize(1);
+                assertThat(receiver.received()).as("nothing was sent for the broken transform").hasSize(2);
             }
             // fixed, then redelivered: the hook was never lost
             try (TestEdge edge = TestEdge.start(dir, config(receiver, "/b/{$.type}"))) {
@@ -108,10 +130,10 @@ class TransformedDeliveryTest {
                         .POST(HttpRequest.BodyPublishers.ofString("{\"destinations\":[\"broken\"]}")).build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
-                List<HookReceiver.Received> all = receiver.awaitRequests(2, Duration.ofSeconds(30));
-                assertThat(all.get(1).method()).isEqualTo("POST");
-                assertThat(all.get(1).path()).isEqualTo("/b/invoice.paid");
-                assertThat(all.get(1).header("webhook-id")).isEqualTo(id);
+                List<HookReceiver.Received> all = receiver.awaitRequests(3, Duration.ofSeconds(30));
+                assertThat(all.get(2).method()).isEqualTo("POST");
+                assertThat(all.get(2).path()).isEqualTo("/b/invoice.paid");
+                assertThat(all.get(2).header("webhook-id")).isEqualTo(id);
             }
         }
     }
