@@ -83,6 +83,8 @@ public final class AdminApi {
     private static final String RATE_LIMIT = "/rate-limit";
     private static final String HOOKS = "/v1/hooks";
     private static final String DESTINATIONS = "/v1/destinations";
+    /** {@code POST /v1/destinations/{name}/transform:test}: a transformation tried on a hook, nothing sent. */
+    private static final String TRANSFORM_TEST = "/transform:test";
     private static final String REDELIVER = "/redeliver";
     private static final String REPLAYS = "/v1/replays/";
     private static final String BEARER = "Bearer ";
@@ -175,7 +177,8 @@ public final class AdminApi {
      * only the control state.
      */
     private static boolean isDeliveryRoute(String path) {
-        if (path.startsWith(DESTINATIONS + "/") && (path.endsWith("/pause") || path.endsWith("/resume"))) {
+        if (path.startsWith(DESTINATIONS + "/") && (path.endsWith("/pause") || path.endsWith("/resume")
+                || path.endsWith(TRANSFORM_TEST))) {
             return false;
         }
         return path.equals(DESTINATIONS) || path.startsWith(DESTINATIONS + "/") || path.equals("/v1/dead-letters")
@@ -299,6 +302,13 @@ public final class AdminApi {
     private AdminResponse destinationAction(AdminRequest request, String rest) {
         int slash = rest.indexOf('/');
         String action = slash < 0 ? "" : rest.substring(slash + 1);
+        if (slash > 0 && ("/" + action).equals(TRANSFORM_TEST)) {
+            if (!request.method().equals("POST")) {
+                return notAllowed("POST");
+            }
+            Destination d = delivery.destination(rest.substring(0, slash));
+            return d == null ? DeliveryAdmin.destinationNotFound() : TransformTrial.run(d, request.body(), hooks);
+        }
         if (slash <= 0 || !(action.equals("pause") || action.equals("resume") || action.equals("replay"))) {
             return AdminResponse.json(404, AdminJson.error("not_found"));
         }

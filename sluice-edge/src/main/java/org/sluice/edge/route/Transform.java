@@ -81,6 +81,14 @@ public final class Transform {
         public Request {
             headers = List.copyOf(headers);
         }
+
+        /** The request target (path and query) for a destination at {@code url}, reshaped where this sets it. */
+        public String target(java.net.URI url) {
+            String raw = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+            String p = path != null ? path : raw;
+            String q = query != null ? query : url.getRawQuery();
+            return q == null || q.isEmpty() ? p : p + "?" + q;
+        }
     }
 
     /** What applying a transformation came to: a request, or a failure with its reason. */

@@ -26,7 +26,8 @@ import org.sluice.testkit.HookReceiver;
  * transformation that fails makes one dead delivery with {@code transform_error} and its
  * reason, sends nothing, and the hook is delivered once the transformation is fixed and the
  * hook redelivered. Beside it, a destination signing with two secrets (a rotation) under a
- * receiver's own header names.
+ * receiver's own header names. {@code transform:test} answers the request a transformation
+ * would make of a stored hook or a given body, and sends nothing.
  */
 class TransformedDeliveryTest {
 
@@ -120,6 +121,27 @@ class TransformedDeliveryTest {
                 assertThat(broken.get("last_error").asText())
                         .isEqualTo("transform_error: placeholder {$.missing} finds no value in the body");
                 assertThat(receiver.received()).as("nothing was sent for the broken transform").hasSize(2);
+
+                // transform:test shows the request a transformation would make, sending nothing
+                HttpResponse<String> trial = post(edge, token, "/v1/destinations/shaped/transform:test", "{\"hook\":\"" + id + "\"}");
+                assertThat(trial.statusCode()).as(trial.body()).isEqualTo(200);
+                JsonNode t = JSON.readTree(trial.body());
+                assertThat(t.get("method").asText()).isEqualTo("PUT");
+                assertThat(t.get("url").asText()).isEqualTo(receiver.uri("/t/acme/invoice.paid").toString() + "?id=in%201%2F2&from=stripe-acme");
+                assertThat(t.get("headers").get("x-event").asText()).isEqualTo("invoice.paid");
+                assertThat(JSON.readTree(t.get("body").asText())).isEqualTo(JSON.readTree(got.body()));
+                HttpResponse<String> fails = post(edge, token, "/v1/destinations/broken/transform:test",
+                        "{\"body\":\"{\\\"type\\\":\\\"a\\\"}\"}");
+                assertThat(fails.statusCode()).as(fails.body()).isEqualTo(422);
+                assertThat(JSON.readTree(fails.body()).get("message").asText()).isEqualTo("placeholder {$.missing} finds no value in the body");
+                HttpResponse<String> fixedTrial = post(edge, token, "/v1/destinations/shaped/transform:test",
+                        "{\"body\":\"{\\\"type\\\":\\\"a\\\",\\\"data\\\":{\\\"id\\\":7}}\",\"tenant\":\"t\",\"source\":\"s\"}");
+                assertThat(fixedTrial.statusCode()).as(fixedTrial.body()).isEqualTo(200);
+                assertThat(JSON.readTree(fixedTrial.body()).get("url").asText()).endsWith("/t/t/a?id=7&from=s");
+                assertThat(post(edge, token, "/v1/destinations/renamed/transform:test", "{\"hook\":\"" + id + "\"}").statusCode())
+                        .isEqualTo(409);
+                assertThat(post(edge, token, "/v1/destinations/shaped/transform:test", "{\"hook\":1}").statusCode()).isEqualTo(400);
+                assertThat(receiver.received()).as("a trial sends nothing").hasSize(2);
             }
             // fixed, then redelivered: the hook was never lost
             try (TestEdge edge = TestEdge.start(dir, config(receiver, "/b/{$.type}"))) {
@@ -136,6 +158,13 @@ class TransformedDeliveryTest {
                 assertThat(all.get(2).header("webhook-id")).isEqualTo(id);
             }
         }
+    }
+
+    private static HttpResponse<String> post(TestEdge edge, String token, String path, String body) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + edge.server.adminAddress().getPort() + path))
+                .header("Authorization", "Bearer " + token).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static JsonNode get(TestEdge edge, String token, String path) {

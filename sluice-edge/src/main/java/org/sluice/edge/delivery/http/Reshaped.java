@@ -1,7 +1,6 @@
 package org.sluice.edge.delivery.http;
 
 import io.netty.handler.codec.http.HttpMethod;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,11 +61,7 @@ record Reshaped(HttpMethod method, String target, List<Map.Entry<String, String>
             }
         }
         headers.addAll(own);
-        URI url = HttpDeliveryClient.target(d).url();
-        String path = r.path() != null ? r.path() : url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
-        String query = r.query() != null ? r.query() : url.getRawQuery();
-        String target = query == null || query.isEmpty() ? path : path + "?" + query;
-        return new Reshaped(r.method() == null ? HttpMethod.POST : HttpMethod.valueOf(r.method()), target, headers,
-                sent.body());
+        return new Reshaped(r.method() == null ? HttpMethod.POST : HttpMethod.valueOf(r.method()),
+                r.target(HttpDeliveryClient.target(d).url()), headers, sent.body());
     }
 }
