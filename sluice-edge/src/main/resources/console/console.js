@@ -358,6 +358,26 @@
     refreshTimer = setInterval(refreshDestinations, 2000);
   }
 
+  // Destinations: transform:test, the request a transformation would make (nothing is sent).
+  function tryTransform() {
+    var name = $('tt-destination').value.trim();
+    var hook = $('tt-hook').value.trim();
+    var body = hook ? { hook: hook } : { body: $('tt-body').value, tenant: $('tt-tenant').value, source: $('tt-source').value };
+    $('tt-request').hidden = true;
+    api('/v1/destinations/' + encodeURIComponent(name) + '/transform:test', { method: 'POST', body: body }).then(function (r) {
+      var j = r.json || {};
+      if (r.status !== 200) {
+        $('tt-result').textContent = r.status + ' ' + (j.error || '') + (j.message ? ': ' + j.message : '');
+        return;
+      }
+      $('tt-result').textContent = 'The request it would send:';
+      var lines = [j.method + ' ' + j.url];
+      Object.keys(j.headers).forEach(function (h) { lines.push(h + ': ' + j.headers[h]); });
+      $('tt-request').textContent = lines.join('\n') + '\n\n' + j.body;
+      $('tt-request').hidden = false;
+    }).catch(failed);
+  }
+
   function refreshDestinations() {
     api('/v1/destinations').then(function (r) {
       fill($('destinations-table').tBodies[0], r.json.destinations.map(function (d) {
@@ -517,6 +537,7 @@
     $('dl-refresh').addEventListener('click', listDeadLetters);
     $('dl-destination').addEventListener('change', listDeadLetters);
     $('rp-start').addEventListener('click', startReplay);
+    $('tt-run').addEventListener('click', tryTransform);
     window.addEventListener('hashchange', route);
     if (token) { start(); }
   });
