@@ -244,17 +244,6 @@ public final class FilterReader {
 
     /** An RFC 9110 token. */
     static boolean isHeaderName(String s) {
-        if (s.isEmpty() || s.length() > 256) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean token = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!token) {
-                return false;
-            }
-        }
-        return true;
+        return !s.isEmpty() && s.length() <= 256 && Texts.alnumOr(s, "!#$%&'*+-.^_`|~");
     }
 }

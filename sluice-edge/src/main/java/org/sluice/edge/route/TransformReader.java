@@ -154,14 +154,6 @@ public final class TransformReader {
 
     /** Path characters of RFC 3986 ({@code pchar} and {@code /}), and {@code %} for a written escape. */
     private static boolean literalPath(String literal) {
-        for (int i = 0; i < literal.length(); i++) {
-            char c = literal.charAt(i);
-            boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-                    || "-._~!$&'()*+,;=:@/%".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
+        return Texts.alnumOr(literal, "-._~!$&'()*+,;=:@/%");
     }
 }

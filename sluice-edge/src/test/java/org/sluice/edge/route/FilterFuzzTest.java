@@ -51,9 +51,18 @@ class FilterFuzzTest {
     }
 
     private static Object value(FuzzedDataProvider data, int depth) {
-        int kind = data.consumeInt(0, depth > 6 ? 5 : 7);
+        return value(data, depth, 6, KEYS, WORDS);
+    }
+
+    /**
+     * A config value of any YAML type, drawn from {@code data}: a word of {@code words}, a
+     * string, a boolean, a number, null, or (above {@code maxDepth} levels, no more) a list
+     * or a mapping with keys from {@code keys}. The transformation target draws its own too.
+     */
+    static Object value(FuzzedDataProvider data, int depth, int maxDepth, String[] keys, String[] words) {
+        int kind = data.consumeInt(0, depth > maxDepth ? 5 : 7);
         return switch (kind) {
-            case 0 -> data.pickValue(WORDS);
+            case 0 -> data.pickValue(words);
             case 1 -> data.consumeString(30);
             case 2 -> data.consumeBoolean();
             case 3 -> data.consumeLong();
@@ -63,7 +72,7 @@ class FilterFuzzTest {
                 List<Object> list = new ArrayList<>();
                 int n = data.consumeInt(0, 4);
                 for (int i = 0; i < n; i++) {
-                    list.add(value(data, depth + 1));
+                    list.add(value(data, depth + 1, maxDepth, keys, words));
                 }
                 yield list;
             }
@@ -71,7 +80,7 @@ class FilterFuzzTest {
                 Map<String, Object> map = new LinkedHashMap<>();
                 int n = data.consumeInt(0, 3);
                 for (int i = 0; i < n; i++) {
-                    map.put(data.pickValue(KEYS), value(data, depth + 1));
+                    map.put(data.pickValue(keys), value(data, depth + 1, maxDepth, keys, words));
                 }
                 yield map;
             }

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.sluice.edge.settings.Problems;
@@ -32,7 +29,7 @@ class TransformFuzzTest {
 
     @FuzzTest(maxDuration = "30s")
     void aTransformIsReadOrRefusedAndAppliesWithinItsBounds(FuzzedDataProvider data) {
-        Object raw = value(data, 0);
+        Object raw = FilterFuzzTest.value(data, 0, 5, KEYS, WORDS);
         byte[] body = data.consumeBoolean() ? data.consumeRemainingAsBytes()
                 : data.consumeRemainingAsString().getBytes(StandardCharsets.UTF_8);
 
@@ -61,33 +58,5 @@ class TransformFuzzTest {
         if (r.path() != null) {
             assertThat(r.path()).startsWith("/").doesNotContain("?", "#");
         }
-    }
-
-    private static Object value(FuzzedDataProvider data, int depth) {
-        int kind = data.consumeInt(0, depth > 5 ? 5 : 7);
-        return switch (kind) {
-            case 0 -> data.pickValue(WORDS);
-            case 1 -> data.consumeString(30);
-            case 2 -> data.consumeBoolean();
-            case 3 -> data.consumeLong();
-            case 4 -> data.consumeBoolean() ? null : data.consumeDouble();
-            case 5 -> data.consumeInt(-3, 100_000);
-            case 6 -> {
-                List<Object> list = new ArrayList<>();
-                int n = data.consumeInt(0, 4);
-                for (int i = 0; i < n; i++) {
-                    list.add(value(data, depth + 1));
-                }
-                yield list;
-            }
-            default -> {
-                Map<String, Object> map = new LinkedHashMap<>();
-                int n = data.consumeInt(0, 4);
-                for (int i = 0; i < n; i++) {
-                    map.put(data.pickValue(KEYS), value(data, depth + 1));
-                }
-                yield map;
-            }
-        };
     }
 }
