@@ -316,7 +316,8 @@
       fill($('hook-deliveries').tBodies[0], deliveries.map(function (d) {
         return row([d.destination, el('td', d.state, 'state-' + (d.state === 'dead' ? 'open' : 'ok')), d.attempts,
           dash(d.last_status), dash(d.last_error), dash(d.next_attempt_at), dash(d.delivered_at), dash(d.dead_reason),
-          el('td', d.filter === null || d.filter === undefined ? 'every hook' : d.filter, 'mono')]);
+          el('td', d.filter === null || d.filter === undefined ? 'every hook' : d.filter, 'mono'),
+          el('td', dash(d.event_type), 'mono')]);
       }));
       $('hook-detail').hidden = false;
     }).catch(failed);
@@ -355,6 +356,26 @@
   function destinations() {
     refreshDestinations();
     refreshTimer = setInterval(refreshDestinations, 2000);
+  }
+
+  // Destinations: transform:test, the request a transformation would make (nothing is sent).
+  function tryTransform() {
+    var name = $('tt-destination').value.trim();
+    var hook = $('tt-hook').value.trim();
+    var body = hook ? { hook: hook } : { body: $('tt-body').value, tenant: $('tt-tenant').value, source: $('tt-source').value };
+    $('tt-request').hidden = true;
+    api('/v1/destinations/' + encodeURIComponent(name) + '/transform:test', { method: 'POST', body: body }).then(function (r) {
+      var j = r.json || {};
+      if (r.status !== 200) {
+        $('tt-result').textContent = r.status + ' ' + (j.error || '') + (j.message ? ': ' + j.message : '');
+        return;
+      }
+      $('tt-result').textContent = 'The request it would send:';
+      var lines = [j.method + ' ' + j.url];
+      Object.keys(j.headers).forEach(function (h) { lines.push(h + ': ' + j.headers[h]); });
+      $('tt-request').textContent = lines.join('\n') + '\n\n' + j.body;
+      $('tt-request').hidden = false;
+    }).catch(failed);
   }
 
   function refreshDestinations() {
@@ -516,6 +537,7 @@
     $('dl-refresh').addEventListener('click', listDeadLetters);
     $('dl-destination').addEventListener('change', listDeadLetters);
     $('rp-start').addEventListener('click', startReplay);
+    $('tt-run').addEventListener('click', tryTransform);
     window.addEventListener('hashchange', route);
     if (token) { start(); }
   });

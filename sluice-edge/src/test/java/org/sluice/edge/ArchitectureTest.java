@@ -188,17 +188,19 @@ class ArchitectureTest {
     /**
      * Delivery sits on the store: the server, intake and admin call into it, never the other
      * way. Of the edge it uses the store, the settings toolkit (its readers' keys; never
-     * {@code config}, which calls them), {@code verify} (the one header-name rule) and
-     * {@code netio} (the HTTP client's loops are of the listeners' transport).
+     * {@code config}, which calls them), {@code verify} (the one header-name rule),
+     * {@code netio} (the HTTP client's loops are of the listeners' transport) and
+     * {@code route} (a destination's transformation, which stands on the JDK, Jackson and settings).
      */
     @ArchTest
     static final ArchRule deliveryUsesOnlyStoreSettingsAndVerify = classes()
             .that().resideInAPackage("org.sluice.edge.delivery..")
             .should().onlyDependOnClassesThat(resideInAPackage("org.sluice.edge..").negate()
                     .or(resideInAnyPackage("org.sluice.edge.delivery..", "org.sluice.edge.store..",
-                            "org.sluice.edge.settings..", "org.sluice.edge.verify..", "org.sluice.edge.netio..")))
-            .as("org.sluice.edge.delivery should use of the edge only org.sluice.edge.store, .settings, .verify"
-                    + " and .netio");
+                            "org.sluice.edge.settings..", "org.sluice.edge.verify..", "org.sluice.edge.netio..",
+                            "org.sluice.edge.route..")))
+            .as("org.sluice.edge.delivery should use of the edge only org.sluice.edge.store, .settings, .verify,"
+                    + " .netio and .route");
 
     /**
      * The choice of Netty transport is a bottom room: the listeners ({@code server}), the

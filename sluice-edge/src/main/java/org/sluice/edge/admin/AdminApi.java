@@ -19,7 +19,9 @@ import org.sluice.edge.config.TenantId;
 import org.sluice.edge.delivery.DeliveryActivity;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Replays;
+import org.sluice.edge.route.EventType;
 import org.sluice.edge.route.Filter;
+import org.sluice.edge.route.HookFacts;
 import org.sluice.edge.stats.StatsRing;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.DeliveryLedger;
@@ -81,6 +83,8 @@ public final class AdminApi {
     private static final String RATE_LIMIT = "/rate-limit";
     private static final String HOOKS = "/v1/hooks";
     private static final String DESTINATIONS = "/v1/destinations";
+    /** {@code POST /v1/destinations/{name}/transform:test}: a transformation tried on a hook, nothing sent. */
+    private static final String TRANSFORM_TEST = "/transform:test";
     private static final String REDELIVER = "/redeliver";
     private static final String REPLAYS = "/v1/replays/";
     private static final String BEARER = "Bearer ";
@@ -100,6 +104,8 @@ public final class AdminApi {
     private final String kindWithoutDelivery;
     /** The {@code when:} filters of each source's deliver_to, by source id, then destination. */
     private final Map<String, Map<String, Filter>> filters = new HashMap<>();
+    /** Where each source's hooks name their event type, by source id. */
+    private final Map<String, EventType> eventTypes = new HashMap<>();
 
     private AdminApi(Builder b) {
         this.token = Objects.requireNonNull(b.token, "token");
@@ -114,6 +120,7 @@ public final class AdminApi {
         this.kindWithoutDelivery = b.kindWithoutDelivery;
         for (SourceConfig source : b.sources) {
             filters.put(source.id(), source.filters());
+            eventTypes.put(source.id(), source.eventType());
         }
     }
 
@@ -171,7 +178,8 @@ public final class AdminApi {
      * only the control state.
      */
     private static boolean isDeliveryRoute(String path) {
-        if (path.startsWith(DESTINATIONS + "/") && (path.endsWith("/pause") || path.endsWith("/resume"))) {
+        if (path.startsWith(DESTINATIONS + "/") && (path.endsWith("/pause") || path.endsWith("/resume")
+                || path.endsWith(TRANSFORM_TEST))) {
             return false;
         }
         if (path.startsWith(REPLAYS) || (path.startsWith(DESTINATIONS + "/") && path.endsWith("/replay"))) {
@@ -298,6 +306,13 @@ public final class AdminApi {
     private AdminResponse destinationAction(AdminRequest request, String rest) {
         int slash = rest.indexOf('/');
         String action = slash < 0 ? "" : rest.substring(slash + 1);
+        if (slash > 0 && ("/" + action).equals(TRANSFORM_TEST)) {
+            if (!request.method().equals("POST")) {
+                return notAllowed("POST");
+            }
+            Destination d = delivery.destination(rest.substring(0, slash));
+            return d == null ? DeliveryAdmin.destinationNotFound() : TransformTrial.run(d, request.body(), hooks);
+        }
         if (slash <= 0 || !(action.equals("pause") || action.equals("resume") || action.equals("replay"))) {
             return AdminResponse.json(404, AdminJson.error("not_found"));
         }
@@ -396,6 +411,19 @@ public final class AdminApi {
         });
     }
 
+    /** The hook's event type as its source derives it now, from the stored headers and body; null when none. */
+    private String eventType(HookReader.Hook hook) {
+        Map<String, String> headers = hook.headers();
+        return new HookFacts(name -> {
+            for (Map.Entry<String, String> h : headers.entrySet()) {
+                if (h.getKey().equalsIgnoreCase(name)) {
+                    return h.getValue();
+                }
+            }
+            return null;
+        }, hook.body(), eventTypes.getOrDefault(hook.source(), EventType.NONE)).eventType();
+    }
+
     private AdminResponse oneHook(String id) {
         Optional<HookReader.Hook> hook = hooks.get(id);
         if (hook.isEmpty()) {
@@ -408,9 +436,11 @@ public final class AdminApi {
         } else {
             List<Map<String, Object>> deliveries = delivery.deliveries(hook.get().id());
             Map<String, Filter> when = filters.getOrDefault(hook.get().source(), Map.of());
+            String eventType = eventType(hook.get());
             for (Map<String, Object> row : deliveries) { // the filter that selected it, as configured now
                 Filter f = when.get((String) row.get("destination"));
                 row.put("filter", f == null ? null : f.text());
+                row.put("event_type", eventType);
             }
             view.put("deliveries", deliveries);
         }

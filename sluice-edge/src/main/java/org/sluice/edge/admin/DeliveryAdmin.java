@@ -124,6 +124,11 @@ final class DeliveryAdmin {
         return destinations.containsKey(destination);
     }
 
+    /** The configured destination {@code name}, or null. */
+    Destination destination(String name) {
+        return destinations.get(name);
+    }
+
     static AdminResponse destinationNotFound() {
         return AdminResponse.json(404, AdminJson.error("destination_not_found"));
     }

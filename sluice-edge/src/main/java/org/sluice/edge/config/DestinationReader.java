@@ -128,7 +128,7 @@ final class DestinationReader {
             return null;
         }
         return new Destination(name, own.target(), timeoutMs, maxInFlight, rate, own.headers(), ordering, retry,
-                breaker);
+                breaker, own.transform());
     }
 
     private static List<String> forwardHeaders(Section s) {

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.route.EventType;
 import org.sluice.edge.route.Filter;
 import org.sluice.edge.verify.VerifySpec;
 
@@ -27,6 +28,8 @@ import org.sluice.edge.verify.VerifySpec;
  * @param filters        the {@code when:} filter of each filtered entry of {@code deliver_to},
  *                       by destination name; a destination without one gets every hook
  * @param storeHeaders   {@code sources.<id>.store_headers}: which received headers are stored
+ * @param eventType      {@code sources.<id>.event_type}: where its hooks name their event type,
+ *                       by default the provider's ({@link EventType#defaultFor})
  */
 public record SourceConfig(
         String id,
@@ -36,7 +39,8 @@ public record SourceConfig(
         long bytesPerSecond,
         List<String> deliverTo,
         Map<String, Filter> filters,
-        StoreHeaders storeHeaders) {
+        StoreHeaders storeHeaders,
+        EventType eventType) {
 
     /** The tenant that owns the hooks of a shared source under {@code path} routing. */
     public static final String SHARED_TENANT = "default";
@@ -49,6 +53,14 @@ public record SourceConfig(
         deliverTo = List.copyOf(deliverTo);
         filters = Map.copyOf(filters);
         Objects.requireNonNull(storeHeaders, "storeHeaders");
+        Objects.requireNonNull(eventType, "eventType");
+    }
+
+    /** A source whose hooks name their event type the way its provider does. */
+    public SourceConfig(String id, Optional<String> tenant, VerifySpec verify, DedupeSpec dedupe, long bytesPerSecond,
+                        List<String> deliverTo, Map<String, Filter> filters, StoreHeaders storeHeaders) {
+        this(id, tenant, verify, dedupe, bytesPerSecond, deliverTo, filters, storeHeaders,
+                EventType.defaultFor(verify.scheme()));
     }
 
     /** A source whose hooks all go to every destination of {@code deliverTo}, stored with the needed headers only. */
@@ -85,6 +97,6 @@ public record SourceConfig(
         return "SourceConfig[id=" + id + ", tenant=" + tenant.orElse("<shared>")
                 + ", verify=" + verify.scheme() + " (" + verify.secrets().size() + " secrets)"
                 + ", dedupe=" + dedupe + ", bytesPerSecond=" + bytesPerSecond + ", deliverTo=" + deliverTo
-                + (filters.isEmpty() ? "" : ", filters=" + filters.keySet()) + ", storeHeaders=" + storeHeaders + "]";
+                + (filters.isEmpty() ? "" : ", filters=" + filters.keySet()) + ", storeHeaders=" + storeHeaders + ", eventType=" + eventType + "]";
     }
 }

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.sluice.edge.dedupe.DedupeSpec;
+import org.sluice.edge.route.EventType;
 import org.sluice.edge.route.Filter;
 import org.sluice.edge.route.FilterReader;
 import org.sluice.edge.settings.Paths;
@@ -25,7 +26,7 @@ final class SourceReader {
     static final String ID_RULE = "1 to 64 characters from A-Z a-z 0-9 _ -";
 
     static final List<String> SOURCE_KEYS = List.of("tenant", "verify", "dedupe", "bytes_per_second", "deliver_to",
-            "store_headers");
+            "store_headers", "event_type");
     static final List<String> DELIVER_TO_ENTRY = List.of("destination", "when");
     static final List<String> VERIFY_KEYS = List.of("scheme", "secrets", "tolerance_seconds",
             "header", "prefix", "algorithm", "encoding");
@@ -86,8 +87,11 @@ final class SourceReader {
             Map<String, Filter> filters = new LinkedHashMap<>();
             List<String> deliverTo = deliverTo(s, destinations, namedDestinations, filters);
             StoreHeaders storeHeaders = storeHeaders(s);
-            if (root.problems().size() == before && verify != null && dedupe != null) {
-                out.put(id, new SourceConfig(id, tenant, verify, dedupe, bytes, deliverTo, filters, storeHeaders));
+            EventType eventType = s.has("event_type") ? EventType.read(s.raw("event_type"), s.pathOf("event_type"), s.problems())
+                    : EventType.defaultFor(verify == null ? null : verify.scheme());
+            if (root.problems().size() == before && verify != null && dedupe != null && eventType != null) {
+                out.put(id, new SourceConfig(id, tenant, verify, dedupe, bytes, deliverTo, filters, storeHeaders,
+                        eventType));
             }
         }
         return out;

@@ -33,6 +33,14 @@ public sealed interface AttemptResult {
         return new Permanent();
     }
 
+    /**
+     * The destination's {@code transform} could not reshape the attempt, so nothing was sent:
+     * dead, {@code transform_error}. Not the destination's failure: its breaker is not told.
+     */
+    static AttemptResult untransformable() {
+        return new Untransformable();
+    }
+
     /** An HTTP answer. Redirects are answers too: they are not followed. */
     record Answered(int status, long retryAfterMillis) implements AttemptResult {
     }
@@ -47,6 +55,10 @@ public sealed interface AttemptResult {
 
     /** A refusal no retry can change: a record too large, a topic not authorised, an invalid subject. */
     record Permanent() implements AttemptResult {
+    }
+
+    /** The transformation failed; nothing was sent. */
+    record Untransformable() implements AttemptResult {
     }
 
     /** Why there was no answer. Every kind is retried. */

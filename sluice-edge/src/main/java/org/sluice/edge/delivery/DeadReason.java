@@ -14,7 +14,9 @@ public enum DeadReason {
     /** {@code retry.max_attempts} attempts failed. */
     MAX_ATTEMPTS,
     /** {@code retry.max_age_seconds} passed since the hook was received. */
-    MAX_AGE;
+    MAX_AGE,
+    /** The destination's {@code transform} could not reshape the attempt (its reason is the {@code last_error}). */
+    TRANSFORM_ERROR;
 
     private final String code = name().toLowerCase(Locale.ROOT);
 

@@ -3,6 +3,7 @@ package org.sluice.edge.delivery;
 import org.sluice.edge.delivery.targets.Target;
 import java.util.Objects;
 import java.util.Optional;
+import org.sluice.edge.route.Transform;
 import org.sluice.core.Limit;
 
 /**
@@ -17,6 +18,7 @@ import org.sluice.core.Limit;
  * @param ordering    {@code none} or {@code fifo}
  * @param retry       when to try again and when to give up
  * @param breaker     when to stop trying for a while
+ * @param transform   how each attempt is reshaped ({@code transform}, {@code http} only); empty: sent as received
  */
 public record Destination(
         String name,
@@ -27,7 +29,8 @@ public record Destination(
         OutboundHeaders headers,
         Ordering ordering,
         RetryPolicy retry,
-        BreakerSettings breaker) {
+        BreakerSettings breaker,
+        Optional<Transform> transform) {
 
     public static final long DEFAULT_TIMEOUT_MS = 15_000;
     public static final int DEFAULT_MAX_IN_FLIGHT = 32;
@@ -40,12 +43,19 @@ public record Destination(
         Objects.requireNonNull(ordering, "ordering");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(breaker, "breaker");
+        Objects.requireNonNull(transform, "transform");
         if (timeoutMs < 1) {
             throw new IllegalArgumentException("timeoutMs must be at least 1, got " + timeoutMs);
         }
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("maxInFlight must be at least 1, got " + maxInFlight);
         }
+    }
+
+    /** A destination that sends each hook as received. */
+    public Destination(String name, Target target, long timeoutMs, int maxInFlight, Optional<Limit> rate,
+                       OutboundHeaders headers, Ordering ordering, RetryPolicy retry, BreakerSettings breaker) {
+        this(name, target, timeoutMs, maxInFlight, rate, headers, ordering, retry, breaker, Optional.empty());
     }
 
     /** The configured {@code type}: {@link Target#type()}. */
@@ -72,6 +82,7 @@ public record Destination(
     public String toString() {
         return "Destination[" + name + ", " + type() + " " + target + ", timeout_ms=" + timeoutMs
                 + ", max_in_flight=" + maxInFlight + ", rate=" + rate.map(Limit::toString).orElse("unpaced")
-                + ", signed=" + headers.signs() + ", ordering=" + ordering.configName() + "]";
+                + ", signed=" + headers.signs() + ", ordering=" + ordering.configName()
+                + transform.map(t -> ", " + t).orElse("") + "]";
     }
 }

@@ -97,7 +97,7 @@ public final class OutboundHeaders {
         for (int i = 0; i < forwardHeaders.size(); i++) {
             String name = forwardHeaders.get(i);
             String at = destinationPath + ".forward_headers[" + i + "]";
-            if (checkName(at, name, problems)) {
+            if (checkName(at, name, problems) && notSigned(at, name, signer, problems)) {
                 String lower = name.toLowerCase(Locale.ROOT);
                 if (!forward.contains(lower)) {
                     forward.add(lower);
@@ -107,7 +107,7 @@ public final class OutboundHeaders {
         Map<String, String> configured = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : headers.entrySet()) {
             String at = destinationPath + ".headers." + e.getKey();
-            boolean ok = checkName(at, e.getKey(), problems);
+            boolean ok = checkName(at, e.getKey(), problems) && notSigned(at, e.getKey(), signer, problems);
             String value = e.getValue();
             if (value == null) {
                 problems.add(at + " must be a header value, got nothing");
@@ -147,10 +147,10 @@ public final class OutboundHeaders {
             throw new IllegalArgumentException("attempts count from 1, got " + attempt);
         }
         List<Map.Entry<String, String>> out = new ArrayList<>();
-        out.add(Map.entry(WEBHOOK_ID, hook.id()));
-        out.add(Map.entry(WEBHOOK_TIMESTAMP, Long.toString(attemptEpochSeconds)));
+        out.add(Map.entry(signer == null ? WEBHOOK_ID : signer.idHeader(), hook.id()));
+        out.add(Map.entry(signer == null ? WEBHOOK_TIMESTAMP : signer.timestampHeader(), Long.toString(attemptEpochSeconds)));
         if (signer != null) {
-            out.add(Map.entry(WEBHOOK_SIGNATURE, signer.signature(hook.id(), attemptEpochSeconds, hook.body())));
+            out.add(Map.entry(signer.signatureHeader(), signer.signature(hook.id(), attemptEpochSeconds, hook.body())));
         }
         out.add(Map.entry(SLUICE_TENANT, hook.tenant()));
         out.add(Map.entry(SLUICE_SOURCE, hook.source()));
@@ -278,6 +278,18 @@ public final class OutboundHeaders {
         if (RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
             problems.add(at + " must not name a header that Sluice sets itself or that frames the request, got "
                     + quote(name));
+            return false;
+        }
+        return true;
+    }
+
+    /** False, with a problem, when {@code name} is one the signer sends its id, timestamp or signature under. */
+    private static boolean notSigned(String at, String name, WebhookSigner signer, List<String> problems) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        if (signer != null && (lower.equals(signer.idHeader()) || lower.equals(signer.timestampHeader())
+                || lower.equals(signer.signatureHeader()))) {
+            problems.add(at + " must not name a header the signing block sends (id_header, timestamp_header,"
+                    + " signature_header), got " + quote(name));
             return false;
         }
         return true;

@@ -489,6 +489,9 @@ final class Outlet {
             Decision decision = recorder.judge(retry, attempt, result, nowMs - hook.receivedAtMillis());
             if (decision instanceof Decision.Delivered) {
                 breaker.succeeded(pass);
+            } else if (result instanceof AttemptResult.Untransformable) {
+                breaker.abandoned(pass); // nothing reached the destination: its breaker learns nothing
+                failed.incrementAndGet();
             } else {
                 breaker.failed(pass);
                 failed.incrementAndGet();

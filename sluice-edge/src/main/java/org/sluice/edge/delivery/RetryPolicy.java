@@ -170,7 +170,8 @@ public final class RetryPolicy {
         if (result instanceof AttemptResult.Acknowledged) {
             return Verdict.DELIVERED;
         }
-        return result instanceof AttemptResult.Permanent ? Verdict.PERMANENT : Verdict.RETRY;
+        return result instanceof AttemptResult.Permanent || result instanceof AttemptResult.Untransformable
+                ? Verdict.PERMANENT : Verdict.RETRY;
     }
 
     /** True when no attempt may start any more: the hook is {@code max_age_seconds} old or older. */
@@ -188,8 +189,9 @@ public final class RetryPolicy {
             case DELIVERED:
                 return new Decision.Delivered();
             case PERMANENT:
-                return new Decision.Dead(result instanceof AttemptResult.Permanent
-                        ? DeadReason.PERMANENT_ERROR : DeadReason.PERMANENT_STATUS);
+                return new Decision.Dead(result instanceof AttemptResult.Permanent ? DeadReason.PERMANENT_ERROR
+                        : result instanceof AttemptResult.Untransformable ? DeadReason.TRANSFORM_ERROR
+                        : DeadReason.PERMANENT_STATUS);
             default:
                 break;
         }

@@ -1,5 +1,8 @@
 package org.sluice.edge.delivery;
 
+import java.util.Optional;
+import org.sluice.edge.route.Transform;
+
 import org.sluice.edge.delivery.targets.Target;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,9 +27,15 @@ public interface TargetReader {
      * always read, so that one load reports the problems of both.
      *
      * @param target  the destination's target
-     * @param headers what its attempts carry
+     * @param headers   what its attempts carry
+     * @param transform how its attempts are reshaped; empty when it has no {@code transform}
+     *                  (or a problem about it was recorded)
      */
-    record Read(Target target, OutboundHeaders headers) {
+    record Read(Target target, OutboundHeaders headers, Optional<Transform> transform) {
+        /** A target whose attempts are sent as received. */
+        public Read(Target target, OutboundHeaders headers) {
+            this(target, headers, Optional.empty());
+        }
     }
 
     /** The kind of target this reads: its {@code type} as written in the config is {@code kind().configName()}. */

@@ -2,7 +2,9 @@ package org.sluice.edge.delivery;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -10,6 +12,10 @@ import javax.crypto.spec.SecretKeySpec;
  * Signs outbound requests the Standard Webhooks way: the value of {@code webhook-signature}
  * is {@code v1,} followed by the base64 of HMAC-SHA256 over
  * {@code "<webhook-id>.<webhook-timestamp>." + body}, keyed by the secret's decoded bytes.
+ * With several secrets (a rotation under way) every one signs, and the signatures are
+ * joined by spaces, as the specification allows: a receiver holding either secret verifies.
+ * The three headers may carry other names ({@link #withHeaderNames}) for a receiver that
+ * expects another wire format.
  *
  * <p>The configured secret is {@code whsec_<base64>}; the key is the decoded part. Any other
  * shape is a configuration error that names the key path; the value itself is described
@@ -23,10 +29,75 @@ public final class WebhookSigner {
     private static final String ALGORITHM = "HmacSHA256";
     private static final String REDACTED = " (redacted: secrets are never printed)";
 
-    private final SecretKeySpec key;
+    /** Most secrets one destination signs with at once. */
+    public static final int MAX_SECRETS = 8;
+
+    private final List<SecretKeySpec> keys;
+    private final String idHeader;
+    private final String timestampHeader;
+    private final String signatureHeader;
+
+    private WebhookSigner(List<SecretKeySpec> keys, String idHeader, String timestampHeader, String signatureHeader) {
+        this.keys = List.copyOf(keys);
+        this.idHeader = idHeader;
+        this.timestampHeader = timestampHeader;
+        this.signatureHeader = signatureHeader;
+    }
 
     private WebhookSigner(byte[] key) {
-        this.key = new SecretKeySpec(key, ALGORITHM);
+        this(List.of(new SecretKeySpec(key, ALGORITHM)), OutboundHeaders.WEBHOOK_ID, OutboundHeaders.WEBHOOK_TIMESTAMP,
+                OutboundHeaders.WEBHOOK_SIGNATURE);
+    }
+
+    /**
+     * The signer for every secret of {@code secrets}, read from the list at {@code path}
+     * ({@code path[i]} names each in a message).
+     *
+     * @throws SettingsException listing every bad secret, or when there are none or more than {@value #MAX_SECRETS}
+     */
+    public static WebhookSigner fromSecrets(String path, List<String> secrets) {
+        if (secrets.isEmpty() || secrets.size() > MAX_SECRETS) {
+            throw new SettingsException(path + " must list 1 to " + MAX_SECRETS + " secrets, got " + secrets.size());
+        }
+        List<SecretKeySpec> keys = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < secrets.size(); i++) {
+            try {
+                keys.addAll(fromSecret(path + "[" + i + "]", secrets.get(i)).keys);
+            } catch (SettingsException bad) {
+                problems.addAll(bad.errors());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new SettingsException(problems);
+        }
+        return new WebhookSigner(keys, OutboundHeaders.WEBHOOK_ID, OutboundHeaders.WEBHOOK_TIMESTAMP,
+                OutboundHeaders.WEBHOOK_SIGNATURE);
+    }
+
+    /** This signer, its id, timestamp and signature sent under the given (lower-case) names. */
+    public WebhookSigner withHeaderNames(String id, String timestamp, String signature) {
+        return new WebhookSigner(keys, id, timestamp, signature);
+    }
+
+    /** The header carrying the hook's id ({@code webhook-id} unless renamed). */
+    public String idHeader() {
+        return idHeader;
+    }
+
+    /** The header carrying the attempt's timestamp ({@code webhook-timestamp} unless renamed). */
+    public String timestampHeader() {
+        return timestampHeader;
+    }
+
+    /** The header carrying the signatures ({@code webhook-signature} unless renamed). */
+    public String signatureHeader() {
+        return signatureHeader;
+    }
+
+    /** How many secrets sign. */
+    public int secretCount() {
+        return keys.size();
     }
 
     /**
@@ -62,7 +133,10 @@ public final class WebhookSigner {
         return "a " + secret.length() + "-character value";
     }
 
-    /** The {@code webhook-signature} value for one attempt: {@code v1,<base64 MAC>}. */
+    /**
+     * The {@code webhook-signature} value for one attempt: {@code v1,<base64 MAC>}, one per
+     * secret in the configured order, joined by single spaces.
+     */
     public String signature(String webhookId, long timestampSeconds, byte[] body) {
         if (webhookId == null || webhookId.isEmpty()) {
             throw new IllegalArgumentException("a webhook id is needed to sign, got " + webhookId);
@@ -70,13 +144,17 @@ public final class WebhookSigner {
         if (timestampSeconds < 0) {
             throw new IllegalArgumentException("a timestamp is epoch seconds, got " + timestampSeconds);
         }
-        Mac mac = newMac();
-        mac.update((webhookId + "." + timestampSeconds + ".").getBytes(StandardCharsets.UTF_8));
-        byte[] digest = mac.doFinal(body);
-        return "v1," + Base64.getEncoder().encodeToString(digest);
+        byte[] signed = (webhookId + "." + timestampSeconds + ".").getBytes(StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder();
+        for (SecretKeySpec key : keys) {
+            Mac mac = newMac(key);
+            mac.update(signed);
+            out.append(out.length() == 0 ? "" : " ").append("v1,").append(Base64.getEncoder().encodeToString(mac.doFinal(body)));
+        }
+        return out.toString();
     }
 
-    private Mac newMac() {
+    private static Mac newMac(SecretKeySpec key) {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(key);

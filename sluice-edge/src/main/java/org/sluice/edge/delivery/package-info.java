@@ -14,7 +14,9 @@
  * {@link org.sluice.edge.delivery.Transport} that carries its attempts and reports an
  * {@link org.sluice.edge.delivery.AttemptOutcome}, the
  * {@link org.sluice.edge.delivery.TransportFactory} that makes one transport per kind of
- * target, and the {@link org.sluice.edge.delivery.TargetReader} that reads its keys.
+ * target, and the {@link org.sluice.edge.delivery.TargetReader} that reads its keys. A
+ * destination's transformation comes from {@code route} ({@code Transform}); the HTTP room
+ * applies it to each attempt.
  *
  * <p>Each transport is a room that uses this one: {@code delivery.http},
  * {@code delivery.kafka}, {@code delivery.nats}, each holding its config reader and its

@@ -58,12 +58,18 @@ public sealed interface Filter permits Filter.Leaf, Filter.AllOrAny, Filter.Not 
         }
     }
 
-    /** One predicate over one value: {@code {json: PATH | header: NAME, <predicate>: ARG}}. */
+    /**
+     * One predicate over one value: {@code {json: PATH | header: NAME, <predicate>: ARG}}, or
+     * {@code {event_type: {<predicate>: ARG}}}.
+     */
     record Leaf(Operand on, Predicate predicate) implements Filter {
         @Override
         public boolean test(HookFacts hook) {
             if (on instanceof Operand.Header h) {
                 return predicate.onText(hook.header(h.name()));
+            }
+            if (on instanceof Operand.Event) {
+                return predicate.onText(hook.eventType());
             }
             JsonNode root = hook.json();
             return root != null && predicate.onJson(((Operand.Json) on).path().find(root));
@@ -71,7 +77,8 @@ public sealed interface Filter permits Filter.Leaf, Filter.AllOrAny, Filter.Not 
 
         @Override
         public String text() {
-            return "{" + on.text() + ", " + predicate.text() + "}";
+            return on instanceof Operand.Event ? "{event_type: {" + predicate.text() + "}}"
+                    : "{" + on.text() + ", " + predicate.text() + "}";
         }
     }
 
@@ -92,6 +99,17 @@ public sealed interface Filter permits Filter.Leaf, Filter.AllOrAny, Filter.Not 
             @Override
             public String text() {
                 return "header: " + Texts.quote(name); // quoted: a name such as 123 or ~ would read back as another type
+            }
+        }
+
+        /**
+         * {@code event_type: {<predicate>: ARG}}: the hook's event type as the source derives it
+         * ({@link EventType}), compared as text; absent when the hook has none.
+         */
+        record Event() implements Operand {
+            @Override
+            public String text() {
+                return "event_type";
             }
         }
     }

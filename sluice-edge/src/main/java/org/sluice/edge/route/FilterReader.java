@@ -16,7 +16,9 @@ import org.sluice.edge.settings.Values;
  *
  * <pre>
  * filter    = {all: [filter, ...]} | {any: [filter, ...]} | {not: filter}
- *           | {json: "$.path" | header: Name,  equals: V | in: [V, ...] | prefix: "s" | exists: bool | matches: "re"}
+ *           | {json: "$.path" | header: Name,  predicate}
+ *           | {event_type: {predicate}}
+ * predicate = equals: V | in: [V, ...] | prefix: "s" | exists: bool | matches: "re"
  * </pre>
  * where V is a string, a number or a boolean.
  */
@@ -26,6 +28,8 @@ public final class FilterReader {
     public static final List<String> COMBINATORS = List.of("all", "any", "not");
     /** What a leaf reads. */
     public static final List<String> OPERANDS = List.of("json", "header");
+    /** The key of a leaf over the hook's event type ({@link EventType}). */
+    public static final String EVENT_TYPE = "event_type";
     /** The predicates of a leaf. */
     public static final List<String> PREDICATES = List.of("equals", "in", "prefix", "exists", "matches");
     /** Deepest nesting of combinators. */
@@ -33,7 +37,7 @@ public final class FilterReader {
     /** Most values of one {@code in}. */
     public static final int MAX_IN = 1024;
 
-    private static final String SHAPE = "a mapping with one of all, any, not, or json or header with one of "
+    private static final String SHAPE = "a mapping with one of all, any, not, event_type, or json or header with one of "
             + String.join(", ", PREDICATES);
 
     private FilterReader() {
@@ -55,6 +59,9 @@ public final class FilterReader {
             problems.add(path + " nests filters deeper than " + MAX_DEPTH + " levels");
             return null;
         }
+        if (map.containsKey(EVENT_TYPE)) {
+            return eventType(map, Paths.child(path, EVENT_TYPE), problems);
+        }
         List<String> combinators = new ArrayList<>();
         List<String> operands = new ArrayList<>();
         List<String> predicates = new ArrayList<>();
@@ -68,7 +75,7 @@ public final class FilterReader {
                 predicates.add(key);
             } else {
                 problems.add(path + " has an unknown predicate " + Values.quote(key) + " (known: "
-                        + String.join(", ", COMBINATORS) + ", " + String.join(", ", OPERANDS) + ", "
+                        + String.join(", ", COMBINATORS) + ", " + EVENT_TYPE + ", " + String.join(", ", OPERANDS) + ", "
                         + String.join(", ", PREDICATES) + ")");
                 return null;
             }
@@ -117,11 +124,31 @@ public final class FilterReader {
         return on == null || p == null ? null : new Filter.Leaf(on, p);
     }
 
+    /** {@code {event_type: {<predicate>: ARG}}}, {@code at} the path of {@code event_type}. */
+    private static Filter eventType(Map<?, ?> map, String at, Problems problems) {
+        if (map.size() > 1) {
+            problems.add(at + " must stand alone in its mapping, got " + String.join(", ", keys(map))
+                    + " (write {event_type: {in: [...]}} and combine with all or any)");
+            return null;
+        }
+        Object arg = map.get(EVENT_TYPE);
+        if (!(arg instanceof Map<?, ?> inner) || inner.size() != 1
+                || !PREDICATES.contains(String.valueOf(inner.keySet().iterator().next()))) {
+            problems.add(at + " must be a mapping with one of " + String.join(", ", PREDICATES)
+                    + " (e.g. {in: [\"invoice.paid\"]}), got " + Values.render(arg));
+            return null;
+        }
+        String key = String.valueOf(inner.keySet().iterator().next());
+        Filter.Predicate p = predicate(key, inner.get(key), Paths.child(at, key), problems);
+        return p == null ? null : new Filter.Leaf(new Filter.Operand.Event(), p);
+    }
+
     private static List<String> keys(Map<?, ?> map) {
         return map.keySet().stream().map(String::valueOf).toList();
     }
 
-    private static Filter.Operand operand(String key, Object arg, String at, Problems problems) {
+    /** {@code json: "$.path"} or {@code header: Name} at {@code at}, or null after adding a problem. */
+    static Filter.Operand operand(String key, Object arg, String at, Problems problems) {
         String text = Values.string(arg);
         if (key.equals("header")) {
             if (text == null || !isHeaderName(text)) {
@@ -216,18 +243,7 @@ public final class FilterReader {
     }
 
     /** An RFC 9110 token. */
-    private static boolean isHeaderName(String s) {
-        if (s.isEmpty() || s.length() > 256) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean token = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!token) {
-                return false;
-            }
-        }
-        return true;
+    static boolean isHeaderName(String s) {
+        return !s.isEmpty() && s.length() <= 256 && Texts.alnumOr(s, "!#$%&'*+-.^_`|~");
     }
 }

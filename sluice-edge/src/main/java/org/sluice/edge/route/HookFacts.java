@@ -29,16 +29,38 @@ public final class HookFacts {
 
     private final Function<String, String> headers;
     private final byte[] body;
+    private final EventType eventType;
     private JsonNode json;
     private boolean parsed;
+    private String type;
+    private boolean typed;
 
     /**
      * @param headers a header's (first) value by name, matched case-insensitively; null when absent
      * @param body    the body as received
      */
     public HookFacts(Function<String, String> headers, byte[] body) {
+        this(headers, body, EventType.NONE);
+    }
+
+    /**
+     * @param headers   a header's (first) value by name, matched case-insensitively; null when absent
+     * @param body      the body as received
+     * @param eventType where the source's hooks name their event type
+     */
+    public HookFacts(Function<String, String> headers, byte[] body, EventType eventType) {
         this.headers = headers;
         this.body = body;
+        this.eventType = eventType;
+    }
+
+    /** The hook's event type, or null when it has none; found once. */
+    public String eventType() {
+        if (!typed) {
+            typed = true;
+            type = eventType.of(this);
+        }
+        return type;
     }
 
     String header(String name) {

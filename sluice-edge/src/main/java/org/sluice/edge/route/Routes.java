@@ -13,14 +13,16 @@ import java.util.function.Function;
  */
 public final class Routes {
 
-    private static final Routes NONE = new Routes(List.of(), Map.of());
+    private static final Routes NONE = new Routes(List.of(), Map.of(), EventType.NONE);
 
     private final List<String> all;
     private final String[] names;
     private final Filter[] filters;
     private final boolean filtered;
+    private final EventType eventType;
 
-    private Routes(List<String> all, Map<String, Filter> filters) {
+    private Routes(List<String> all, Map<String, Filter> filters, EventType eventType) {
+        this.eventType = eventType;
         this.all = List.copyOf(all);
         this.names = this.all.toArray(new String[0]);
         this.filters = new Filter[names.length];
@@ -37,7 +39,16 @@ public final class Routes {
      * @param filters   the filter of each filtered one (the others get every hook)
      */
     public static Routes of(List<String> deliverTo, Map<String, Filter> filters) {
-        return deliverTo.isEmpty() ? NONE : new Routes(deliverTo, filters);
+        return of(deliverTo, filters, EventType.NONE);
+    }
+
+    /**
+     * @param deliverTo the destinations in {@code deliver_to} order
+     * @param filters   the filter of each filtered one (the others get every hook)
+     * @param eventType where the source's hooks name their event type, which {@code event_type} filters test
+     */
+    public static Routes of(List<String> deliverTo, Map<String, Filter> filters, EventType eventType) {
+        return deliverTo.isEmpty() ? NONE : new Routes(deliverTo, filters, eventType);
     }
 
     /** Every hook to every destination of {@code deliverTo}. */
@@ -60,7 +71,7 @@ public final class Routes {
         if (!filtered) {
             return all;
         }
-        HookFacts hook = new HookFacts(headers, body);
+        HookFacts hook = new HookFacts(headers, body, eventType);
         List<String> out = new ArrayList<>(names.length);
         for (int i = 0; i < names.length; i++) {
             if (filters[i] == null || filters[i].test(hook)) {

@@ -6,6 +6,17 @@ final class Texts {
     private Texts() {
     }
 
+    /** True when every character of {@code s} is an ASCII letter or digit or one of {@code others}. */
+    static boolean alnumOr(String s, String others) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || others.indexOf(c) >= 0)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static String quote(String s) {
         StringBuilder out = new StringBuilder(s.length() + 2).append('"');
         for (int i = 0; i < s.length(); i++) {

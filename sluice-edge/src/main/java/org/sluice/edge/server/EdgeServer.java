@@ -426,7 +426,7 @@ public final class EdgeServer implements AutoCloseable {
                 sources.put(source.id(), new SourceRoute(source.id(), source.tenant().orElse(null),
                         Verifiers.create(source.verify(), keyPath + ".verify"),
                         DedupeKeys.create(source.dedupe(), keyPath + ".dedupe"),
-                        Routes.of(source.deliverTo(), source.filters()), storedHeaders(source, config)));
+                        Routes.of(source.deliverTo(), source.filters(), source.eventType()), storedHeaders(source, config)));
                 sourceBytes.put(source.id(), source.bytesPerSecond());
             }
             Router router = new Router(config.http().prefix(), config.http().routing() == Routing.TENANT_PATH, sources);
@@ -566,6 +566,7 @@ public final class EdgeServer implements AutoCloseable {
             }
         }
         names.addAll(source.storeHeaders().names());
+        source.eventType().headerName().ifPresent(names::add); // GET /v1/hooks/{id} reads the event type back
         return StoredHeaderNames.only(names);
     }
 }

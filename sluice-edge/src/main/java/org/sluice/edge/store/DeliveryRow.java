@@ -26,7 +26,8 @@ public record DeliveryRow(String hookId, String destination, DeliveryState state
                           String deadReason, Long deadAtMillis) {
 
     /** The reasons a delivery is given up for, as {@code DeadReason.code()} words them. */
-    public static final List<String> DEAD_REASONS = List.of("permanent_status", "max_attempts", "max_age", "permanent_error");
+    public static final List<String> DEAD_REASONS = List.of("permanent_status", "max_attempts", "max_age", "permanent_error",
+            "transform_error");
 
     public DeliveryRow {
         Objects.requireNonNull(hookId, "hookId");

@@ -140,7 +140,7 @@ class DestinationConfigTest {
                 bad("an unknown key",
                         "destinations: {app: {url: \"http://h.test/\", retries: 3}}",
                         "unknown key \"destinations.app.retries\" (known keys here: type, url, timeout_ms, max_in_flight, rate,"
-                                + " signing, headers, forward_headers, ordering, retry, breaker, ca_file)"),
+                                + " signing, headers, forward_headers, ordering, retry, breaker, ca_file, transform)"),
                 bad("a secret that is not whsec_",
                         "destinations: {app: {url: \"http://h.test/\", signing: {scheme: standard_webhooks, secret: \"hunter2-hunter2\"}}}",
                         "destinations.app.signing.secret must be whsec_ followed by the base64 of the key, got a 15-character value"
@@ -149,6 +149,22 @@ class DestinationConfigTest {
                         "destinations: {app: {url: \"http://h.test/\", signing: {scheme: standard_webhooks, secret: \"whsec_!!!\"}}}",
                         "destinations.app.signing.secret must be whsec_ followed by the base64 of the key, got a 9-character value"
                                 + " whose key part is not base64 (redacted: secrets are never printed)"),
+                bad("both secret and secrets",
+                        "destinations: {app: {url: \"http://h.test/\", signing: {scheme: standard_webhooks, secret: \"whsec_c2VjcmV0\", secrets: [\"whsec_c2VjcmV0\"]}}}",
+                        "destinations.app.signing.secret and secrets are both set: write one"),
+                bad("a bad secret in a rotation",
+                        "destinations: {app: {url: \"http://h.test/\", signing: {scheme: standard_webhooks, secrets: [\"whsec_c2VjcmV0\", \"hunter2\"]}}}",
+                        "destinations.app.signing.secrets[1] must be whsec_ followed by the base64 of the key, got a 7-character value"
+                                + " that does not start with whsec_ (redacted: secrets are never printed)"),
+                bad("a signing header renamed to one Sluice sets",
+                        "destinations: {app: {url: \"http://h.test/\", signing: {scheme: standard_webhooks, secret: \"whsec_c2VjcmV0\", id_header: Host}}}",
+                        "destinations.app.signing.id_header must not name a header that Sluice sets itself or that frames the request, got \"Host\""),
+                bad("two signing headers under one name",
+                        "destinations: {app: {url: \"http://h.test/\", signing: {scheme: standard_webhooks, secret: \"whsec_c2VjcmV0\", id_header: X-A, signature_header: x-a}}}",
+                        "destinations.app.signing must send id, timestamp and signature under three different names, got x-a, webhook-timestamp, x-a"),
+                bad("a configured header under a signing header's name",
+                        "destinations: {app: {url: \"http://h.test/\", headers: {X-Sig: a}, signing: {scheme: standard_webhooks, secret: \"whsec_c2VjcmV0\", signature_header: X-Sig}}}",
+                        "destinations.app.headers.X-Sig must not name a header the signing block sends (id_header, timestamp_header, signature_header), got \"X-Sig\""),
                 bad("an unknown signing scheme",
                         "destinations: {app: {url: \"http://h.test/\", signing: {scheme: github, secret: \"whsec_c2VjcmV0\"}}}",
                         "destinations.app.signing.scheme must be standard_webhooks, got \"github\""),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,11 +48,44 @@ class RouteConfigTest {
                 .isEqualTo("{any: [{header: \"X-GitHub-Event\", equals: \"push\"}, {json: \"$.data.object.livemode\", equals: true}]}");
     }
 
+    @Test
+    void theEventTypeIsTheProvidersUnlessASourceSaysOtherwise() {
+        SluiceConfig c = ConfigLoader.parse(DESTINATIONS + """
+                sources:
+                  gh: {verify: {scheme: github, secrets: [s3cret]}}
+                  shop: {verify: {scheme: shopify, secrets: [s3cret]}}
+                  stripe: {verify: {scheme: stripe, secrets: [whsec_abc]}}
+                  std: {verify: {scheme: standard_webhooks, secrets: ["whsec_c2VjcmV0"]}}
+                  open: {verify: {scheme: none}}
+                  own: {verify: {scheme: none}, event_type: {header: X-Event-Kind}}
+                  nested: {verify: {scheme: stripe, secrets: [whsec_abc]}, event_type: {json: "$.data.kind"}}
+                  quiet: {verify: {scheme: github, secrets: [s3cret]}, event_type: none}
+                  typed:
+                    verify: {scheme: none}
+                    event_type: {json: "$.type"}
+                    deliver_to:
+                      - {destination: billing, when: {event_type: {prefix: "invoice."}}}
+                """);
+        Map<String, String> got = new java.util.TreeMap<>();
+        c.sources().forEach((id, s) -> got.put(id, s.eventType().text()));
+        assertThat(got).isEqualTo(Map.of(
+                "gh", "{header: \"X-GitHub-Event\"}",
+                "shop", "{header: \"X-Shopify-Topic\"}",
+                "stripe", "{json: \"$.type\"}",
+                "std", "{json: \"$.type\"}",
+                "open", "none",
+                "own", "{header: \"X-Event-Kind\"}",
+                "nested", "{json: \"$.data.kind\"}",
+                "quiet", "none",
+                "typed", "{json: \"$.type\"}"));
+        assertThat(c.sources().get("typed").filters().get("billing").text()).isEqualTo("{event_type: {prefix: \"invoice.\"}}");
+    }
+
     static Stream<Arguments> refusals() {
         String at = "sources.s.deliver_to[1].when";
         return Stream.of(
                 bad("an unknown predicate", when("{json: \"$.type\", equal: push}"),
-                        at + " has an unknown predicate \"equal\" (known: all, any, not, json, header, equals, in, prefix, exists, matches)"),
+                        at + " has an unknown predicate \"equal\" (known: all, any, not, event_type, json, header, equals, in, prefix, exists, matches)"),
                 bad("two predicates in one mapping", when("{json: \"$.type\", equals: push, prefix: p}"),
                         at + " must hold one predicate per mapping, got equals, prefix (combine them with all or any)"),
                 bad("a combinator beside a predicate", when("{all: [{header: A, exists: true}], header: B, exists: true}"),
@@ -96,13 +130,30 @@ class RouteConfigTest {
                 bad("a bad filter inside any", when("{any: [{header: A, exists: true}, {header: B}]}"),
                         at + ".any[1] must hold a predicate beside header: one of equals, in, prefix, exists, matches"),
                 bad("not of a scalar", when("{not: push}"),
-                        at + ".not must be a mapping with one of all, any, not, or json or header with one of"
+                        at + ".not must be a mapping with one of all, any, not, event_type, or json or header with one of"
                                 + " equals, in, prefix, exists, matches, got \"push\""),
                 bad("filters nested too deep", when("{not: ".repeat(17) + "{header: A, exists: true}" + "}".repeat(17)),
                         at + ".not".repeat(16) + " nests filters deeper than 16 levels"),
                 bad("when not a mapping", when("push"),
-                        at + " must be a mapping with one of all, any, not, or json or header with one of"
+                        at + " must be a mapping with one of all, any, not, event_type, or json or header with one of"
                                 + " equals, in, prefix, exists, matches, got \"push\""),
+                bad("event_type beside another key", when("{event_type: {equals: push}, header: A}"),
+                        at + ".event_type must stand alone in its mapping, got event_type, header"
+                                + " (write {event_type: {in: [...]}} and combine with all or any)"),
+                bad("event_type without a predicate", when("{event_type: push}"),
+                        at + ".event_type must be a mapping with one of equals, in, prefix, exists, matches"
+                                + " (e.g. {in: [\"invoice.paid\"]}), got \"push\""),
+                bad("event_type with a bad predicate", when("{event_type: {in: []}}"),
+                        at + ".event_type.in must be a list of 1 to 1024 strings, numbers or booleans, got 0 values"),
+                bad("a source's event_type neither header nor json",
+                        DESTINATIONS + "sources:\n  s: {verify: {scheme: none}, event_type: {body: type}}\n",
+                        "sources.s.event_type must be {header: Name}, {json: \"$.path\"} or none, got a mapping"),
+                bad("a source's event_type with a bad path",
+                        DESTINATIONS + "sources:\n  s: {verify: {scheme: none}, event_type: {json: type}}\n",
+                        "sources.s.event_type.json must be a JSON path such as \"$.data.type\": \"type\" must start with $"),
+                bad("a source's event_type with a bad header name",
+                        DESTINATIONS + "sources:\n  s: {verify: {scheme: none}, event_type: {header: \"a b\"}}\n",
+                        "sources.s.event_type.header must be an HTTP header name, got \"a b\""),
                 bad("a destination that is not defined",
                         DESTINATIONS + "sources:\n  s: {verify: {scheme: none}, deliver_to: [{destination: bill, when: {header: A, exists: true}}]}\n",
                         "sources.s.deliver_to[0].destination names no configured destination: got \"bill\", configured: app, billing, audit"),

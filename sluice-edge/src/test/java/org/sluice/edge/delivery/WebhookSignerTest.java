@@ -1,6 +1,7 @@
 package org.sluice.edge.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
@@ -42,6 +43,33 @@ class WebhookSignerTest {
         assertThat(WebhookSigner.fromSecret(PATH, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
                 .signature("msg_p5jXN8AQM9LWM0D4loKWxJek", 1_614_265_330L, bytes("{\"test\": 2432232314}")))
                 .isEqualTo("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+    }
+
+    @Test
+    void duringARotationEverySecretSignsAndEitherVerifies() {
+        String next = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        WebhookSigner both = WebhookSigner.fromSecrets("destinations.app.signing.secrets", java.util.List.of(SECRET, next));
+        String header = both.signature("msg_2Xq7", 1_700_000_000L, bytes(BODY));
+        assertThat(header).isEqualTo(EXPECTED + " "
+                + WebhookSigner.fromSecret(PATH, next).signature("msg_2Xq7", 1_700_000_000L, bytes(BODY)));
+        assertThat(both.secretCount()).isEqualTo(2);
+        for (String secret : java.util.List.of(SECRET, next)) {
+            assertThat(new StandardWebhooksCheck(secret, 300).genuine("msg_2Xq7", "1700000000", header, bytes(BODY),
+                    1_700_000_000L)).as("a receiver holding one of the secrets").isTrue();
+        }
+        assertThat(new StandardWebhooksCheck("whsec_b3RoZXI=", 300).genuine("msg_2Xq7", "1700000000", header, bytes(BODY),
+                1_700_000_000L)).as("a receiver holding neither").isFalse();
+    }
+
+    @Test
+    void aRotationListIsCheckedSecretBySecret() {
+        String at = "destinations.app.signing.secrets";
+        assertThat(catchThrowableOfType(SettingsException.class, () -> WebhookSigner.fromSecrets(at, java.util.List.of())).errors())
+                .containsExactly(at + " must list 1 to 8 secrets, got 0");
+        assertThat(catchThrowableOfType(SettingsException.class,
+                () -> WebhookSigner.fromSecrets(at, java.util.List.of(SECRET, "hunter2"))).errors())
+                .containsExactly(at + "[1] must be whsec_ followed by the base64 of the key, got a 7-character value that"
+                        + " does not start with whsec_ (redacted: secrets are never printed)");
     }
 
     @Test

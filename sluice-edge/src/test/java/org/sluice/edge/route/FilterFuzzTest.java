@@ -24,7 +24,7 @@ import org.sluice.edge.settings.Problems;
 class FilterFuzzTest {
 
     private static final String[] KEYS = {"all", "any", "not", "json", "header", "equals", "in", "prefix", "exists",
-        "matches", "destination", "when", "x"};
+        "matches", "event_type", "destination", "when", "x"};
     private static final String[] WORDS = {"$", "$.type", "$.a.b", "$['a.b']", "$[0]", "$.a[1].b", "$..a", "$[", "$['",
         "type", "X-Kind", "x kind", "push", "invoice.", "^a+$", "(a+)+$", "(a)\\1", "(?=a)", "[", "\\", "", "a|b", "\u00e9"};
 
@@ -42,17 +42,27 @@ class FilterFuzzTest {
             return;
         }
         assertThat(problems.list()).isEmpty();
-        boolean verdict = f.test(new HookFacts(name -> header, body));
+        EventType type = EventType.json("$.type");
+        boolean verdict = f.test(new HookFacts(name -> header, body, type));
         Filter again = FilterReader.read(FilterTest.yaml(f.text()), "when", problems);
         assertThat(problems.list()).as(f.text()).isEmpty();
         assertThat(again.text()).isEqualTo(f.text());
-        assertThat(again.test(new HookFacts(name -> header, body))).as(f.text()).isEqualTo(verdict);
+        assertThat(again.test(new HookFacts(name -> header, body, type))).as(f.text()).isEqualTo(verdict);
     }
 
     private static Object value(FuzzedDataProvider data, int depth) {
-        int kind = data.consumeInt(0, depth > 6 ? 5 : 7);
+        return value(data, depth, 6, KEYS, WORDS);
+    }
+
+    /**
+     * A config value of any YAML type, drawn from {@code data}: a word of {@code words}, a
+     * string, a boolean, a number, null, or (above {@code maxDepth} levels, no more) a list
+     * or a mapping with keys from {@code keys}. The transformation target draws its own too.
+     */
+    static Object value(FuzzedDataProvider data, int depth, int maxDepth, String[] keys, String[] words) {
+        int kind = data.consumeInt(0, depth > maxDepth ? 5 : 7);
         return switch (kind) {
-            case 0 -> data.pickValue(WORDS);
+            case 0 -> data.pickValue(words);
             case 1 -> data.consumeString(30);
             case 2 -> data.consumeBoolean();
             case 3 -> data.consumeLong();
@@ -62,7 +72,7 @@ class FilterFuzzTest {
                 List<Object> list = new ArrayList<>();
                 int n = data.consumeInt(0, 4);
                 for (int i = 0; i < n; i++) {
-                    list.add(value(data, depth + 1));
+                    list.add(value(data, depth + 1, maxDepth, keys, words));
                 }
                 yield list;
             }
@@ -70,7 +80,7 @@ class FilterFuzzTest {
                 Map<String, Object> map = new LinkedHashMap<>();
                 int n = data.consumeInt(0, 3);
                 for (int i = 0; i < n; i++) {
-                    map.put(data.pickValue(KEYS), value(data, depth + 1));
+                    map.put(data.pickValue(keys), value(data, depth + 1, maxDepth, keys, words));
                 }
                 yield map;
             }

@@ -70,7 +70,7 @@ class ConsoleBrowserTest {
             http: {listen: "127.0.0.1:0", prefix: /hooks}
             destinations:
               app: {type: http, url: "${RECEIVER}"}
-              audit-log: {type: http, url: "${RECEIVER}"}
+              audit-log: {type: http, url: "${RECEIVER}", transform: {method: PUT, headers: {X-Src: "{source}"}}}
             rate_limits:
               tenants:
                 demo: {rate: 1, burst: 1000}
@@ -432,5 +432,26 @@ class ConsoleBrowserTest {
         List<String> violations = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .map(LogEntry::getMessage).filter(m -> m.contains("Content Security Policy")).toList();
         assertThat(violations).isEmpty();
+    }
+
+    @Test
+    @Order(9)
+    void aTransformationIsTriedOnTheDestinationsPageAndNothingIsSent() throws Exception {
+        int before = receiver.requestCount();
+        show("destinations");
+        byId("tt-destination").sendKeys("audit-log");
+        byId("tt-source").sendKeys("demo");
+        byId("tt-body").sendKeys("{\"a\":1}");
+        byId("tt-run").click();
+        waiting().until(d -> byId("tt-request").isDisplayed());
+        assertThat(byId("tt-request").getText()).startsWith("PUT " + receiver.uri("/in")).contains("x-src: demo")
+                .endsWith("{\"a\":1}");
+        byId("tt-destination").clear();
+        byId("tt-destination").sendKeys("app");
+        byId("tt-run").click();
+        waiting().until(d -> byId("tt-result").getText().startsWith("409"));
+        assertThat(byId("tt-result").getText()).contains("no_transform");
+        assertThat(receiver.requestCount()).isEqualTo(before);
+        screenshot("transform-test");
     }
 }

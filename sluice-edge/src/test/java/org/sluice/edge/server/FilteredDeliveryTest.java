@@ -24,7 +24,8 @@ import org.sluice.testkit.HookReceiver;
 /**
  * {@code deliver_to} filters on a real server with a real receiver: each hook arrives at
  * exactly the destinations whose filter it passes, a hook that passes none is stored with no
- * deliveries, and {@code GET /v1/hooks/{id}} lists each delivery with the filter that chose it.
+ * deliveries, and {@code GET /v1/hooks/{id}} lists each delivery with the filter that chose it and
+ * the hook's event type.
  */
 class FilteredDeliveryTest {
 
@@ -55,6 +56,12 @@ class FilteredDeliveryTest {
                          verify: {scheme: none}
                          deliver_to:
                            - {destination: billing, when: {json: "$.type", prefix: "invoice."}}
+                       typed:
+                         verify: {scheme: none}
+                         event_type: {header: X-Event-Kind}
+                         deliver_to:
+                           - app
+                           - {destination: audit, when: {event_type: {in: [push, release]}}}
                      """.formatted(receiver.uri("/app"), receiver.uri("/billing"), receiver.uri("/audit")))) {
             // body, headers -> where it must arrive
             Map<String, Set<String>> expected = new LinkedHashMap<>();
@@ -70,6 +77,10 @@ class FilteredDeliveryTest {
             expected.put(post(edge, "picky", "{\"type\":\"invoice.paid\"}", Map.of()), Set.of("billing"));
             String matchesNothing = post(edge, "picky", "{\"type\":\"charge.succeeded\"}", Map.of());
             expected.put(matchesNothing, Set.of());
+            String release = post(edge, "typed", "{}", Map.of("x-event-kind", "release"));
+            expected.put(release, Set.of("app", "audit"));
+            String untyped = post(edge, "typed", "{\"type\":\"push\"}", Map.of());
+            expected.put(untyped, Set.of("app"));
 
             int total = expected.values().stream().mapToInt(Set::size).sum();
             List<HookReceiver.Received> got = receiver.awaitRequests(total, Duration.ofSeconds(30));
@@ -90,7 +101,7 @@ class FilteredDeliveryTest {
                 if (byDestination.containsKey("app")) {
                     assertThat(byDestination.get("app").get("filter").isNull()).isTrue();
                 }
-                if (byDestination.containsKey("audit")) {
+                if (byDestination.containsKey("audit") && !e.getKey().equals(release)) {
                     assertThat(byDestination.get("audit").get("filter").asText()).isEqualTo(
                             "{any: [{header: \"X-GitHub-Event\", equals: \"push\"}, {json: \"$.data.object.livemode\", equals: true}]}");
                 }
@@ -102,6 +113,17 @@ class FilteredDeliveryTest {
                             .isEqualTo("{json: \"$.type\", in: [\"invoice.paid\", \"invoice.payment_failed\"]}");
                 }
             });
+            // each delivery shows the hook's event type as its source derives it
+            get(edge, token, "/v1/hooks/" + release).get("deliveries").forEach(d -> {
+                assertThat(d.get("event_type").asText()).isEqualTo("release");
+                if (d.get("destination").asText().equals("audit")) {
+                    assertThat(d.get("filter").asText()).isEqualTo("{event_type: {in: [\"push\", \"release\"]}}");
+                }
+            });
+            get(edge, token, "/v1/hooks/" + untyped).get("deliveries")
+                    .forEach(d -> assertThat(d.get("event_type").isNull()).as("a hook without the header").isTrue());
+            get(edge, token, "/v1/hooks/" + expected.keySet().iterator().next()).get("deliveries")
+                    .forEach(d -> assertThat(d.get("event_type").isNull()).as("a source of scheme none names no type").isTrue());
             JsonNode stored = get(edge, token, "/v1/hooks/" + matchesNothing);
             assertThat(stored.get("source").asText()).isEqualTo("picky");
             assertThat(stored.get("deliveries")).isEmpty();

@@ -266,6 +266,10 @@ class OpenApiContractTest {
             spec.check("POST", "/v1/destinations/app/replay", replay);
             spec.check("POST", "/v1/destinations/app/replay", request(admin, "POST", "/v1/destinations/app/replay", auth, "{}"));
             spec.check("POST", "/v1/destinations/nope/replay", request(admin, "POST", "/v1/destinations/nope/replay", auth, "{}"));
+            String trial = "/v1/destinations/app/transform:test";
+            spec.check("POST", trial, request(admin, "POST", trial, auth, "{\"body\":\"{}\"}")); // 409 no_transform
+            spec.check("POST", "/v1/destinations/nope/transform:test",
+                    request(admin, "POST", "/v1/destinations/nope/transform:test", auth, "{\"body\":\"{}\"}"));
             String replayId = JSON.readTree(replay.body()).get("replay").asText();
             spec.check("GET", "/v1/replays/" + replayId, request(admin, "GET", "/v1/replays/" + replayId, auth, null));
             spec.check("GET", "/v1/replays/nope", request(admin, "GET", "/v1/replays/nope", auth, null));

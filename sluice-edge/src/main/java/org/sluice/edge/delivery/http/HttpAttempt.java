@@ -22,7 +22,7 @@ import org.sluice.edge.delivery.RetryAfter;
 import org.sluice.edge.delivery.AttemptOutcome;
 
 /**
- * One attempt of the HTTP client (one POST, its connection and its answer): completes
+ * One attempt of the HTTP client (one request, its connection and its answer): completes
  * exactly once (answer, failure or timeout), then either returns its connection to the
  * pool or closes it. Every field is touched on event loops only; {@code done} makes the
  * first completion win.
@@ -30,6 +30,9 @@ import org.sluice.edge.delivery.AttemptOutcome;
 final class HttpAttempt {
     private final HttpDeliveryClient client;
     final Pool pool;
+    final HttpMethod method;
+    /** The request target: the URL's path and query, or a transform's. */
+    final String target;
     final List<Map.Entry<String, String>> headers;
     final byte[] body;
     final CompletableFuture<AttemptOutcome> future = new CompletableFuture<>();
@@ -46,8 +49,15 @@ final class HttpAttempt {
     long bodyBytes;
 
     HttpAttempt(HttpDeliveryClient client, Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
+        this(client, pool, HttpMethod.POST, pool.target, headers, body);
+    }
+
+    HttpAttempt(HttpDeliveryClient client, Pool pool, HttpMethod method, String target,
+                List<Map.Entry<String, String>> headers, byte[] body) {
         this.client = client;
         this.pool = pool;
+        this.method = method;
+        this.target = target;
         this.headers = headers;
         this.body = body;
     }
@@ -60,7 +70,7 @@ final class HttpAttempt {
         }
         AnswerHandler handler = ch.pipeline().get(AnswerHandler.class);
         handler.attempt = this;
-        ch.writeAndFlush(request(pool, headers, body)).addListener(w -> {
+        ch.writeAndFlush(request(pool, method, target, headers, body)).addListener(w -> {
             if (!w.isSuccess()) {
                 if (handler.attempt != this) {
                     return; // the handler has settled it already (the connection closed first)
@@ -131,8 +141,9 @@ final class HttpAttempt {
 
     // ------------------------------------------------------------------ the request and the verdicts
 
-    static FullHttpRequest request(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
-        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, pool.target,
+    static FullHttpRequest request(Pool pool, HttpMethod method, String target, List<Map.Entry<String, String>> headers,
+                                   byte[] body) {
+        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target,
                 Unpooled.wrappedBuffer(body));
         req.headers().set(HttpHeaderNames.HOST, pool.hostHeader);
         for (Map.Entry<String, String> h : headers) {

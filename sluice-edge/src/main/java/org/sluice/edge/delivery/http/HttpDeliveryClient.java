@@ -37,6 +37,7 @@ import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.Transport;
 import org.sluice.edge.netio.IoTransport;
+import org.sluice.edge.route.Transform;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -98,6 +99,8 @@ public final class HttpDeliveryClient implements Transport {
     private final boolean ownsGroup;
     private final Class<? extends SocketChannel> channelClass;
     private final InstantSource wall;
+    /** What a transformation's time limit is counted on ({@link Transform#cpuClock()}). */
+    private final java.util.function.LongSupplier cpuClock = Transform.cpuClock();
     /** Each destination's pools, one per loop, its home pool first. */
     private final Map<String, Pool[]> pools = new ConcurrentHashMap<>();
     /** Destinations registered so far: which loop is the next one's home. */
@@ -153,6 +156,7 @@ public final class HttpDeliveryClient implements Transport {
     /** Prepares the pool of {@code destination} (its TLS context is built here, so a bad {@code ca_file} fails early). */
     @Override
     public void register(Destination destination) {
+        destination.transform().ifPresent(Transform::warmUp);
         pools.computeIfAbsent(destination.name(), n -> {
             SslContext ssl = sslContext(destination);
             List<EventLoop> loops = new ArrayList<>();
@@ -173,6 +177,21 @@ public final class HttpDeliveryClient implements Transport {
      */
     @Override
     public CompletableFuture<AttemptOutcome> send(Destination destination, StoredHook hook, int attempt, long nowMillis) {
+        if (destination.transform().isPresent()) {
+            Transform.Outcome o = Reshaped.apply(destination, hook, cpuClock);
+            if (o instanceof Transform.Outcome.Failed f) {
+                return Reshaped.failed(f);
+            }
+            Reshaped r;
+            try {
+                r = Reshaped.of(destination, ((Transform.Outcome.Shaped) o).request(), hook, attempt,
+                        Math.floorDiv(nowMillis, 1000));
+            } catch (RuntimeException e) {
+                return CompletableFuture.completedFuture(failure(AttemptResult.Failure.PROTOCOL, "cannot build the request"));
+            }
+            Pool pool = pool(destination.name());
+            return queue(pool, new HttpAttempt(this, pool, r.method(), r.target(), r.headers(), r.body()));
+        }
         List<Map.Entry<String, String>> headers;
         try {
             headers = destination.headers().forAttempt(hook, attempt, Math.floorDiv(nowMillis, 1000));
@@ -224,7 +243,10 @@ public final class HttpDeliveryClient implements Transport {
     }
 
     private CompletableFuture<AttemptOutcome> queue(Pool pool, List<Map.Entry<String, String>> headers, byte[] body) {
-        HttpAttempt a = new HttpAttempt(this, pool, headers, body);
+        return queue(pool, new HttpAttempt(this, pool, headers, body));
+    }
+
+    private CompletableFuture<AttemptOutcome> queue(Pool pool, HttpAttempt a) {
         pool.live.add(a);
         pool.queued.add(a);
         if (closed.get()) { // closed, perhaps after close() swept the pool: nothing will start it

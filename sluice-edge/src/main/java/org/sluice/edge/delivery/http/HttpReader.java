@@ -1,5 +1,9 @@
 package org.sluice.edge.delivery.http;
 
+import org.sluice.edge.delivery.OutboundHeaders;
+import org.sluice.edge.route.Transform;
+import org.sluice.edge.route.TransformReader;
+
 import org.sluice.edge.delivery.targets.HttpTarget;
 import org.sluice.edge.delivery.targets.Target;
 import java.net.URI;
@@ -18,6 +22,7 @@ import org.sluice.edge.delivery.WebhookSigner;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Section;
 import org.sluice.edge.settings.Values;
+import org.sluice.edge.verify.Verifiers;
 
 /**
  * Reads the own keys of a {@code type: http} destination into {@link HttpTarget}:
@@ -29,8 +34,9 @@ public final class HttpReader implements TargetReader {
 
     /** Every key of an {@code http} destination: the common ones and its own, in the order messages list them. */
     public static final List<String> KEYS = List.of("type", "url", "timeout_ms", "max_in_flight", "rate", "signing",
-            "headers", "forward_headers", "ordering", "retry", "breaker", "ca_file");
-    public static final List<String> SIGNING = List.of("scheme", "secret");
+            "headers", "forward_headers", "ordering", "retry", "breaker", "ca_file", "transform");
+    public static final List<String> SIGNING = List.of("scheme", "secret", "secrets", "id_header", "timestamp_header",
+            "signature_header");
     static final String SIGNING_SCHEME = "standard_webhooks";
 
     @Override
@@ -51,7 +57,25 @@ public final class HttpReader implements TargetReader {
         Optional<Path> caFile = caFile(s, url);
         HttpTarget target = url == null || caFile == null ? null
                 : new HttpTarget(url, caFile.filter(p -> !p.toString().isEmpty()));
-        return new Read(target, TargetReader.headers(s, forward, headers, signer.orElse(null)));
+        Optional<Transform> transform = s.has("transform") ? transform(s) : Optional.empty();
+        return new Read(target, TargetReader.headers(s, forward, headers, signer.orElse(null)), transform);
+    }
+
+    /** {@code transform}, its headers checked against those Sluice sets itself. */
+    private static Optional<Transform> transform(Section s) {
+        Transform t = TransformReader.read(s.raw("transform"), s.pathOf("transform"), s.problems());
+        if (t == null) {
+            return Optional.empty();
+        }
+        for (String name : t.headerNames()) {
+            if (OutboundHeaders.RESERVED.contains(name)) {
+                s.problem(Paths.child(Paths.child(s.pathOf("transform"), "headers"), name) + " is a header Sluice sets"
+                        + " itself or one that frames the message: it cannot be set (reserved: "
+                        + String.join(", ", OutboundHeaders.RESERVED.stream().sorted().toList()) + ")");
+                return Optional.empty();
+            }
+        }
+        return Optional.of(t);
     }
 
     private static URI url(Section s) {
@@ -95,15 +119,61 @@ public final class HttpReader implements TargetReader {
         if (!g.has("scheme") || !SIGNING_SCHEME.equals(scheme)) {
             g.problem(g.pathOf("scheme") + " must be " + SIGNING_SCHEME + ", got " + Values.render(g.raw("scheme")));
         }
-        if (!g.required("secret", "whsec_ followed by the base64 of the key")) {
+        if (g.has("secret") == g.has("secrets")) {
+            g.problem(g.pathOf("secret") + (g.has("secret") ? " and secrets are both set: write one"
+                    : " is required: whsec_ followed by the base64 of the key (or secrets: a list of them, while rotating)"));
             return Optional.empty();
         }
+        WebhookSigner signer;
         try {
-            return Optional.of(WebhookSigner.fromSecret(g.pathOf("secret"), Values.string(g.raw("secret"))));
+            if (g.has("secret")) {
+                signer = WebhookSigner.fromSecret(g.pathOf("secret"), Values.string(g.raw("secret")));
+            } else if (g.raw("secrets") instanceof List<?> list) {
+                signer = WebhookSigner.fromSecrets(g.pathOf("secrets"), list.stream().map(Values::string).toList());
+            } else {
+                g.problem(g.pathOf("secrets") + " must be a list of whsec_ secrets, got " + Values.renderSecret(g.raw("secrets")));
+                return Optional.empty();
+            }
         } catch (SettingsException bad) {
             bad.errors().forEach(g::problem);
             return Optional.empty();
         }
+        String id = headerName(g, "id_header", OutboundHeaders.WEBHOOK_ID);
+        String timestamp = headerName(g, "timestamp_header", OutboundHeaders.WEBHOOK_TIMESTAMP);
+        String signature = headerName(g, "signature_header", OutboundHeaders.WEBHOOK_SIGNATURE);
+        if (id == null || timestamp == null || signature == null) {
+            return Optional.empty();
+        }
+        if (id.equals(timestamp) || id.equals(signature) || timestamp.equals(signature)) {
+            g.problem(g.path() + " must send id, timestamp and signature under three different names, got "
+                    + id + ", " + timestamp + ", " + signature);
+            return Optional.empty();
+        }
+        return Optional.of(signer.withHeaderNames(id, timestamp, signature));
+    }
+
+    /**
+     * A signing header's name ({@code id_header} and the like): a token, lower-cased, that is
+     * not a name Sluice sets otherwise or that frames the message; {@code standard} when
+     * absent; null after a problem.
+     */
+    private static String headerName(Section g, String key, String standard) {
+        if (!g.has(key)) {
+            return standard;
+        }
+        String name = Values.string(g.raw(key));
+        if (name == null || !Verifiers.isHeaderName(name)) {
+            g.problem(g.pathOf(key) + " must be a header name (letters, digits and !#$%&'*+-.^_`|~), got "
+                    + Values.render(g.raw(key)));
+            return null;
+        }
+        String lower = name.toLowerCase(Locale.ROOT);
+        if (OutboundHeaders.RESERVED.contains(lower) && !lower.equals(standard)) {
+            g.problem(g.pathOf(key) + " must not name a header that Sluice sets itself or that frames the request, got "
+                    + Values.quote(name));
+            return null;
+        }
+        return lower;
     }
 
     private static Map<String, String> headers(Section s) {
