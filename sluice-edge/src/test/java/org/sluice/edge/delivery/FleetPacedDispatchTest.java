@@ -93,7 +93,7 @@ class FleetPacedDispatchTest {
 
     private Dispatcher dispatcher(HookStore store, Destination d, FleetPacing pacing, MeterRegistry registry) {
         Dispatcher dispatcher = new Dispatcher(List.of(d), store, pacing, clock, wall, registry, new SplittableRandom(7),
-                Duration.ofSeconds(5), (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, null, w));
+                Duration.ofSeconds(5), (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, org.sluice.edge.netio.TestTransport.io(), null, w));
         closing.add(dispatcher);
         return dispatcher;
     }
