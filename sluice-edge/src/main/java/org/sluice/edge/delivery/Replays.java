@@ -41,7 +41,8 @@ import org.sluice.edge.store.ReplaySource;
  *       store page by page, redelivering each matching hook to the destination with
  *       {@code DeliveryLedger.redeliver}, fsynced; on the fleet's log, {@code store.kind:
  *       kafka}, a reader of the hooks topic that copies each hook into the node's working
- *       set: docs/fleet-log.md, "Replays"), each hook first admitted by a GCRA bucket of {@code rate} per second with a burst of one second's
+ *       set, or for {@code dead_only} a redelivery of each of the fleet's dead letters of the
+ *       range through the retry topic: docs/fleet-log.md, "Replays"), each hook first admitted by a GCRA bucket of {@code rate} per second with a burst of one second's
  *       worth ({@code rate}), on the injected {@link Clock}. While the bucket refuses, the
  *       thread parks for the bucket's wait, at most {@link #MAX_PARK_NANOS}, and asks again
  *       (so on a manual clock it sees time move within that bound);</li>

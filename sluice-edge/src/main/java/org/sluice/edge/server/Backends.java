@@ -269,7 +269,7 @@ final class Backends implements AutoCloseable {
      * copies the range's hooks into this node's working set; else null (the store's rows).
      */
     org.sluice.edge.store.ReplaySource replaySource() {
-        return kafkaLog == null ? null : kafkaLog.replaySource(workingSet);
+        return kafkaLog == null ? null : kafkaLog.replaySource(workingSet, fleetDeliveries);
     }
 
     /**

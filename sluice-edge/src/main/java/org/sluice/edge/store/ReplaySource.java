@@ -28,7 +28,7 @@ public interface ReplaySource {
      * would schedule, answered as {@code scheduled} when it starts (each kind says exactly
      * what it counts).
      *
-     * @throws UnsupportedOnStoreKind when this kind cannot replay so ({@code deadOnly} on the fleet's log)
+     * @throws UnsupportedOnStoreKind when this kind cannot replay so
      */
     long count(String destination, long fromMillis, long toMillis, boolean deadOnly);
 

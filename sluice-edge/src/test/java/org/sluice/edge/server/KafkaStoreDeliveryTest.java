@@ -242,17 +242,7 @@ class KafkaStoreDeliveryTest {
     }
 
     private Set<String> deadLetterIds(TestEdge edge) {
-        try {
-            Http.Response r = admin(edge, "GET", "/v1/dead-letters");
-            if (r.status() != 200) { // 503 until the node has read the dead-letter topic to its end
-                return Set.of("answered " + r.status());
-            }
-            Set<String> ids = new TreeSet<>();
-            JSON.readTree(r.body()).get("dead_letters").forEach(l -> ids.add(l.get("id").asText()));
-            return ids;
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return KafkaNodes.deadLetterIds(dir, edge);
     }
 
     private static boolean pendingIn(TestEdge edge, String id) {

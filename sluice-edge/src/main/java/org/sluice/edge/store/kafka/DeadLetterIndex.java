@@ -135,6 +135,32 @@ final class DeadLetterIndex implements AutoCloseable {
         return new ArrayList<>(entries.subMap(hookId + '/', hookId + '0').values());
     }
 
+    /**
+     * The hook ids with a dead letter to {@code destination} whose ids' UUIDv7 milliseconds
+     * fall in {@code [fromMillis, toMillis)}, in id order. A canonical UUIDv7 starts with its
+     * millisecond in hex ({@code xxxxxxxx-xxxx}), so the range is one slice of the keys.
+     */
+    synchronized List<String> hooksDeadIn(String destination, long fromMillis, long toMillis) {
+        List<String> ids = new ArrayList<>();
+        for (Entry e : entries.subMap(timePrefix(fromMillis), true, timePrefix(toMillis), false).values()) {
+            if (destination.equals(e.destination())) {
+                ids.add(e.hookId());
+            }
+        }
+        return ids;
+    }
+
+    /** True while the hook {@code hookId} (canonical) has a dead letter to {@code destination} indexed. */
+    synchronized boolean isDead(String hookId, String destination) {
+        return entries.containsKey(hookId + '/' + destination);
+    }
+
+    /** The first 48 bits of a UUIDv7 of millisecond {@code millis}, as its canonical text starts. */
+    static String timePrefix(long millis) {
+        String hex = String.format("%012x", millis);
+        return hex.substring(0, 8) + '-' + hex.substring(8);
+    }
+
     synchronized long count(String destination) {
         return perDestination.getOrDefault(destination, 0L);
     }

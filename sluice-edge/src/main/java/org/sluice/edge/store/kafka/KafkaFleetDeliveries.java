@@ -24,6 +24,7 @@ import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.FleetDeliveries;
 import org.sluice.edge.store.HookStoreException;
+import org.sluice.edge.store.ReplaySource;
 import org.sluice.edge.store.StoredHook;
 
 /**
@@ -182,6 +183,41 @@ public final class KafkaFleetDeliveries implements FleetDeliveries, AutoCloseabl
         await(tombstones, "removing the dead letters of " + canonical);
         removed.forEach(e -> index.remove(e.hookId(), e.destination()));
         return Optional.of(rows.size());
+    }
+
+    // ================================================================ dead-only replays
+
+    /**
+     * A {@code dead_only} replay's count: the dead letters to {@code destination} indexed now
+     * whose hooks' ids are stamped in {@code [fromMillis, toMillis)}.
+     */
+    long deadIn(String destination, long fromMillis, long toMillis) {
+        checkCaughtUp();
+        return index.hooksDeadIn(destination, fromMillis, toMillis).size();
+    }
+
+    /**
+     * A {@code dead_only} replay's walk: each dead letter of {@link #deadIn} (as indexed when
+     * the walk starts, in id order) still indexed when its turn comes, once {@code pacing}
+     * admits it, redelivered to {@code destination} alone by {@link #redeliver} (one record
+     * on the retry topic and one tombstone, each acknowledged). A dead letter redelivered by
+     * other means meanwhile is passed over; one whose hook the log no longer holds is not
+     * counted as scheduled.
+     */
+    void redeliverDeadIn(String destination, long fromMillis, long toMillis, ReplaySource.Pacing pacing) {
+        checkCaughtUp();
+        List<String> only = List.of(destination);
+        for (String hookId : index.hooksDeadIn(destination, fromMillis, toMillis)) {
+            if (!index.isDead(hookId, destination)) {
+                continue;
+            }
+            if (!pacing.admit()) {
+                return;
+            }
+            if (redeliver(hookId, only).isPresent()) {
+                pacing.scheduled(1);
+            }
+        }
     }
 
     private static Future<RecordMetadata> send(Producer<byte[], byte[]> producer, ProducerRecord<byte[], byte[]> r) {

@@ -123,10 +123,11 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
     /**
      * Replays on this log ({@code POST /v1/destinations/{name}/replay}): a reader of the
      * hooks topic that copies the range's hooks into {@code workingSet}, the node's
-     * ({@link LogReplay}).
+     * ({@link LogReplay}); a replay of dead deliveries only redelivers the fleet's dead letters
+     * of the range through {@code deadLetters}.
      */
-    public ReplaySource replaySource(WorkingSet workingSet) {
-        return new LogReplay(settings, clients, workingSet);
+    public ReplaySource replaySource(WorkingSet workingSet, KafkaFleetDeliveries deadLetters) {
+        return new LogReplay(settings, clients, workingSet, deadLetters);
     }
 
     /** Null while the log can take hooks, else why not ({@code /readyz}: {@code 503 log_unavailable}). */

@@ -25,7 +25,6 @@ import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.ReplaySource;
 import org.sluice.edge.store.StoredHook;
-import org.sluice.edge.store.UnsupportedOnStoreKind;
 import org.sluice.edge.store.WorkingSet;
 
 /**
@@ -63,9 +62,15 @@ import org.sluice.edge.store.WorkingSet;
  * partition that leaves this node takes the replay's pending copies of the hooks the
  * follower held from it along ({@code WorkingSet.forget}): those are not sent by the replay.
  *
- * <p>{@code dead_only} is not supported here ({@link UnsupportedOnStoreKind}): the dead
- * letters are on {@code <prefix>.dead}, not in the range's rows. Thread-safe: each call
- * uses its own consumer.
+ * <h2>{@code dead_only}</h2>
+ * The dead letters are on {@code <prefix>.dead}, not in the range's records: a replay of dead
+ * deliveries only counts and walks the fleet's dead letters to the destination whose hooks
+ * are stamped in the range, as this node's index holds them, and redelivers each through the
+ * retry topic ({@link KafkaFleetDeliveries#redeliverDeadIn}, the path of
+ * {@code POST /v1/hooks/{id}/redeliver}): the node owning the hook's retry partition
+ * delivers it, and the dead letter leaves every node's list.
+ *
+ * <p>Thread-safe: each call uses its own consumer.
  */
 final class LogReplay implements ReplaySource {
 
@@ -77,16 +82,20 @@ final class LogReplay implements ReplaySource {
     private final KafkaLogSettings settings;
     private final LogClients clients;
     private final WorkingSet workingSet;
+    private final KafkaFleetDeliveries deadLetters;
 
-    LogReplay(KafkaLogSettings settings, LogClients clients, WorkingSet workingSet) {
+    LogReplay(KafkaLogSettings settings, LogClients clients, WorkingSet workingSet, KafkaFleetDeliveries deadLetters) {
         this.settings = settings;
         this.clients = clients;
         this.workingSet = workingSet;
+        this.deadLetters = deadLetters;
     }
 
     @Override
     public long count(String destination, long fromMillis, long toMillis, boolean deadOnly) {
-        refuseDeadOnly(deadOnly);
+        if (deadOnly) {
+            return deadLetters.deadIn(destination, fromMillis, toMillis);
+        }
         try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer()) {
             long records = 0;
             for (long[] span : spans(consumer, fromMillis, toMillis).values()) {
@@ -101,7 +110,10 @@ final class LogReplay implements ReplaySource {
     @Override
     public void schedule(String destination, long fromMillis, long toMillis, boolean deadOnly, LongSupplier wallMillis,
                          Pacing pacing) {
-        refuseDeadOnly(deadOnly);
+        if (deadOnly) {
+            deadLetters.redeliverDeadIn(destination, fromMillis, toMillis, pacing);
+            return;
+        }
         long slack = HookFinder.SKEW_MS;
         try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer()) {
             Map<TopicPartition, long[]> spans = spans(consumer, Math.max(0, fromMillis - slack),
@@ -277,13 +289,6 @@ final class LogReplay implements ReplaySource {
             if (!missing.isEmpty()) {
                 workingSet.deliveries().redeliver(id, List.copyOf(missing), wallMillis.getAsLong());
             }
-        }
-    }
-
-    private static void refuseDeadOnly(boolean deadOnly) {
-        if (deadOnly) {
-            throw new UnsupportedOnStoreKind(KafkaHookLog.KIND,
-                    "a replay of dead deliveries only (dead_only; redeliver the dead letters instead)");
         }
     }
 

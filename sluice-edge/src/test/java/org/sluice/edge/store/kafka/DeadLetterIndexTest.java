@@ -83,8 +83,13 @@ class DeadLetterIndexTest {
 
     /** Writes the dead letter of a new hook to each of {@code destinations}; returns the hook's id. */
     private String dead(String... destinations) throws Exception {
+        return deadAt(System.currentTimeMillis(), destinations);
+    }
+
+    /** As {@link #dead}, the hook's id stamped at {@code millis}. */
+    private String deadAt(long millis, String... destinations) throws Exception {
         long now = System.currentTimeMillis();
-        String id = ids.next(now).toString();
+        String id = ids.next(millis).toString();
         StoredHook hook = new StoredHook(id, "t", "s", null, now, OrderedHeaders.adopt(new String[0], 0),
                 "{}".getBytes(StandardCharsets.UTF_8));
         for (String d : destinations) {
@@ -117,6 +122,28 @@ class DeadLetterIndexTest {
         Eventually.until("the newest dead letter indexed", WAIT, () -> !index.of(later).isEmpty());
         assertThat(index.size()).isEqualTo(5);
         assertThat(index.unindexed()).isEqualTo(4);
+    }
+
+    /** What a {@code dead_only} replay walks: the dead letters to one destination of the hooks stamped in a range. */
+    @Test
+    void theDeadLettersOfARangeAreThoseOfTheHooksStampedInIt() throws Exception {
+        // ten milliseconds before the ids' first eight hex digits change: the range spans that change
+        long t = ((System.currentTimeMillis() - 300_000) & ~0xffffL) - 10;
+        String early = deadAt(t - 1, "app");
+        String first = deadAt(t, "app", "crm");
+        String second = deadAt(t + 65_535, "app");
+        String crmOnly = deadAt(t + 65_536, "crm");
+        String late = deadAt(t + 70_000, "app");
+        DeadLetterIndex index = index(DeadLetterIndex.DEFAULT_MAX_ENTRIES);
+
+        assertThat(DeadLetterIndex.timePrefix(t)).as("a UUIDv7's canonical text starts with its millisecond")
+                .isEqualTo(first.substring(0, 13));
+        assertThat(index.hooksDeadIn("app", t, t + 70_000)).containsExactly(first, second);
+        assertThat(index.hooksDeadIn("crm", t, t + 70_000)).containsExactly(first, crmOnly);
+        assertThat(index.hooksDeadIn("app", t - 1, t + 70_001)).containsExactly(early, first, second, late);
+        assertThat(index.hooksDeadIn("app", t + 1, t + 65_535)).isEmpty();
+        assertThat(index.isDead(first, "crm")).isTrue();
+        assertThat(index.isDead(crmOnly, "app")).isFalse();
     }
 
     @Test
