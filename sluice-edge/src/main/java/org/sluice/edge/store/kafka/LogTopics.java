@@ -65,7 +65,7 @@ final class LogTopics {
             LOG.warn("the log's topic {} has {} partitions, store.kafka.partitions is {}: the topic is used as it is",
                     topic, existing.get().partitions().size(), settings.partitions());
         }
-        Config config = await(admin.describeConfigs(List.of(resource())).all()).get(resource());
+        Config config = hooksConfig(admin, existing.isEmpty());
         int minIsr = (int) Math.min(Short.MAX_VALUE, longConfig(config, TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, 1));
         int replicas = existing.map(d -> d.partitions().get(0).replicas().size()).orElse(settings.replicationFactor());
         if (replicas >= 3 && minIsr < 2) {
@@ -90,6 +90,26 @@ final class LogTopics {
             }
         }
         return minIsr;
+    }
+
+    /**
+     * The hooks topic's configuration. A topic this call has just made may not be known yet
+     * to the broker asked (metadata spreads to the brokers after the creation answers): then
+     * the describe is made again every 50 ms, for at most {@code timeout_ms}.
+     */
+    private Config hooksConfig(Admin admin, boolean justMade) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMs());
+        while (true) {
+            try {
+                return await(admin.describeConfigs(List.of(resource())).all()).get(resource());
+            } catch (ExecutionException e) {
+                if (!justMade || !(e.getCause() instanceof UnknownTopicOrPartitionException)
+                        || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+        }
     }
 
     /**
