@@ -25,6 +25,7 @@ targets=(
   "sluice-edge:org.sluice.edge.verify.VerifierFuzzTest:org.sluice.**"
   "sluice-edge:org.sluice.edge.dedupe.JsonPathKeyFuzzTest:org.sluice.**,com.fasterxml.jackson.core.**"
   "sluice-edge:org.sluice.edge.route.FilterFuzzTest:org.sluice.**,com.google.re2j.**,com.fasterxml.jackson.core.**"
+  "sluice-edge:org.sluice.edge.route.TransformFuzzTest:org.sluice.**,com.fasterxml.jackson.core.**"
   "sluice-edge:org.sluice.edge.config.ConfigLoaderFuzzTest:org.sluice.**,com.fasterxml.jackson.dataformat.yaml.**,org.yaml.snakeyaml.**"
   "sluice-edge:org.sluice.edge.server.IngestFuzzTest:org.sluice.**,io.netty.handler.codec.http.**"
   "sluice-edge:org.sluice.edge.server.RefusalFastPathFuzzTest:org.sluice.**,io.netty.handler.codec.http.**"

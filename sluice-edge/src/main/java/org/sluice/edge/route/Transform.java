@@ -111,7 +111,9 @@ public final class Transform {
             if (query != null) {
                 StringBuilder out = new StringBuilder();
                 for (Map.Entry<String, Template> e : query.entrySet()) {
-                    out.append(out.length() == 0 ? "" : "&").append(percent(e.getKey())).append('=')
+                    String key = percent(e.getKey());
+                    s.charge(key.length() + (out.length() == 0 ? 1 : 2)); // the key, '=' and '&' are output too
+                    out.append(out.length() == 0 ? "" : "&").append(key).append('=')
                             .append(e.getValue().render(s, Transform::percent));
                 }
                 q = out.toString();
