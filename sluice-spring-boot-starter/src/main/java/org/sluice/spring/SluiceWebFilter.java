@@ -59,7 +59,7 @@ final class SluiceWebFilter implements WebFilter, Ordered {
         InetSocketAddress remote = request.getRemoteAddress();
         String peer = remote == null ? "unknown"
                 : remote.getAddress() != null ? remote.getAddress().getHostAddress() : remote.getHostString();
-        List<String> forwarded = request.getHeaders().getOrEmpty(FORWARDED_FOR);
+        List<String> forwarded = request.getHeaders().getValuesAsList(FORWARDED_FOR);
         return routes.clientAddress().of(peer, forwarded);
     }
 
