@@ -78,6 +78,18 @@ abstract class StarterContract {
     }
 
     @Test
+    void aPrincipalKeyGivesEachUserItsOwnBucketAndAnonymousRequestsCountByAddress() throws Exception {
+        int before = TestApp.served("user");
+
+        assertThat(get("/user/hello", "X-Test-User", "ann").statusCode()).isEqualTo(200);
+        assertThat(get("/user/hello", "X-Test-User", "ann").statusCode()).isEqualTo(429);
+        assertThat(get("/user/hello", "X-Test-User", "bob").statusCode()).isEqualTo(200);
+        assertThat(get("/user/hello").statusCode()).isEqualTo(200);
+        assertThat(get("/user/hello").statusCode()).isEqualTo(429);
+        assertThat(TestApp.served("user") - before).isEqualTo(3);
+    }
+
+    @Test
     void behindATrustedProxyTheForwardedClientIsTheKey() throws Exception {
         int before = TestApp.served("forwarded");
 
