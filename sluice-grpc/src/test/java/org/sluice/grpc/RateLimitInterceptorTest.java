@@ -1,6 +1,7 @@
 package org.sluice.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.google.protobuf.Any;
@@ -22,8 +23,10 @@ import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -98,10 +101,10 @@ class RateLimitInterceptorTest {
                     response.onCompleted();
                 }))
                 .build();
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .addService(ServerInterceptors.intercept(service, interceptor))
                 .build().start();
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+        channel = NettyChannelBuilder.forAddress(server.getListenSockets().get(0)).usePlaintext().build();
     }
 
     private String call(MethodDescriptor<String, String> method, String apiKey) {
@@ -121,6 +124,12 @@ class RateLimitInterceptorTest {
         assertThat(e).as("the call must be refused").isNotNull();
         assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
         return e;
+    }
+
+    /** The retry delay of the {@code RetryInfo} in the refusal's status details. */
+    private static Duration retryDelay(StatusRuntimeException e) throws Exception {
+        com.google.protobuf.Duration delay = retryInfo(e).getRetryDelay();
+        return Duration.ofSeconds(delay.getSeconds(), delay.getNanos());
     }
 
     private static RetryInfo retryInfo(StatusRuntimeException e) throws Exception {
@@ -144,9 +153,7 @@ class RateLimitInterceptorTest {
         StatusRuntimeException e = refused(SAY, null);
         assertThat(served).hasValue(3);
         assertThat(e.getTrailers().get(RateLimitInterceptor.RETRY_AFTER)).isEqualTo("1");
-        RetryInfo info = retryInfo(e);
-        assertThat(info.getRetryDelay().getSeconds()).isEqualTo(1);
-        assertThat(info.getRetryDelay().getNanos()).isZero();
+        assertThat(retryDelay(e)).isEqualTo(Duration.ofSeconds(1));
 
         now.addAndGet(999_999_999L);
         refused(SAY, null);
@@ -164,9 +171,7 @@ class RateLimitInterceptorTest {
         now.addAndGet(100_000_000L);
         StatusRuntimeException e = refused(SAY, null);
 
-        RetryInfo info = retryInfo(e);
-        assertThat(info.getRetryDelay().getSeconds()).isEqualTo(2);
-        assertThat(info.getRetryDelay().getNanos()).isEqualTo(400_000_000);
+        assertThat(retryDelay(e)).isEqualTo(Duration.ofMillis(2_400));
         assertThat(e.getTrailers().get(RateLimitInterceptor.RETRY_AFTER)).isEqualTo("3");
         assertThat(served).hasValue(1);
     }
@@ -200,5 +205,13 @@ class RateLimitInterceptorTest {
         refused(SAY, null);
         refused(ASK, null);
         assertThat(served).hasValue(2);
+    }
+
+    @Test
+    void aHeaderKeyMustBeAnAsciiMetadataKey() {
+        assertThatThrownBy(() -> CallKey.header("x-api-key-bin", CallKey.peerAddress()))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> CallKey.header("bad key", CallKey.peerAddress()))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

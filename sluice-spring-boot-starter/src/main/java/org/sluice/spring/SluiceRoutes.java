@@ -97,8 +97,8 @@ final class SluiceRoutes implements AutoCloseable {
     private static String checkName(String name) {
         try {
             return RateLimitFields.checkName(name);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(PREFIX + "<name> must be letters, digits, - _ or ., got " + name, e);
+        } catch (IllegalArgumentException notAToken) {
+            throw new IllegalArgumentException(PREFIX + "<name> must be letters, digits, - _ or ., got " + name);
         }
     }
 
@@ -118,7 +118,8 @@ final class SluiceRoutes implements AutoCloseable {
             try {
                 limits.add(Limit.of(perSecond, b.getBurst()));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(key + "." + e.getMessage(), e);   // "...bandwidths[0].burst must be ..."
+                // "...bandwidths[0].burst must be ...": the root cause a failed startup shows, so no cause chained
+                throw new IllegalArgumentException(key + "." + e.getMessage());
             }
         }
         return limits;
@@ -133,7 +134,8 @@ final class SluiceRoutes implements AutoCloseable {
             try {
                 patterns.add(PathPatternParser.defaultInstance.parse(path));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(PREFIX + name + ".paths must be Spring path patterns, got " + path, e);
+                throw new IllegalArgumentException(PREFIX + name + ".paths must be Spring path patterns, got " + path
+                        + " (" + e.getMessage() + ")");
             }
         }
         return List.copyOf(patterns);

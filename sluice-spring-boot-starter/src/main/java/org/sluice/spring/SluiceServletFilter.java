@@ -8,7 +8,6 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.util.IdentityHashMap;
-import java.util.Map;
 import org.sluice.servlet.RateLimitFilter;
 import org.sluice.servlet.RequestKey;
 import org.springframework.core.Ordered;
@@ -24,7 +23,7 @@ import org.springframework.http.server.PathContainer;
 final class SluiceServletFilter implements Filter, Ordered {
 
     private final SluiceRoutes routes;
-    private final Map<SluiceRoutes.Route, RateLimitFilter> filters = new IdentityHashMap<>();
+    private final IdentityHashMap<SluiceRoutes.Route, RateLimitFilter> filters = new IdentityHashMap<>();
     private final int order;
 
     SluiceServletFilter(SluiceRoutes routes, int order) {
