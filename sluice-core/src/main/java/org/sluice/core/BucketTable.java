@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
  *                           └─ slot 0 ──┘  └ 1 ┘  └── slot 2 ──┘  └── slot 3 ───┘
  *                   keys  [ "a"   |  null |  "q"   |  "x"   | ... ]  written once per slot
  *
- *   tag = 1 << 32 | (String.hashCode & 0xFFFFFFFF): never 0, so 0 marks an empty slot
+ *   tag = 1 &lt;&lt; 32 | (String.hashCode &amp; 0xFFFFFFFF): never 0, so 0 marks an empty slot
  * </pre>
  * A lookup probes the tags from the key's home slot until it finds an equal tag whose
  * key is the key (identity first, then {@code equals}) or an empty tag. A hit on a

@@ -10,7 +10,7 @@ package org.sluice.core;
  * charge of {@code cost} units at {@code now}:
  * <pre>
  *   next = max(tat, now) + cost x T
- *   admitted  iff next - now <= tau           (then tat := next)
+ *   admitted  iff next - now &lt;= tau           (then tat := next)
  *   refused   otherwise, wait = next - now - tau  (tat unchanged)
  * </pre>
  * A bucket whose {@code tat <= now} is full and identical to no bucket at all.

@@ -1,10 +1,8 @@
 package org.sluice.servlet;
 
-import jakarta.servlet.http.HttpServletRequest;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
-import java.util.Enumeration;
 import java.util.List;
 
 /**
@@ -13,12 +11,20 @@ import java.util.List;
  * (the hop nearest to us, written by our own proxy) and the first address that is not a
  * trusted proxy is the client. An entry that is not an address literal stops the walk at
  * the hop before it. Nothing here resolves a name.
+ *
+ * <p>It reads strings, not a servlet request, so that other HTTP stacks (the Spring Boot
+ * starter's WebFlux filter) apply the same rule: {@link RequestKey#clientAddress(List)} is
+ * its use in a servlet container. Immutable and thread-safe.
  */
-final class ClientAddress {
+public final class ClientAddress {
 
     private final List<Cidr> trusted;
 
-    ClientAddress(List<String> trustedProxies) {
+    /**
+     * @param trustedProxies CIDRs such as {@code 10.0.0.0/8} or {@code ::1/128}, or single addresses
+     * @throws IllegalArgumentException naming the entry when one is not an address or CIDR
+     */
+    public ClientAddress(List<String> trustedProxies) {
         List<Cidr> cidrs = new ArrayList<>(trustedProxies.size());
         for (String entry : trustedProxies) {
             cidrs.add(Cidr.parse(entry));
@@ -26,13 +32,17 @@ final class ClientAddress {
         this.trusted = List.copyOf(cidrs);
     }
 
-    String of(HttpServletRequest request) {
-        String peer = request.getRemoteAddr();
+    /**
+     * The client's address, given the {@code peer}'s (the socket's remote address, as text)
+     * and the request's {@code X-Forwarded-For} header values (each may hold several
+     * comma-separated entries; the values in the order they arrived).
+     */
+    public String of(String peer, Iterable<String> forwardedFor) {
         InetAddress hop = Cidr.literal(peer);
         if (hop == null || !trusted(hop)) {
             return peer;
         }
-        List<String> entries = forwardedFor(request);
+        List<String> entries = entries(forwardedFor);
         String client = peer;
         for (int i = entries.size() - 1; i >= 0; i--) {
             InetAddress address = Cidr.literal(entries.get(i));
@@ -56,11 +66,10 @@ final class ClientAddress {
         return false;
     }
 
-    private static List<String> forwardedFor(HttpServletRequest request) {
+    private static List<String> entries(Iterable<String> values) {
         List<String> entries = new ArrayList<>();
-        Enumeration<String> values = request.getHeaders("X-Forwarded-For");
-        while (values != null && values.hasMoreElements()) {
-            for (String entry : values.nextElement().split(",", -1)) {
+        for (String value : values) {
+            for (String entry : value.split(",", -1)) {
                 entries.add(entry.trim());
             }
         }

@@ -18,16 +18,22 @@ import org.sluice.core.Probe;
  * to full).
  *
  * <p>sluice-netty keeps the same class: each integration module depends on sluice-core
- * alone, and these few lines are not worth a module or a place in core's pinned API.
+ * alone, and these few lines are not worth a module or a place in core's pinned API. It
+ * is public for the Spring Boot starter's WebFlux filter, which depends on this module
+ * anyway; it reads no servlet type. Immutable and thread-safe.
  */
-final class RateLimitFields {
+public final class RateLimitFields {
 
     private static final long SECOND = 1_000_000_000L;
 
     private final String name;
     private final String policy;
 
-    RateLimitFields(String name, List<Limit> bandwidths) {
+    /**
+     * @param name the policy's name, one {@link #checkName} accepts
+     * @param bandwidths the limit's bandwidths, one policy item each
+     */
+    public RateLimitFields(String name, List<Limit> bandwidths) {
         this.name = name;
         StringBuilder p = new StringBuilder();
         for (int i = 0; i < bandwidths.size(); i++) {
@@ -40,17 +46,17 @@ final class RateLimitFields {
     }
 
     /** The {@code RateLimit-Policy} value, the same for every response. */
-    String policy() {
+    public String policy() {
         return policy;
     }
 
     /** The {@code RateLimit} value after the call {@code probe} describes. */
-    String current(Probe probe) {
+    public String current(Probe probe) {
         return "\"" + name + "\";r=" + probe.remaining() + ";t=" + ceilSeconds(probe.resetNanos());
     }
 
     /** {@code name} when it is a token of letters, digits, {@code - _ .}, else an exception naming it. */
-    static String checkName(String name) {
+    public static String checkName(String name) {
         if (name == null || name.isEmpty() || !name.chars().allMatch(RateLimitFields::tokenChar)) {
             throw new IllegalArgumentException("policyName must be letters, digits, - _ or ., got " + name);
         }
@@ -62,7 +68,7 @@ final class RateLimitFields {
     }
 
     /** The {@code Retry-After} seconds of a refusal: the wait rounded up, at least 1. */
-    static long retryAfterSeconds(Probe probe) {
+    public static long retryAfterSeconds(Probe probe) {
         return Math.max(1L, ceilSeconds(probe.waitNanos()));
     }
 

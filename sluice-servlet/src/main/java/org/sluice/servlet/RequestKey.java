@@ -2,6 +2,8 @@ package org.sluice.servlet;
 
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
 
 /**
@@ -29,8 +31,15 @@ public interface RequestKey {
      * @throws IllegalArgumentException naming the entry when one is not a CIDR
      */
     static RequestKey clientAddress(List<String> trustedProxies) {
-        ClientAddress address = new ClientAddress(trustedProxies);
-        return request -> "addr:" + address.of(request);
+        return clientAddress(new ClientAddress(trustedProxies));
+    }
+
+    /** The client's address as {@code address} finds it: {@link #clientAddress(List)} with a rule already built. */
+    static RequestKey clientAddress(ClientAddress address) {
+        return request -> {
+            Enumeration<String> forwarded = request.getHeaders("X-Forwarded-For");
+            return "addr:" + address.of(request.getRemoteAddr(), forwarded == null ? List.of() : Collections.list(forwarded));
+        };
     }
 
     /**

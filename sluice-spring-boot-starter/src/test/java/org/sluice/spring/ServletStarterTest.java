@@ -1,0 +1,22 @@
+package org.sluice.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
+
+/** The starter in a servlet application (embedded Tomcat) on a real port, memory scope. */
+@SpringBootTest(classes = TestApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ServletStarterTest extends InMemoryContract {
+
+    @Autowired
+    ApplicationContext context;
+
+    @Test
+    void registersTheServletFilterOnly() {
+        assertThat(context.getBeansOfType(SluiceServletFilter.class)).hasSize(1);
+        assertThat(context.getBeansOfType(SluiceWebFilter.class)).isEmpty();
+    }
+}
