@@ -190,7 +190,8 @@ class ArchitectureTest {
      * way. Of the edge it uses the store, the settings toolkit (its readers' keys; never
      * {@code config}, which calls them), {@code verify} (the one header-name rule),
      * {@code netio} (the HTTP client's loops are of the listeners' transport) and
-     * {@code route} (a destination's transformation, which stands on the JDK, Jackson and settings).
+     * {@code route} (a destination's transformation, which stands on the JDK, Jackson and settings)
+     * and {@code threads} (how its executors stop).
      */
     @ArchTest
     static final ArchRule deliveryUsesOnlyStoreSettingsAndVerify = classes()
@@ -198,9 +199,19 @@ class ArchitectureTest {
             .should().onlyDependOnClassesThat(resideInAPackage("org.sluice.edge..").negate()
                     .or(resideInAnyPackage("org.sluice.edge.delivery..", "org.sluice.edge.store..",
                             "org.sluice.edge.settings..", "org.sluice.edge.verify..", "org.sluice.edge.netio..",
-                            "org.sluice.edge.route..")))
+                            "org.sluice.edge.route..", "org.sluice.edge.threads..")))
             .as("org.sluice.edge.delivery should use of the edge only org.sluice.edge.store, .settings, .verify,"
-                    + " .netio and .route");
+                    + " .netio, .route and .threads");
+
+    /**
+     * How the edge's own threads are made and stopped is a bottom room: the server, delivery
+     * and the broker transports stop their executors through it, and it reads nothing of theirs.
+     */
+    @ArchTest
+    static final ArchRule threadsUseOnlyTheJdk = classes()
+            .that().resideInAPackage("org.sluice.edge.threads..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("org.sluice.edge.threads..", "java..")
+            .as("org.sluice.edge.threads should depend on the JDK only");
 
     /**
      * The choice of Netty transport is a bottom room: the listeners ({@code server}), the

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.threads.Threads;
 
 /**
  * Records what became of each attempt in the {@link DeliveryLedger}: a retry (the row due
@@ -178,12 +179,7 @@ final class AnswerRecorder {
 
     /** Stops the answer executor (waits up to 5 s); after it, answers are handled on the thread that queues them. */
     void shutdown() {
-        executor.shutdown();
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.stop(executor, 5);
     }
 
     /**

@@ -25,6 +25,7 @@ import org.sluice.edge.store.DeliveryScan;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.ReplaySource;
+import org.sluice.edge.threads.Threads;
 
 /**
  * Paced replays: {@code POST /v1/destinations/{name}/replay} schedules a fresh delivery to
@@ -405,11 +406,6 @@ public final class Replays implements AutoCloseable {
     /** Stops the replay threads (waits up to 5 s); replays stop where they are. */
     @Override
     public void close() {
-        threads.shutdownNow();
-        try {
-            threads.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.stopNow(threads, 5);
     }
 }

@@ -1,16 +1,8 @@
 package org.sluice.edge.http;
 
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.LastHttpContent;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -34,6 +26,10 @@ import java.util.concurrent.TimeUnit;
  * is released only once the answer before it is written, which is exactly when its
  * deadline starts; the bytes the gate holds meanwhile wait on the server, not the client.
  *
+ * <p>Where the request stands (being read, answered early) is followed by
+ * {@link RequestProgress}, as on the admin listener; what is this handler's own is when the
+ * one deadline runs.
+ *
  * <p>Uses the event loop's own scheduler: the timer task runs on the channel's thread, so
  * no state here is shared.
  */
@@ -49,9 +45,8 @@ public final class ReadDeadlineHandler extends ChannelDuplexHandler {
     /** A deadline runs (until {@link #deadlineNanos}, by {@link System#nanoTime()}). */
     private boolean armed;
     private long deadlineNanos;
-    private boolean inRequest;
-    /** The current request has its final answer (it may still be sending a body we drop). */
-    private boolean answered;
+    /** The current request: being read, answered early (it may still be sending a body we drop). */
+    private final RequestProgress progress = new RequestProgress();
 
     public ReadDeadlineHandler(long timeoutMs, IngestMetrics metrics) {
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -86,8 +81,7 @@ public final class ReadDeadlineHandler extends ChannelDuplexHandler {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt == RefusalFastPath.BETWEEN_REQUESTS) {
-            inRequest = false;
-            answered = true;
+            progress.between();
             arm(ctx);
             return;
         }
@@ -96,17 +90,10 @@ public final class ReadDeadlineHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof HttpRequest) {
-            inRequest = true;
-            answered = false;
-        }
-        if (msg instanceof LastHttpContent) {
-            inRequest = false;
-            if (answered) {
-                arm(ctx); // a dropped body is complete: wait for the next request
-            } else {
-                disarm();
-            }
+        switch (progress.read(msg)) {
+            case WHOLE -> disarm(); // the server works on it: no deadline runs
+            case WHOLE_ANSWERED -> arm(ctx); // a dropped body is complete: wait for the next request
+            case BEGUN, NOTHING -> { } // the deadline that runs keeps running
         }
         ctx.fireChannelRead(msg);
     }
@@ -115,14 +102,11 @@ public final class ReadDeadlineHandler extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         // State first: writing an answer through the gate releases the next pipelined request,
         // which reaches channelRead here before ctx.write returns.
-        if (msg instanceof HttpResponse response && ctx.channel().isOpen()) {
-            if (response.status().code() == HttpResponseStatus.CONTINUE.code()) {
-                arm(ctx); // the body starts now: the time we took to say so is not the client's
-            } else {
-                answered = true;
-                if (!inRequest) {
-                    arm(ctx); // the next request's deadline starts with this answer
-                } // else the request's own deadline keeps running while its body is dropped
+        if (ctx.channel().isOpen()) {
+            switch (progress.wrote(msg)) {
+                case CONTINUE -> arm(ctx); // the body starts now: the time we took to say so is not the client's
+                case BETWEEN_REQUESTS -> arm(ctx); // the next request's deadline starts with this answer
+                case MID_REQUEST, NOTHING -> { } // the request's own deadline keeps running while its body is dropped
             }
         }
         ctx.write(msg, promise);
@@ -163,14 +147,11 @@ public final class ReadDeadlineHandler extends ChannelDuplexHandler {
         if (!ctx.channel().isActive()) {
             return;
         }
-        if (inRequest && !answered) {
+        boolean owed = progress.owesTimeout();
+        if (owed) {
             metrics.answered(IngestOutcome.TIMEOUT, 0L);
-            FullHttpResponse response = Responses.requestTimeout();
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             ctx.channel().attr(ResponseWriter.CLOSING).set(Boolean.TRUE);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.close();
         }
+        RequestProgress.timeOut(ctx, owed);
     }
 }

@@ -14,7 +14,8 @@
  * (ArchitectureTest): what
  * the handlers need from the node's state comes in through narrow interfaces
  * ({@code HookSink}, {@code admission.TenantGate}). Handlers and their constructors are
- * public only so that {@code server} can assemble the pipeline; everything else stays
- * package-private.
+ * public only so that {@code server} can assemble the pipeline, and {@code RequestProgress}
+ * (where the request being read stands, for a read deadline) so that the admin listener's
+ * deadlines follow requests the same way; everything else stays package-private.
  */
 package org.sluice.edge.http;

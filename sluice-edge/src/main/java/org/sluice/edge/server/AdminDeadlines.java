@@ -2,21 +2,13 @@ package org.sluice.edge.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.LastHttpContent;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.sluice.edge.http.Responses;
+import org.sluice.edge.http.RequestProgress;
 
 /**
  * {@code admin.read_timeout_ms} and {@code admin.idle_timeout_ms} on one admin connection.
@@ -36,10 +28,12 @@ import org.sluice.edge.http.Responses;
  * <p>Both handlers sit on one channel, so they and the timer tasks run on its event loop:
  * nothing here is shared between threads.
  *
- * <p>The hook listener's {@code http.ReadDeadlineHandler} follows requests the same way but is
- * apart on purpose: it has one deadline, from the moment the server waits for a request, and
- * no idle deadline started by the first byte; and it sits behind the in-order gate, after the
- * codec, so that it sees one pipelined request at a time.
+ * <p>The request itself (being read, answered early, owed a {@code 408}) is followed by
+ * {@link RequestProgress}, as on the hook listener. The hook listener's
+ * {@code http.ReadDeadlineHandler} runs its deadlines apart on purpose: it has one deadline,
+ * from the moment the server waits for a request, and no idle deadline started by the first
+ * byte; and it sits behind the in-order gate, after the codec, so that it sees one pipelined
+ * request at a time.
  */
 final class AdminDeadlines {
 
@@ -50,10 +44,8 @@ final class AdminDeadlines {
     private int pending;
     /** Bytes arrived since the last whole request: a request (or handshake) has begun. */
     private boolean reading;
-    /** The codec has produced the current request's head. */
-    private boolean headersIn;
-    /** The current request was answered before it was read whole (its body is being dropped). */
-    private boolean answeredEarly;
+    /** The request the codec is producing: its head in, answered before it was read whole. */
+    private final RequestProgress progress = new RequestProgress();
 
     AdminDeadlines(long readTimeoutMs, long idleTimeoutMs) {
         this.readTimeoutMs = readTimeoutMs;
@@ -93,20 +85,17 @@ final class AdminDeadlines {
         return new ChannelDuplexHandler() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                if (msg instanceof HttpRequest) {
-                    headersIn = true;
-                    answeredEarly = false;
-                }
-                if (msg instanceof LastHttpContent) {
-                    reading = false;
-                    headersIn = false;
-                    if (answeredEarly) {
-                        answeredEarly = false;
-                        settle(ctx);
-                    } else {
+                switch (progress.read(msg)) {
+                    case WHOLE -> {
+                        reading = false;
                         pending++;
                         disarm();
                     }
+                    case WHOLE_ANSWERED -> {
+                        reading = false;
+                        settle(ctx);
+                    }
+                    case BEGUN, NOTHING -> { }
                 }
                 ctx.fireChannelRead(msg);
             }
@@ -114,13 +103,16 @@ final class AdminDeadlines {
             @Override
             public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
                 ctx.write(msg, promise);
-                if (msg instanceof HttpResponse response && response.status().code() != HttpResponseStatus.CONTINUE.code()
-                        && ctx.channel().isOpen()) {
-                    if (headersIn) {
-                        answeredEarly = true; // answered mid-request (413): the read deadline keeps running
-                    } else if (pending > 0) {
-                        pending--;
-                        settle(ctx);
+                if (ctx.channel().isOpen()) {
+                    switch (progress.wrote(msg)) {
+                        case BETWEEN_REQUESTS -> {
+                            if (pending > 0) {
+                                pending--;
+                                settle(ctx);
+                            }
+                        }
+                        case MID_REQUEST -> { } // answered mid-request (413): the read deadline keeps running
+                        case CONTINUE, NOTHING -> { }
                     }
                 }
             }
@@ -156,12 +148,6 @@ final class AdminDeadlines {
         if (!ctx.channel().isActive()) {
             return;
         }
-        if (read && headersIn && !answeredEarly) {
-            FullHttpResponse response = Responses.requestTimeout();
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.channel().writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.channel().close();
-        }
+        RequestProgress.timeOut(ctx.channel(), read && progress.owesTimeout());
     }
 }

@@ -49,6 +49,7 @@ import org.sluice.edge.intake.BatchCommitter;
 import org.sluice.edge.route.Routes;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.stats.StatsRing;
+import org.sluice.edge.threads.Threads;
 import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.http.InFlight;
 import org.sluice.edge.http.StoredHeaderNames;
@@ -343,12 +344,8 @@ public final class EdgeServer implements AutoCloseable {
             }
         }
         for (ExecutorService pool : new ExecutorService[] {adminWorkers, workers}) {
-            try {
-                if (pool != null) {
-                    pool.awaitTermination(5, TimeUnit.SECONDS); // an admin PUT finishes its fsync before the store closes
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (pool != null) {
+                Threads.awaitStopped(pool, 5); // an admin PUT finishes its fsync before the store closes
             }
         }
         replays.close();

@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.config.RetentionConfig;
 import org.sluice.edge.log.Warnings;
+import org.sluice.edge.threads.Threads;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.RetentionResult;
 
@@ -84,7 +85,7 @@ final class Retention implements AutoCloseable {
                 .register(registry);
         Gauge.builder("sluice.store.max.bytes", size, s -> s.maxBytes())
                 .description("store.max_bytes as configured; 0 when the store is unbounded").register(registry);
-        this.scheduler = Schedulers.daemon("sluice-retention");
+        this.scheduler = Threads.daemonScheduler("sluice-retention");
         scheduler.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
@@ -126,7 +127,7 @@ final class Retention implements AutoCloseable {
     /** Stops the thread, waiting for a pass in progress (before the store closes). */
     @Override
     public void close() {
-        if (!Schedulers.stop(scheduler, 30)) {
+        if (!Threads.stopNow(scheduler, 30)) {
             LOG.warn("the retention thread did not stop within 30 s");
         }
     }

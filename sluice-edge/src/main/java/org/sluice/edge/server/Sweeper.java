@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
 import org.sluice.edge.log.Warnings;
+import org.sluice.edge.threads.Threads;
 
 /**
  * The background sweeps, on one scheduler thread of their own (never an event loop): every
@@ -35,7 +36,7 @@ final class Sweeper implements AutoCloseable {
         this.backends = backends;
         this.clock = clock;
         this.epochMillis = epochMillis;
-        this.scheduler = Schedulers.daemon("sluice-sweeper");
+        this.scheduler = Threads.daemonScheduler("sluice-sweeper");
         scheduler.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::resume, RESUME_MILLIS, RESUME_MILLIS, TimeUnit.MILLISECONDS);
     }
@@ -61,6 +62,6 @@ final class Sweeper implements AutoCloseable {
 
     @Override
     public void close() {
-        Schedulers.stop(scheduler, 5);
+        Threads.stopNow(scheduler, 5);
     }
 }

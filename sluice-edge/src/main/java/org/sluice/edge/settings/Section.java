@@ -192,6 +192,26 @@ public final class Section {
         return l;
     }
 
+    /**
+     * The list at the required {@code key}, holding at least one item; null after recording
+     * why not: the key is missing ({@code what} says what belongs there), its value is not a
+     * list, or the list is empty ({@code <key> must <atLeastOne>, got an empty list}).
+     */
+    public List<?> nonEmptyList(String key, String what, String atLeastOne) {
+        if (!required(key, what)) {
+            return null;
+        }
+        List<?> raw = list(key);
+        if (raw == null) {
+            return null;
+        }
+        if (raw.isEmpty()) {
+            problem(pathOf(key) + " must " + atLeastOne + ", got an empty list");
+            return null;
+        }
+        return raw;
+    }
+
     public void problem(String message) {
         problems.add(message);
     }

@@ -1,23 +1,17 @@
 package org.sluice.edge.delivery.broker;
 
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import org.sluice.edge.threads.Threads;
 
-/** The threads of a broker transport: daemons, named for what they do ({@code sluice-kafka-timer}). */
+/** The timers of a broker transport: daemon threads ({@link Threads}), named for what they do ({@code sluice-kafka-timer}). */
 public final class BrokerThreads {
 
     private BrokerThreads() {
     }
 
-    /** A daemon thread named {@code name} that runs {@code r}. */
-    public static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
-    }
-
     /** A timer of one daemon thread named {@code name}, for the sweeps of {@link AttemptsOut}; a cancelled task leaves its queue at once. */
     public static ScheduledThreadPoolExecutor timer(String name) {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> daemon(r, name));
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> Threads.daemon(r, name));
         timer.setRemoveOnCancelPolicy(true);
         return timer;
     }

@@ -72,18 +72,12 @@ public final class KafkaReader extends BrokerReader {
      * recording a problem (also for the fleet log's {@code store.kafka}).
      */
     public static List<String> servers(Section s) {
-        if (!s.required("bootstrap_servers", "a list of host:port brokers, e.g. [\"127.0.0.1:9092\"]")) {
-            return null;
-        }
-        String at = s.pathOf("bootstrap_servers");
-        List<?> raw = s.list("bootstrap_servers");
+        List<?> raw = s.nonEmptyList("bootstrap_servers", "a list of host:port brokers, e.g. [\"127.0.0.1:9092\"]",
+                "name at least one broker as host:port");
         if (raw == null) {
             return null;
         }
-        if (raw.isEmpty()) {
-            s.problem(at + " must name at least one broker as host:port, got an empty list");
-            return null;
-        }
+        String at = s.pathOf("bootstrap_servers");
         List<String> out = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
             String text = Values.string(raw.get(i));

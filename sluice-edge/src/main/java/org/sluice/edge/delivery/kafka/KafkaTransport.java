@@ -46,6 +46,7 @@ import org.sluice.edge.delivery.broker.AttemptsOut;
 import org.sluice.edge.delivery.broker.AttemptsOut.Attempt;
 import org.sluice.edge.delivery.broker.BrokerThreads;
 import org.sluice.edge.store.StoredHook;
+import org.sluice.edge.threads.Threads;
 
 /**
  * The transport of {@code type: kafka}: one idempotent producer per destination.
@@ -162,11 +163,7 @@ public final class KafkaTransport implements Transport {
             publisher.sender.shutdownNow();
         }
         for (Publisher publisher : publishers.values()) {
-            try {
-                publisher.sender.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Threads.awaitStopped(publisher.sender, 5);
             Producer<byte[], byte[]> p = publisher.producer;
             if (p != null) {
                 p.close(Duration.ofSeconds(2));
@@ -283,7 +280,7 @@ public final class KafkaTransport implements Transport {
             this.settings = settings;
             this.props = props;
             this.sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                    r -> BrokerThreads.daemon(r, "sluice-kafka-" + destination.name()));
+                    r -> Threads.daemon(r, "sluice-kafka-" + destination.name()));
             this.out = new AttemptsOut<>(destination.timeoutMs(), failure(AttemptResult.Failure.TIMEOUT,
                     "kafka: no acknowledgement within " + destination.timeoutMs() + " ms"));
         }

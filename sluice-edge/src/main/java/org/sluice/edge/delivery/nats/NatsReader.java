@@ -52,18 +52,12 @@ public final class NatsReader extends BrokerReader {
     }
 
     private static List<String> servers(Section s) {
-        if (!s.required("servers", "a list of nats:// URLs, e.g. [\"nats://127.0.0.1:4222\"]")) {
-            return List.of();
-        }
-        String at = s.pathOf("servers");
-        List<?> raw = s.list("servers");
+        List<?> raw = s.nonEmptyList("servers", "a list of nats:// URLs, e.g. [\"nats://127.0.0.1:4222\"]",
+                "list at least one server URL");
         if (raw == null) {
             return List.of();
         }
-        if (raw.isEmpty()) {
-            s.problem(at + " must list at least one server URL, got an empty list");
-            return List.of();
-        }
+        String at = s.pathOf("servers");
         List<String> out = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
             String url = Values.string(raw.get(i));
