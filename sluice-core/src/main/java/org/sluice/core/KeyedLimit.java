@@ -1,6 +1,10 @@
 package org.sluice.core;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * A limit per key, whatever holds the buckets: the calls every scope answers alike, so a
@@ -12,6 +16,11 @@ import java.util.List;
  * readings of length {@code d}, the permits admitted to one key are at most {@code
  * burst_i + rate_i x d} for every bandwidth {@code i} (within the scope's stated time
  * granularity); a refusal charges nothing.
+ *
+ * <p>The waiting calls, {@link #acquire} and {@link #acquireAsync}, have one default
+ * built on {@link #tryAcquire(Object, long)}'s wait, measured on {@link #clock()} and
+ * slept by {@link #sleeper()}, so every scope answers them alike; {@link KeyedLimiter}
+ * answers them itself (its asynchronous acquire reserves).
  */
 public interface KeyedLimit<K> {
 
@@ -36,4 +45,49 @@ public interface KeyedLimit<K> {
 
     /** The bandwidths every key is held to. */
     List<Limit> bandwidths();
+
+    /**
+     * Takes {@code permits} for {@code key}, waiting for them if need be: true once
+     * admitted, false without waiting when the key's wait is longer than what is left of
+     * {@code timeout} (nothing charged). The default asks {@link #tryAcquire(Object, long)},
+     * sleeps the wait it answers on {@link #sleeper()} and asks again, measuring the
+     * timeout on {@link #clock()}. Not fair: a caller that wakes competes with new ones.
+     *
+     * @throws InterruptedException when the thread is interrupted while it waits (nothing charged)
+     * @throws IllegalArgumentException when {@code permits} could never be admitted, or
+     *     {@code timeout} is negative
+     */
+    default boolean acquire(K key, long permits, Duration timeout) throws InterruptedException {
+        long budget = Waits.budget(timeout);
+        Objects.requireNonNull(key, "key");
+        return Waits.acquire(maxWait -> tryAcquire(key, permits), budget, clock(), sleeper(), LimiterListener.NONE);
+    }
+
+    /**
+     * {@link #acquire} without blocking a thread: a stage completed with true once the
+     * permits are taken, or with false (nothing taken) as soon as the key's wait is longer
+     * than what is left of {@code timeout}. The default asks {@link #tryAcquire(Object,
+     * long)} at once, on the calling thread, and while refused asks again on {@code
+     * scheduler} after each wait it answers; the permits are taken only by the call that
+     * completes the stage, so cancelling the stage before then takes nothing. {@link
+     * KeyedLimiter} instead reserves at the call (first come, first served).
+     *
+     * @throws IllegalArgumentException when {@code permits} could never be admitted, or
+     *     {@code timeout} is negative
+     */
+    default CompletionStage<Boolean> acquireAsync(K key, long permits, Duration timeout, ScheduledExecutorService scheduler) {
+        long budget = Waits.budget(timeout);
+        Objects.requireNonNull(key, "key");
+        return Waits.pollAsync(() -> tryAcquire(key, permits), budget, clock(), scheduler);
+    }
+
+    /** The clock this limit's waits are measured on; default {@link Clock#system()}. */
+    default Clock clock() {
+        return Clock.system();
+    }
+
+    /** How {@link #acquire} waits; default {@link Sleeper#system()}. */
+    default Sleeper sleeper() {
+        return Sleeper.system();
+    }
 }

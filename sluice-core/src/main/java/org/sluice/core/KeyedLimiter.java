@@ -133,6 +133,7 @@ public final class KeyedLimiter<K> implements KeyedLimit<K> {
      *
      * @throws InterruptedException when the thread is interrupted while it waits (nothing charged)
      */
+    @Override
     public boolean acquire(K key, long permits, Duration timeout) throws InterruptedException {
         long budget = Waits.budget(timeout);
         Objects.requireNonNull(key, "key");
@@ -153,6 +154,7 @@ public final class KeyedLimiter<K> implements KeyedLimit<K> {
      * most {@code timeout} and completes the stage with true on {@code scheduler} once the
      * wait has passed; otherwise the stage is already complete with false, nothing charged.
      */
+    @Override
     public CompletionStage<Boolean> acquireAsync(K key, long permits, Duration timeout, ScheduledExecutorService scheduler) {
         long budget = Waits.budget(timeout);
         Objects.requireNonNull(key, "key");
@@ -181,6 +183,18 @@ public final class KeyedLimiter<K> implements KeyedLimit<K> {
         }
         int hash = KeyedTable.hashOf(Objects.requireNonNull(key, "key"));
         table.shard(hash).reset(key, 0L, hash, now);
+    }
+
+    /** The builder's clock. */
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
+    /** The builder's sleeper. */
+    @Override
+    public Sleeper sleeper() {
+        return sleeper;
     }
 
     /** The bandwidths every key is held to (the latest ones after a {@link #replaceBandwidths}). */

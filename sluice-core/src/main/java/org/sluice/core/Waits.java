@@ -8,10 +8,13 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
- * The waiting shared by {@link Limiter} and {@link KeyedLimiter}: the blocking acquire's
- * loop and the asynchronous acquire's completion. Neither holds a lock while it waits.
+ * The waiting shared by {@link Limiter}, {@link KeyedLimiter} and every {@link KeyedLimit}:
+ * the blocking acquire's loop, the asynchronous acquire's completion after a reservation,
+ * and, for a scope that cannot reserve, the asynchronous acquire that asks again on the
+ * scheduler. None holds a lock while it waits.
  */
 final class Waits {
 
@@ -97,5 +100,70 @@ final class Waits {
             done.completeExceptionally(e); // the permits stay taken: the scheduler refused, not the limiter
         }
         return done;
+    }
+
+    /**
+     * Tries at once (on the calling thread, so a bad argument throws there); while refused
+     * with a wait that fits in what is left of {@code budget} (measured on {@code clock}),
+     * asks again on {@code scheduler} once that wait has passed. The stage completes with
+     * true once {@code attempt} answers 0 (charged), with false as soon as a wait does not
+     * fit. Nothing is taken before the call that completes it: cancelling the stage stops
+     * the asking, and a later attempt's exception completes it exceptionally.
+     */
+    static CompletionStage<Boolean> pollAsync(LongSupplier attempt, long budget, Clock clock,
+            ScheduledExecutorService scheduler) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        Poll poll = new Poll(attempt, budget, clock, scheduler);
+        poll.step(attempt.getAsLong());
+        return poll.done;
+    }
+
+    /** One asynchronous acquire over a scope's probe: its deadline and its stage. */
+    private static final class Poll implements Runnable {
+        final CompletableFuture<Boolean> done = new CompletableFuture<>();
+        private final LongSupplier attempt;
+        private final long budget;
+        private final Clock clock;
+        private final ScheduledExecutorService scheduler;
+        private final long start;
+
+        Poll(LongSupplier attempt, long budget, Clock clock, ScheduledExecutorService scheduler) {
+            this.attempt = attempt;
+            this.budget = budget;
+            this.clock = clock;
+            this.scheduler = scheduler;
+            this.start = clock.nanoTime();
+        }
+
+        @Override
+        public void run() {
+            if (done.isDone()) {
+                return; // cancelled while it waited: take nothing
+            }
+            long wait;
+            try {
+                wait = attempt.getAsLong();
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+                return;
+            }
+            step(wait);
+        }
+
+        void step(long wait) {
+            if (wait == 0L) {
+                done.complete(true);
+                return;
+            }
+            if (wait > budget - (clock.nanoTime() - start)) {
+                done.complete(false);
+                return;
+            }
+            try {
+                ScheduledFuture<?> unused = scheduler.schedule(this, wait, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                done.completeExceptionally(e); // nothing taken: the scheduler refused, not the limiter
+            }
+        }
     }
 }

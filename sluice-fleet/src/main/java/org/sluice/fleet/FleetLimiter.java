@@ -12,6 +12,7 @@ import org.sluice.core.KeyedLimit;
 import org.sluice.core.KeyedLimiter;
 import org.sluice.core.Limit;
 import org.sluice.core.Probe;
+import org.sluice.core.Sleeper;
 
 /**
  * sluice-core's {@link KeyedLimit} at fleet scope: one limit per key for every node that
@@ -40,6 +41,15 @@ import org.sluice.core.Probe;
  * <p>Keys are 1 to 128 characters of {@code A-Z a-z 0-9 . _ -} (they are part of Redis
  * key names; a caller with other keys hashes them first). Calls block the calling thread
  * for the Redis round trip: this is a limiter for workers, not for event loops.
+ *
+ * <h2>Waiting</h2>
+ * {@code acquire} and {@code acquireAsync} are {@link KeyedLimit}'s defaults: they ask
+ * {@code tryAcquire} and, while refused with a wait that fits in the timeout, sleep (or
+ * schedule) that wait and ask again; nothing is reserved, and {@code acquireAsync}'s
+ * later calls run on the caller's scheduler, each blocking it for a round trip. There is
+ * no {@code reserve}: a reservation Redis took but whose answer was lost (a timeout)
+ * would hold permits no node knows about, and the node-local fallback could not honour
+ * one Redis made.
  */
 public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
 
@@ -56,10 +66,15 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
     private final KeyedLimiter<String> local;
     /** Readings of this clock are sent as "now" instead of Redis TIME: tests on a manual clock only. */
     private final Clock scriptClock;
+    private final Clock clock;
+    private final Sleeper sleeper;
     private final LongAdder fallbacks = new LongAdder();
 
-    private FleetLimiter(FleetSettings settings, String name, List<Limit> bandwidths, Clock clock, Clock scriptClock) {
+    private FleetLimiter(FleetSettings settings, String name, List<Limit> bandwidths, Clock clock, Clock scriptClock,
+            Sleeper sleeper) {
         this.settings = settings;
+        this.clock = clock;
+        this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         this.name = Keys.checkId("name", name);
         this.bandwidths = List.copyOf(bandwidths);
         if (this.bandwidths.isEmpty()) {
@@ -92,14 +107,21 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
      * with the same bandwidths shares each key's buckets.
      */
     public static FleetLimiter start(FleetSettings settings, String name, List<Limit> bandwidths) {
-        return start(settings, name, bandwidths, Clock.system(), null);
+        return start(settings, name, bandwidths, Clock.system(), null, Sleeper.system());
     }
 
     /** With the clock the breaker and the fallback use and, when {@code scriptClock} is not null, the script's time. */
     static FleetLimiter start(FleetSettings settings, String name, List<Limit> bandwidths, Clock clock, Clock scriptClock) {
+        return start(settings, name, bandwidths, clock, scriptClock, Sleeper.system());
+    }
+
+    /** As above, with the sleeper the blocking {@code acquire} waits on (a test's moves its manual clock). */
+    static FleetLimiter start(FleetSettings settings, String name, List<Limit> bandwidths, Clock clock, Clock scriptClock,
+            Sleeper sleeper) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(bandwidths, "bandwidths");
-        FleetLimiter limiter = new FleetLimiter(settings, name, bandwidths, Objects.requireNonNull(clock, "clock"), scriptClock);
+        FleetLimiter limiter = new FleetLimiter(settings, name, bandwidths, Objects.requireNonNull(clock, "clock"), scriptClock,
+                sleeper);
         limiter.link.ensureConnected();
         return limiter;
     }
@@ -135,6 +157,18 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
     @Override
     public List<Limit> bandwidths() {
         return bandwidths;
+    }
+
+    /** The node's clock: the breaker's and the fallback's, and what the waiting calls measure a timeout on. */
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
+    /** How {@link #acquire} waits ({@link Sleeper#system()}). */
+    @Override
+    public Sleeper sleeper() {
+        return sleeper;
     }
 
     /** Calls answered node-local since start: Redis failed, ran out of budget, or the breaker was open. */

@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import org.sluice.core.Clock;
 import org.sluice.core.Limit;
+import org.sluice.core.Sleeper;
 
 /**
  * A memory-mapped file that every process on a host maps, holding named carves: token
@@ -337,7 +338,15 @@ public final class SharedArena implements AutoCloseable {
      * name the same table and give it the same limit.
      */
     public SharedLimiter limiter(String name, int slots, Limit limit, Clock clock) {
-        return new SharedLimiter(gcraTable(name, slots), limit, clock);
+        return limiter(name, slots, limit, clock, Sleeper.system());
+    }
+
+    /**
+     * {@link #limiter(String, int, Limit, Clock)} whose blocking {@code acquire} waits on
+     * {@code sleeper} (a test passes one that moves its manual clock).
+     */
+    public SharedLimiter limiter(String name, int slots, Limit limit, Clock clock, Sleeper sleeper) {
+        return new SharedLimiter(gcraTable(name, slots), limit, clock, sleeper);
     }
 
     /** Finds or makes the carve {@code name}; returns its offset. */

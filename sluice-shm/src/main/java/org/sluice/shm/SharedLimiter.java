@@ -6,6 +6,7 @@ import org.sluice.core.Clock;
 import org.sluice.core.KeyedLimit;
 import org.sluice.core.Limit;
 import org.sluice.core.Probe;
+import org.sluice.core.Sleeper;
 
 /**
  * sluice-core's {@link KeyedLimit} over shared memory: one limit per key for every
@@ -26,19 +27,27 @@ import org.sluice.core.Probe;
  * smaller. The table's rules hold too: under contention heavy enough to exhaust the CAS
  * retries a call is admitted uncharged (counted as {@code contended}), and a key may be
  * evicted when its group of slots is full of keys in debt.
+ *
+ * <p>The waiting calls are {@link KeyedLimit}'s defaults: {@code acquire} sleeps the
+ * wait {@code tryAcquire} answers and asks again, {@code acquireAsync} asks again on the
+ * caller's scheduler; neither reserves. There is no {@code reserve}: a key's word holds a
+ * debt of at most {@link SharedGcraTable#MAX_TOLERANCE_NANOS}, and a key in debt is what
+ * the table's eviction rule protects, so unbounded reservations would pin slots.
  */
 public final class SharedLimiter implements KeyedLimit<String> {
 
     private final SharedGcraTable table;
     private final Limit limit;
     private final Clock clock;
+    private final Sleeper sleeper;
     private final long interval;
     private final long tolerance;
 
-    SharedLimiter(SharedGcraTable table, Limit limit, Clock clock) {
+    SharedLimiter(SharedGcraTable table, Limit limit, Clock clock, Sleeper sleeper) {
         this.table = table;
         this.limit = Objects.requireNonNull(limit, "limit");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         this.interval = limit.intervalNanos();
         this.tolerance = limit.toleranceNanos();
         if (tolerance > SharedGcraTable.MAX_TOLERANCE_NANOS) {
@@ -77,6 +86,18 @@ public final class SharedLimiter implements KeyedLimit<String> {
     @Override
     public List<Limit> bandwidths() {
         return List.of(limit);
+    }
+
+    /** The clock the limiter reads (and its waits are measured on). */
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
+    /** How {@link #acquire} waits: the arena's {@code limiter(...)} sleeper. */
+    @Override
+    public Sleeper sleeper() {
+        return sleeper;
     }
 
     private long increment(long permits) {

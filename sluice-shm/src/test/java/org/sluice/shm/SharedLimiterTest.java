@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -21,6 +22,8 @@ import org.sluice.core.KeyedLimit;
 import org.sluice.core.KeyedLimiter;
 import org.sluice.core.Limit;
 import org.sluice.core.Probe;
+import org.sluice.testkit.ManualClock;
+import org.sluice.testkit.ManualScheduler;
 
 /**
  * The shared-memory {@link KeyedLimit} against the in-memory one: the same calls through
@@ -75,6 +78,37 @@ class SharedLimiterTest {
             KeyedLimit<String> other = arena.limiter("tenants", 1024, Limit.of(10, 3), now::get);
             assertThat(one.tryAcquire("a", 3)).isZero();
             assertThat(other.tryAcquire("a", 1)).isEqualTo(100 * MS);
+        }
+    }
+
+    @Test
+    void theWaitingCallsAskAgainAfterEachWaitAndTakeNothingBeforeTheyAreAdmitted() throws Exception {
+        ManualClock clock = new ManualClock(1_000_000_000L);
+        ManualScheduler scheduler = new ManualScheduler(clock);
+        try (SharedArena arena = arena()) {
+            SharedLimiter limiter = arena.limiter("waits", 1024, Limit.of(10, 2), clock, clock::advanceNanos);
+            assertThat(limiter.tryAcquire("a", 2)).isZero();
+            assertThat(limiter.acquire("a", 1, Duration.ofMillis(100))).as("the wait fits exactly").isTrue();
+            assertThat(clock.nanoTime()).isEqualTo(1_100_000_000L);
+            assertThat(limiter.acquire("a", 1, Duration.ofMillis(100).minusNanos(1))).as("a nanosecond short").isFalse();
+            assertThat(clock.nanoTime()).as("refused without waiting").isEqualTo(1_100_000_000L);
+
+            CompletableFuture<Boolean> cancelled = limiter.acquireAsync("a", 1, Duration.ofSeconds(1), scheduler)
+                    .toCompletableFuture();
+            assertThat(scheduler.queued()).as("asks again once the wait has passed").isEqualTo(1);
+            cancelled.cancel(false);
+            scheduler.runUntilIdle();
+            assertThat(limiter.tryAcquire("a", 1)).as("a cancelled stage took nothing").isZero();
+
+            CompletableFuture<Boolean> stage = limiter.acquireAsync("a", 1, Duration.ofSeconds(1), scheduler)
+                    .toCompletableFuture();
+            assertThat(stage).isNotDone();
+            assertThat(limiter.tryAcquire("a", 1)).as("nothing is reserved while it waits").isEqualTo(100 * MS);
+            scheduler.runUntilIdle();
+            assertThat(stage).isCompletedWithValue(true);
+            assertThat(limiter.tryAcquire("a", 1)).isEqualTo(100 * MS);
+            assertThatThrownBy(() -> limiter.acquireAsync("a", 3, Duration.ZERO, scheduler))
+                    .as("a cost no bucket can hold throws on the caller's thread").isInstanceOf(IllegalArgumentException.class);
         }
     }
 
