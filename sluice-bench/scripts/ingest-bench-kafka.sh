@@ -3,7 +3,9 @@
 # "accepted hooks/s and p99 of store.kind: kafka >= 0.7x store.kind: rocksdb, p99 <= 20 ms, with the
 # CPU per hook of each process on the same two cores"):
 #  0. a local three-broker KRaft cluster (Kafka's test kit, the three brokers in one JVM of their own,
-#     the first also the controller; min.insync.replicas=2), up for the whole run;
+#     the first also the controller; min.insync.replicas=2), up for the whole run, warmed up first by
+#     the plain producer (idempotent, acks=all, lz4, Sluice's 1 KiB records) writing a topic with
+#     PARTITIONS partitions and 3 replicas for BROKER_WARM_UP seconds (its rate printed, for context);
 #  1. ROUNDS rounds, each one run of each kind, rocksdb first: a fresh server (a new data directory;
 #     under kafka new topics too, prefix ingest<round>, PARTITIONS partitions, replication factor 3,
 #     linger_ms 2), intake as the accepting benchmark's (2 partitions, max_batch 256), SOURCES sources
@@ -17,11 +19,13 @@
 #     thread): Sluice, the brokers' JVM (idle but running under rocksdb), wrk (read from its parent
 #     shell's cutime + cstime once it was reaped), and how busy the machine was (/proc/stat). Before the
 #     load, the CPU of the node and the brokers idle for IDLE seconds: what they cost with no hook at all.
-#     Under kafka it also checks that the hooks topic holds at least every hook answered 202.
+#     Under kafka it also checks that the hooks topic holds at least every hook answered 202, then
+#     deletes the run's topics.
 #  2. per round kafka/rocksdb of hooks/s and p99, then the medians over the rounds.
 # Usage (from anywhere): sluice-bench/scripts/ingest-bench-kafka.sh [rounds, default 3] [seconds, default 10]
 #   SKIP_BUILD=1   use the jars, test classes and test.cp of the last build
 #   WARM_UP=s      seconds of load before each counted run, not counted (default 20)
+#   BROKER_WARM_UP=s  seconds of the plain producer before the rounds (default 60)
 #   IDLE=s         seconds each ready node is watched idle first, its and the brokers' CPU then (default 5)
 #   PARTITIONS=p   partitions of the log's topics (default 8)
 #   SOURCES=n      sources the load spreads over (default 4; the hooks of one source share a partition)
@@ -32,6 +36,7 @@ rounds="${1:-3}"
 secs="${2:-10}"
 warm="${WARM_UP:-20}"
 idle="${IDLE:-5}"
+broker_warm="${BROKER_WARM_UP:-60}"
 partitions="${PARTITIONS:-8}"
 sources="${SOURCES:-4}"
 
@@ -51,6 +56,11 @@ echo "cores: $(nproc)"
 start_kafka_broker 3 ${BROKER_SETTINGS:-}
 echo "brokers: $bootstrap (three KRaft brokers in one JVM, pid $broker_pid, min.insync.replicas=2${BROKER_SETTINGS:+, $BROKER_SETTINGS})"
 brokers_yaml="\"${bootstrap//,/\", \"}\""
+# a fresh broker JVM is slow until its JIT has compiled the produce and replication paths: without
+# this, each round's kafka run was faster than the one before (2026-12-07: 518, 1,755, 4,206 hooks/s)
+tool topic "$bootstrap" warm-up "$partitions" 3
+echo "brokers' warm-up, $broker_warm s: $(tool ceiling "$bootstrap" warm-up "$broker_warm" 1024 records)"
+tool delete "$bootstrap" warm-up
 
 ingest_yaml() { # kind round: writes $work/ingest.yaml
   local kind=$1 round=$2 i
@@ -101,6 +111,7 @@ run() { # kind round
   n=$(( $(wrk_total "$work/run.wrk") - $(wrk_non2xx "$work/run.wrk") ))
   if [ "$kind" = kafka ]; then
     logged=" log_holds=$(tool size "$bootstrap" "ingest$round.hooks")/$((warm_accepted + n))_answered_202"
+    tool delete "$bootstrap" "ingest$round" # the brokers' idle work stays that of one node's topics
   fi
   stop_sluice
   printf 'round %s %-7s hooks/s=%s %s non_2xx=%s%s\n' "$round" "$kind" "$(wrk_rps "$work/run.wrk")" \

@@ -56,7 +56,8 @@ import org.apache.kafka.common.test.TestKitNodes;
  *       BYTES of body each; prints the first and last id's millisecond;</li>
  *   <li>{@code await BOOTSTRAP TOPIC N SECONDS}: waits until the topic holds N records (its end
  *       offsets summed), at most SECONDS;</li>
- *   <li>{@code size BOOTSTRAP TOPIC}: prints the records the topic holds (its end offsets summed).</li>
+ *   <li>{@code size BOOTSTRAP TOPIC}: prints the records the topic holds (its end offsets summed);</li>
+ *   <li>{@code delete BOOTSTRAP PREFIX}: deletes every topic whose name starts with {@code PREFIX.}.</li>
  * </ul>
  */
 public final class KafkaBenchTool {
@@ -77,6 +78,7 @@ public final class KafkaBenchTool {
                     Integer.parseInt(args[5]), args[6]);
             case "await" -> await(args[1], args[2], Long.parseLong(args[3]), Integer.parseInt(args[4]));
             case "size" -> System.out.println(size(args[1], args[2]));
+            case "delete" -> delete(args[1], args[2]);
             default -> throw new IllegalArgumentException("unknown command " + Arrays.toString(args));
         }
     }
@@ -175,6 +177,14 @@ public final class KafkaBenchTool {
     private static long size(String bootstrap, String topic) {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(bootstrap))) {
             return c.endOffsets(partitions(c, topic)).values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    private static void delete(String bootstrap, String prefix) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            List<String> names = admin.listTopics().names().get(60, TimeUnit.SECONDS).stream()
+                    .filter(t -> t.startsWith(prefix + ".")).toList();
+            admin.deleteTopics(names).all().get(60, TimeUnit.SECONDS);
         }
     }
 
