@@ -107,6 +107,8 @@ public final class KafkaBenchTool {
                 kafka.close();
             } catch (Exception e) {
                 System.err.println("closing the cluster: " + e);
+            } finally { // the test kit's close left the first node's data behind with three brokers
+                deleteTree(Path.of(kafka.nodes().baseDirectory()));
             }
         }));
         kafka.format();
@@ -114,6 +116,19 @@ public final class KafkaBenchTool {
         kafka.waitForReadyBrokers();
         Files.writeString(addressFile, kafka.bootstrapServers());
         new CountDownLatch(1).await(); // until killed
+    }
+
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            System.err.println("deleting " + dir + ": " + e);
+        }
     }
 
     private static void topic(String bootstrap, String name, int partitions, short replicas) throws Exception {
