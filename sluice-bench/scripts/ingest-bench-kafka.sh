@@ -18,7 +18,8 @@
 #     hook of each process over the counted seconds, from /proc/<pid>/stat (utime + stime, every
 #     thread): Sluice, the brokers' JVM (idle but running under rocksdb), wrk (read from its parent
 #     shell's cutime + cstime once it was reaped), and how busy the machine was (/proc/stat). Before the
-#     load, the CPU of the node and the brokers idle for IDLE seconds: what they cost with no hook at all.
+#     load, the CPU of the node and the brokers idle for IDLE seconds (right after the boot, so under
+#     kafka mostly the JIT compiling the Kafka client: a thread sample on 2026-12-07 found nothing else).
 #     Under kafka it also checks that the hooks topic holds at least every hook answered 202, then
 #     deletes the run's topics.
 #  2. per round kafka/rocksdb of hooks/s and p99, then the medians over the rounds.
