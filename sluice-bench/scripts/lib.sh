@@ -58,11 +58,13 @@ kafka_bench_cleanup() {
 }
 tool() { "${tool_cmd[@]}" "$@"; }
 
-start_kafka_broker() { # a one-node KRaft broker in its own JVM; sets broker_pid and bootstrap
+start_kafka_broker() { # [brokers, default 1] [key=value...]: a KRaft cluster (one node, or three brokers
+  # with min.insync.replicas=2; each key=value a broker setting more) in one JVM of its own; sets
+  # broker_pid and bootstrap (host:port,...)
   # a simple command, not a function, in the background: it is the JVM itself, so $! is its pid
   # and the cleanup's kill reaches it (a backgrounded function is a subshell, and killing that
   # left the broker running after the script)
-  "${tool_cmd[@]}" broker "$work/bootstrap" > "$work/broker.out" 2>&1 &
+  "${tool_cmd[@]}" broker "$work/bootstrap" "${1:-1}" "${@:2}" > "$work/broker.out" 2>&1 &
   broker_pid=$!
   for _ in $(seq 1 1200); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
   bootstrap="$(cat "$work/bootstrap")"

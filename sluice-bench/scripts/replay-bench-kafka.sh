@@ -13,7 +13,8 @@
 #  4. the replay route: POST /v1/destinations/bus/replay over the fill's time range at the
 #     route's largest rate (10,000 a second): the same N hooks read from the log again and
 #     delivered again; hooks / time from the POST to the N-th more record on the destination topic
-#     (looked for every 200 ms).
+#     (looked for every 200 ms);
+#  5. the plain producer's ceiling again, for SECONDS, on the broker as warm as the replay left it.
 # Usage (from anywhere): sluice-bench/scripts/replay-bench-kafka.sh [N, default 1000000] [seconds, default 30]
 # (SKIP_BUILD=1 uses the jars of the last build; PARTITIONS=p for the log, default 3.)
 set -euo pipefail
@@ -79,7 +80,14 @@ replayed=$(tool await "$bootstrap" replay.bench "$((2 * n))" 1800)
 echo "  POST -> $n more records on the destination in $((replayed - replay_at)) ms"
 echo "  CPU per hook: $(cpu_per_item "$cpu_before" "$(cpu_snapshot "$server_pid" "$broker_pid")" "$n" "server broker")"
 echo "  destination topic (each replayed hook is a repeat of its first delivery): $(tool count "$bootstrap" replay.bench "$replay_at" "$replayed")"
-echo "plain producer: ${plain}/s"
 stop_sluice
+
+# ---- 5. the plain producer again, on the broker as warm as the replay found it ----------
+# (2026-12-07: the first ceiling, on a broker and a client JVM both just started, ran at 4,300/s,
+# and the fill's producer, a plain producer of the same records, at 18,587/s a minute later)
+line=$(tool ceiling "$bootstrap" ceiling-records "$secs" 1024 records)
+echo "again, after the replay: $line"
+plain_warm=$(acked_per_s <<< "$line")
+echo "plain producer: ${plain}/s at the start, ${plain_warm}/s after the replay"
 
 echo "load after: $(uptime)"

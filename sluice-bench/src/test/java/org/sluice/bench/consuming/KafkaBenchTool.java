@@ -33,10 +33,13 @@ import org.apache.kafka.common.test.TestKitNodes;
 /**
  * The Kafka side of {@code scripts/broker-bench-kafka.sh}, run from the test classpath:
  * <ul>
- *   <li>{@code broker FILE}: a one-node KRaft broker (Kafka's test kit) on a free port; writes
- *       its bootstrap address to FILE and runs until killed;</li>
- *   <li>{@code topic BOOTSTRAP NAME PARTITIONS}: creates a topic whose record timestamps are
- *       the broker's append time;</li>
+ *   <li>{@code broker FILE [BROKERS [KEY=VALUE...]]}: a KRaft cluster of Kafka's test kit in this JVM, one
+ *       node by default, on free ports; writes its bootstrap addresses to FILE and runs until
+ *       killed (SIGTERM closes the cluster and deletes its data). With BROKERS of 3 or more,
+ *       the cluster a fleet would run: the first node also the controller, new topics and the
+ *       group offsets replicated three times, {@code min.insync.replicas=2}; each KEY=VALUE a broker setting more;</li>
+ *   <li>{@code topic BOOTSTRAP NAME PARTITIONS [REPLICAS]}: creates a topic (one replica by
+ *       default) whose record timestamps are the broker's append time;</li>
  *   <li>{@code ceiling BOOTSTRAP TOPIC SECONDS BYTES [records]}: a plain producer loop
  *       (idempotent, {@code acks=all}, lz4 and {@code linger.ms} 5 as the bench destination)
  *       at full speed: records/s acknowledged; with {@code records}, each record as Sluice
@@ -52,7 +55,9 @@ import org.apache.kafka.common.test.TestKitNodes;
  *       {@code bench} as Sluice's intake logs them (UUIDv7 ids, one {@code sluice-destination}),
  *       BYTES of body each; prints the first and last id's millisecond;</li>
  *   <li>{@code await BOOTSTRAP TOPIC N SECONDS}: waits until the topic holds N records (its end
- *       offsets summed), at most SECONDS.</li>
+ *       offsets summed), at most SECONDS;</li>
+ *   <li>{@code size BOOTSTRAP TOPIC}: prints the records the topic holds (its end offsets summed);</li>
+ *   <li>{@code delete BOOTSTRAP PREFIX}: deletes every topic whose name starts with {@code PREFIX.}.</li>
  * </ul>
  */
 public final class KafkaBenchTool {
@@ -62,8 +67,9 @@ public final class KafkaBenchTool {
 
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
-            case "broker" -> broker(Path.of(args[1]));
-            case "topic" -> topic(args[1], args[2], Integer.parseInt(args[3]));
+            case "broker" -> broker(Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 1,
+                    Arrays.asList(args).subList(Math.min(3, args.length), args.length));
+            case "topic" -> topic(args[1], args[2], Integer.parseInt(args[3]), args.length > 4 ? Short.parseShort(args[4]) : 1);
             case "ceiling" -> ceiling(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
                     args.length > 5 && args[5].equals("records"));
             case "count" -> count(args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]),
@@ -71,17 +77,40 @@ public final class KafkaBenchTool {
             case "fill" -> fill(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
                     Integer.parseInt(args[5]), args[6]);
             case "await" -> await(args[1], args[2], Long.parseLong(args[3]), Integer.parseInt(args[4]));
+            case "size" -> System.out.println(size(args[1], args[2]));
+            case "delete" -> delete(args[1], args[2]);
             default -> throw new IllegalArgumentException("unknown command " + Arrays.toString(args));
         }
     }
 
-    private static void broker(Path addressFile) throws Exception {
-        KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true)
-                .setNumControllerNodes(1).setNumBrokerNodes(1).build())
+    private static void broker(Path addressFile, int brokers, List<String> settings) throws Exception {
+        String replicas = Integer.toString(Math.min(3, brokers));
+        KafkaClusterTestKit.Builder b = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true)
+                .setNumControllerNodes(1).setNumBrokerNodes(brokers).build())
                 .setConfigProp("auto.create.topics.enable", "false")
-                .setConfigProp("offsets.topic.replication.factor", "1")
-                .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                .build();
+                .setConfigProp("offsets.topic.replication.factor", replicas)
+                .setConfigProp("default.replication.factor", replicas)
+                .setConfigProp("group.initial.rebalance.delay.ms", "0");
+        if (brokers >= 3) {
+            b.setConfigProp("min.insync.replicas", "2");
+        }
+        for (String setting : settings) { // key=value, a broker setting of the caller's
+            int eq = setting.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("a broker setting is key=value, got " + setting);
+            }
+            b.setConfigProp(setting.substring(0, eq), setting.substring(eq + 1));
+        }
+        KafkaClusterTestKit kafka = b.build();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                kafka.close();
+            } catch (Exception e) {
+                System.err.println("closing the cluster: " + e);
+            } finally { // the test kit's close left the first node's data behind with three brokers
+                deleteTree(Path.of(kafka.nodes().baseDirectory()));
+            }
+        }));
         kafka.format();
         kafka.startup();
         kafka.waitForReadyBrokers();
@@ -89,9 +118,22 @@ public final class KafkaBenchTool {
         new CountDownLatch(1).await(); // until killed
     }
 
-    private static void topic(String bootstrap, String name, int partitions) throws Exception {
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            System.err.println("deleting " + dir + ": " + e);
+        }
+    }
+
+    private static void topic(String bootstrap, String name, int partitions, short replicas) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)
+            admin.createTopics(List.of(new NewTopic(name, partitions, replicas)
                     .configs(Map.of("message.timestamp.type", "LogAppendTime")))).all().get(60, TimeUnit.SECONDS);
         }
     }
@@ -131,15 +173,10 @@ public final class KafkaBenchTool {
     }
 
     private static void await(String bootstrap, String topic, long n, int seconds) throws Exception {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         long records = 0;
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            List<TopicPartition> parts = new ArrayList<>();
-            c.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(bootstrap))) {
+            List<TopicPartition> parts = partitions(c, topic);
             while (System.nanoTime() < deadline) {
                 records = c.endOffsets(parts).values().stream().mapToLong(Long::longValue).sum();
                 if (records >= n) {
@@ -150,6 +187,34 @@ public final class KafkaBenchTool {
             }
         }
         throw new IllegalStateException(topic + " holds " + records + " records after " + seconds + " s, not " + n);
+    }
+
+    private static long size(String bootstrap, String topic) {
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(bootstrap))) {
+            return c.endOffsets(partitions(c, topic)).values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    private static void delete(String bootstrap, String prefix) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            List<String> names = admin.listTopics().names().get(60, TimeUnit.SECONDS).stream()
+                    .filter(t -> t.startsWith(prefix + ".")).toList();
+            admin.deleteTopics(names).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private static Properties consumerProperties(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return p;
+    }
+
+    private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, String topic) {
+        List<TopicPartition> parts = new ArrayList<>();
+        c.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+        return parts;
     }
 
     private static void ceiling(String bootstrap, String topic, int seconds, int bytes, boolean records) throws Exception {
@@ -217,10 +282,7 @@ public final class KafkaBenchTool {
     }
 
     private static void count(String bootstrap, String topic, long fromMs, long toMs, long receivedFromMs) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Properties p = consumerProperties(bootstrap);
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         long records = 0;
         long inWindow = 0;
@@ -229,8 +291,7 @@ public final class KafkaBenchTool {
         Set<String> ids = new HashSet<>();
         List<Long> lags = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            List<TopicPartition> parts = new ArrayList<>();
-            c.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            List<TopicPartition> parts = partitions(c, topic);
             c.assign(parts);
             c.seekToBeginning(parts);
             Map<TopicPartition, Long> ends = c.endOffsets(parts);
