@@ -8,9 +8,9 @@
  *
  * <p>{@link org.sluice.edge.telemetry.Telemetry} owns the OpenTelemetry SDK and its OTLP/HTTP
  * exporter; with {@code telemetry.otlp.endpoint} unset it is {@link
- * org.sluice.edge.telemetry.Telemetry#off()}, which makes nothing of the SDK (no thread, no
- * class of it loaded), and the ingest path's calls into it are constant no-ops that allocate
- * nothing.
+ * org.sluice.edge.telemetry.Telemetry#off()}, which builds nothing of the SDK (no exporter,
+ * no thread, no connection), and the ingest path's calls into it are constant no-ops that
+ * allocate nothing.
  *
  * <p>May use the OpenTelemetry API and SDK, the delivery seam ({@code delivery}: the
  * {@code Transport} it wraps), the store's hook values, {@code verify}'s header lookup and
