@@ -79,7 +79,9 @@ final class TracedTransport implements Transport {
             if (result instanceof AttemptResult.Answered a) {
                 span.setAttribute(IngestSpan.HTTP_STATUS, a.status());
             }
-            if (outcome.error() != null) {
+            boolean delivered = result instanceof AttemptResult.Acknowledged
+                    || (result instanceof AttemptResult.Answered a && a.status() >= 200 && a.status() < 300);
+            if (!delivered) { // an answer outside 2xx, no answer, a refusal: the attempt did not deliver
                 span.setStatus(StatusCode.ERROR, "not delivered");
             }
         }

@@ -101,6 +101,46 @@ class TracingTest {
     }
 
     @Test
+    void eachAttemptIsASpanOfItsOwnUnderTheOneIngestSpanAndSendsItsOwnTraceparent() throws Exception {
+        try (OtlpReceiver otlp = OtlpReceiver.start(); HookReceiver receiver = HookReceiver.start()) {
+            receiver.plan(HookReceiver.Answer.status(503)); // the first attempt fails, the retry is answered 200
+            List<HookReceiver.Received> got;
+            try (TestEdge edge = TestEdge.start(dir, config(receiver, otlp, null).replace("app: {url: \"%s\"}"
+                    .formatted(receiver.uri("/in")), "app: {url: \"%s\", retry: {initial_ms: 1}}".formatted(receiver.uri("/in"))))) {
+                Http.Response r = edge.post("/hooks/a", Map.of(), "{}");
+                String id = r.body().replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");
+                receiver.awaitRequests(1, Duration.ofSeconds(30));
+                TestEdge.await(() -> { // the retry is due once the node's clock has moved on
+                    edge.clock.advance(Duration.ofSeconds(1));
+                    edge.backends().dispatcher().wake();
+                    return receiver.requestCount() >= 2;
+                });
+                TestEdge.await(() -> edge.backends().store().deliveries().deliveries(id).stream()
+                        .map(DeliveryRow::state).allMatch(s -> s == DeliveryState.DELIVERED));
+                got = receiver.received();
+            }
+            Span ingest = otlp.spans("sluice.ingest").get(0);
+            List<Span> attempts = otlp.spans("sluice.deliver").stream()
+                    .sorted(java.util.Comparator.comparing(s -> attribute(s, "sluice.attempt").orElseThrow())).toList();
+            assertThat(attempts).hasSize(2);
+            for (int i = 0; i < 2; i++) {
+                Span attempt = attempts.get(i);
+                assertThat(attribute(attempt, "sluice.attempt")).contains(String.valueOf(i + 1));
+                assertThat(attempt.getTraceId()).isEqualTo(ingest.getTraceId());
+                assertThat(attempt.getParentSpanId()).isEqualTo(ingest.getSpanId());
+                assertThat(attempt.getLinks(0).getSpanId()).isEqualTo(ingest.getSpanId());
+                assertThat(got.get(i).header("traceparent")).isEqualTo("00-" + OtlpReceiver.hex(ingest.getTraceId()) + "-"
+                        + OtlpReceiver.hex(attempt.getSpanId()) + "-" + String.format("%02x", attempt.getFlags() & 0xff));
+                assertThat(attempt.getFlags() & 0x01).as("sampled").isEqualTo(1);
+            }
+            assertThat(attempts.get(0).getStatus().getCode()).isEqualTo(io.opentelemetry.proto.trace.v1.Status.StatusCode.STATUS_CODE_ERROR);
+            assertThat(attribute(attempts.get(0), "http.response.status_code")).contains("503");
+            assertThat(attribute(attempts.get(1), "http.response.status_code")).contains("200");
+            assertThat(attempts.get(0).getSpanId()).isNotEqualTo(attempts.get(1).getSpanId());
+        }
+    }
+
+    @Test
     void aHookWithoutTraceparentStartsATraceOfItsOwn() throws Exception {
         try (OtlpReceiver otlp = OtlpReceiver.start(); HookReceiver receiver = HookReceiver.start()) {
             try (TestEdge edge = TestEdge.start(dir, config(receiver, otlp, "1.0"))) {
