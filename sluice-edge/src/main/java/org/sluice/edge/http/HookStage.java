@@ -106,9 +106,15 @@ public final class HookStage {
         HttpHeaders headers = exchange.request.headers();
         HeaderLookup lookup = name -> joined(headers.getAll(name));
         IngestSpan span = telemetry.startIngest(lookup, exchange.tenant, exchange.source.id());
-        CompletableFuture<Response> answered = run(hook, lookup, span, after, mustNotWait);
         if (span == IngestSpan.NONE) {
-            return answered;
+            return run(hook, lookup, span, after, mustNotWait);
+        }
+        CompletableFuture<Response> answered;
+        try {
+            answered = run(hook, lookup, span, after, mustNotWait);
+        } catch (RuntimeException | Error e) { // the caller answers it; the span still ends
+            span.end(IngestOutcome.STORE_UNAVAILABLE.label, 503);
+            throw e;
         }
         return answered.whenComplete((response, failure) -> {
             if (response != null) {
