@@ -30,7 +30,7 @@ import org.sluice.edge.settings.Values;
 final class ConfigBinder {
 
     static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet",
-            "destinations", "retention", "store", "logging");
+            "destinations", "retention", "store", "logging", "telemetry");
     static final List<String> NODE = List.of("id", "data_dir");
     static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "allowed_hosts", "read_timeout_ms",
             "idle_timeout_ms", "max_connections", "workers", "tls");
@@ -51,6 +51,8 @@ final class ConfigBinder {
     static final List<String> RETENTION = List.of("hooks_seconds", "dead_seconds");
     static final List<String> STORE = StoreReader.STORE;
     static final List<String> LOGGING = List.of("format");
+    static final List<String> TELEMETRY = List.of("otlp", "sampling_ratio");
+    static final List<String> TELEMETRY_OTLP = List.of("endpoint");
 
     static final long MAX_BODY_CEILING = 1L << 30; // bodies are held in memory whole
     static final long MAX_INFLIGHT_CEILING = 1L << 40;
@@ -84,6 +86,7 @@ final class ConfigBinder {
         StoreConfig store = StoreReader.read(root);
         LoggingConfig logging = new LoggingConfig(root.section("logging", LOGGING)
                 .choice("format", LoggingConfig.Format.TEXT, LoggingConfig.Format.values(), LoggingConfig.Format::configName));
+        TelemetryConfig telemetry = telemetry(root.section("telemetry", TELEMETRY));
         crossChecks(admin, http, rateLimits, tree);
         subjectChecks(sources, destinations);
         StoreReader.dedupeChecks(store, dedupe, sources, root);
@@ -91,7 +94,38 @@ final class ConfigBinder {
             return null;
         }
         return new SluiceConfig(node, admin, http, rateLimits, intake, dedupe, sources, fleet, destinations,
-                retention, store, logging);
+                retention, store, logging, telemetry);
+    }
+
+    /** {@code telemetry}: an OTLP/HTTP endpoint (an http or https URL with a host) and a ratio from 0 to 1. */
+    private static TelemetryConfig telemetry(Section s) {
+        Section otlp = s.section("otlp", TELEMETRY_OTLP);
+        Optional<URI> endpoint = Optional.empty();
+        String url = otlp.string("endpoint", null);
+        if (url != null) {
+            try {
+                URI u = new URI(url.strip());
+                if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null
+                        || u.getRawQuery() != null || u.getRawFragment() != null) {
+                    throw new URISyntaxException(url, "not an http or https URL with a host and no query");
+                }
+                endpoint = Optional.of(u);
+            } catch (URISyntaxException e) {
+                s.problem(otlp.pathOf("endpoint") + " must be an http or https URL with a host (an OTLP/HTTP"
+                        + " collector, e.g. http://collector:4318), got " + Values.render(url));
+            }
+        }
+        Object ratio = s.raw("sampling_ratio");
+        double samplingRatio = TelemetryConfig.DEFAULT_SAMPLING_RATIO;
+        if (ratio != null) {
+            Double d = Values.number(ratio);
+            if (d == null || !(d >= 0 && d <= 1)) {
+                s.problem(s.pathOf("sampling_ratio") + " must be a number between 0 and 1, got " + Values.render(ratio));
+            } else {
+                samplingRatio = d;
+            }
+        }
+        return new TelemetryConfig(endpoint, samplingRatio);
     }
 
     private static Set<String> names(Map<?, ?> m) {

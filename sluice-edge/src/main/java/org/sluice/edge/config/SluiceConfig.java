@@ -19,6 +19,7 @@ import org.sluice.edge.intake.IntakeSettings;
  * @param sources      by source id, in file order
  * @param destinations by destination name, in file order
  * @param logging      how log lines are written; applied by the command line, which owns the process
+ * @param telemetry    traces: where they are exported (off by default) and how many are sampled
  */
 public record SluiceConfig(
         NodeConfig node,
@@ -32,7 +33,8 @@ public record SluiceConfig(
         Map<String, Destination> destinations,
         RetentionConfig retention,
         StoreConfig store,
-        LoggingConfig logging) {
+        LoggingConfig logging,
+        TelemetryConfig telemetry) {
 
     public SluiceConfig {
         Objects.requireNonNull(node, "node");
@@ -45,8 +47,18 @@ public record SluiceConfig(
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(logging, "logging");
+        Objects.requireNonNull(telemetry, "telemetry");
         sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
         destinations = Collections.unmodifiableMap(new LinkedHashMap<>(destinations));
+    }
+
+    /** A configuration without traces ({@code telemetry} at its defaults). */
+    public SluiceConfig(NodeConfig node, AdminConfig admin, HttpConfig http, RateLimitsConfig rateLimits,
+                        IntakeSettings intake, DedupeConfig dedupe, Map<String, SourceConfig> sources, FleetConfig fleet,
+                        Map<String, Destination> destinations, RetentionConfig retention, StoreConfig store,
+                        LoggingConfig logging) {
+        this(node, admin, http, rateLimits, intake, dedupe, sources, fleet, destinations, retention, store, logging,
+                TelemetryConfig.defaults());
     }
 
     /** Every key at its default, no sources: what an empty YAML file gives. */
@@ -82,7 +94,8 @@ public record SluiceConfig(
                 .append(" store=").append(store.kind().configName())
                 .append(store.kafka().map(k -> "(" + String.join(",", k.bootstrapServers()) + " " + k.hooksTopic() + ")")
                         .orElse(""))
-                .append(" store_max_bytes=").append(store.bounded() ? Long.toString(store.maxBytes()) : "off");
+                .append(" store_max_bytes=").append(store.bounded() ? Long.toString(store.maxBytes()) : "off")
+                .append(" tracing=").append(telemetry.tracing() ? "otlp/" + telemetry.samplingRatio() : "off");
         return s.toString();
     }
 

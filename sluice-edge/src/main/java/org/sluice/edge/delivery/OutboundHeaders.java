@@ -24,6 +24,8 @@ import org.sluice.edge.verify.Verifiers;
  *   <li>{@code webhook-signature} when the destination signs ({@link WebhookSigner});</li>
  *   <li>{@code sluice-tenant}, {@code sluice-source}, {@code sluice-attempt} (from 1),
  *       {@code user-agent: sluice/<version>};</li>
+ *   <li>{@code traceparent} when the hook is traced (the attempt span's, {@code telemetry.*});
+ *       it replaces a forwarded or configured one;</li>
  *   <li>the destination's {@code forward_headers}, copied from the received request when
  *       it had them (a value holding CR, LF or NUL is dropped, never sent);</li>
  *   <li>the destination's configured {@code headers}; one with the name of a forwarded
@@ -34,8 +36,8 @@ import org.sluice.edge.verify.Verifiers;
  *
  * <p>A broker record or message carries another list, the same for Kafka and NATS
  * ({@link #forBroker(StoredHook, int, BiConsumer)}): {@code webhook-id}, {@code sluice-tenant}, {@code sluice-source},
- * {@code sluice-received-at} ({@link #RECEIVED_AT_FORMAT}), {@code sluice-attempt}, then
- * the forwarded headers.
+ * {@code sluice-received-at} ({@link #RECEIVED_AT_FORMAT}), {@code sluice-attempt},
+ * {@code traceparent} when the hook is traced, then the forwarded headers.
  *
  * <p>Immutable and thread-safe.
  */
@@ -50,6 +52,8 @@ public final class OutboundHeaders {
     /** A broker header: when the hook was received, in {@link #RECEIVED_AT_FORMAT}. */
     public static final String SLUICE_RECEIVED_AT = "sluice-received-at";
     public static final String USER_AGENT = "user-agent";
+    /** The W3C trace context of the attempt, when the hook is traced ({@link StoredHook#traceparent()}). */
+    public static final String TRACEPARENT = "traceparent";
 
     /** Names that configuration may neither forward nor set. */
     public static final Set<String> RESERVED = Set.of(WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE,
@@ -156,8 +160,16 @@ public final class OutboundHeaders {
         out.add(Map.entry(SLUICE_SOURCE, hook.source()));
         out.add(Map.entry(SLUICE_ATTEMPT, Integer.toString(attempt)));
         out.add(Map.entry(USER_AGENT, userAgent));
+        String traceparent = hook.traceparent();
+        if (traceparent != null) {
+            out.add(Map.entry(TRACEPARENT, traceparent));
+        }
         out.addAll(forwarded(hook));
-        configured.forEach((name, value) -> out.add(Map.entry(name, value)));
+        configured.forEach((name, value) -> {
+            if (traceparent == null || !name.equals(TRACEPARENT)) {
+                out.add(Map.entry(name, value));
+            }
+        });
         return out;
     }
 
@@ -166,7 +178,7 @@ public final class OutboundHeaders {
      * record headers, NATS message headers), each (name, value) pair given to {@code sink}
      * as it is made, in this order: {@code webhook-id}, {@code sluice-tenant} (empty for a
      * hook without one), {@code sluice-source}, {@code sluice-received-at},
-     * {@code sluice-attempt}, then {@link #forwarded}. A broker has no
+     * {@code sluice-attempt}, {@code traceparent} when the hook is traced, then {@link #forwarded}. A broker has no
      * {@code webhook-timestamp}, signature or {@code user-agent}, and takes no configured
      * {@code headers}. Each transport writes them its own way (a record header each, NATS's
      * wire form), so no list is made.
@@ -180,6 +192,9 @@ public final class OutboundHeaders {
         sink.accept(SLUICE_SOURCE, hook.source());
         sink.accept(SLUICE_RECEIVED_AT, receivedAt(hook.receivedAtMillis()));
         sink.accept(SLUICE_ATTEMPT, Integer.toString(attempt));
+        if (hook.traceparent() != null) {
+            sink.accept(TRACEPARENT, hook.traceparent());
+        }
         forwarded(hook, sink);
     }
 
@@ -246,7 +261,8 @@ public final class OutboundHeaders {
         }
         for (Map.Entry<String, String> h : hook.headers().entrySet()) {
             String name = forwardedName(h.getKey()); // compared without lower-casing every received name
-            if (name != null && !configured.containsKey(name) && isFieldValue(h.getValue())) {
+            if (name != null && !configured.containsKey(name) && isFieldValue(h.getValue())
+                    && (hook.traceparent() == null || !name.equals(TRACEPARENT))) { // the attempt's own replaces it
                 sink.accept(name, h.getValue());
             }
         }

@@ -13,6 +13,8 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DuplicateLookup;
 import org.sluice.edge.store.OrderedHeaders;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.telemetry.IngestSpan;
+import org.sluice.edge.telemetry.Telemetry;
 import org.sluice.edge.verify.HeaderLookup;
 import org.sluice.edge.verify.VerifyOutcome;
 import org.sluice.edge.admission.Admission;
@@ -37,6 +39,10 @@ import org.sluice.edge.admission.TenantGate;
  * <p>The order is what makes the tenant's budget honest: a forged hook is refused before
  * any tenant charge, and a duplicate is answered before one. What admission holds (a
  * queue-share lease, a fleet claim) is held until the intake has answered, then settled.
+ *
+ * <p>With tracing on, each hook's stage is one span ({@link IngestSpan}): verification,
+ * admission and the commit are its events, and the hook is committed with its
+ * {@code traceparent}. Off, the span is {@link IngestSpan#NONE} and costs nothing.
  */
 public final class HookStage {
 
@@ -50,9 +56,17 @@ public final class HookStage {
     private final LongSupplier epochMillis;
     /** Where the stage continues after the fleet's answer and after the commit (the worker pool). */
     private final Executor continuation;
+    private final Telemetry telemetry;
 
     public HookStage(TenantGate tenants, HookSink sink, IngestMetrics metrics, LongSupplier epochMillis,
               Executor continuation) {
+        this(tenants, sink, metrics, epochMillis, continuation, Telemetry.off());
+    }
+
+    /** As the stage above, with each hook's ingest traced by {@code telemetry}. */
+    public HookStage(TenantGate tenants, HookSink sink, IngestMetrics metrics, LongSupplier epochMillis,
+              Executor continuation, Telemetry telemetry) {
+        this.telemetry = telemetry;
         this.continuation = guarded(continuation);
         this.tenants = tenants;
         this.sink = sink;
@@ -89,15 +103,40 @@ public final class HookStage {
 
     private CompletableFuture<Response> run(ReceivedHook hook, Executor after, boolean mustNotWait) {
         IngestExchange exchange = hook.exchange();
+        HttpHeaders headers = exchange.request.headers();
+        HeaderLookup lookup = name -> joined(headers.getAll(name));
+        IngestSpan span = telemetry.startIngest(lookup, exchange.tenant, exchange.source.id());
+        if (span == IngestSpan.NONE) {
+            return run(hook, lookup, span, after, mustNotWait);
+        }
+        CompletableFuture<Response> answered;
+        try {
+            answered = run(hook, lookup, span, after, mustNotWait);
+        } catch (RuntimeException | Error e) { // the caller answers it; the span still ends
+            span.end(IngestOutcome.STORE_UNAVAILABLE.label, 503);
+            throw e;
+        }
+        return answered.whenComplete((response, failure) -> {
+            if (response != null) {
+                span.end(response.outcome().label, response.response().status().code());
+            } else {
+                span.end(IngestOutcome.STORE_UNAVAILABLE.label, 503);
+            }
+        });
+    }
+
+    private CompletableFuture<Response> run(ReceivedHook hook, HeaderLookup lookup, IngestSpan span, Executor after,
+                                            boolean mustNotWait) {
+        IngestExchange exchange = hook.exchange();
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
         byte[] body = hook.body();
         HttpHeaders headers = exchange.request.headers();
-        HeaderLookup lookup = name -> joined(headers.getAll(name));
         long nowMillis = epochMillis.getAsLong();
 
         // 5. verification: a forged hook spends nothing of the tenant's
         VerifyOutcome verified = source.verifier().verify(lookup, body, nowMillis / 1000L);
+        span.verified(verified == VerifyOutcome.OK ? "ok" : verified.reason());
         if (verified != VerifyOutcome.OK) {
             return done(Responses.verificationFailed(verified.reason()), IngestOutcome.VERIFICATION_FAILED);
         }
@@ -108,22 +147,22 @@ public final class HookStage {
             DuplicateLookup found = sink.findDuplicateInMemory(tenant, source.id(), key);
             if (!found.known()) { // on the disk: a worker reads it, and the stage goes on there
                 return CompletableFuture.supplyAsync(() -> afterLookup(exchange, headers, body, key, nowMillis,
-                        sink.findDuplicate(tenant, source.id(), key), continuation), continuation).thenCompose(f -> f);
+                        sink.findDuplicate(tenant, source.id(), key), span, continuation), continuation).thenCompose(f -> f);
             }
             original = found.original();
         } else if (key != null) {
             original = sink.findDuplicate(tenant, source.id(), key);
         }
-        return afterLookup(exchange, headers, body, key, nowMillis, original, after);
+        return afterLookup(exchange, headers, body, key, nowMillis, original, span, after);
     }
 
     /** Steps 6a to 9, once the duplicate lookup has found {@code original} (null: none). */
     private CompletableFuture<Response> afterLookup(IngestExchange exchange, HttpHeaders headers, byte[] body, String key,
-                                                  long nowMillis, String original, Executor after) {
+                                                  long nowMillis, String original, IngestSpan span, Executor after) {
         SourceRoute source = exchange.source;
         String tenant = exchange.tenant;
         if (original != null) {
-            return answer(tenants.knownDuplicate(tenant, original), exchange, headers, body, key, nowMillis, after);
+            return answer(tenants.knownDuplicate(tenant, original), exchange, headers, body, key, nowMillis, span, after);
         }
         // 6a. a store at store.max_bytes takes no new hook (a duplicate was answered above:
         // it adds nothing); refused before any quota, fleet claim or queue share is spent
@@ -135,16 +174,17 @@ public final class HookStage {
                 tenants.admit(tenant, source.id(), key, body.length, after).toCompletableFuture();
         Admission now = decided.getNow(null);
         if (now != null) {
-            return answer(now, exchange, headers, body, key, nowMillis, after);
+            return answer(now, exchange, headers, body, key, nowMillis, span, after);
         }
-        return decided.thenCompose(admission -> answer(admission, exchange, headers, body, key, nowMillis, after));
+        return decided.thenCompose(admission -> answer(admission, exchange, headers, body, key, nowMillis, span, after));
     }
 
     /** Admission's answer: the response for a refusal, a duplicate or a pending claim, else step 9. */
     private CompletableFuture<Response> answer(Admission admission, IngestExchange exchange, HttpHeaders headers, byte[] body,
-                                               String key, long nowMillis, Executor after) {
+                                               String key, long nowMillis, IngestSpan span, Executor after) {
+        span.admission(admission.kind());
         return switch (admission.kind()) {
-            case ADMITTED -> commit((Admission.Admitted) admission, exchange, headers, body, key, nowMillis, after);
+            case ADMITTED -> commit((Admission.Admitted) admission, exchange, headers, body, key, nowMillis, span, after);
             case REFUSED -> {
                 Admission.Refused refused = (Admission.Refused) admission;
                 Refusal refusal = refused.refusal();
@@ -166,13 +206,15 @@ public final class HookStage {
      * the admission settled once with its result, where the stage runs ({@code after}).
      */
     private CompletableFuture<Response> commit(Admission.Admitted admitted, IngestExchange exchange, HttpHeaders headers,
-                                               byte[] body, String key, long nowMillis, Executor after) {
+                                               byte[] body, String key, long nowMillis, IngestSpan span,
+                                               Executor after) {
         for (Refusal shadowed : admitted.shadowRefusals()) { // shadow mode: counted, and the hook goes on
             metrics.refused(shadowed.scope());
         }
         SourceRoute source = exchange.source;
         PendingHook pending = new PendingHook(exchange.tenant, source.id(), key, nowMillis, headerMap(headers, source.stored()), body,
-                source.routes().select(headers::get, body)); // deliver_to's filters, evaluated once, here
+                source.routes().select(headers::get, body), // deliver_to's filters, evaluated once, here
+                span.traceparent()); // null when tracing is off
         CompletableFuture<CommitResult> commit;
         try {
             commit = sink.submit(pending);
@@ -182,6 +224,8 @@ public final class HookStage {
         }
         return commit.handleAsync((result, failure) -> {
             admitted.settle(failure == null ? result : null); // a fleet settle only enqueues: never on the 2xx's critical path
+            span.committed(failure != null || result == null ? CommitResult.Status.STORE_UNAVAILABLE : result.status(),
+                    failure != null || result == null ? null : result.id());
             if (failure != null || result == null) {
                 return new Response(Responses.storeUnavailable(), IngestOutcome.STORE_UNAVAILABLE);
             }

@@ -80,7 +80,8 @@ final class Backends implements AutoCloseable {
     private boolean storeFailing;
 
     private Backends(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry,
-                     UnaryOperator<BatchCommitter> commitWrapper, ClientLoops httpLoops) {
+                     UnaryOperator<BatchCommitter> commitWrapper, ClientLoops httpLoops,
+                     org.sluice.edge.telemetry.Telemetry telemetry) {
         this.epochMillis = epochMillis;
         this.instanceMaxBody = config.http().maxBodyBytes();
         java.nio.file.Path storeDir = config.node().dataDir().resolve("store");
@@ -149,7 +150,7 @@ final class Backends implements AutoCloseable {
                         fleetPacing(config, kafkaLog != null, fleet), clock, epochMillis, registry,
                         new java.util.SplittableRandom(), new DeliveryTransports(
                         httpLoops != null ? httpLoops.transport() : config.http().transport().choose().transport(),
-                        httpLoops));
+                        httpLoops, telemetry));
                 if (control != null) {
                     control.onPausedChanged(delivering::pausedChanged); // a pause made on any node wakes this one
                 }
@@ -230,18 +231,21 @@ final class Backends implements AutoCloseable {
     }
 
     static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry) {
-        return open(config, clock, epochMillis, registry, UnaryOperator.identity(), null);
+        return open(config, clock, epochMillis, registry, UnaryOperator.identity(), null,
+                org.sluice.edge.telemetry.Telemetry.off());
     }
 
     /**
      * As {@link #open(SluiceConfig, Clock, LongSupplier, MeterRegistry)}; tests wrap the
      * intake's commit (a failure seam). {@code httpLoops}: event loops the HTTP delivery
      * client borrows (the server's ingest loops), or null for its own; the owner closes
-     * them after {@link #closeDispatcher()}.
+     * them after {@link #closeDispatcher()}. {@code telemetry}: traces the delivery attempts
+     * (its owner closes it after this).
      */
     static Backends open(SluiceConfig config, Clock clock, LongSupplier epochMillis, MeterRegistry registry,
-                         UnaryOperator<BatchCommitter> commitWrapper, ClientLoops httpLoops) {
-        return new Backends(config, clock, epochMillis, registry, commitWrapper, httpLoops);
+                         UnaryOperator<BatchCommitter> commitWrapper, ClientLoops httpLoops,
+                         org.sluice.edge.telemetry.Telemetry telemetry) {
+        return new Backends(config, clock, epochMillis, registry, commitWrapper, httpLoops, telemetry);
     }
 
     /**

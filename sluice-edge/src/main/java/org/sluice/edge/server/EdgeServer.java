@@ -54,6 +54,7 @@ import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.http.InFlight;
 import org.sluice.edge.http.StoredHeaderNames;
 import org.sluice.edge.http.HookStage;
+import org.sluice.edge.telemetry.Telemetry;
 import org.sluice.edge.http.BodyRoomHandler;
 import org.sluice.edge.http.RouteHandler;
 import org.sluice.edge.http.Router;
@@ -114,6 +115,8 @@ public final class EdgeServer implements AutoCloseable {
     private final Retention retention;
     private final InFlight inFlight = new InFlight();
     private final StatsRing stats;
+    /** Traces (telemetry.*): started before the dispatcher, closed after everything that makes spans. */
+    private final Telemetry telemetry;
     private final Replays replays;
     private Channel listener;
     private AdminServer admin;
@@ -128,6 +131,7 @@ public final class EdgeServer implements AutoCloseable {
         ProcessMetrics.bindTo(registry);
         this.stats = new StatsRing(epochMillis);
         IngestMetrics metrics = new IngestMetrics(registry, clock, stats);
+        this.telemetry = Telemetry.start(config.telemetry(), config.node().id());
 
         // one transport for every socket of the node: both listeners and the delivery client
         this.transport = config.http().transport().choose();
@@ -136,9 +140,10 @@ public final class EdgeServer implements AutoCloseable {
         this.ioLoops = io.group(cores, "sluice-io");
         try {
             this.backends = Backends.open(config, clock, epochMillis, registry, commitWrapper,
-                    new ClientLoops(ioLoops, io));
+                    new ClientLoops(ioLoops, io), telemetry);
         } catch (RuntimeException | Error e) {
             ioLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            telemetry.close();
             throw e;
         }
         this.replays = new Replays(backends.store(), backends.replaySource(), clock, epochMillis);
@@ -350,6 +355,7 @@ public final class EdgeServer implements AutoCloseable {
         }
         replays.close();
         backends.close(); // flushes the intake, then closes the store
+        telemetry.close(); // exports the last spans, the dispatcher's attempts' among them
         registry.close();
     }
 
@@ -430,7 +436,7 @@ public final class EdgeServer implements AutoCloseable {
             this.preRead = backends.host() != null
                     ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
                     : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
-            HookStage stage = new HookStage(backends.tenants(), backends.sink(), metrics, epochMillis, workers);
+            HookStage stage = new HookStage(backends.tenants(), backends.sink(), metrics, epochMillis, workers, telemetry);
             this.bodies = new InflightBodies(config.http().maxInflightBodyBytes());
             Gauge.builder("sluice.http.inflight.body.bytes", bodies, InflightBodies::held)
                     .description("Body buffer bytes held by ingest requests in flight (http.max_inflight_body_bytes)")

@@ -21,10 +21,13 @@ import java.util.Set;
  * @param destinations     the destinations it is to be delivered to (the source's {@code deliver_to}); the
  *                         commit that accepts it schedules one pending delivery per name. Names are distinct,
  *                         1 to {@value #MAX_DESTINATION_BYTES} bytes of UTF-8; may be empty (nothing to deliver)
+ * @param traceparent      the W3C {@code traceparent} of the span that ingested it, kept with the hook so that
+ *                         its delivery attempts (later, perhaps on another node) join its trace; null when
+ *                         tracing is off
  */
 @SuppressWarnings("ArrayRecordComponent") // the body is handed on without a copy; hooks are never compared
 public record PendingHook(String tenant, String source, String dedupeKey, long receivedAtMillis,
-                          Map<String, String> headers, byte[] body, List<String> destinations) {
+                          Map<String, String> headers, byte[] body, List<String> destinations, String traceparent) {
 
     /** Longest destination name the store takes, in UTF-8 bytes. */
     public static final int MAX_DESTINATION_BYTES = 255;
@@ -39,6 +42,12 @@ public record PendingHook(String tenant, String source, String dedupeKey, long r
         destinations = checkDestinations(destinations);
     }
 
+    /** A hook without a trace context. */
+    public PendingHook(String tenant, String source, String dedupeKey, long receivedAtMillis,
+                       Map<String, String> headers, byte[] body, List<String> destinations) {
+        this(tenant, source, dedupeKey, receivedAtMillis, headers, body, destinations, null);
+    }
+
     /** A hook delivered nowhere (no destinations). */
     public PendingHook(String tenant, String source, String dedupeKey, long receivedAtMillis,
                        Map<String, String> headers, byte[] body) {
@@ -47,7 +56,18 @@ public record PendingHook(String tenant, String source, String dedupeKey, long r
 
     /** This hook with {@code destinations} to deliver to. */
     public PendingHook withDestinations(List<String> destinations) {
-        return new PendingHook(tenant, source, dedupeKey, receivedAtMillis, headers, body, destinations);
+        return new PendingHook(tenant, source, dedupeKey, receivedAtMillis, headers, body, destinations, traceparent);
+    }
+
+    /** {@code hook}, read back, to be committed again for {@code destinations} (a replay, a follower's copy). */
+    public static PendingHook of(StoredHook hook, List<String> destinations) {
+        return new PendingHook(hook.tenant(), hook.source(), hook.dedupeKey(), hook.receivedAtMillis(), hook.headers(),
+                hook.body(), destinations, hook.traceparent());
+    }
+
+    /** This hook as the store reads it back under {@code id}. */
+    public StoredHook stored(String id) {
+        return new StoredHook(id, tenant, source, dedupeKey, receivedAtMillis, headers, body, traceparent);
     }
 
     /** What this hook counts against {@code intake.max_queue_bytes}: its body bytes. */

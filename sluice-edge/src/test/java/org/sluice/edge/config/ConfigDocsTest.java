@@ -73,6 +73,8 @@ class ConfigDocsTest {
         check(doc, "retention", ConfigBinder.RETENTION, missing);
         check(doc, "store", ConfigBinder.STORE.stream().filter(k -> !k.equals("kafka")).toList(), missing);
         check(doc, "store.kafka", StoreReader.KAFKA, missing);
+        check(doc, "telemetry", ConfigBinder.TELEMETRY.stream().filter(k -> !k.equals("otlp")).toList(), missing);
+        check(doc, "telemetry.otlp", ConfigBinder.TELEMETRY_OTLP, missing);
         for (String k : SourceReader.VERIFY_KEYS) {
             if (!doc.contains("| `" + k + "` |")) {
                 missing.add("verify." + k);

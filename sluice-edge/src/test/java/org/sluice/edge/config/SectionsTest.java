@@ -151,7 +151,7 @@ class SectionsTest {
         SluiceConfig c = ConfigLoader.loadDefault(Map.of("SLUICE_ADMIN_TOKEN", "tok-0123456789abcdef"));
         assertThat(c.summary()).isEqualTo("node=edge-1 data_dir=./sluice-data ingest=http://127.0.0.1:8080/hooks"
                 + " routing=path refused_body=close_if_incomplete admin=127.0.0.1:9090 scope=node shadow=false per_ip=off node_limit=off"
-                + " default_limit=none tenants=1 sources=1 partitions=2 dedupe=node/259200s destinations=0 retention=604800s/2592000s store=rocksdb store_max_bytes=off");
+                + " default_limit=none tenants=1 sources=1 partitions=2 dedupe=node/259200s destinations=0 retention=604800s/2592000s store=rocksdb store_max_bytes=off tracing=off");
         assertThat(c.toString()).doesNotContain("tok-0123456789abcdef").doesNotContain("demo-secret");
     }
 }

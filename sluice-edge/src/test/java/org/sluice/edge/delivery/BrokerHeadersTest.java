@@ -86,6 +86,17 @@ class BrokerHeadersTest {
     }
 
     @Test
+    void aTracedAttemptCarriesItsTraceparentOnKafkaAsOnNatsAfterTheAttemptNumber() {
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        StoredHook hook = hook("acme", 1_796_286_158_123L).withTraceparent(traceparent);
+        List<Map.Entry<String, String>> kafka = kafkaHeaders(hook, 1);
+        assertThat(kafka.get(5)).isEqualTo(Map.entry("traceparent", traceparent));
+        assertThat(kafka.get(4)).isEqualTo(Map.entry("sluice-attempt", "1"));
+        assertThat(natsHeaders(hook, 1)).contains(Map.entry("traceparent", traceparent));
+        assertThat(kafkaHeaders(hook("acme", 0), 1)).noneMatch(e -> e.getKey().equals("traceparent"));
+    }
+
+    @Test
     void receivedAtOnAWholeSecondKeepsItsThreeFractionDigitsOnKafkaAsOnNats() {
         StoredHook hook = hook(null, 1_796_286_158_000L);
         String kafka = kafkaHeaders(hook, 1).stream().filter(e -> e.getKey().equals("sluice-received-at"))

@@ -73,6 +73,20 @@ class OutboundHeadersTest {
     }
 
     @Test
+    void aTracedAttemptSendsItsTraceparentAfterTheUserAgentInPlaceOfAForwardedOrConfiguredOne() {
+        String ours = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        OutboundHeaders h = OutboundHeaders.of(APP, List.of("traceparent"), Map.of("TraceParent", "configured"), null, "dev");
+        StoredHook traced = hook(Map.of("traceparent", "00-11111111111111111111111111111111-2222222222222222-01"))
+                .withTraceparent(ours);
+        List<Map.Entry<String, String>> sent = h.forAttempt(traced, 1, 5L);
+        assertThat(sent.get(6)).isEqualTo(Map.entry("traceparent", ours));
+        assertThat(sent).filteredOn(e -> e.getKey().equals("traceparent")).hasSize(1);
+        // untraced (tracing off): the destination's own choices stand, as before
+        assertThat(asMap(h.forAttempt(hook(Map.of("traceparent", "received")), 1, 5L)))
+                .containsEntry("traceparent", "configured");
+    }
+
+    @Test
     void aForwardedValueWithALineBreakIsDroppedNotSent() {
         OutboundHeaders h = OutboundHeaders.of(APP, List.of("x-evil"), Map.of(), null, "dev");
         assertThat(asMap(h.forAttempt(hook(received()), 1, 5L))).doesNotContainKey("x-evil");

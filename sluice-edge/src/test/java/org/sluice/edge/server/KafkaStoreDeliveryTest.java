@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import io.opentelemetry.proto.trace.v1.Span;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import org.sluice.core.Clock;
 import org.sluice.edge.delivery.KafkaBrokers;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.telemetry.OtlpReceiver;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver;
 
@@ -81,6 +83,34 @@ class KafkaStoreDeliveryTest {
             }
             TestEdge.await(() -> deliveredIds(receiver).equals(accepted));
             assertThat(receiver.requestCount()).as("each hook reached the receiver once").isEqualTo(accepted.size());
+        }
+    }
+
+    /**
+     * On this kind the dispatcher never sees the commit's copy of a hook: it reads what the
+     * log's follower copied into the working set. The ingest span's traceparent travels that
+     * way (the log record's {@code sluice-traceparent}), so the attempt joins the hook's trace.
+     */
+    @Test
+    void theAttemptJoinsTheHooksTraceThroughTheLog() throws Exception {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        try (OtlpReceiver otlp = OtlpReceiver.start(); HookReceiver receiver = HookReceiver.start()) {
+            try (TestEdge a = TestEdge.startWhole(dir, yaml("a", "traced", receiver)
+                    + "telemetry: {otlp: {endpoint: \"" + otlp.endpoint() + "\"}}\n", b -> b.clock(Clock.system()))) {
+                TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200);
+                Http.Response r = a.post("/hooks/s0", Map.of("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01"), "{}");
+                assertThat(r.status()).isEqualTo(202);
+                HookReceiver.Received got = receiver.awaitRequests(1, java.time.Duration.ofSeconds(60)).get(0);
+                assertThat(got.header("traceparent")).startsWith("00-" + traceId + "-").endsWith("-01");
+                TestEdge.await(() -> !otlp.spans("sluice.deliver").isEmpty()); // the exporter's next batch
+            }
+            Span ingest = otlp.spans("sluice.ingest").get(0);
+            Span attempt = otlp.spans("sluice.deliver").get(0);
+            assertThat(OtlpReceiver.hex(attempt.getTraceId())).isEqualTo(traceId);
+            assertThat(attempt.getParentSpanId()).isEqualTo(ingest.getSpanId());
+            assertThat(attempt.getLinks(0).getSpanId()).isEqualTo(ingest.getSpanId());
+            assertThat(receiver.received().get(0).header("traceparent"))
+                    .isEqualTo("00-" + traceId + "-" + OtlpReceiver.hex(attempt.getSpanId()) + "-01");
         }
     }
 

@@ -48,8 +48,7 @@ record Reshaped(HttpMethod method, String target, List<Map.Entry<String, String>
     /** Attempt {@code attempt} of {@code hook} to {@code d} as {@code r} reshapes it, signed at {@code epochSeconds}. */
     static Reshaped of(Destination d, Transform.Request r, StoredHook hook, int attempt, long epochSeconds) {
         StoredHook sent = r.body() == null ? hook
-                : new StoredHook(hook.id(), hook.tenant(), hook.source(), hook.dedupeKey(), hook.receivedAtMillis(),
-                        hook.headers(), r.body());
+                : hook.withBody(r.body());
         List<Map.Entry<String, String>> own = new ArrayList<>(r.headers());
         if (r.body() != null && own.stream().noneMatch(h -> h.getKey().equals(CONTENT_TYPE))) {
             own.add(Map.entry(CONTENT_TYPE, "application/json"));

@@ -27,7 +27,9 @@ import org.sluice.edge.store.StoredHook;
  *   <li><b>headers</b>: {@value #ID}, {@value #TENANT}, {@value #SOURCE},
  *       {@value #RECEIVED} (epoch milliseconds, decimal), {@value #DEDUPE} when the hook has a
  *       dedupe key, one {@value #DESTINATION} per destination in {@code deliver_to} order, then
- *       each request header in arrival order as {@value #REQUEST_HEADER_PREFIX}{@code name}.</li>
+ *       each request header in arrival order as {@value #REQUEST_HEADER_PREFIX}{@code name}, then
+ *       {@value #TRACEPARENT} when the hook was ingested under a trace (a record without it, as
+ *       every record written before it was kept, reads with none).</li>
  * </ul>
  *
  * <p>Stateless and thread-safe.
@@ -41,6 +43,8 @@ public final class HookRecords {
     public static final String DEDUPE = "sluice-dedupe";
     public static final String DESTINATION = "sluice-destination";
     public static final String REQUEST_HEADER_PREFIX = "h:";
+    /** The W3C {@code traceparent} of the span the hook was ingested under. */
+    public static final String TRACEPARENT = "sluice-traceparent";
 
     private HookRecords() {
     }
@@ -77,6 +81,9 @@ public final class HookRecords {
             headers.add(DESTINATION, utf8(destination));
         }
         hook.headers().forEach((name, value) -> headers.add(REQUEST_HEADER_PREFIX + name, utf8(value)));
+        if (hook.traceparent() != null) {
+            headers.add(TRACEPARENT, utf8(hook.traceparent()));
+        }
         return new ProducerRecord<>(topic, null, idMillis(id), key(hook.tenant(), hook.source()), hook.body(), headers);
     }
 
@@ -91,6 +98,7 @@ public final class HookRecords {
         String tenant = null;
         String source = null;
         String dedupe = null;
+        String traceparent = null;
         long received = -1;
         List<String> destinations = new ArrayList<>(2);
         List<String> fields = new ArrayList<>();
@@ -108,6 +116,7 @@ public final class HookRecords {
                 case SOURCE -> source = value;
                 case DEDUPE -> dedupe = value;
                 case DESTINATION -> destinations.add(value);
+                case TRACEPARENT -> traceparent = value;
                 case RECEIVED -> received = parseMillis(value, record);
                 default -> { } // a header a later version added: not ours to refuse
             }
@@ -119,7 +128,8 @@ public final class HookRecords {
         }
         byte[] body = record.value() == null ? new byte[0] : record.value();
         OrderedHeaders requestHeaders = OrderedHeaders.adopt(fields.toArray(new String[0]), fields.size() / 2);
-        return new LoggedHook(new StoredHook(id, tenant, source, dedupe, received, requestHeaders, body), destinations);
+        return new LoggedHook(new StoredHook(id, tenant, source, dedupe, received, requestHeaders, body, traceparent),
+                destinations);
     }
 
     private static long parseMillis(String value, ConsumerRecord<?, ?> record) {

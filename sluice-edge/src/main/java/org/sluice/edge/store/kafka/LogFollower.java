@@ -348,8 +348,7 @@ public final class LogFollower implements AutoCloseable {
                         continue; // nothing to deliver: finished as it is read
                     }
                     UUID id = UUID.fromString(h.id());
-                    hooks.add(new PendingHook(h.tenant(), h.source(), h.dedupeKey(), h.receivedAtMillis(), h.headers(),
-                            h.body(), logged.destinations()));
+                    hooks.add(PendingHook.of(h, logged.destinations()));
                     ids.add(id);
                     carried.add(retries ? RetryRecords.carried(r, logged.destinations()) : null);
                     hookIds[i] = h.id();

@@ -222,8 +222,7 @@ final class LogReplay implements ReplaySource {
                 return false;
             }
             StoredHook h = logged.hook();
-            hooks.add(new PendingHook(h.tenant(), h.source(), h.dedupeKey(), h.receivedAtMillis(), h.headers(), h.body(),
-                    only));
+            hooks.add(PendingHook.of(h, only));
             ids.add(UUID.fromString(h.id()));
             if (hooks.size() >= BATCH) {
                 flush();

@@ -47,8 +47,7 @@ final class RetryRecords {
     static ProducerRecord<byte[], byte[]> hookRecord(String topic, StoredHook hook, List<DeliveryRow> rows) {
         List<String> destinations = new ArrayList<>(rows.size());
         rows.forEach(r -> destinations.add(r.destination()));
-        PendingHook h = new PendingHook(hook.tenant(), hook.source(), hook.dedupeKey(), hook.receivedAtMillis(),
-                hook.headers(), hook.body(), destinations);
+        PendingHook h = PendingHook.of(hook, destinations);
         return HookRecords.record(topic, UUID.fromString(hook.id()), h);
     }
 

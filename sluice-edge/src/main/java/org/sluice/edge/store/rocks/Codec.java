@@ -27,7 +27,12 @@ import org.sluice.edge.store.StoredHook;
  * dedupe key:  u32 len | tenant UTF-8 | u32 len | source UTF-8 | u32 len | key UTF-8
  * hook record: u8 version (1) | id (16) | receivedAt millis i64 | str tenant | str source
  *              | u8 hasKey | [str key] | u32 header count | (str name | str value)* | u32 len | body
+ *              | [str traceparent]
  * str:         u32 len | UTF-8
+ *
+ * The traceparent (the ingest span's, when tracing is on) comes last and only when there is one:
+ * a record written before it was kept ends at the body and reads with none; a reader that
+ * predates it stops at the body and never sees it.
  * </pre>
  */
 final class Codec {
@@ -118,7 +123,8 @@ final class Codec {
     /** Bytes of {@code h}'s record: what {@link #putHook} writes. */
     static int hookSize(PendingHook h) {
         int size = 1 + 16 + 8 + strSize(h.tenant()) + strSize(h.source()) + 1
-                + (h.dedupeKey() == null ? 0 : strSize(h.dedupeKey())) + 4 + 4 + h.body().length;
+                + (h.dedupeKey() == null ? 0 : strSize(h.dedupeKey())) + 4 + 4 + h.body().length
+                + (h.traceparent() == null ? 0 : strSize(h.traceparent()));
         Map<String, String> headers = h.headers();
         if (headers instanceof OrderedHeaders ordered) { // by index: no entry objects
             for (int i = 0; i < ordered.size(); i++) {
@@ -160,6 +166,9 @@ final class Codec {
             }
         }
         putBytes(out, h.body());
+        if (h.traceparent() != null) {
+            putStr(out, h.traceparent());
+        }
     }
 
     /** Writes {@code id} into a record written by {@link #putHook} at {@code offset} of {@code out}. */
@@ -209,7 +218,9 @@ final class Codec {
             headers.put(getString(in), getString(in));
         }
         byte[] body = getBytes(in);
-        return new StoredHook(id.toString(), tenant, source, key, receivedAt, Collections.unmodifiableMap(headers), body);
+        String traceparent = in.hasRemaining() ? getString(in) : null; // absent from records written before it was kept
+        return new StoredHook(id.toString(), tenant, source, key, receivedAt, Collections.unmodifiableMap(headers), body,
+                traceparent);
     }
 
     /** The tenant of a stored hook record, read without decoding the rest. */

@@ -48,8 +48,7 @@ final class LedgerTransitions {
         }
         byte[] idBytes = Codec.uuid(id);
         long writes = state.othersWrites.get(); // the rows are new: nothing else can have written them yet
-        StoredHook stored = new StoredHook(id.toString(), hook.tenant(), hook.source(), hook.dedupeKey(),
-                hook.receivedAtMillis(), hook.headers(), hook.body());
+        StoredHook stored = hook.stored(id.toString());
         int unclaimed = 0;
         for (String d : destinations) {
             WorkingSet.Carried from = carried == null ? null : carried.get(d);

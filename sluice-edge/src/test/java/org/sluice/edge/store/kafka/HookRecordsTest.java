@@ -56,6 +56,26 @@ class HookRecordsTest {
     }
 
     @Test
+    void theIngestTraceparentTravelsWithTheHookAndARecordWithoutOneReadsWithNone() {
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        PendingHook traced = new PendingHook("t", "s", null, 5L, Map.of("X-A", "1"), new byte[0], List.of("app"),
+                traceparent);
+        ProducerRecord<byte[], byte[]> produced = HookRecords.record("x.hooks", ID, traced);
+        assertThat(produced.headers().lastHeader(HookRecords.TRACEPARENT).value())
+                .isEqualTo(traceparent.getBytes(StandardCharsets.UTF_8));
+        HookRecords.LoggedHook read = HookRecords.read(consumed(produced));
+        assertThat(read.hook().traceparent()).isEqualTo(traceparent);
+        assertThat(read.hook().headers()).containsExactly(Map.entry("X-A", "1")); // not taken for a request header
+        // copied on (a retry record, a follower's working set) it is kept
+        assertThat(PendingHook.of(read.hook(), read.destinations()).traceparent()).isEqualTo(traceparent);
+
+        PendingHook untraced = new PendingHook("t", "s", null, 5L, Map.of(), new byte[0], List.of("app"));
+        ProducerRecord<byte[], byte[]> old = HookRecords.record("x.hooks", ID, untraced);
+        assertThat(old.headers().lastHeader(HookRecords.TRACEPARENT)).isNull();
+        assertThat(HookRecords.read(consumed(old)).hook().traceparent()).isNull();
+    }
+
+    @Test
     void keysOfDifferentPairsDiffer() {
         assertThat(HookRecords.key("a", "bc")).isNotEqualTo(HookRecords.key("ab", "c"));
     }

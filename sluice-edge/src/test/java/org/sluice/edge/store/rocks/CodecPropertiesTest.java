@@ -42,6 +42,23 @@ class CodecPropertiesTest {
         assertThat(Codec.bodyLengthOf(record)).isEqualTo(body.length);
     }
 
+    @Property(tries = 100)
+    void aTraceparentIsKeptAfterTheBodyAndARecordWithoutOneReadsWithNone(@ForAll String tenant, @ForAll byte[] body,
+                                                                       @ForAll boolean traced) {
+        String traceparent = traced ? "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" : null;
+        PendingHook h = new PendingHook(tenant, "s", null, 1L, Map.of("a", "b"), body, List.of(), traceparent);
+        byte[] record = Codec.hook(new UUID(1, 2), h);
+        StoredHook read = Codec.hook(record);
+        assertThat(read.traceparent()).isEqualTo(traceparent);
+        assertThat(read.body()).isEqualTo(body);
+        assertThat(Codec.bodyLengthOf(record)).isEqualTo(body.length);
+        assertThat(Codec.tenantOf(record)).isEqualTo(tenant);
+        // a record written before the traceparent was kept is the same bytes without it at the end
+        byte[] old = Codec.hook(new UUID(1, 2), new PendingHook(tenant, "s", null, 1L, Map.of("a", "b"), body));
+        assertThat(java.util.Arrays.copyOf(record, old.length)).isEqualTo(old);
+        assertThat(Codec.hook(old).traceparent()).isNull();
+    }
+
     @Property(tries = 300)
     void dedupeKeysOfDifferentTriplesDiffer(@ForAll String t1, @ForAll String s1, @ForAll String k1,
                                            @ForAll String t2, @ForAll String s2, @ForAll String k2) {
