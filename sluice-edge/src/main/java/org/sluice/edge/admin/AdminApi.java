@@ -346,14 +346,14 @@ public final class AdminApi {
         if (!method.equals("GET") && !method.equals("POST")) {
             return notAllowed("GET, POST");
         }
-        String actor = actor(request);
-        if (actor == null) {
-            return invalidActor();
-        }
         if (!delivery.knows(name)) {
             return DeliveryAdmin.destinationNotFound();
         }
-        return method.equals("GET") ? signing.list(name) : signing.rotate(name, request.body(), actor, audit);
+        if (method.equals("GET")) {
+            return signing.list(name);
+        }
+        String actor = actor(request);
+        return actor == null ? invalidActor() : signing.rotate(name, request.body(), actor, audit);
     }
 
     private AdminResponse deadLetters(AdminRequest request) {
