@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.SigningSecrets;
 
 /**
@@ -81,9 +82,13 @@ public final class SecretRotations {
         try {
             stored = store.signingSecrets();
         } catch (RuntimeException e) {
-            LOG.warn("the stored signing keys cannot be read yet; destinations sign with their configured keys until they"
-                    + " are: {}", e.getMessage());
+            LOG.warn("the stored signing keys cannot be read; destinations sign with their configured keys: {}",
+                    e.getMessage());
             return;
+        }
+        if (!store.signingSecretsComplete()) {
+            LOG.warn("the stored signing keys are not all read yet (the control topic is still being read): each is put"
+                    + " in force as it is read");
         }
         stored.forEach(this::put);
     }
@@ -139,6 +144,7 @@ public final class SecretRotations {
      *
      * @throws IllegalArgumentException when {@code destination} does not sign or the overlap is out of range (the
      *                                  caller checks both first)
+     * @throws HookStoreException       when the control state cannot be read whole or written (nothing changed)
      */
     public Outcome rotate(String destination, String secret, long overlapSeconds, long nowMillis) {
         WebhookSigner signer = signers.get(destination);
@@ -154,6 +160,9 @@ public final class SecretRotations {
             added = SigningKey.parse("secret", secret);
         } catch (SettingsException bad) {
             return new Refused("invalid_secret", String.join("; ", bad.errors()));
+        }
+        if (!store.signingSecretsComplete()) {
+            throw new HookStoreException("the stored signing keys are not all read yet: a rotation now could undo another");
         }
         synchronized (lock) {
             SigningRotation now = current(destination);

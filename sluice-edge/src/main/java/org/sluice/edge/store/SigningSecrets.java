@@ -11,8 +11,18 @@ import java.util.Map;
  */
 public interface SigningSecrets {
 
-    /** Every destination's stored value, by destination name; read from memory once the store has been read. */
+    /**
+     * Every destination's stored value, by destination name; read from memory once the store
+     * has been read. On the fleet's control topic, what has been read so far: complete once
+     * {@link #signingSecretsComplete} says so (a record read later is announced to the
+     * store's listeners).
+     */
     Map<String, byte[]> signingSecrets();
+
+    /** Whether {@link #signingSecrets} holds every stored value: a rotation is computed only from a complete one. */
+    default boolean signingSecretsComplete() {
+        return true;
+    }
 
     /** Stores {@code destination}'s value, replacing the one it had; durable when answered. */
     void putSigningSecrets(String destination, byte[] value);

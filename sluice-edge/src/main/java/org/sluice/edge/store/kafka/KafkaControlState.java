@@ -389,14 +389,19 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     // ---------------------------------------------------------------- signing keys
 
     /**
-     * Every destination's signing keys, from memory.
-     *
-     * @throws HookStoreException until the follower has read the topic to its end
+     * Every destination's signing keys read so far, from memory: all of them once the follower
+     * has read the topic to its end ({@link #signingSecretsComplete}); each one read after is
+     * announced to the {@link #onSigningChanged} listeners, so a reader that registers before
+     * it reads misses none.
      */
     @Override
     public Map<String, byte[]> signingSecrets() {
-        requireCaughtUp("the signing keys");
         return Collections.unmodifiableMap(view.signing());
+    }
+
+    @Override
+    public boolean signingSecretsComplete() {
+        return follower.caughtUp();
     }
 
     @Override
