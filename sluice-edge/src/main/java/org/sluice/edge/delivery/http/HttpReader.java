@@ -40,6 +40,8 @@ public final class HttpReader implements TargetReader {
     public static final List<String> SIGNING = List.of("scheme", "secret", "secrets", "ed25519_key", "ed25519_key_file",
             "id_header", "timestamp_header", "signature_header");
     static final String SIGNING_SCHEME = "standard_webhooks";
+    /** Largest {@code ed25519_key_file} read: a PEM Ed25519 key is about 120 bytes. */
+    static final long MAX_KEY_FILE_BYTES = 64 * 1024;
 
     @Override
     public Target.Kind kind() {
@@ -199,6 +201,11 @@ public final class HttpReader implements TargetReader {
             }
             String text;
             try {
+                if (Files.size(p) > MAX_KEY_FILE_BYTES) {
+                    g.problem(at + " must be a key file of at most " + MAX_KEY_FILE_BYTES + " bytes, got "
+                            + Values.render(g.raw("ed25519_key_file")) + " (" + Files.size(p) + " bytes)");
+                    return null;
+                }
                 text = Files.readString(p, java.nio.charset.StandardCharsets.US_ASCII);
             } catch (java.io.IOException e) {
                 g.problem(at + " must be a readable ASCII file holding an Ed25519 private key, got "
