@@ -103,18 +103,15 @@ public sealed interface SigningKey permits SigningKey.Hmac, SigningKey.Ed25519 {
     // ------------------------------------------------------------------ HMAC (v1)
 
     /** A {@code whsec_} secret: HMAC-SHA256 keyed by the decoded bytes. */
-    final class Hmac implements SigningKey {
+    final class Hmac extends Held implements SigningKey {
 
         private static final String ALGORITHM = "HmacSHA256";
 
-        private final String secret;
         private final SecretKeySpec key;
-        private final String fingerprint;
 
         private Hmac(String secret, byte[] key) {
-            this.secret = secret;
+            super(secret);
             this.key = new SecretKeySpec(key, ALGORITHM);
-            this.fingerprint = fingerprintOf(secret);
         }
 
         /**
@@ -152,16 +149,6 @@ public sealed interface SigningKey permits SigningKey.Hmac, SigningKey.Ed25519 {
         }
 
         @Override
-        public String fingerprint() {
-            return fingerprint;
-        }
-
-        @Override
-        public String secret() {
-            return secret;
-        }
-
-        @Override
         public String sign(byte[] prefix, byte[] body) {
             try {
                 Mac mac = Mac.getInstance(ALGORITHM);
@@ -173,32 +160,25 @@ public sealed interface SigningKey permits SigningKey.Hmac, SigningKey.Ed25519 {
             }
         }
 
-        @Override
-        public String toString() {
-            return "hmac key " + fingerprint;
-        }
     }
 
     // ------------------------------------------------------------------ Ed25519 (v1a)
 
     /** An Ed25519 private key, with the public key receivers verify with. */
-    final class Ed25519 implements SigningKey {
+    final class Ed25519 extends Held implements SigningKey {
 
         private static final String ALGORITHM = "Ed25519";
         private static final int SEED_BYTES = 32;
         private static final String PEM_BEGIN = "-----BEGIN PRIVATE KEY-----";
         private static final String PEM_END = "-----END PRIVATE KEY-----";
 
-        private final String secret;
         private final PrivateKey privateKey;
         private final byte[] publicRaw;
-        private final String fingerprint;
 
         private Ed25519(String secret, PrivateKey privateKey, byte[] publicRaw) {
-            this.secret = secret;
+            super(secret);
             this.privateKey = privateKey;
             this.publicRaw = publicRaw;
-            this.fingerprint = fingerprintOf(secret);
         }
 
         /**
@@ -315,16 +295,6 @@ public sealed interface SigningKey permits SigningKey.Hmac, SigningKey.Ed25519 {
         }
 
         @Override
-        public String fingerprint() {
-            return fingerprint;
-        }
-
-        @Override
-        public String secret() {
-            return secret;
-        }
-
-        @Override
         public String sign(byte[] prefix, byte[] body) {
             try {
                 Signature signature = Signature.getInstance(ALGORITHM);
@@ -337,9 +307,36 @@ public sealed interface SigningKey permits SigningKey.Hmac, SigningKey.Ed25519 {
             }
         }
 
+    }
+
+    /** What both kinds hold: the key as written and its fingerprint; printed as its kind and fingerprint alone. */
+    abstract sealed class Held permits Hmac, Ed25519 {
+
+        private final String secret;
+        private final String fingerprint;
+
+        Held(String secret) {
+            this.secret = secret;
+            this.fingerprint = fingerprintOf(secret);
+        }
+
+        /** 16 hex digits of SHA-256 over the key as configured. */
+        public final String fingerprint() {
+            return fingerprint;
+        }
+
+        /** The key as it was given: what a rotation stores. Never print it. */
+        public final String secret() {
+            return secret;
+        }
+
+        /** {@code hmac} or {@code ed25519}. */
+        public abstract String kind();
+
+        /** The kind and the fingerprint: never the key. */
         @Override
-        public String toString() {
-            return "ed25519 key " + fingerprint;
+        public final String toString() {
+            return kind() + " key " + fingerprint;
         }
     }
 
