@@ -54,6 +54,7 @@ import org.sluice.edge.store.UnsupportedOnStoreKind;
  * {@code GET /v1/admission}, and for the console {@code GET /v1/stats/timeseries},
  * {@code GET /v1/sources}, {@code GET /v1/status}; delivery ({@link DeliveryAdmin}):
  * {@code GET /v1/destinations}, {@code POST /v1/destinations/{name}/pause|resume|replay},
+ * {@code GET|POST /v1/destinations/{name}/secrets} ({@link SigningAdmin}),
  * {@code GET /v1/dead-letters}, {@code POST /v1/hooks/{id}/redeliver}, {@code GET /v1/replays/{id}}.
  * Shapes and statuses: {@code docs/admin-api.md}.
  *
@@ -86,6 +87,8 @@ public final class AdminApi {
     /** {@code POST /v1/destinations/{name}/transform:test}: a transformation tried on a hook, nothing sent. */
     private static final String TRANSFORM_TEST = "/transform:test";
     private static final String REDELIVER = "/redeliver";
+    /** {@code GET|POST /v1/destinations/{name}/secrets}: signing keys and their runtime rotation. */
+    private static final String SECRETS = "secrets";
     private static final String REPLAYS = "/v1/replays/";
     private static final String BEARER = "Bearer ";
     private static final String NOT_AN_OBJECT =
@@ -100,6 +103,7 @@ public final class AdminApi {
     private final Consumer<String> onOverrideChanged;
     private final ConsoleData console;
     private final DeliveryAdmin delivery;
+    private final SigningAdmin signing;
     /** The {@code store.kind} whose node holds only its share of the deliveries (fleet-wide routes: 501), or null. */
     private final String kindWithoutDelivery;
     /** The {@code when:} filters of each source's deliver_to, by source id, then destination. */
@@ -118,6 +122,7 @@ public final class AdminApi {
         this.console = new ConsoleData(b.stats, b.sources, b.status);
         this.delivery = b.fleet == null ? b.delivery : b.delivery.forFleet(b.fleet, b.fleetNode);
         this.kindWithoutDelivery = b.kindWithoutDelivery;
+        this.signing = new SigningAdmin(b.rotations, b.rotationWallMillis);
         for (SourceConfig source : b.sources) {
             filters.put(source.id(), source.filters());
             eventTypes.put(source.id(), source.eventType());
@@ -179,7 +184,7 @@ public final class AdminApi {
      */
     private static boolean isDeliveryRoute(String path) {
         if (path.startsWith(DESTINATIONS + "/") && (path.endsWith("/pause") || path.endsWith("/resume")
-                || path.endsWith(TRANSFORM_TEST))) {
+                || path.endsWith(TRANSFORM_TEST) || path.endsWith("/" + SECRETS))) {
             return false;
         }
         if (path.startsWith(REPLAYS) || (path.startsWith(DESTINATIONS + "/") && path.endsWith("/replay"))) {
@@ -313,6 +318,9 @@ public final class AdminApi {
             Destination d = delivery.destination(rest.substring(0, slash));
             return d == null ? DeliveryAdmin.destinationNotFound() : TransformTrial.run(d, request.body(), hooks);
         }
+        if (slash > 0 && action.equals(SECRETS)) {
+            return secrets(request, rest.substring(0, slash));
+        }
         if (slash <= 0 || !(action.equals("pause") || action.equals("resume") || action.equals("replay"))) {
             return AdminResponse.json(404, AdminJson.error("not_found"));
         }
@@ -330,6 +338,22 @@ public final class AdminApi {
         return action.equals("replay")
                 ? delivery.replay(name, request.body(), actor, audit)
                 : delivery.pause(name, action.equals("pause"), actor, audit);
+    }
+
+    /** {@code GET|POST /v1/destinations/{name}/secrets}: the signing keys, and a rotation of them. */
+    private AdminResponse secrets(AdminRequest request, String name) {
+        String method = request.method();
+        if (!method.equals("GET") && !method.equals("POST")) {
+            return notAllowed("GET, POST");
+        }
+        if (!delivery.knows(name)) {
+            return DeliveryAdmin.destinationNotFound();
+        }
+        if (method.equals("GET")) {
+            return signing.list(name);
+        }
+        String actor = actor(request);
+        return actor == null ? invalidActor() : signing.rotate(name, request.body(), actor, audit);
     }
 
     private AdminResponse deadLetters(AdminRequest request) {
@@ -550,8 +574,23 @@ public final class AdminApi {
         private String kindWithoutDelivery;
         private org.sluice.edge.store.FleetDeliveries fleet;
         private String fleetNode;
+        private org.sluice.edge.delivery.SecretRotations rotations;
+        private java.util.function.LongSupplier rotationWallMillis = System::currentTimeMillis;
 
         private Builder() {
+        }
+
+        /**
+         * The signing keys' runtime rotations behind {@code GET|POST /v1/destinations/{name}/secrets}
+         * (default: none, and every destination answers {@code not_signing}).
+         *
+         * @param wallMillis epoch ms a rotation starts at (its overlap counts from it)
+         */
+        public Builder rotations(org.sluice.edge.delivery.SecretRotations rotations,
+                                 java.util.function.LongSupplier wallMillis) {
+            this.rotations = Objects.requireNonNull(rotations, "rotations");
+            this.rotationWallMillis = Objects.requireNonNull(wallMillis, "wallMillis");
+            return this;
         }
 
         /** The per-second outcome counters behind {@code GET /v1/stats/timeseries} (default: an empty ring). */

@@ -53,6 +53,7 @@ public final class EdgeAdmin {
      *                 by {@code overrides}, are served), or null
      * @param fleetDeliveries under that kind, the fleet's dead letters and redeliveries (served for the whole
      *                 fleet), or null
+     * @param rotations the destinations' signing key rotations ({@code /v1/destinations/{name}/secrets}), or null
      * @throws IllegalStateException when the token file cannot be created or read, or is not private (the boot fails)
      */
     public static AdminHttpHandler handler(SluiceConfig config, TenantLimits limits, ControlState overrides,
@@ -65,7 +66,8 @@ public final class EdgeAdmin {
                                            Consumer<String> pausedChanged, Replays replays,
                                            java.util.function.LongSupplier wallMillis,
                                            org.sluice.edge.store.HookLog hookLog, String kindWithoutDelivery,
-                                           org.sluice.edge.store.FleetDeliveries fleetDeliveries) {
+                                           org.sluice.edge.store.FleetDeliveries fleetDeliveries,
+                                           org.sluice.edge.delivery.SecretRotations rotations) {
         Consumer<String> host = resetHostBuckets == null ? tenant -> { } : resetHostBuckets;
         Consumer<String> onChange = resetFleetBuckets == null ? host : host.andThen(resetFleetBuckets);
         AdminToken token = AdminToken.resolve(config.admin(), config.node().dataDir());
@@ -90,6 +92,9 @@ public final class EdgeAdmin {
                 .withoutDeliveryOnStoreKind(kindWithoutDelivery);
         if (fleetDeliveries != null) {
             builder.fleetDeliveries(fleetDeliveries, config.node().id());
+        }
+        if (rotations != null) {
+            builder.rotations(rotations, wallMillis);
         }
         AdminApi api = builder.build();
         return new AdminHttpHandler(api, workers, config.admin().metricsRequireToken(), config.admin().listen().host(),

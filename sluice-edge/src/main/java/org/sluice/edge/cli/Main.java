@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
                 DoctorCommand.class,
                 LimitsCommand.class, TailCommand.class, LoadCommand.class,
                 DeliveryCommands.Destinations.class, DeliveryCommands.Dead.class, DeliveryCommands.Redeliver.class,
-                DeliveryCommands.Replay.class})
+                DeliveryCommands.Replay.class, SigningKeyCommand.class})
 public final class Main implements Callable<Integer> {
 
     @Spec

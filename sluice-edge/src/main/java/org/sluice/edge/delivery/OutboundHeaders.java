@@ -137,6 +137,11 @@ public final class OutboundHeaders {
         return configured.values();
     }
 
+    /** The signer of the attempts, when they are signed: its keys can be rotated at runtime ({@link SecretRotations}). */
+    public java.util.Optional<WebhookSigner> signer() {
+        return java.util.Optional.ofNullable(signer);
+    }
+
     /** True when attempts carry {@code webhook-signature}. */
     public boolean signs() {
         return signer != null;

@@ -1,52 +1,83 @@
 package org.sluice.edge.delivery;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
+import java.util.Objects;
 
 /**
  * Signs outbound requests the Standard Webhooks way: the value of {@code webhook-signature}
- * is {@code v1,} followed by the base64 of HMAC-SHA256 over
- * {@code "<webhook-id>.<webhook-timestamp>." + body}, keyed by the secret's decoded bytes.
- * With several secrets (a rotation under way) every one signs, and the signatures are
- * joined by spaces, as the specification allows: a receiver holding either secret verifies.
- * The three headers may carry other names ({@link #withHeaderNames}) for a receiver that
- * expects another wire format.
+ * is a space-separated list with one entry per signing key, each over the content
+ * {@code "<webhook-id>.<webhook-timestamp>." + body}: {@code v1,<base64 HMAC-SHA256>} for a
+ * {@code whsec_} secret, {@code v1a,<base64 Ed25519 signature>} for a {@code whsk_} private
+ * key ({@link SigningKey}). With several keys (a rotation under way, or both kinds) every one
+ * signs, as the specification allows: a receiver holding any one of them verifies. The three
+ * headers may carry other names ({@link #withHeaderNames}) for a receiver that expects
+ * another wire format.
  *
- * <p>The configured secret is {@code whsec_<base64>}; the key is the decoded part. Any other
- * shape is a configuration error that names the key path; the value itself is described
- * (its length, what is wrong with it), never printed, because it is a secret.
+ * <p>The keys are those of the configuration, changed at runtime by a rotation
+ * ({@link #apply}, from {@link SecretRotations}): each key signs until its end, if it has
+ * one, and an attempt whose timestamp is at or past a key's end is not signed by it. The
+ * configured secret is described when bad (its length, what is wrong with it), never
+ * printed, because it is a secret.
  *
- * <p>Immutable and thread-safe: each call to {@link #signature} uses its own {@link Mac}.
+ * <p>Thread-safe: the keys are one immutable list in a volatile field, replaced whole by a
+ * rotation (the copies {@link #withHeaderNames} makes share it); each signature uses its own
+ * {@code Mac} or {@code Signature}.
  */
 public final class WebhookSigner {
 
-    public static final String SECRET_PREFIX = "whsec_";
-    private static final String ALGORITHM = "HmacSHA256";
-    private static final String REDACTED = " (redacted: secrets are never printed)";
+    public static final String SECRET_PREFIX = SigningKey.HMAC_PREFIX;
 
-    /** Most secrets one destination signs with at once. */
+    /** Most keys one destination signs with at once. */
     public static final int MAX_SECRETS = 8;
+    /** The end of a key that has none. */
+    public static final long NO_END = Long.MAX_VALUE;
 
-    private final List<SecretKeySpec> keys;
+    /** A signing key and the epoch millisecond it stops signing at ({@link #NO_END}: never). */
+    public record Timed(SigningKey key, long untilMillis) {
+        public Timed {
+            Objects.requireNonNull(key, "key");
+        }
+
+        /** Whether this key signs an attempt made at {@code epochSeconds}: the attempt is before its end. */
+        public boolean signsAt(long epochSeconds) {
+            long untilSeconds = untilMillis / 1000 + (untilMillis % 1000 == 0 ? 0 : 1); // ceiling, for untilMillis >= 0
+            return untilMillis == NO_END || epochSeconds < untilSeconds;
+        }
+    }
+
+    /** The keys now in force, shared by the copies {@link #withHeaderNames} makes. */
+    private static final class Ring {
+        private volatile List<Timed> keys;
+
+        Ring(List<Timed> keys) {
+            this.keys = List.copyOf(keys);
+        }
+    }
+
+    private final List<SigningKey> configured;
+    private final Ring ring;
     private final String idHeader;
     private final String timestampHeader;
     private final String signatureHeader;
 
-    private WebhookSigner(List<SecretKeySpec> keys, String idHeader, String timestampHeader, String signatureHeader) {
-        this.keys = List.copyOf(keys);
+    private WebhookSigner(List<SigningKey> configured, Ring ring, String idHeader, String timestampHeader,
+                          String signatureHeader) {
+        this.configured = List.copyOf(configured);
+        this.ring = ring;
         this.idHeader = idHeader;
         this.timestampHeader = timestampHeader;
         this.signatureHeader = signatureHeader;
     }
 
-    private WebhookSigner(byte[] key) {
-        this(List.of(new SecretKeySpec(key, ALGORITHM)), OutboundHeaders.WEBHOOK_ID, OutboundHeaders.WEBHOOK_TIMESTAMP,
-                OutboundHeaders.WEBHOOK_SIGNATURE);
+    /** The signer for exactly {@code keys} (1 to {@value #MAX_SECRETS}), as configured, under the standard header names. */
+    public static WebhookSigner of(List<SigningKey> keys) {
+        if (keys.isEmpty() || keys.size() > MAX_SECRETS) {
+            throw new IllegalArgumentException("a signer takes 1 to " + MAX_SECRETS + " keys, got " + keys.size());
+        }
+        return new WebhookSigner(keys, new Ring(keys.stream().map(k -> new Timed(k, NO_END)).toList()),
+                OutboundHeaders.WEBHOOK_ID, OutboundHeaders.WEBHOOK_TIMESTAMP, OutboundHeaders.WEBHOOK_SIGNATURE);
     }
 
     /**
@@ -56,14 +87,23 @@ public final class WebhookSigner {
      * @throws SettingsException listing every bad secret, or when there are none or more than {@value #MAX_SECRETS}
      */
     public static WebhookSigner fromSecrets(String path, List<String> secrets) {
+        return of(hmacKeys(path, secrets));
+    }
+
+    /**
+     * The {@code whsec_} keys of the list at {@code path}.
+     *
+     * @throws SettingsException listing every bad secret, or when there are none or more than {@value #MAX_SECRETS}
+     */
+    public static List<SigningKey> hmacKeys(String path, List<String> secrets) {
         if (secrets.isEmpty() || secrets.size() > MAX_SECRETS) {
             throw new SettingsException(path + " must list 1 to " + MAX_SECRETS + " secrets, got " + secrets.size());
         }
-        List<SecretKeySpec> keys = new ArrayList<>();
+        List<SigningKey> keys = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         for (int i = 0; i < secrets.size(); i++) {
             try {
-                keys.addAll(fromSecret(path + "[" + i + "]", secrets.get(i)).keys);
+                keys.add(SigningKey.Hmac.parse(path + "[" + i + "]", secrets.get(i)));
             } catch (SettingsException bad) {
                 problems.addAll(bad.errors());
             }
@@ -71,13 +111,12 @@ public final class WebhookSigner {
         if (!problems.isEmpty()) {
             throw new SettingsException(problems);
         }
-        return new WebhookSigner(keys, OutboundHeaders.WEBHOOK_ID, OutboundHeaders.WEBHOOK_TIMESTAMP,
-                OutboundHeaders.WEBHOOK_SIGNATURE);
+        return keys;
     }
 
-    /** This signer, its id, timestamp and signature sent under the given (lower-case) names. */
+    /** This signer, its id, timestamp and signature sent under the given (lower-case) names; the keys are shared. */
     public WebhookSigner withHeaderNames(String id, String timestamp, String signature) {
-        return new WebhookSigner(keys, id, timestamp, signature);
+        return new WebhookSigner(configured, ring, id, timestamp, signature);
     }
 
     /** The header carrying the hook's id ({@code webhook-id} unless renamed). */
@@ -95,9 +134,27 @@ public final class WebhookSigner {
         return signatureHeader;
     }
 
-    /** How many secrets sign. */
+    /** How many keys are in force (those of a rotation whose end has passed included, until the next rotation). */
     public int secretCount() {
-        return keys.size();
+        return ring.keys.size();
+    }
+
+    /** The keys of the configuration, in its order. */
+    public List<SigningKey> configured() {
+        return configured;
+    }
+
+    /** The keys in force, each with its end, in signing order. */
+    public List<Timed> keys() {
+        return ring.keys;
+    }
+
+    /** Makes {@code keys} (configured and rotated, each with its end) the keys in force, at once for every attempt after. */
+    public void apply(List<Timed> keys) {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("a signer needs at least one key");
+        }
+        ring.keys = List.copyOf(keys);
     }
 
     /**
@@ -107,35 +164,13 @@ public final class WebhookSigner {
      *     base64 (padding optional) of at least one byte
      */
     public static WebhookSigner fromSecret(String path, String secret) {
-        if (secret == null) {
-            throw new SettingsException(path + " must be a string " + SECRET_PREFIX + "<base64 key>, got nothing");
-        }
-        if (!secret.startsWith(SECRET_PREFIX)) {
-            throw new SettingsException(path + " must be " + SECRET_PREFIX + " followed by the base64 of the key, got "
-                    + shape(secret) + " that does not start with " + SECRET_PREFIX + REDACTED);
-        }
-        String encoded = secret.substring(SECRET_PREFIX.length());
-        byte[] key;
-        try {
-            key = Base64.getDecoder().decode(encoded);
-        } catch (IllegalArgumentException notBase64) {
-            throw new SettingsException(path + " must be " + SECRET_PREFIX + " followed by the base64 of the key, got "
-                    + shape(secret) + " whose key part is not base64" + REDACTED);
-        }
-        if (key.length == 0) {
-            throw new SettingsException(path + " must be " + SECRET_PREFIX
-                    + " followed by the base64 of a key of at least one byte, got an empty key" + REDACTED);
-        }
-        return new WebhookSigner(key);
-    }
-
-    private static String shape(String secret) {
-        return "a " + secret.length() + "-character value";
+        return of(List.of(SigningKey.Hmac.parse(path, secret)));
     }
 
     /**
-     * The {@code webhook-signature} value for one attempt: {@code v1,<base64 MAC>}, one per
-     * secret in the configured order, joined by single spaces.
+     * The {@code webhook-signature} value for one attempt: one entry per key that signs at
+     * {@code timestampSeconds} ({@code v1,<base64 MAC>} or {@code v1a,<base64 signature>}),
+     * in the order of {@link #keys()}, joined by single spaces.
      */
     public String signature(String webhookId, long timestampSeconds, byte[] body) {
         if (webhookId == null || webhookId.isEmpty()) {
@@ -146,21 +181,12 @@ public final class WebhookSigner {
         }
         byte[] signed = (webhookId + "." + timestampSeconds + ".").getBytes(StandardCharsets.UTF_8);
         StringBuilder out = new StringBuilder();
-        for (SecretKeySpec key : keys) {
-            Mac mac = newMac(key);
-            mac.update(signed);
-            out.append(out.length() == 0 ? "" : " ").append("v1,").append(Base64.getEncoder().encodeToString(mac.doFinal(body)));
+        for (Timed timed : ring.keys) {
+            if (timed.signsAt(timestampSeconds)) {
+                SigningKey key = timed.key();
+                out.append(out.length() == 0 ? "" : " ").append(key.version()).append(',').append(key.sign(signed, body));
+            }
         }
         return out.toString();
-    }
-
-    private static Mac newMac(SecretKeySpec key) {
-        try {
-            Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(key);
-            return mac;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("every Java runtime has " + ALGORITHM, e);
-        }
     }
 }

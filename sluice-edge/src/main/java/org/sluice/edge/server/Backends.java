@@ -11,6 +11,7 @@ import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.delivery.http.ClientLoops;
 import org.sluice.edge.delivery.Dispatcher;
+import org.sluice.edge.delivery.SecretRotations;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookStore;
@@ -70,6 +71,8 @@ final class Backends implements AutoCloseable {
     private final LongSupplier epochMillis;
     private final TenantGate gate;
     private final HookSink sink;
+    /** The destinations' signing keys as rotated at runtime: read from the control state at boot, followed on kafka. */
+    private final SecretRotations rotations;
     /** Delivers to {@code destinations}; null when none is configured. Closed before the store. */
     private final Dispatcher dispatcher;
     private final java.util.concurrent.atomic.AtomicBoolean dispatcherClosed = new java.util.concurrent.atomic.AtomicBoolean();
@@ -121,6 +124,15 @@ final class Backends implements AutoCloseable {
             throw closeAfterFailedBoot(new IllegalStateException(
                     "cannot load the rate-limit overrides from " + (control != null ? "the control topic" : store.location())
                             + ": " + e.getMessage(), e), control, fleetDeliveries, kafkaLog, store);
+        }
+        try { // keys rotated at runtime sign from the first attempt; on kafka a rotation on any node signs here too
+            this.rotations = new SecretRotations(config.destinations().values(), overrides);
+            if (control != null) {
+                control.onSigningChanged(rotations::changed);
+            }
+            rotations.load();
+        } catch (RuntimeException e) {
+            throw closeAfterFailedBoot(e, control, fleetDeliveries, kafkaLog, store);
         }
         try {
             this.host = config.rateLimits().scope() == org.sluice.edge.config.LimitScope.HOST
@@ -301,6 +313,11 @@ final class Backends implements AutoCloseable {
     /** The fleet gate ({@code scope: fleet}), or null. */
     FleetGate fleet() {
         return fleet;
+    }
+
+    /** The destinations' signing key rotations ({@code POST /v1/destinations/{name}/secrets}). */
+    SecretRotations rotations() {
+        return rotations;
     }
 
     /** The persisted overrides behind {@link #limits()}, with their audit trail. */

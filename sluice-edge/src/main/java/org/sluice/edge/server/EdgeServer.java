@@ -199,7 +199,8 @@ public final class EdgeServer implements AutoCloseable {
                             stats, backends.sink()::notReadyReason,
                             backends.dispatcher() == null ? null : backends.dispatcher().activity(),
                             backends.dispatcher() == null ? null : backends.dispatcher()::pausedChanged, replays,
-                            epochMillis, backends.log(), backends.kindWithoutDelivery(), backends.fleetDeliveries()));
+                            epochMillis, backends.log(), backends.kindWithoutDelivery(), backends.fleetDeliveries(),
+                            backends.rotations()));
             this.sweeper = new Sweeper(backends, clock, epochMillis);
             this.retention = new Retention(backends.store(), backends.storeSize(), config.retention(), epochMillis,
                     registry);

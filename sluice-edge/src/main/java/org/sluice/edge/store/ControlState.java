@@ -7,7 +7,8 @@ import org.sluice.core.OverrideStore;
 /**
  * The control state: what operators set rather than what traffic writes. Rate-limit
  * overrides ({@link OverrideStore}, which {@code TenantLimits} loads and changes), paused
- * destinations ({@link DestinationPauses}), and the audit trail of every such change.
+ * destinations ({@link DestinationPauses}), signing keys added at runtime ({@link SigningSecrets}),
+ * and the audit trail of every such change.
  * Durable: a change answered survives a crash.
  *
  * <p>The actor of a change: {@code TenantLimits} calls {@link #put} without one, on the
@@ -21,7 +22,7 @@ import org.sluice.core.OverrideStore;
  *
  * <p>Implementations are thread-safe. The RocksDB one is {@code RocksControlState}.
  */
-public interface ControlState extends OverrideStore, DestinationPauses {
+public interface ControlState extends OverrideStore, DestinationPauses, SigningSecrets {
 
     /** The actor of a change made outside any {@link #actingAs} scope. */
     String DEFAULT_ACTOR = "admin";

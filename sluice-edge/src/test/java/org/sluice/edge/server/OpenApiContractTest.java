@@ -172,6 +172,7 @@ class OpenApiContractTest {
                     acme: {rate: 5, burst: 10}
                 destinations:
                   app: {type: http, url: "http://127.0.0.1:9/in"}
+                  signed: {url: "http://127.0.0.1:9/signed", signing: {scheme: standard_webhooks, secret: "whsec_c2lnbmVkLWtleQ=="}}
                 sources:
                   open: {tenant: acme, verify: {scheme: none}}
                 """)) {
@@ -277,6 +278,23 @@ class OpenApiContractTest {
             assertThat(JSON.readTree(delivered.body()).get("audit").get(0).get("action").asText()).isEqualTo("replay");
             spec.check("GET", "/v1/audit", delivered);
 
+            // signing keys: listed, rotated (audited without the secret), refused
+            String keys = "/v1/destinations/signed/secrets";
+            spec.check("GET", keys, request(admin, "GET", keys, auth, null));
+            spec.check("GET", "/v1/destinations/app/secrets", request(admin, "GET", "/v1/destinations/app/secrets", auth, null));
+            spec.check("GET", "/v1/destinations/nope/secrets", request(admin, "GET", "/v1/destinations/nope/secrets", auth, null));
+            Http.Response rotated = request(admin, "POST", keys, alice, "{\"secret\":\"whsec_bmV4dC1rZXk=\",\"overlap_seconds\":60}");
+            assertThat(rotated.status()).as(rotated.body()).isEqualTo(200);
+            spec.check("POST", keys, rotated);
+            spec.check("POST", keys, request(admin, "POST", keys, auth, "{\"secret\":\"whsec_bmV4dC1rZXk=\"}")); // 409 secret_in_use
+            spec.check("POST", keys, request(admin, "POST", keys, auth, "{\"secret\":\"nope\"}"));
+            spec.check("POST", keys, request(admin, "POST", keys, auth, "[]"));
+            spec.check("POST", "/v1/destinations/nope/secrets", request(admin, "POST", "/v1/destinations/nope/secrets", auth, "{}"));
+            Http.Response rotationAudit = request(admin, "GET", "/v1/audit?limit=1", auth, null);
+            assertThat(JSON.readTree(rotationAudit.body()).get("audit").get(0).get("action").asText()).isEqualTo("rotate_secret");
+            assertThat(rotationAudit.body()).doesNotContain("bmV4dC1rZXk");
+            spec.check("GET", "/v1/audit", rotationAudit);
+
             // 404 and 405 outside the operations
             spec.checkUndescribed("NotFound", "GET /v1/nothing-here", request(admin, "GET", "/v1/nothing-here", auth, null));
             spec.checkUndescribed("NotFound", "GET /elsewhere", request(admin, "GET", "/elsewhere", auth, null));
@@ -285,7 +303,7 @@ class OpenApiContractTest {
                     {"DELETE", "/v1/audit"}, {"PUT", "/v1/hooks"}, {"DELETE", "/v1/hooks/" + hookId}, {"POST", "/v1/admission"},
                     {"POST", "/docs"}, {"DELETE", "/openapi/admin.yaml"}, {"POST", "/v1/destinations"},
                     {"GET", "/v1/destinations/app/pause"}, {"GET", "/v1/hooks/" + hookId + "/redeliver"},
-                    {"POST", "/v1/dead-letters"}, {"DELETE", "/v1/replays/x"}}) {
+                    {"POST", "/v1/dead-letters"}, {"DELETE", "/v1/replays/x"}, {"PUT", "/v1/destinations/signed/secrets"}}) {
                 Http.Response r = request(admin, call[0], call[1], auth, call[0].equals("DELETE") ? null : "{}");
                 assertThat(r.status()).as(call[0] + " " + call[1]).isEqualTo(405);
                 assertThat(r.header("allow")).isNotBlank();

@@ -11,12 +11,14 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.sluice.edge.delivery.SettingsException;
+import org.sluice.edge.delivery.SigningKey;
 import org.sluice.edge.delivery.TargetReader;
 import org.sluice.edge.delivery.WebhookSigner;
 import org.sluice.edge.settings.Paths;
@@ -35,9 +37,11 @@ public final class HttpReader implements TargetReader {
     /** Every key of an {@code http} destination: the common ones and its own, in the order messages list them. */
     public static final List<String> KEYS = List.of("type", "url", "timeout_ms", "max_in_flight", "rate", "signing",
             "headers", "forward_headers", "ordering", "retry", "breaker", "ca_file", "transform");
-    public static final List<String> SIGNING = List.of("scheme", "secret", "secrets", "id_header", "timestamp_header",
-            "signature_header");
+    public static final List<String> SIGNING = List.of("scheme", "secret", "secrets", "ed25519_key", "ed25519_key_file",
+            "id_header", "timestamp_header", "signature_header");
     static final String SIGNING_SCHEME = "standard_webhooks";
+    /** Largest {@code ed25519_key_file} read: a PEM Ed25519 key is about 120 bytes. */
+    static final long MAX_KEY_FILE_BYTES = 64 * 1024;
 
     @Override
     public Target.Kind kind() {
@@ -119,18 +123,20 @@ public final class HttpReader implements TargetReader {
         if (!g.has("scheme") || !SIGNING_SCHEME.equals(scheme)) {
             g.problem(g.pathOf("scheme") + " must be " + SIGNING_SCHEME + ", got " + Values.render(g.raw("scheme")));
         }
-        if (g.has("secret") == g.has("secrets")) {
+        boolean ed25519 = g.has("ed25519_key") || g.has("ed25519_key_file");
+        if ((g.has("secret") && g.has("secrets")) || (!ed25519 && !g.has("secret") && !g.has("secrets"))) {
             g.problem(g.pathOf("secret") + (g.has("secret") ? " and secrets are both set: write one"
-                    : " is required: whsec_ followed by the base64 of the key (or secrets: a list of them, while rotating)"));
+                    : " is required: whsec_ followed by the base64 of the key (or secrets: a list of them, while rotating;"
+                    + " or ed25519_key / ed25519_key_file for v1a signatures)"));
             return Optional.empty();
         }
-        WebhookSigner signer;
+        List<SigningKey> keys = new ArrayList<>();
         try {
             if (g.has("secret")) {
-                signer = WebhookSigner.fromSecret(g.pathOf("secret"), Values.string(g.raw("secret")));
-            } else if (g.raw("secrets") instanceof List<?> list) {
-                signer = WebhookSigner.fromSecrets(g.pathOf("secrets"), list.stream().map(Values::string).toList());
-            } else {
+                keys.add(SigningKey.Hmac.parse(g.pathOf("secret"), Values.string(g.raw("secret"))));
+            } else if (g.has("secrets") && g.raw("secrets") instanceof List<?> list) {
+                keys.addAll(WebhookSigner.hmacKeys(g.pathOf("secrets"), list.stream().map(Values::string).toList()));
+            } else if (g.has("secrets")) {
                 g.problem(g.pathOf("secrets") + " must be a list of whsec_ secrets, got " + Values.renderSecret(g.raw("secrets")));
                 return Optional.empty();
             }
@@ -138,6 +144,18 @@ public final class HttpReader implements TargetReader {
             bad.errors().forEach(g::problem);
             return Optional.empty();
         }
+        SigningKey.Ed25519 edKey = ed25519 ? ed25519Key(g) : null;
+        if (ed25519 && edKey == null) {
+            return Optional.empty();
+        }
+        if (edKey != null) {
+            keys.add(edKey);
+        }
+        if (keys.size() > WebhookSigner.MAX_SECRETS) {
+            g.problem(g.path() + " must hold at most " + WebhookSigner.MAX_SECRETS + " keys, got " + keys.size());
+            return Optional.empty();
+        }
+        WebhookSigner signer = WebhookSigner.of(keys);
         String id = headerName(g, "id_header", OutboundHeaders.WEBHOOK_ID);
         String timestamp = headerName(g, "timestamp_header", OutboundHeaders.WEBHOOK_TIMESTAMP);
         String signature = headerName(g, "signature_header", OutboundHeaders.WEBHOOK_SIGNATURE);
@@ -150,6 +168,55 @@ public final class HttpReader implements TargetReader {
             return Optional.empty();
         }
         return Optional.of(signer.withHeaderNames(id, timestamp, signature));
+    }
+
+    /**
+     * The Ed25519 key of {@code ed25519_key} ({@code whsk_...}) or {@code ed25519_key_file}
+     * (a PKCS#8 PEM file, or one holding a {@code whsk_} line); null after a problem.
+     */
+    private static SigningKey.Ed25519 ed25519Key(Section g) {
+        if (g.has("ed25519_key") && g.has("ed25519_key_file")) {
+            g.problem(g.pathOf("ed25519_key") + " and ed25519_key_file are both set: write one");
+            return null;
+        }
+        try {
+            if (g.has("ed25519_key")) {
+                return SigningKey.Ed25519.parse(g.pathOf("ed25519_key"), Values.string(g.raw("ed25519_key")));
+            }
+            String at = g.pathOf("ed25519_key_file");
+            String file = Values.string(g.raw("ed25519_key_file"));
+            Path p = null;
+            if (file != null && !file.isBlank()) {
+                try {
+                    p = Path.of(file);
+                } catch (InvalidPathException bad) {
+                    p = null;
+                }
+            }
+            if (p == null || !Files.isRegularFile(p) || !Files.isReadable(p)) {
+                g.problem(at + " must be a readable file holding an Ed25519 private key, got "
+                        + Values.render(g.raw("ed25519_key_file")) + (p == null ? "" : Files.exists(p)
+                        ? " (not a readable regular file)" : " (no such file)"));
+                return null;
+            }
+            String text;
+            try {
+                if (Files.size(p) > MAX_KEY_FILE_BYTES) {
+                    g.problem(at + " must be a key file of at most " + MAX_KEY_FILE_BYTES + " bytes, got "
+                            + Values.render(g.raw("ed25519_key_file")) + " (" + Files.size(p) + " bytes)");
+                    return null;
+                }
+                text = Files.readString(p, java.nio.charset.StandardCharsets.US_ASCII);
+            } catch (java.io.IOException e) {
+                g.problem(at + " must be a readable ASCII file holding an Ed25519 private key, got "
+                        + Values.render(g.raw("ed25519_key_file")) + " (" + e.getClass().getSimpleName() + ")");
+                return null;
+            }
+            return SigningKey.Ed25519.fromFile(at, text);
+        } catch (SettingsException bad) {
+            bad.errors().forEach(g::problem);
+            return null;
+        }
     }
 
     /**

@@ -17,6 +17,9 @@ import org.sluice.edge.store.AuditRecord;
  *   key                                   value                                     deleted by
  *   pause/&lt;destination&gt;                  {"paused":true,"time_ms":N}               a tombstone (resume)
  *   override/&lt;tenant&gt;                    the limit, as Limit.toMap()               a tombstone (delete)
+ *   signing/&lt;destination&gt;                its signing keys added at runtime          never (replaced by
+ *                                          (opaque here: delivery's SigningRotation;   the next rotation)
+ *                                          it holds secrets, never logged)
  *   audit/&lt;time_ms&gt;/&lt;writer&gt;/&lt;n&gt;          {"time_ms","actor","action","tenant",     never: each key is
  *                                          "before","after"}                         written once
  * </pre>
@@ -31,6 +34,7 @@ final class ControlRecords {
     static final String PAUSE = "pause/";
     static final String OVERRIDE = "override/";
     static final String AUDIT = "audit/";
+    static final String SIGNING = "signing/";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
@@ -45,6 +49,10 @@ final class ControlRecords {
 
     static String overrideKey(String tenant) {
         return OVERRIDE + tenant;
+    }
+
+    static String signingKey(String destination) {
+        return SIGNING + destination;
     }
 
     static String auditKey(long timeMillis, String writer, long n) {

@@ -17,7 +17,8 @@ import org.sluice.edge.store.AuditRecord;
 
 /**
  * One node's memory of the control topic: for each key the newest record seen and its
- * offset, the paused set and the overrides derived from them, and the newest audit records.
+ * offset, the paused set, the overrides and the signing keys derived from them, and the
+ * newest audit records.
  *
  * <p>Records reach it from two sides: the follower, in offset order, and this node's own
  * writes once acknowledged (so a change is visible here as soon as it is answered, before
@@ -37,7 +38,7 @@ final class ControlView {
     private static final Logger LOG = LoggerFactory.getLogger(ControlView.class);
 
     /** What {@link #apply} changed. */
-    enum Kind { NONE, PAUSE, OVERRIDE, AUDIT }
+    enum Kind { NONE, PAUSE, OVERRIDE, SIGNING, AUDIT }
 
     /**
      * A record that changed the view: its kind, the destination or tenant it names (null for
@@ -56,6 +57,8 @@ final class ControlView {
     private final Map<String, Entry> latest = new HashMap<>();
     @GuardedBy("lock")
     private final Map<String, byte[]> overrides = new HashMap<>();
+    @GuardedBy("lock")
+    private final Map<String, byte[]> signing = new HashMap<>();
     @GuardedBy("lock")
     private final Set<String> pausedNames = new HashSet<>();
     @GuardedBy("lock")
@@ -84,6 +87,12 @@ final class ControlView {
                 boolean changed = value == null ? pausedNames.remove(name) : pausedNames.add(name);
                 if (changed) {
                     paused = Collections.unmodifiableSet(new HashSet<>(pausedNames));
+                }
+            } else if (kind == Kind.SIGNING) {
+                if (value == null) {
+                    signing.remove(name);
+                } else {
+                    signing.put(name, value);
                 }
             } else if (value == null) {
                 overrides.remove(name);
@@ -126,6 +135,9 @@ final class ControlView {
         if (key.startsWith(ControlRecords.OVERRIDE) && key.length() > ControlRecords.OVERRIDE.length()) {
             return Kind.OVERRIDE;
         }
+        if (key.startsWith(ControlRecords.SIGNING) && key.length() > ControlRecords.SIGNING.length()) {
+            return Kind.SIGNING;
+        }
         return key.startsWith(ControlRecords.AUDIT) ? Kind.AUDIT : Kind.NONE;
     }
 
@@ -154,6 +166,13 @@ final class ControlView {
             Map<String, Entry> out = new HashMap<>();
             overrides.keySet().forEach(tenant -> out.put(tenant, latest.get(ControlRecords.overrideKey(tenant))));
             return out;
+        }
+    }
+
+    /** Each destination's signing keys as stored, a copy. */
+    Map<String, byte[]> signing() {
+        synchronized (lock) {
+            return new HashMap<>(signing);
         }
     }
 

@@ -62,7 +62,8 @@ import org.sluice.edge.store.PendingHook;
  *
  * <h2>Who is told</h2>
  * Pause changes, from any node, call the {@link #onPausedChanged} listeners (the dispatcher's
- * wake-up). Overrides live in memory in {@link TenantLimits}, which reads its store once:
+ * wake-up); signing key changes call the {@link #onSigningChanged} listeners (which put a
+ * rotation made on another node in force here). Overrides live in memory in {@link TenantLimits}, which reads its store once:
  * {@link #followOverrides} makes the follower apply every override record to it, through
  * {@link TenantLimits#putOverride}/{@link TenantLimits#deleteOverride} inside an "applying"
  * scope in which this store's {@link #put}/{@link #delete} write nothing and only check that
@@ -95,6 +96,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     private final ControlFollower follower;
     private final List<Consumer<String>> pauseListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> signingListeners = new CopyOnWriteArrayList<>();
     /** Serialises applying override records to the limits with {@link #followOverrides}. */
     private final Object pushLock = new Object();
     @GuardedBy("pushLock")
@@ -182,6 +184,11 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
         pauseListeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
+    /** Calls {@code listener} with a destination's name each time its signing keys change here, whichever node changed them. */
+    public void onSigningChanged(Consumer<String> listener) {
+        signingListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
     /**
      * From now on applies every override record read to {@code limits} (built on this
      * store), after bringing them to the view's overrides as they are now.
@@ -212,6 +219,8 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
         ControlView.Change change = view.apply(key, offset, value);
         if (change.kind() == ControlView.Kind.PAUSE) {
             pausedChanged(change.name());
+        } else if (change.kind() == ControlView.Kind.SIGNING) {
+            tell(signingListeners, change.name(), "signing keys");
         } else if (key != null && key.startsWith(ControlRecords.OVERRIDE) && view.offsetOf(key) == offset) {
             // the newest record of its key, even one this node wrote and took at its acknowledgement
             synchronized (pushLock) {
@@ -254,11 +263,15 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     }
 
     private void pausedChanged(String destination) {
-        for (Consumer<String> listener : pauseListeners) {
+        tell(pauseListeners, destination, "paused destinations");
+    }
+
+    private static void tell(List<Consumer<String>> listeners, String destination, String what) {
+        for (Consumer<String> listener : listeners) {
             try {
                 listener.accept(destination);
             } catch (RuntimeException e) {
-                LOG.warn("a listener of paused destinations failed for {}: {}", destination, e.toString());
+                LOG.warn("a listener of {} failed for {}: {}", what, destination, e.toString());
             }
         }
     }
@@ -373,6 +386,31 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
         return !follower.caughtUp() || view.paused().contains(destination);
     }
 
+    // ---------------------------------------------------------------- signing keys
+
+    /**
+     * Every destination's signing keys read so far, from memory: all of them once the follower
+     * has read the topic to its end ({@link #signingSecretsComplete}); each one read after is
+     * announced to the {@link #onSigningChanged} listeners, so a reader that registers before
+     * it reads misses none.
+     */
+    @Override
+    public Map<String, byte[]> signingSecrets() {
+        return Collections.unmodifiableMap(view.signing());
+    }
+
+    @Override
+    public boolean signingSecretsComplete() {
+        return follower.caughtUp();
+    }
+
+    @Override
+    public void putSigningSecrets(String destination, byte[] value) {
+        PendingHook.checkDestination(destination);
+        Objects.requireNonNull(value, "value");
+        send(ControlRecords.signingKey(destination), value, "the signing keys of " + destination);
+    }
+
     private void requireCaughtUp(String what) {
         if (!follower.caughtUp()) {
             throw new HookStoreException(what + " are not known yet: the control topic " + settings.topic()
@@ -408,6 +446,8 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
         ControlView.Change change = view.apply(key, written.offset(), value);
         if (change.kind() == ControlView.Kind.PAUSE) {
             pausedChanged(change.name());
+        } else if (change.kind() == ControlView.Kind.SIGNING) {
+            tell(signingListeners, change.name(), "signing keys");
         }
     }
 

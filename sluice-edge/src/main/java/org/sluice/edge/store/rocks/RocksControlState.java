@@ -23,12 +23,15 @@ import org.sluice.edge.store.Actors;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookStoreException;
+import org.sluice.edge.store.PendingHook;
 
 /**
  * The {@link ControlState} in a {@link RocksHookStore}'s database: overrides in the
  * {@code overrides} family, the audit trail in {@code audit} (keyed by time and a counter),
  * pauses in {@code destinations} (through the ledger's {@link RocksPauses}, whose memory
- * the dispatcher reads). Each {@link #put} and {@link #delete} writes the override change
+ * the dispatcher reads), signing keys added at runtime in {@code meta} under
+ * {@value #SIGNING_PREFIX}{@code <destination>} (fsynced, read from memory after the first
+ * read). Each {@link #put} and {@link #delete} writes the override change
  * and its {@link AuditRecord} in ONE fsynced write batch, under the database's control lock
  * (which also makes the "before" it records exact). Failures surface as
  * {@link OverrideStoreException}, which {@code TenantLimits} turns into "nothing changed".
@@ -42,9 +45,16 @@ public final class RocksControlState implements ControlState {
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
     };
 
+    /** The key prefix of a destination's signing keys in the {@code meta} family. */
+    static final String SIGNING_PREFIX = "signing/";
+
     private final RocksDatabase database;
     private final RocksPauses pauses;
     private final long instanceMaxBodyBytes;
+    /** Serialises signing writes and the first read of them. */
+    private final Object signingLock = new Object();
+    /** Every destination's stored signing keys; null until read. */
+    private volatile Map<String, byte[]> signing;
     /** Second half of audit keys, so two changes in one millisecond keep their order. */
     private final AtomicLong auditCounter;
 
@@ -211,6 +221,60 @@ public final class RocksControlState implements ControlState {
     @Override
     public boolean mayBePaused(String destination) {
         return pauses.mayBePaused(destination);
+    }
+
+    // ---------------------------------------------------------------- signing keys
+
+    @Override
+    public Map<String, byte[]> signingSecrets() {
+        Map<String, byte[]> read = signing;
+        if (read != null) {
+            return read;
+        }
+        synchronized (signingLock) {
+            if (signing == null) {
+                signing = Collections.unmodifiableMap(readSigning());
+            }
+            return signing;
+        }
+    }
+
+    @Override
+    public void putSigningSecrets(String destination, byte[] value) {
+        PendingHook.checkDestination(destination);
+        Objects.requireNonNull(value, "value");
+        synchronized (signingLock) {
+            Map<String, byte[]> next = new LinkedHashMap<>(signingSecrets());
+            wrap(() -> database.controlWrite(rocks -> {
+                rocks.db().put(rocks.meta(), rocks.syncWrite(), signingKey(destination), value);
+                return null;
+            }));
+            next.put(destination, value.clone());
+            signing = Collections.unmodifiableMap(next);
+        }
+    }
+
+    private Map<String, byte[]> readSigning() {
+        byte[] prefix = SIGNING_PREFIX.getBytes(StandardCharsets.UTF_8);
+        return wrap(() -> database.read(rocks -> {
+            Map<String, byte[]> all = new LinkedHashMap<>();
+            try (RocksIterator it = rocks.db().newIterator(rocks.meta())) {
+                for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
+                    byte[] key = it.key();
+                    all.put(new String(key, prefix.length, key.length - prefix.length, StandardCharsets.UTF_8), it.value());
+                }
+                it.status();
+            }
+            return all;
+        }));
+    }
+
+    private static byte[] signingKey(String destination) {
+        return (SIGNING_PREFIX + destination).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        return key.length >= prefix.length && java.util.Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
     }
 
     // ---------------------------------------------------------------- helpers

@@ -194,6 +194,61 @@ class KafkaControlStateTest {
         assertThat(limitsOn(restarted).effective("acme").limit()).isEqualTo(Limit.of(7, 7));
     }
 
+    // ---------------------------------------------------------------- signing keys
+
+    private static final String OLD_SECRET = "whsec_b2xkLWZsZWV0LXNlY3JldA==";
+    private static final String NEW_SECRET = "whsec_bmV3LWZsZWV0LXNlY3JldA==";
+
+    /** A node's signing destination {@code app} and its rotations over {@code node}, following other nodes' rotations. */
+    private static org.sluice.edge.delivery.WebhookSigner signingOn(KafkaControlState node,
+            AtomicReference<org.sluice.edge.delivery.SecretRotations> rotations) {
+        org.sluice.edge.config.SluiceConfig c = org.sluice.edge.config.ConfigLoader.parse("""
+                destinations:
+                  app: {url: "http://127.0.0.1:9/in", signing: {scheme: standard_webhooks, secret: "%s"}}
+                sources:
+                  gh: {verify: {scheme: none}, deliver_to: [app]}
+                """.formatted(OLD_SECRET), Map.of(), "test");
+        org.sluice.edge.delivery.SecretRotations r = new org.sluice.edge.delivery.SecretRotations(
+                c.destinations().values(), node);
+        node.onSigningChanged(r::changed);
+        r.load();
+        rotations.set(r);
+        return c.destinations().get("app").headers().signer().orElseThrow();
+    }
+
+    private static boolean accepts(org.sluice.edge.delivery.WebhookSigner signer, String secret, long epochSeconds) {
+        byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+        return new org.sluice.edge.delivery.StandardWebhooksCheck(secret, 300).genuine("m", Long.toString(epochSeconds),
+                signer.signature("m", epochSeconds, body), body, epochSeconds);
+    }
+
+    @Test
+    void aSigningKeyRotatedOnOneNodeSignsOnTheOtherAndAfterARestart() throws Exception {
+        KafkaControlState a = node();
+        KafkaControlState b = node();
+        AtomicReference<org.sluice.edge.delivery.SecretRotations> onA = new AtomicReference<>();
+        AtomicReference<org.sluice.edge.delivery.SecretRotations> onB = new AtomicReference<>();
+        signingOn(a, onA);
+        org.sluice.edge.delivery.WebhookSigner signerB = signingOn(b, onB);
+        long now = 1_800_000_000_000L;
+        assertThat(onA.get().rotate("app", NEW_SECRET, 600, now))
+                .isInstanceOf(org.sluice.edge.delivery.SecretRotations.Done.class);
+
+        await("the rotation signing on B", () -> signerB.keys().size() == 2);
+        long t = now / 1000;
+        assertThat(accepts(signerB, OLD_SECRET, t + 599)).isTrue();
+        assertThat(accepts(signerB, NEW_SECRET, t + 599)).isTrue();
+        assertThat(accepts(signerB, OLD_SECRET, t + 600)).isFalse();
+        assertThat(accepts(signerB, NEW_SECRET, t + 600)).isTrue();
+        assertThat(new String(b.signingSecrets().get("app"), StandardCharsets.UTF_8)).contains(NEW_SECRET);
+        a.close();
+        b.close();
+
+        org.sluice.edge.delivery.WebhookSigner restarted = signingOn(node(), new AtomicReference<>());
+        assertThat(accepts(restarted, OLD_SECRET, t + 600)).isFalse();
+        assertThat(accepts(restarted, NEW_SECRET, t + 600)).isTrue();
+    }
+
     // ---------------------------------------------------------------- audit
 
     @Test
