@@ -1,0 +1,56 @@
+package org.sluice.edge.server;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.testkit.RedisServer;
+
+/**
+ * {@link DeliveryParityContract} on {@code store.kind: kafka}, two nodes sharing the log:
+ * three KRaft brokers ({@code min.insync.replicas=2}, replication factor 3) and a real
+ * {@code redis-server} as the fleet's Redis (which makes {@code rate} the fleet's), started
+ * once for the class; each case under a topic prefix of its own.
+ */
+@Tag("slow")
+class KafkaTwoNodeDeliveryParityTest extends DeliveryParityContract {
+
+    private static KafkaBrokers brokers;
+    private static RedisServer redis;
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = RedisServer.start();
+        brokers = KafkaBrokers.start(3, Map.of("min.insync.replicas", "2"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        try {
+            brokers.close();
+        } finally {
+            redis.close();
+        }
+    }
+
+    @Override
+    int nodeCount() {
+        return 2;
+    }
+
+    @Override
+    String storeSections(String prefix) {
+        // a generous fleet budget: a slow Redis answer on a loaded machine must not turn a
+        // pass into a fallback, which paces from each node's own share
+        return "dedupe: {scope: fleet}\nfleet: {redis: \"" + redis.uri() + "\", timeout_ms: 2000}\n"
+                + KafkaDeliveryParityTest.kafkaStore(brokers, prefix, 3);
+    }
+
+    @Override
+    void awaitReady(List<TestEdge> nodes) {
+        super.awaitReady(nodes);
+        KafkaDeliveryParityTest.awaitPartitionsShared(nodes);
+    }
+}
