@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,17 +21,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
-import org.sluice.edge.store.DeliveryRow;
-import org.sluice.edge.store.DeliveryState;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver;
 
 /**
  * The black-box delivery contract every store kind passes (issue 45): one body of
  * assertions, run by a subclass per kind and per fleet size, so that {@code store.kind:
- * kafka} is held to exactly what {@code rocksdb} does. Real parts only: Sluice servers on
+ * kafka} is held to exactly what {@code rocksdb} does. Real parts only: Sluice nodes on
  * real sockets and the system clock (the log's follower commits on a period of real time),
- * a real HTTP receiver, and whatever the subclass starts for its store (brokers, Redis).
+ * servers in this JVM or {@code sluice serve} in child JVMs as the subclass starts them, a
+ * real HTTP receiver, and whatever the subclass starts for its store (brokers, Redis). The
+ * nodes are only ever seen from outside: ingest, the admin API, {@code /metrics}.
  *
  * <p>Each node's destination {@code app} points at its own path of the one receiver,
  * {@code /in/<node id>}, so a request tells which node sent it. Hooks go to the nodes in
@@ -57,10 +59,21 @@ abstract class DeliveryParityContract {
      */
     abstract String storeSections(String prefix);
 
-    /** Waits until every node of a just-started fleet is ready to deliver its share. */
-    void awaitReady(List<TestEdge> nodes) {
+    /** Waits until every node of a just-started fleet, its topics under {@code prefix}, is ready to deliver its share. */
+    void awaitReady(List<Node> nodes, String prefix) {
         Eventually.until("every node ready", WAIT,
-                () -> nodes.stream().allMatch(n -> Http.get(n.address, "/readyz").status() == 200));
+                () -> nodes.stream().allMatch(n -> Http.get(n.ingest(), "/readyz").status() == 200));
+    }
+
+    /** Starts node {@code id} on {@code yaml}: a server in this JVM on the system clock, unless a subclass says otherwise. */
+    Node startNode(String id, String yaml) {
+        TestEdge edge = TestEdge.startWhole(dir, yaml, b -> b.clock(Clock.system()));
+        InetSocketAddress admin = new InetSocketAddress("127.0.0.1", edge.server.adminAddress().getPort());
+        return new Node(id, edge.address, admin, edge::close);
+    }
+
+    /** A running node, seen from outside: where it listens, and how it stops (gracefully). */
+    record Node(String id, InetSocketAddress ingest, InetSocketAddress admin, Runnable stop) {
     }
 
     // ------------------------------------------------------------------ the scenarios
@@ -115,7 +128,7 @@ abstract class DeliveryParityContract {
         try (Fleet f = fleet("")) {
             f.receiver.plan(HookReceiver.Answer.status(410));
             String id = f.accept(0);
-            for (TestEdge n : f.nodes) {
+            for (Node n : f.nodes) {
                 Eventually.until("the dead letter listed", WAIT, () -> f.deadLetterIds(n).contains(id));
                 JsonNode letter = f.json(n, "GET", "/v1/dead-letters?destination=app", null).get("dead_letters").get(0);
                 assertThat(letter.get("id").asText()).isEqualTo(id);
@@ -126,12 +139,12 @@ abstract class DeliveryParityContract {
             }
             assertThat(requestsFor(f.receiver, id)).as("no retry after a permanent status").hasSize(1);
 
-            TestEdge last = f.nodes.get(f.nodes.size() - 1);
+            Node last = f.nodes.get(f.nodes.size() - 1);
             Http.Response redelivered = f.admin(last, "POST", "/v1/hooks/" + id + "/redeliver", "");
             assertThat(redelivered.status()).as(redelivered.body()).isEqualTo(202);
             assertThat(JSON.readTree(redelivered.body()).get("scheduled").asInt()).isEqualTo(1);
             Eventually.until("the redelivery delivered", WAIT, () -> requestsFor(f.receiver, id).size() == 2);
-            for (TestEdge n : f.nodes) {
+            for (Node n : f.nodes) {
                 Eventually.until("the dead letter gone", WAIT, () -> f.deadLetterIds(n).isEmpty());
                 Eventually.until("no dead letter counted", WAIT, () -> f.destination(n).get("dead").asLong() == 0);
             }
@@ -194,16 +207,16 @@ abstract class DeliveryParityContract {
             }
             Eventually.until("every node's breaker open", WAIT,
                     () -> f.nodes.stream().allMatch(n -> f.gauge(n, "sluice_delivery_breaker_open", "") == 1));
-            for (TestEdge n : f.nodes) {
+            for (Node n : f.nodes) {
                 Eventually.until("an attempt after the breaker opened", WAIT, () -> f.sentBy(n).size() >= 4);
                 List<HookReceiver.Received> sent = f.sentBy(n);
                 assertThat(gapMillis(sent.get(2), sent.get(3))).as("node %s: the first attempt after three failures",
-                        f.id(n)).isGreaterThanOrEqualTo(openMs);
+                        n.id()).isGreaterThanOrEqualTo(openMs);
             }
             f.receiver.defaultAnswer(HookReceiver.Answer.status(200));
             Eventually.until("every hook delivered", WAIT,
                     () -> f.sum("sluice_delivery_attempts_total", "outcome=\"delivered\"") == accepted.size());
-            for (TestEdge n : f.nodes) {
+            for (Node n : f.nodes) {
                 Eventually.until("the breaker closed", WAIT, () -> f.gauge(n, "sluice_delivery_breaker_open", "") == 0);
                 assertThat(f.destination(n).get("state").asText()).isEqualTo("ok");
             }
@@ -264,11 +277,11 @@ abstract class DeliveryParityContract {
             }
             Set<String> dead = Set.of(ids.get(1), ids.get(3), ids.get(5));
             Eventually.until("every hook answered", WAIT, () -> deliveredIds(f.receiver).containsAll(ids));
-            for (TestEdge n : f.nodes) {
+            for (Node n : f.nodes) {
                 Eventually.until("the dead letters listed", WAIT, () -> f.deadLetterIds(n).equals(dead));
             }
             f.receiver.clearRules();
-            TestEdge last = f.nodes.get(f.nodes.size() - 1);
+            Node last = f.nodes.get(f.nodes.size() - 1);
             String body = "{\"from\":\"" + from + "\",\"to\":\"" + Instant.now().plusSeconds(60)
                     + "\",\"dead_only\":true,\"rate\":100}";
             Http.Response started = f.admin(last, "POST", "/v1/destinations/app/replay", body);
@@ -279,7 +292,7 @@ abstract class DeliveryParityContract {
                     () -> f.json(last, "GET", "/v1/replays/" + replay, null).get("state").asText().equals("done"));
             Eventually.until("the dead letters delivered again", WAIT,
                     () -> dead.stream().allMatch(id -> requestsFor(f.receiver, id).size() == 2));
-            for (TestEdge n : f.nodes) {
+            for (Node n : f.nodes) {
                 Eventually.until("no dead letter left", WAIT, () -> f.deadLetterIds(n).isEmpty());
             }
             for (String id : ids) {
@@ -294,16 +307,15 @@ abstract class DeliveryParityContract {
         try (Fleet f = fleet("")) {
             f.pause(f.nodes.get(0));
             f.restart();
-            for (TestEdge n : f.nodes) {
-                assertThat(f.destination(n).get("state").asText()).as("node %s after its restart", f.id(n)).isEqualTo("paused");
+            for (Node n : f.nodes) {
+                assertThat(f.destination(n).get("state").asText()).as("node %s after its restart", n.id()).isEqualTo("paused");
             }
             Set<String> held = new TreeSet<>();
             for (int i = 0; i < 2 * SOURCES; i++) {
                 held.add(f.accept(i));
             }
             Eventually.until("every held hook pending on a node", WAIT,
-                    () -> held.stream().allMatch(id -> f.nodes.stream().anyMatch(n -> pendingIn(n, id))));
-            f.nodes.forEach(n -> n.backends().dispatcher().wake());
+                    () -> f.sum("sluice_delivery_pending", "") == held.size());
             assertThat(f.receiver.requestCount()).as("nothing sent while paused").isZero();
             f.resume(f.nodes.get(f.nodes.size() - 1));
             Eventually.until("every hook delivered", WAIT, () -> deliveredIds(f.receiver).equals(held));
@@ -331,7 +343,7 @@ abstract class DeliveryParityContract {
             assertThat(f.sum("sluice_delivery_latency_seconds_count", "")).as("one round trip per attempt").isEqualTo(7);
             assertThat(f.sum("sluice_delivery_lag_seconds_count", "")).as("one lag per delivery").isEqualTo(5);
             assertThat(f.sum("sluice_delivery_oldest_pending_seconds", "")).isZero();
-            for (TestEdge n : f.nodes) {
+            for (Node n : f.nodes) {
                 Eventually.until("the dead letter counted", WAIT, () -> f.destination(n).get("dead").asLong() == 1);
             }
             assertThat(f.receiver.requestCount()).isEqualTo(7);
@@ -346,18 +358,18 @@ abstract class DeliveryParityContract {
     void aHookWithAPendingDeliveryStaysDeliverablePastRetention() throws Exception {
         try (Fleet f = fleet("", "retention: {hooks_seconds: 5, dead_seconds: 60}\n")) {
             f.pause(f.nodes.get(0));
-            TestEdge first = f.nodes.get(0);
+            Node first = f.nodes.get(0);
             String pending = f.accept(1);
-            String kept = KafkaNodes.accept(first, "keep", 2); // accepted after the held hook
+            String kept = f.accept(first, "keep", 2); // accepted after the held hook
             Http.Response young = f.admin(first, "GET", "/v1/hooks/" + kept, null);
             assertThat(young.status()).as("found while younger than hooks_seconds: %s", young.body()).isEqualTo(200);
-            for (TestEdge n : f.nodes) {
+            for (Node n : f.nodes) {
                 Eventually.until("the later hook with no delivery gone past retention", WAIT,
                         () -> f.admin(n, "GET", "/v1/hooks/" + kept, null).status() == 404);
             }
-            for (TestEdge n : f.nodes) {
+            for (Node n : f.nodes) {
                 Http.Response found = f.admin(n, "GET", "/v1/hooks/" + pending, null);
-                assertThat(found.status()).as("node %s: %s", f.id(n), found.body()).isEqualTo(200);
+                assertThat(found.status()).as("node %s: %s", n.id(), found.body()).isEqualTo(200);
             }
             assertThat(f.receiver.requestCount()).isZero();
             f.resume(f.nodes.get(f.nodes.size() - 1));
@@ -382,11 +394,13 @@ abstract class DeliveryParityContract {
     final class Fleet implements AutoCloseable {
 
         final HookReceiver receiver = HookReceiver.start();
-        final List<TestEdge> nodes = new ArrayList<>();
+        final List<Node> nodes = new ArrayList<>();
+        private final String prefix;
         private final List<String> yamls = new ArrayList<>();
         private int posted;
 
         Fleet(String prefix, String flow, String sections) {
+            this.prefix = prefix;
             StringBuilder sources = new StringBuilder();
             for (int i = 0; i < SOURCES; i++) {
                 sources.append("  s").append(i).append(": {tenant: t, verify: {scheme: none}, deliver_to: [app]}\n");
@@ -396,12 +410,12 @@ abstract class DeliveryParityContract {
                 String node = "n" + i;
                 yamls.add("""
                         node: {id: %s, data_dir: "%s"}
-                        admin: {listen: "127.0.0.1:0"}
+                        admin: {listen: "127.0.0.1:0", token: "%s"}
                         http: {listen: "127.0.0.1:0"}
                         %ssources:
                         %sdestinations:
                           app: {url: "%s"%s}
-                        %s""".formatted(node, dir.resolve(node), sections, sources, receiver.uri("/in/" + node),
+                        %s""".formatted(node, dir.resolve(node), NatsDeliveryTest.TOKEN, sections, sources, receiver.uri("/in/" + node),
                         flow.isEmpty() ? "" : ", " + flow, storeSections(prefix)));
             }
             try {
@@ -413,10 +427,10 @@ abstract class DeliveryParityContract {
         }
 
         private void start() {
-            for (String yaml : yamls) {
-                nodes.add(TestEdge.startWhole(dir, yaml, b -> b.clock(Clock.system())));
+            for (int i = 0; i < yamls.size(); i++) {
+                nodes.add(startNode("n" + i, yamls.get(i)));
             }
-            awaitReady(nodes);
+            awaitReady(nodes, prefix);
         }
 
         /** Stops every node, then starts every node again on its data dir. */
@@ -427,28 +441,33 @@ abstract class DeliveryParityContract {
 
         /** Posts {@code {"n": n}} to source {@code s<n % SOURCES>} of the next node in turn; the hook's id. */
         String accept(int n) throws Exception {
-            return KafkaNodes.accept(nodes.get(posted++ % nodes.size()), "s" + (n % SOURCES), n);
+            return accept(nodes.get(posted++ % nodes.size()), "s" + (n % SOURCES), n);
         }
 
-        String id(TestEdge node) {
-            return node.server.config().node().id();
+        /** Posts {@code {"n": n}} to {@code /hooks/<source>} of {@code node}; the hook's id, once answered 202. */
+        String accept(Node node, String source, int n) throws Exception {
+            Http.Response r = Http.post(node.ingest(), "/hooks/" + source, Map.of("Content-Type", "application/json"),
+                    ("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8));
+            assertThat(r.status()).as(r.body()).isEqualTo(202);
+            return JSON.readTree(r.body()).get("id").asText();
         }
 
         /** The requests {@code node} sent, in arrival order. */
-        List<HookReceiver.Received> sentBy(TestEdge node) {
-            String path = "/in/" + id(node);
+        List<HookReceiver.Received> sentBy(Node node) {
+            String path = "/in/" + node.id();
             return receiver.received().stream().filter(r -> r.path().equals(path)).toList();
         }
 
-        Http.Response admin(TestEdge node, String method, String path, String body) {
-            try {
-                return KafkaNodes.admin(dir, node, method, path, body);
+        Http.Response admin(Node node, String method, String path, String body) {
+            try (Http http = Http.connect(node.admin())) {
+                return http.request(method, path, Map.of("Authorization", "Bearer " + NatsDeliveryTest.TOKEN),
+                        body == null ? null : body.getBytes(StandardCharsets.UTF_8));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         }
 
-        JsonNode json(TestEdge node, String method, String path, String body) {
+        JsonNode json(Node node, String method, String path, String body) {
             Http.Response r = admin(node, method, path, body);
             assertThat(r.status()).as("%s %s: %s", method, path, r.body()).isEqualTo(200);
             try {
@@ -458,29 +477,43 @@ abstract class DeliveryParityContract {
             }
         }
 
-        JsonNode destination(TestEdge node) {
+        JsonNode destination(Node node) {
             return json(node, "GET", "/v1/destinations", null).get("destinations").get(0);
         }
 
-        Set<String> deadLetterIds(TestEdge node) {
-            return KafkaNodes.deadLetterIds(dir, node);
+        /**
+         * The hook ids of the dead letters {@code node} lists, or one {@code "answered <status>"}
+         * while it answers otherwise than 200 (a kafka node: until it has read the dead letters).
+         */
+        Set<String> deadLetterIds(Node node) {
+            Http.Response r = admin(node, "GET", "/v1/dead-letters?limit=1000", null);
+            if (r.status() != 200) {
+                return Set.of("answered " + r.status());
+            }
+            Set<String> ids = new TreeSet<>();
+            try {
+                JSON.readTree(r.body()).get("dead_letters").forEach(l -> ids.add(l.get("id").asText()));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return ids;
         }
 
         /** Pauses {@code app} through {@code node}'s admin API; returns once every node holds it paused. */
-        void pause(TestEdge node) throws Exception {
+        void pause(Node node) throws Exception {
             assertThat(json(node, "POST", "/v1/destinations/app/pause", "").get("state").asText()).isEqualTo("paused");
             Eventually.until("every node paused", WAIT,
                     () -> nodes.stream().allMatch(n -> destination(n).get("state").asText().equals("paused")));
         }
 
-        void resume(TestEdge node) throws Exception {
+        void resume(Node node) throws Exception {
             assertThat(json(node, "POST", "/v1/destinations/app/resume", "").get("state").asText()).isEqualTo("ok");
         }
 
         /** The value of the series of {@code name} for destination app whose labels include {@code label} on one node. */
-        double gauge(TestEdge node, String name, String label) {
+        double gauge(Node node, String name, String label) {
             double sum = 0;
-            for (String line : MetricsTest.scrape(node).split("\n")) {
+            for (String line : scrape(node).split("\n")) {
                 if (line.startsWith(name + "{") && line.contains("destination=\"app\"") && line.contains(label)) {
                     sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
                 }
@@ -491,15 +524,21 @@ abstract class DeliveryParityContract {
         /** As {@link #gauge}, summed over the nodes. */
         double sum(String name, String label) {
             double sum = 0;
-            for (TestEdge n : nodes) {
+            for (Node n : nodes) {
                 sum += gauge(n, name, label);
             }
             return sum;
         }
 
+        String scrape(Node node) {
+            Http.Response r = Http.get(node.admin(), "/metrics");
+            assertThat(r.status()).isEqualTo(200);
+            return r.body();
+        }
+
         private void stopNodes() {
-            for (TestEdge n : nodes) {
-                n.close();
+            for (Node n : nodes) {
+                n.stop().run();
             }
             nodes.clear();
         }
@@ -530,10 +569,5 @@ abstract class DeliveryParityContract {
 
     static long gapMillis(HookReceiver.Received earlier, HookReceiver.Received later) {
         return TimeUnit.NANOSECONDS.toMillis(later.arrivedNanos() - earlier.arrivedNanos());
-    }
-
-    static boolean pendingIn(TestEdge edge, String id) {
-        List<DeliveryRow> rows = edge.backends().store().deliveries().deliveries(id);
-        return !rows.isEmpty() && rows.stream().allMatch(r -> r.state() == DeliveryState.PENDING);
     }
 }

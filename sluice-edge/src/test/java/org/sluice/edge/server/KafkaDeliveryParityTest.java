@@ -40,9 +40,9 @@ class KafkaDeliveryParityTest extends DeliveryParityContract {
     }
 
     @Override
-    void awaitReady(List<TestEdge> nodes) {
-        super.awaitReady(nodes);
-        awaitPartitionsShared(nodes);
+    void awaitReady(List<Node> nodes, String prefix) {
+        super.awaitReady(nodes, prefix);
+        awaitPartitionsShared(nodes, prefix);
     }
 
     /** The {@code store} section of the kafka kind on {@code brokers}. */
@@ -54,13 +54,13 @@ class KafkaDeliveryParityTest extends DeliveryParityContract {
                 """.formatted(brokers.bootstrapServers().replace(",", "\", \""), prefix, PARTITIONS, replicas);
     }
 
-    /** Waits until the delivery group has shared every partition of the hooks topic out, some to each node. */
-    static void awaitPartitionsShared(List<TestEdge> nodes) {
+    /** Waits until the delivery group has shared every partition of the hooks topic out, some to each node (their metrics). */
+    static void awaitPartitionsShared(List<Node> nodes, String prefix) {
         Eventually.until("the partitions shared out", WAIT, () -> {
             int owned = 0;
-            for (TestEdge n : nodes) {
-                int mine = n.backends().follower().ownedPartitions().size();
-                if (mine == 0) {
+            for (Node n : nodes) {
+                int mine = KafkaFleet.owned(java.net.URI.create("http://127.0.0.1:" + n.admin().getPort()), prefix);
+                if (mine <= 0) {
                     return false;
                 }
                 owned += mine;

@@ -1,5 +1,10 @@
 package org.sluice.edge.server;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -9,8 +14,8 @@ import org.sluice.edge.delivery.KafkaBrokers;
 import org.sluice.testkit.RedisServer;
 
 /**
- * {@link DeliveryParityContract} on {@code store.kind: kafka}, two nodes sharing the log:
- * three KRaft brokers ({@code min.insync.replicas=2}, replication factor 3) and a real
+ * {@link DeliveryParityContract} on {@code store.kind: kafka}, two {@code sluice serve} nodes
+ * in child JVMs sharing the log: three KRaft brokers ({@code min.insync.replicas=2}, replication factor 3) and a real
  * {@code redis-server} as the fleet's Redis (which makes {@code rate} the fleet's), started
  * once for the class; each case under a topic prefix of its own.
  */
@@ -49,8 +54,21 @@ class KafkaTwoNodeDeliveryParityTest extends DeliveryParityContract {
     }
 
     @Override
-    void awaitReady(List<TestEdge> nodes) {
-        super.awaitReady(nodes);
-        KafkaDeliveryParityTest.awaitPartitionsShared(nodes);
+    void awaitReady(List<Node> nodes, String prefix) {
+        super.awaitReady(nodes, prefix);
+        KafkaDeliveryParityTest.awaitPartitionsShared(nodes, prefix);
+    }
+
+    /** {@code sluice serve} in a child JVM on {@code yaml}, written beside its data dir; stopped with SIGTERM. */
+    @Override
+    Node startNode(String id, String yaml) {
+        Path config = dir.resolve(id + ".yaml");
+        try {
+            Files.writeString(config, yaml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        NatsDeliveryTest.Sluice child = NatsDeliveryTest.Sluice.start(config);
+        return new Node(id, child.ingest(), new InetSocketAddress("127.0.0.1", child.admin().getPort()), child::close);
     }
 }
