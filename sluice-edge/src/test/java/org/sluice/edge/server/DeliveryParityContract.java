@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -68,7 +69,7 @@ abstract class DeliveryParityContract {
     /** Starts node {@code id} on {@code yaml}: a server in this JVM on the system clock, unless a subclass says otherwise. */
     Node startNode(String id, String yaml) {
         TestEdge edge = TestEdge.startWhole(dir, yaml, b -> b.clock(Clock.system()));
-        InetSocketAddress admin = new InetSocketAddress("127.0.0.1", edge.server.adminAddress().getPort());
+        InetSocketAddress admin = new InetSocketAddress(InetAddress.getLoopbackAddress(), edge.server.adminAddress().getPort());
         return new Node(id, edge.address, admin, edge::close);
     }
 
@@ -513,7 +514,7 @@ abstract class DeliveryParityContract {
         /** The value of the series of {@code name} for destination app whose labels include {@code label} on one node. */
         double gauge(Node node, String name, String label) {
             double sum = 0;
-            for (String line : scrape(node).split("\n")) {
+            for (String line : scrape(node).lines().toList()) {
                 if (line.startsWith(name + "{") && line.contains("destination=\"app\"") && line.contains(label)) {
                     sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
                 }

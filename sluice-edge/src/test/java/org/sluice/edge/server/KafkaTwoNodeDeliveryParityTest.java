@@ -2,6 +2,7 @@ package org.sluice.edge.server;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,6 +70,6 @@ class KafkaTwoNodeDeliveryParityTest extends DeliveryParityContract {
             throw new UncheckedIOException(e);
         }
         NatsDeliveryTest.Sluice child = NatsDeliveryTest.Sluice.start(config);
-        return new Node(id, child.ingest(), new InetSocketAddress("127.0.0.1", child.admin().getPort()), child::close);
+        return new Node(id, child.ingest(), new InetSocketAddress(InetAddress.getLoopbackAddress(), child.admin().getPort()), child::close);
     }
 }
