@@ -9,9 +9,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
@@ -26,7 +30,10 @@ import org.sluice.edge.store.UuidV7;
  *
  * <ol>
  *   <li>An id whose millisecond is older than {@code retention.hooks_seconds} is gone, even
- *       while its segment is still on a broker's disk (Kafka deletes whole segments, late).</li>
+ *       while its segment is still on a broker's disk (Kafka deletes whole segments, late),
+ *       unless the delivery group has not committed past its record: a hook with a pending
+ *       delivery is kept whatever its age, as on the RocksDB store (a record behind a held
+ *       one in its partition is found too, until the group commits past it).</li>
  *   <li>{@code offsetsForTimes} on every partition gives the first record stamped at or after
  *       that millisecond: the hook, if the log has it, is at or after that offset.</li>
  *   <li>From there each partition is read forward, comparing the {@code sluice-id} header, and
@@ -65,19 +72,44 @@ final class HookFinder {
             return Optional.empty();
         }
         long millis = UuidV7.millisOf(uuid);
-        if (millis < wallMillis.getAsLong() - settings.hooksRetentionMs()) {
-            return Optional.empty();
-        }
+        boolean pastRetention = millis < wallMillis.getAsLong() - settings.hooksRetentionMs();
         String canonical = uuid.toString();
         try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer()) {
-            return scan(consumer, canonical, millis);
+            Optional<ConsumerRecord<byte[], byte[]>> found = scan(consumer, canonical, millis);
+            if (found.isPresent() && pastRetention && !unfinished(found.get())) {
+                return Optional.empty();
+            }
+            return found.map(HookRecords::read);
         } catch (KafkaException e) {
             throw new HookStoreException("cannot read hook " + canonical + " from the log (" + settings.location()
                     + "): " + e.getMessage(), e);
         }
     }
 
-    private Optional<HookRecords.LoggedHook> scan(KafkaConsumer<byte[], byte[]> consumer, String id, long millis) {
+    /**
+     * True when the delivery group has not committed past {@code r} (it holds a delivery of
+     * it, or of a hook before it in its partition, unfinished). A partition the group never
+     * committed counts as finished: a follower re-commits a held record's offset every
+     * commit interval.
+     */
+    private boolean unfinished(ConsumerRecord<byte[], byte[]> r) {
+        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        try {
+            committed = clients.admin().listConsumerGroupOffsets(TopicNames.deliveryGroup(settings.topicPrefix()))
+                    .partitionsToOffsetAndMetadata().get(settings.timeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HookStoreException("interrupted reading the delivery group's offsets (" + settings.location() + ")", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new HookStoreException("cannot read the delivery group's offsets (" + settings.location() + "): "
+                    + e.getMessage(), e);
+        }
+        OffsetAndMetadata at = committed.get(tp);
+        return at != null && r.offset() >= at.offset();
+    }
+
+    private Optional<ConsumerRecord<byte[], byte[]>> scan(KafkaConsumer<byte[], byte[]> consumer, String id, long millis) {
         Duration wait = Duration.ofMillis(settings.timeoutMs());
         List<PartitionInfo> infos = consumer.partitionsFor(settings.hooksTopic(), wait);
         if (infos == null || infos.isEmpty()) {
@@ -112,7 +144,7 @@ final class HookFinder {
                     continue;
                 }
                 if (id.equals(header(r))) {
-                    return Optional.of(HookRecords.read(r));
+                    return Optional.of(r);
                 }
                 int n = read.merge(tp, 1, Integer::sum);
                 if (r.timestamp() > lastStamp || n >= MAX_RECORDS || r.offset() + 1 >= ends.get(tp)) {
