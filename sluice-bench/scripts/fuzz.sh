@@ -31,6 +31,7 @@ targets=(
   "sluice-edge:org.sluice.edge.server.RefusalFastPathFuzzTest:org.sluice.**,io.netty.handler.codec.http.**"
   "sluice-edge:org.sluice.edge.delivery.NatsReplyFuzzTest:org.sluice.**,io.nats.client.support.**"
   "sluice-edge:org.sluice.edge.delivery.NatsReplySubjectFuzzTest:org.sluice.**"
+  "sluice-edge:org.sluice.edge.store.kafka.LogRecordsFuzzTest:org.sluice.**,com.fasterxml.jackson.core.**"
 )
 
 selected=("$@")

@@ -25,8 +25,8 @@ import org.sluice.edge.store.kafka.HookRecords;
  * test kit): a node booted while its brokers are unreachable starts, answers {@code /readyz}
  * 503 {@code log_unavailable} and ingest 503 {@code store_unavailable}, and becomes ready by
  * itself once the broker is up; then a 202 means the record is on the log, and another node
- * finds the hook by id on its admin API. Routes that would have to answer for the whole fleet
- * (destinations' pending, dead letters, redeliver) answer 501.
+ * finds the hook by id on its admin API and lists it, with the hooks both nodes accepted, in
+ * {@code GET /v1/hooks} pages.
  */
 class KafkaStoreKindTest {
 
@@ -53,6 +53,8 @@ class KafkaStoreKindTest {
                 http: {listen: "127.0.0.1:0"}
                 sources:
                   s: {tenant: t, verify: {scheme: none}, deliver_to: [app]}
+                  s2: {tenant: t, verify: {scheme: none}, deliver_to: [app]}
+                  s3: {tenant: t, verify: {scheme: none}, deliver_to: [app]}
                 destinations:
                   app: {url: "http://127.0.0.1:9/"}
                 store:
@@ -117,11 +119,6 @@ class KafkaStoreKindTest {
             assertThat(new String(Base64.getDecoder().decode(found.get("body_base64").asText()), StandardCharsets.UTF_8))
                     .isEqualTo("{\"n\":1}");
 
-            for (String[] route : new String[][] {{"GET", "/v1/hooks"}}) {
-                Http.Response r = admin(b, route[0], route[1]);
-                assertThat(r.status()).as(route[1]).isEqualTo(501);
-                assertThat(JSON.readTree(r.body()).get("error").asText()).isEqualTo("not_supported_on_store_kind");
-            }
             // answered for the whole fleet (KafkaStoreDeliveryTest delivers a redelivery made on B)
             TestEdge.await(() -> { // 503 until B has read the dead-letter topic to its end
                 try {
@@ -139,6 +136,41 @@ class KafkaStoreKindTest {
             assertThat(admin(b, "POST", "/v1/destinations/app/replay").status()).isEqualTo(400);
             String metrics = Http.get(a.server.adminAddress(), "/metrics").body();
             assertThat(metrics).containsPattern("(?m)^sluice_log_produce_seconds_count 1(\\.0)?$").contains("sluice_log_produce_errors_total 0.0");
+
+            // GET /v1/hooks answers for the fleet: hooks of three sources (both partitions) posted to A and B in turn,
+            // listed from B newest first across pages of two, each once, by id
+            List<String> ids = new java.util.ArrayList<>(List.of(id));
+            for (int i = 0; i < 7; i++) {
+                Http.Response r = post(i % 2 == 0 ? a : b, i % 3 == 0 ? "s" : i % 3 == 1 ? "s2" : "s3", "{\"m\":" + i + "}");
+                assertThat(r.status()).as(r.body()).isEqualTo(202);
+                ids.add(JSON.readTree(r.body()).get("id").asText());
+            }
+            ids.sort(java.util.Comparator.reverseOrder());
+            List<String> listed = new java.util.ArrayList<>();
+            String after = null;
+            int pages = 0;
+            do {
+                Http.Response r = admin(b, "GET", "/v1/hooks?order=newest&limit=2" + (after == null ? "" : "&after=" + after));
+                assertThat(r.status()).as(r.body()).isEqualTo(200);
+                JsonNode page = JSON.readTree(r.body());
+                assertThat(page.get("hooks").size()).isLessThanOrEqualTo(2);
+                page.get("hooks").forEach(h -> {
+                    listed.add(h.get("id").asText());
+                    assertThat(h.has("body_bytes")).isTrue();
+                });
+                after = page.get("next").isNull() ? null : page.get("next").asText();
+                pages++;
+            } while (after != null);
+            assertThat(listed).containsExactlyElementsOf(ids);
+            assertThat(pages).isEqualTo(4);
+            // oldest first lists settled hooks only (30 s + timeout_ms old): none of these yet, and the page says it ended
+            Http.Response oldest = admin(a, "GET", "/v1/hooks?limit=100");
+            assertThat(oldest.status()).as(oldest.body()).isEqualTo(200);
+            assertThat(JSON.readTree(oldest.body()).get("hooks")).isEmpty();
+            assertThat(JSON.readTree(oldest.body()).get("next").isNull()).isTrue();
+            Http.Response unknown = admin(a, "GET", "/v1/hooks?after=" + java.util.UUID.randomUUID());
+            assertThat(unknown.status()).isEqualTo(400);
+            assertThat(JSON.readTree(unknown.body()).get("error").asText()).isEqualTo("invalid_after");
 
             // the broker down: ingest 503 store_unavailable with Retry-After, /readyz log_unavailable; back: both recover
             brokers.stopBroker(broker);
@@ -172,7 +204,11 @@ class KafkaStoreKindTest {
     }
 
     private static Http.Response post(TestEdge edge, String body) {
-        return Http.post(edge.address, "/hooks/s", Map.of("Content-Type", "application/json"),
+        return post(edge, "s", body);
+    }
+
+    private static Http.Response post(TestEdge edge, String source, String body) {
+        return Http.post(edge.address, "/hooks/" + source, Map.of("Content-Type", "application/json"),
                 body.getBytes(StandardCharsets.UTF_8));
     }
 

@@ -128,7 +128,10 @@ public record FollowerSettings(List<String> bootstrapServers, String topicPrefix
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId());
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        // each topic spread evenly over the nodes; Kafka's cooperative sticky one second, the one a
+        // group of nodes of an earlier version shares with a node of this one during a rolling upgrade
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                TopicSpreadAssignor.class.getName() + "," + CooperativeStickyAssignor.class.getName());
         p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(session));
         // a survivor learns of a dead node's expired session at its next heartbeat: every second
         // (a third of the session when shorter) keeps failover within the session plus ~2 s

@@ -24,10 +24,10 @@ import org.sluice.edge.store.DuplicateLookup;
 import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookStoreException;
+import org.sluice.edge.store.HookSummary;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.ReplaySource;
 import org.sluice.edge.store.StoredHook;
-import org.sluice.edge.store.UnsupportedOnStoreKind;
 import org.sluice.edge.store.UuidV7;
 import org.sluice.edge.store.WorkingSet;
 
@@ -59,21 +59,21 @@ import org.sluice.edge.store.WorkingSet;
  *
  * <h2>Reads</h2>
  * {@link #get} finds a hook by id on the whole log, whichever node accepted it
- * ({@link HookFinder}, bounded). Paging in commit order ({@link #after}) is not supported on
- * this kind: {@link UnsupportedOnStoreKind}. Nothing here delivers: the log holds no delivery
+ * ({@link HookFinder}, bounded), and lists the fleet's hooks by id, which orders them by time
+ * ({@link HookPages}: oldest first once settled, or newest first). Nothing here delivers: the log holds no delivery
  * rows, and {@link #setCommitClaims} has no one to hand them to.
  *
  * <p>Thread-safe.
  */
 public final class KafkaHookLog implements HookLog, AutoCloseable {
 
-    static final String KIND = "kafka";
     private static final Logger LOG = LoggerFactory.getLogger(KafkaHookLog.class);
 
     private final KafkaLogSettings settings;
     private final LogClients clients;
     private final LogWatch watch;
     private final HookFinder finder;
+    private final HookPages pages;
     private final LongSupplier wallMillis;
     private final ProduceListener listener;
     private final UuidV7 ids = new UuidV7();
@@ -86,6 +86,7 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
         this.clients = new LogClients(settings);
         this.watch = new LogWatch(settings, clients);
         this.finder = new HookFinder(settings, clients, wallMillis);
+        this.pages = new HookPages(settings, clients, wallMillis);
     }
 
     /**
@@ -279,9 +280,7 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
      */
     @Override
     public Optional<StoredHook> get(String id) {
-        if (closed.get()) {
-            throw new HookStoreException("the log (" + settings.location() + ") is closed");
-        }
+        requireOpen();
         return finder.find(id).map(HookRecords.LoggedHook::hook);
     }
 
@@ -305,10 +304,29 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
         return 0;
     }
 
-    /** Not on this kind: the log has no commit order across partitions. */
+    /**
+     * The fleet's hooks after {@code afterId} in id order, that is by (time, id), each once:
+     * only those settled, older than {@code SKEW_MS + timeout_ms} ({@link HookPages}).
+     *
+     * @throws HookStoreException when the log cannot be read, or not within the page's bounds
+     */
     @Override
     public HookPage after(String afterId, int limit, long maxBytes) {
-        throw new UnsupportedOnStoreKind(KIND, "listing hooks in commit order (GET /v1/hooks)");
+        requireOpen();
+        return pages.after(afterId, limit, maxBytes);
+    }
+
+    /** The fleet's hooks before {@code afterId} (from now when null), newest first, without bodies ({@link HookPages}). */
+    @Override
+    public HookSummary.Page newest(String afterId, int limit) {
+        requireOpen();
+        return pages.newest(afterId, limit);
+    }
+
+    private void requireOpen() {
+        if (closed.get()) {
+            throw new HookStoreException("the log (" + settings.location() + ") is closed");
+        }
     }
 
     /** Stops the watch and closes the clients (the producer waits at most {@code timeout_ms} for records out). */

@@ -6,12 +6,8 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -49,7 +45,7 @@ import org.sluice.edge.store.WorkingSet;
  *
  * <h2>The group</h2>
  * Group {@code <prefix>.delivery} on {@code <prefix>.hooks}, classic protocol with the
- * cooperative sticky assignor and the client's {@code session.timeout.ms}
+ * cooperative {@link TopicSpreadAssignor} (each topic spread evenly over the nodes) and the client's {@code session.timeout.ms}
  * ({@link FollowerSettings#sessionTimeout()}, heartbeats every second, or every third of it when shorter): a rebalance
  * revokes only the partitions that move, so the other nodes keep delivering through it.
  * The classic protocol is chosen because its session timeout is the client's: the failover
@@ -113,8 +109,8 @@ import org.sluice.edge.store.WorkingSet;
  * <h2>Threads</h2>
  * One thread ({@code sluice-log-follower}) owns the consumer, the progress of every
  * partition and the rebalance callbacks (which Kafka runs inside its poll). Other threads
- * read only the published figures ({@link #committedOffsets()}, {@link #ownedPartitions()},
- * {@link #figures()}).
+ * read only what it publishes ({@link FollowerPublished}: {@link #committedOffsets()},
+ * {@link #ownedPartitions()}, {@link #figures()}).
  */
 public final class LogFollower implements AutoCloseable {
 
@@ -149,12 +145,9 @@ public final class LogFollower implements AutoCloseable {
     private long lastContactNanos;
 
     // published for other threads
-    private final ConcurrentHashMap<Integer, Long> committed = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Integer, Long> committedRetry = new ConcurrentHashMap<>();
-    private volatile Set<Integer> owned = Set.of();
+    private final FollowerPublished published;
     private final AtomicLong commitPasses = new AtomicLong();
     private final AtomicLong hooksTaken = new AtomicLong();
-    private final FollowerFigures figures;
 
     /**
      * A follower of {@code settings}' hooks topic into {@code store}, whose dispatcher
@@ -187,8 +180,8 @@ public final class LogFollower implements AutoCloseable {
         this.producer = new KafkaProducer<>(RetryMoves.producerProperties(settings));
         this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations, producer);
         this.deadLetters = new DeadLetters(settings, store, producer);
-        this.figures = new FollowerFigures(!moves.enabled() ? List.of(settings.hooksTopic())
-                : List.of(settings.hooksTopic(), settings.retryTopic()));
+        this.published = new FollowerPublished(settings, new FollowerFigures(!moves.enabled()
+                ? List.of(settings.hooksTopic()) : List.of(settings.hooksTopic(), settings.retryTopic())));
         this.thread = new Thread(this::run, "sluice-log-follower");
         this.thread.setDaemon(true);
     }
@@ -247,12 +240,12 @@ public final class LogFollower implements AutoCloseable {
 
     /** The offset last committed from this node per partition of the hooks topic it owns. */
     public Map<Integer, Long> committedOffsets() {
-        return new TreeMap<>(committed);
+        return published.committedOffsets();
     }
 
     /** As {@link #committedOffsets()}, for the retry topic. */
     public Map<Integer, Long> committedRetryOffsets() {
-        return new TreeMap<>(committedRetry);
+        return published.committedRetryOffsets();
     }
 
     /** Hooks moved to the retry topic since start. */
@@ -262,7 +255,7 @@ public final class LogFollower implements AutoCloseable {
 
     /** The partitions of the hooks topic this node owns now. */
     public Set<Integer> ownedPartitions() {
-        return owned;
+        return published.owned();
     }
 
     /** Commit passes run so far (each asks the ledger and commits what finished). */
@@ -277,7 +270,7 @@ public final class LogFollower implements AutoCloseable {
 
     /** The figures of this node's share of the log, for the metrics (updated on each commit pass and rebalance). */
     public FollowerFigures figures() {
-        return figures;
+        return published.figures();
     }
 
     // ================================================================ the follower's thread
@@ -286,7 +279,7 @@ public final class LogFollower implements AutoCloseable {
         long lastPass = clock.nanoTime();
         lastContactNanos = lastPass;
         try {
-            consumer.subscribe(figures.topics(), new Rebalances());
+            consumer.subscribe(published.figures().topics(), new Rebalances());
             while (running) {
                 try {
                     boolean failed = take(consumer.poll(POLL));
@@ -318,10 +311,7 @@ public final class LogFollower implements AutoCloseable {
                 LOG.warn("closing the log follower's consumer failed: {}", e.toString());
             }
             producer.close(Duration.ofSeconds(abandoned ? 0 : 5));
-            owned = Set.of();
-            for (String topic : figures.topics()) {
-                figures.topic(topic, 0, 0, 0);
-            }
+            published.stopped();
         }
     }
 
@@ -401,35 +391,8 @@ public final class LogFollower implements AutoCloseable {
         commit(progress.keySet());
         moves.start(progress);
         deadLetters.start(progress);
-        publishFigures();
+        published.figures(progress, consumer);
     }
-
-    /**
-     * Publishes, per topic, the partitions owned, the consumer's lag ({@code currentLag}: the
-     * log end its last fetch saw, no call to the brokers) and the records held.
-     */
-    private void publishFigures() {
-        for (String topic : figures.topics()) {
-            int owns = 0;
-            long lag = 0;
-            boolean lagKnown = false;
-            long held = 0;
-            for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
-                if (!e.getKey().topic().equals(topic)) {
-                    continue;
-                }
-                owns++;
-                held += e.getValue().size();
-                OptionalLong l = consumer.currentLag(e.getKey());
-                if (l.isPresent()) {
-                    lag += l.getAsLong();
-                    lagKnown = true;
-                }
-            }
-            figures.topic(topic, owns, owns == 0 || lagKnown ? lag : -1, held);
-        }
-    }
-
 
     /** Commits the finished offsets of {@code partitions}; on no contact for too long, gives the working set up. */
     private void commit(Collection<TopicPartition> partitions) {
@@ -476,7 +439,7 @@ public final class LogFollower implements AutoCloseable {
                 PartitionProgress p = progress.get(tp);
                 if (p != null) { // null: revoked, its hooks already forgotten
                     p.committed(o.offset());
-                    published(tp).put(tp.partition(), o.offset());
+                    published.committed(tp, o.offset());
                 }
             });
             lastContactNanos = now;
@@ -538,16 +501,6 @@ public final class LogFollower implements AutoCloseable {
         }
     }
 
-    private ConcurrentHashMap<Integer, Long> published(TopicPartition tp) {
-        return tp.topic().equals(settings.retryTopic()) ? committedRetry : committed;
-    }
-
-    private void publishOwned() {
-        Set<Integer> now = new TreeSet<>();
-        progress.keySet().stream().filter(tp -> tp.topic().equals(settings.hooksTopic())).forEach(tp -> now.add(tp.partition()));
-        owned = Set.copyOf(now);
-    }
-
     /** The group's calls, inside the consumer's poll on the follower's thread. */
     private final class Rebalances implements ConsumerRebalanceListener {
 
@@ -556,10 +509,10 @@ public final class LogFollower implements AutoCloseable {
             for (TopicPartition tp : partitions) {
                 progress.putIfAbsent(tp, new PartitionProgress()); // read from the committed offset on
             }
-            publishOwned();
+            published.owned(progress.keySet());
             if (!partitions.isEmpty()) {
-                figures.rebalanced(FollowerFigures.Rebalance.ASSIGNED);
-                publishFigures();
+                published.figures().rebalanced(FollowerFigures.Rebalance.ASSIGNED);
+                published.figures(progress, consumer);
                 LOG.info("delivery group: partitions {} assigned", partitions);
             }
         }
@@ -580,8 +533,8 @@ public final class LogFollower implements AutoCloseable {
             if (f != null) {
                 commit(f.offsets(), f.holding());
             }
-            figures.rebalanced(FollowerFigures.Rebalance.REVOKED);
-            publishFigures();
+            published.figures().rebalanced(FollowerFigures.Rebalance.REVOKED);
+            published.figures(progress, consumer);
             LOG.info("delivery group: partitions {} revoked", partitions);
         }
 
@@ -592,8 +545,8 @@ public final class LogFollower implements AutoCloseable {
             }
             drop(partitions);
             if (!partitions.isEmpty()) {
-                figures.rebalanced(FollowerFigures.Rebalance.LOST);
-                publishFigures();
+                published.figures().rebalanced(FollowerFigures.Rebalance.LOST);
+                published.figures(progress, consumer);
             }
             LOG.warn("delivery group: partitions {} lost (the session expired)", partitions);
         }
@@ -601,7 +554,7 @@ public final class LogFollower implements AutoCloseable {
         private void drop(Collection<TopicPartition> partitions) {
             for (TopicPartition tp : partitions) {
                 PartitionProgress p = progress.remove(tp);
-                published(tp).remove(tp.partition());
+                published.released(tp);
                 if (p != null) {
                     moves.drop(p.hookIds());
                     deadLetters.drop(p.hookIds());
@@ -612,7 +565,7 @@ public final class LogFollower implements AutoCloseable {
                     }
                 }
             }
-            publishOwned();
+            published.owned(progress.keySet());
         }
     }
 }

@@ -5,14 +5,17 @@
  * a {@code HookLog}, opened with {@link org.sluice.edge.store.kafka.KafkaLogSettings}), with
  * the node's Kafka clients ({@code LogClients}: one shared idempotent producer), the hooks
  * topic made and checked ({@code LogTopics}), the watch that says whether the log can take
- * hooks now ({@code LogWatch}) and the lookup of a hook by id ({@code HookFinder}), its
+ * hooks now ({@code LogWatch}), the lookup of a hook by id ({@code HookFinder}) and the
+ * listing of the fleet's hooks by id ({@code HookPages}), its
  * metrics told through {@link org.sluice.edge.store.kafka.ProduceListener}; the fleet's
  * control state on the compacted control topic
  * ({@link org.sluice.edge.store.kafka.KafkaControlState}, its records in {@code ControlRecords},
  * its follower thread and its in-memory view); and the delivery side: the
  * {@link org.sluice.edge.store.kafka.LogFollower}, which copies the share of the log the
- * delivery group assigns the node into its {@link org.sluice.edge.store.WorkingSet} and
- * commits offsets only past finished hooks, with the retry ({@code RetryRecords},
+ * delivery group assigns the node (each topic spread evenly by
+ * {@link org.sluice.edge.store.kafka.TopicSpreadAssignor}) into its
+ * {@link org.sluice.edge.store.WorkingSet} and commits offsets only past finished hooks
+ * (what its thread publishes in {@code FollowerPublished}), with the retry ({@code RetryRecords},
  * {@code RetryMoves}) and dead-letter ({@code DeadLetters}) topics it writes; and the
  * fleet-wide admin side ({@link org.sluice.edge.store.kafka.KafkaFleetDeliveries}, a
  * {@code FleetDeliveries}): every node's index of the dead letters ({@code DeadLetterIndex}),
