@@ -29,8 +29,8 @@ targets=(
   "sluice-edge:org.sluice.edge.config.ConfigLoaderFuzzTest:org.sluice.**,com.fasterxml.jackson.dataformat.yaml.**,org.yaml.snakeyaml.**"
   "sluice-edge:org.sluice.edge.server.IngestFuzzTest:org.sluice.**,io.netty.handler.codec.http.**"
   "sluice-edge:org.sluice.edge.server.RefusalFastPathFuzzTest:org.sluice.**,io.netty.handler.codec.http.**"
-  "sluice-edge:org.sluice.edge.delivery.NatsReplyFuzzTest:org.sluice.**,io.nats.client.support.**"
-  "sluice-edge:org.sluice.edge.delivery.NatsReplySubjectFuzzTest:org.sluice.**"
+  "sluice-edge:org.sluice.edge.delivery.nats.NatsReplyFuzzTest:org.sluice.**,io.nats.client.support.**"
+  "sluice-edge:org.sluice.edge.delivery.nats.NatsReplySubjectFuzzTest:org.sluice.**"
   "sluice-edge:org.sluice.edge.store.kafka.LogRecordsFuzzTest:org.sluice.**,com.fasterxml.jackson.core.**"
 )
 
@@ -41,6 +41,12 @@ for t in "${targets[@]}"; do
   IFS=: read -r module class includes <<<"$t"
   simple=${class##*.}
   if [ ${#selected[@]} -gt 0 ] && [[ ! " ${selected[*]} " =~ " $simple " ]]; then
+    continue
+  fi
+  # A target whose class moved would run nothing and pass: name it as missing instead.
+  if [ ! -f "$module/src/test/java/${class//.//}.java" ]; then
+    echo "fuzz: no test class $class in $module" >&2
+    failed+=("$simple(missing)")
     continue
   fi
   ran=$((ran + 1))
