@@ -32,6 +32,7 @@ import org.sluice.core.TenantLimits;
 import org.sluice.edge.store.Actors;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
 
@@ -61,7 +62,7 @@ import org.sluice.edge.store.PendingHook;
  * they are acknowledged.
  *
  * <h2>Who is told</h2>
- * Pause changes, from any node, call the {@link #onPausedChanged} listeners (the dispatcher's
+ * Pause and disable changes, from any node, call the {@link #onPausedChanged} listeners (the dispatcher's
  * wake-up). Overrides live in memory in {@link TenantLimits}, which reads its store once:
  * {@link #followOverrides} makes the follower apply every override record to it, through
  * {@link TenantLimits#putOverride}/{@link TenantLimits#deleteOverride} inside an "applying"
@@ -210,7 +211,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     /** The follower's sink: one record, in offset order. */
     private void take(String key, long offset, byte[] value) {
         ControlView.Change change = view.apply(key, offset, value);
-        if (change.kind() == ControlView.Kind.PAUSE) {
+        if (change.kind() == ControlView.Kind.PAUSE || change.kind() == ControlView.Kind.DISABLE) {
             pausedChanged(change.name());
         } else if (key != null && key.startsWith(ControlRecords.OVERRIDE) && view.offsetOf(key) == offset) {
             // the newest record of its key, even one this node wrote and took at its acknowledgement
@@ -370,7 +371,26 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
 
     @Override
     public boolean mayBePaused(String destination) {
-        return !follower.caughtUp() || view.paused().contains(destination);
+        return !follower.caughtUp() || view.paused().contains(destination) || view.disabled().containsKey(destination);
+    }
+
+    /** Disables or enables a destination for the whole fleet: one record, as a pause is. */
+    @Override
+    public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
+        PendingHook.checkDestination(destination);
+        send(ControlRecords.disabledKey(destination), disabled == null ? null : ControlRecords.disabled(disabled),
+                (disabled == null ? "enabling " : "disabling ") + destination);
+    }
+
+    /**
+     * The disabled destinations, from memory.
+     *
+     * @throws HookStoreException until the follower has read the topic to its end
+     */
+    @Override
+    public Map<String, DisabledDestination> disabledDestinations() {
+        requireCaughtUp("the disabled destinations");
+        return view.disabled();
     }
 
     private void requireCaughtUp(String what) {
@@ -406,7 +426,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
             throw new HookStoreException("interrupted while writing " + what, e);
         }
         ControlView.Change change = view.apply(key, written.offset(), value);
-        if (change.kind() == ControlView.Kind.PAUSE) {
+        if (change.kind() == ControlView.Kind.PAUSE || change.kind() == ControlView.Kind.DISABLE) {
             pausedChanged(change.name());
         }
     }

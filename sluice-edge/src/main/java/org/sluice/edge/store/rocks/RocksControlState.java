@@ -213,6 +213,16 @@ public final class RocksControlState implements ControlState {
         return pauses.mayBePaused(destination);
     }
 
+    @Override
+    public void setDisabled(String destination, org.sluice.edge.store.DisabledDestination disabled, long nowMillis) {
+        pauses.setDisabled(destination, disabled, nowMillis);
+    }
+
+    @Override
+    public java.util.Map<String, org.sluice.edge.store.DisabledDestination> disabledDestinations() {
+        return pauses.disabledDestinations();
+    }
+
     // ---------------------------------------------------------------- helpers
 
     /** The stored JSON as a map, or null; an unreadable value reads as its raw text so the audit still shows it. */

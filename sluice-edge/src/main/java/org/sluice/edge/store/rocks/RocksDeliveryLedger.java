@@ -217,6 +217,16 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     }
 
     @Override
+    public void setDisabled(String destination, org.sluice.edge.store.DisabledDestination disabled, long nowMillis) {
+        pauses.setDisabled(destination, disabled, nowMillis);
+    }
+
+    @Override
+    public java.util.Map<String, org.sluice.edge.store.DisabledDestination> disabledDestinations() {
+        return pauses.disabledDestinations();
+    }
+
+    @Override
     public RetentionResult retentionPass(long nowMillis, long hooksMaxAgeMillis, long deadMaxAgeMillis, int maxHooks) {
         return retention.retentionPass(nowMillis, hooksMaxAgeMillis, deadMaxAgeMillis, maxHooks, false);
     }
