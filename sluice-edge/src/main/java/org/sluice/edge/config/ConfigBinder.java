@@ -30,7 +30,8 @@ import org.sluice.edge.settings.Values;
 final class ConfigBinder {
 
     static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet",
-            "destinations", "retention", "store", "logging");
+            "destinations", "retention", "store", "logging", "events");
+    static final List<String> EVENTS = List.of("deliver_to", "dead_letter_interval_seconds");
     static final List<String> NODE = List.of("id", "data_dir");
     static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "allowed_hosts", "read_timeout_ms",
             "idle_timeout_ms", "max_connections", "workers", "tls");
@@ -84,6 +85,8 @@ final class ConfigBinder {
         StoreConfig store = StoreReader.read(root);
         LoggingConfig logging = new LoggingConfig(root.section("logging", LOGGING)
                 .choice("format", LoggingConfig.Format.TEXT, LoggingConfig.Format.values(), LoggingConfig.Format::configName));
+        EventsConfig events = events(root.section("events", EVENTS), destinations.keySet(),
+                root.raw("destinations") instanceof Map<?, ?> named ? names(named) : Set.of());
         crossChecks(admin, http, rateLimits, tree);
         subjectChecks(sources, destinations);
         StoreReader.dedupeChecks(store, dedupe, sources, root);
@@ -91,7 +94,33 @@ final class ConfigBinder {
             return null;
         }
         return new SluiceConfig(node, admin, http, rateLimits, intake, dedupe, sources, fleet, destinations,
-                retention, store, logging);
+                retention, store, logging, events);
+    }
+
+    /** {@code events:}: the destinations of the operational events, and how often a dead letter may make one. */
+    private static EventsConfig events(Section s, Set<String> destinations, Set<String> named) {
+        long interval = s.integer("dead_letter_interval_seconds", EventsConfig.DEFAULT_DEAD_LETTER_INTERVAL_SECONDS, 1L,
+                EventsConfig.MAX_DEAD_LETTER_INTERVAL_SECONDS);
+        List<String> deliverTo = new java.util.ArrayList<>();
+        List<?> raw = s.has("deliver_to") ? s.list("deliver_to") : List.of();
+        for (int i = 0; raw != null && i < raw.size(); i++) {
+            String at = s.pathOf("deliver_to") + "[" + i + "]";
+            String name = raw.get(i) instanceof String n ? n : null;
+            if (name == null) {
+                s.problem(at + " must be a destination name, got " + raw.get(i));
+            } else if (deliverTo.contains(name)) {
+                s.problem(at + " names destination \"" + name + "\" twice");
+            } else if (!destinations.contains(name)) {
+                if (!named.contains(name)) { // a named but invalid destination has its own message already
+                    s.problem(at + " names no configured destination: got " + name
+                            + (destinations.isEmpty() ? " (no destinations are configured)"
+                                    : ", configured: " + String.join(", ", destinations)));
+                }
+            } else {
+                deliverTo.add(name);
+            }
+        }
+        return new EventsConfig(deliverTo, interval * 1000);
     }
 
     private static Set<String> names(Map<?, ?> m) {

@@ -32,7 +32,8 @@ public record SluiceConfig(
         Map<String, Destination> destinations,
         RetentionConfig retention,
         StoreConfig store,
-        LoggingConfig logging) {
+        LoggingConfig logging,
+        EventsConfig events) {
 
     public SluiceConfig {
         Objects.requireNonNull(node, "node");
@@ -45,8 +46,18 @@ public record SluiceConfig(
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(logging, "logging");
+        Objects.requireNonNull(events, "events");
         sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
         destinations = Collections.unmodifiableMap(new LinkedHashMap<>(destinations));
+    }
+
+    /** A configuration without operational events ({@code events:} left out). */
+    public SluiceConfig(NodeConfig node, AdminConfig admin, HttpConfig http, RateLimitsConfig rateLimits,
+                        IntakeSettings intake, DedupeConfig dedupe, Map<String, SourceConfig> sources, FleetConfig fleet,
+                        Map<String, Destination> destinations, RetentionConfig retention, StoreConfig store,
+                        LoggingConfig logging) {
+        this(node, admin, http, rateLimits, intake, dedupe, sources, fleet, destinations, retention, store, logging,
+                EventsConfig.none());
     }
 
     /** Every key at its default, no sources: what an empty YAML file gives. */

@@ -10,7 +10,9 @@ import org.sluice.core.QueueShares;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.delivery.http.ClientLoops;
+import org.sluice.edge.config.EventsConfig;
 import org.sluice.edge.delivery.Dispatcher;
+import org.sluice.edge.delivery.OperationalEvents;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookStore;
@@ -72,6 +74,8 @@ final class Backends implements AutoCloseable {
     private final HookSink sink;
     /** Delivers to {@code destinations}; null when none is configured. Closed before the store. */
     private final Dispatcher dispatcher;
+    /** The operational events' committer, or null without {@code events.deliver_to}. Closed after the dispatcher. */
+    private final OperationalEvents events;
     private final java.util.concurrent.atomic.AtomicBoolean dispatcherClosed = new java.util.concurrent.atomic.AtomicBoolean();
     private final StoreSize size;
     private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
@@ -141,6 +145,7 @@ final class Backends implements AutoCloseable {
         }
         this.intake = opened;
         Dispatcher delivering = null;
+        OperationalEvents events = null;
         LogFollower following = null;
         if (!config.destinations().isEmpty()) {
             try {
@@ -153,6 +158,11 @@ final class Backends implements AutoCloseable {
                 if (control != null) {
                     control.onPausedChanged(delivering::pausedChanged); // a pause made on any node wakes this one
                 }
+                if (config.events().enabled()) { // the operational events: hooks of the built-in source
+                    events = new OperationalEvents(log, EventsConfig.TENANT, EventsConfig.SOURCE,
+                            config.events().deliverTo(), config.events().deadLetterIntervalMillis(), epochMillis);
+                    delivering.events(events);
+                }
                 delivering.start();
                 if (kafkaLog != null) { // the working set is filled from this node's share of the log
                     following = new LogFollower(FleetLogs.follower(config.store().kafka().orElseThrow()), rocks, clock,
@@ -164,11 +174,12 @@ final class Backends implements AutoCloseable {
                     following.start();
                 }
             } catch (RuntimeException e) {
-                throw closeAfterFailedBoot(e, intake, delivering, following, control, fleetDeliveries, kafkaLog, store, host,
+                throw closeAfterFailedBoot(e, intake, delivering, events, following, control, fleetDeliveries, kafkaLog, store, host,
                         fleet);
             }
         }
         this.dispatcher = delivering;
+        this.events = events;
         this.follower = following;
         this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody, config.rateLimits().shadow(),
                 !config.rateLimits().hasStoredShares() ? StoreShares.NONE
@@ -252,6 +263,9 @@ final class Backends implements AutoCloseable {
     void closeDispatcher() {
         if (dispatcher != null && dispatcherClosed.compareAndSet(false, true)) {
             dispatcher.close(); // waits a bounded time for attempts out; the rest stays pending
+            if (events != null) {
+                events.close(); // commits what the dispatcher told it, before the store closes
+            }
         }
     }
 

@@ -16,14 +16,14 @@ import java.util.Base64;
  * space-separated list of {@code version,base64}; the request is genuine when the timestamp
  * is within the tolerance of now and some {@code v1} entry equals the expected MAC.
  */
-final class StandardWebhooksCheck {
+public final class StandardWebhooksCheck {
 
     private static final int BLOCK = 64;
 
     private final byte[] key;
     private final long toleranceSeconds;
 
-    StandardWebhooksCheck(String secret, long toleranceSeconds) {
+    public StandardWebhooksCheck(String secret, long toleranceSeconds) {
         if (!secret.startsWith("whsec_")) {
             throw new IllegalArgumentException("not a whsec_ secret");
         }
@@ -31,7 +31,7 @@ final class StandardWebhooksCheck {
         this.toleranceSeconds = toleranceSeconds;
     }
 
-    boolean genuine(String id, String timestamp, String signatureHeader, byte[] body, long nowSeconds) {
+    public boolean genuine(String id, String timestamp, String signatureHeader, byte[] body, long nowSeconds) {
         if (id == null || timestamp == null || signatureHeader == null) {
             return false;
         }

@@ -53,9 +53,13 @@ class DisabledDestinationTest {
                   canary:
                     url: "%s"
                     retry: {initial_ms: 1000, max_ms: 1000, max_attempts: 1000}
+                  ops:
+                    url: "%s"
+                    signing: {scheme: standard_webhooks, secret: "%s"}
                 sources:
                   gh: {tenant: acme, verify: {scheme: none}, deliver_to: [app, canary]}
-                """.formatted(receiver.uri("/app"), receiver.uri("/canary"));
+                events: {deliver_to: [ops]}
+                """.formatted(receiver.uri("/app"), receiver.uri("/canary"), receiver.uri("/ops"), OperationalEventsTest.SECRET);
     }
 
     private TestEdge start(HookReceiver receiver) {
@@ -94,6 +98,13 @@ class DisabledDestinationTest {
             assertThat(java.time.Instant.parse(app.get("disabled").get("at").asText()).toEpochMilli()).isEqualTo(now.get());
             assertThat(app.get("disabled").get("last_error").asText()).isEqualTo("HTTP 503");
             assertThat(app.get("pending").asLong()).isEqualTo(1);
+            TestEdge.await(() -> count(receiver, "/ops") == 1);
+            JsonNode disabledEvent = OperationalEventsTest.event(receiver, 0, now.get());
+            assertThat(disabledEvent.get("type").asText()).isEqualTo("destination.disabled");
+            assertThat(disabledEvent.get("data").get("destination").asText()).isEqualTo("app");
+            assertThat(disabledEvent.get("data").get("last_error").asText()).isEqualTo("HTTP 503");
+            assertThat(disabledEvent.get("data").get("disabled_at").asText())
+                    .isEqualTo(app.get("disabled").get("at").asText().replace(".000Z", "Z"));
 
             // a hook committed while disabled stays pending; a pass with everything due sends nothing to app
             appDown.set(false);
@@ -106,6 +117,10 @@ class DisabledDestinationTest {
             assertThat(enabled.json().get("state").asText()).isNotEqualTo("disabled");
             TestEdge.await(() -> count(receiver, "/app") == 5);
             TestEdge.await(() -> destination(edge, "app").get("pending").asLong() == 0);
+            TestEdge.await(() -> count(receiver, "/ops") == 2);
+            JsonNode recovered = OperationalEventsTest.event(receiver, 1, now.get());
+            assertThat(recovered.get("type").asText()).isEqualTo("destination.recovered");
+            assertThat(recovered.get("data").get("destination").asText()).isEqualTo("app");
 
             JsonNode audit = admin(edge, "GET", "/v1/audit?limit=1", null).json().get("audit").get(0);
             assertThat(audit.get("action").asText()).isEqualTo("enable");
