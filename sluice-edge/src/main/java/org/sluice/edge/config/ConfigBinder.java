@@ -31,7 +31,7 @@ final class ConfigBinder {
 
     static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet",
             "destinations", "retention", "store", "logging", "events");
-    static final List<String> EVENTS = List.of("deliver_to", "dead_letter_interval_seconds");
+    static final List<String> EVENTS = List.of("deliver_to", "dead_letter_interval_seconds", "store_nearly_full_percent");
     static final List<String> NODE = List.of("id", "data_dir");
     static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "allowed_hosts", "read_timeout_ms",
             "idle_timeout_ms", "max_connections", "workers", "tls");
@@ -120,7 +120,8 @@ final class ConfigBinder {
                 deliverTo.add(name);
             }
         }
-        return new EventsConfig(deliverTo, interval * 1000);
+        int nearlyFull = s.integer("store_nearly_full_percent", EventsConfig.DEFAULT_STORE_NEARLY_FULL_PERCENT, 1, 100);
+        return new EventsConfig(deliverTo, interval * 1000, nearlyFull);
     }
 
     private static Set<String> names(Map<?, ?> m) {

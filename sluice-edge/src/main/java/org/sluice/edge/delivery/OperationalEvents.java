@@ -128,6 +128,18 @@ public final class OperationalEvents implements DeliveryEvents, AutoCloseable {
         offer("dead_letter.created", nowMs, data);
     }
 
+    /**
+     * The store's size reached {@code store.max_bytes} × {@code percent} / 100 (the server's
+     * size check tells once per crossing): {@code store.nearly_full}.
+     */
+    public void storeNearlyFull(long bytes, long maxBytes, int percent) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("bytes", bytes);
+        data.put("max_bytes", maxBytes);
+        data.put("threshold_percent", percent);
+        offer("store.nearly_full", wallMillis.getAsLong(), data);
+    }
+
     private void offer(String type, long atMillis, Map<String, Object> data) {
         Map<String, Object> event = new LinkedHashMap<>();
         event.put("type", type);

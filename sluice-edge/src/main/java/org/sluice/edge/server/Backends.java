@@ -185,6 +185,11 @@ final class Backends implements AutoCloseable {
                 !config.rateLimits().hasStoredShares() ? StoreShares.NONE
                         : new StoreShares(t -> config.rateLimits().maxStoredBytes(t).orElse(0L), store::storedBytes));
         this.size = new StoreSize(store, config.store().maxBytes());
+        if (events != null) {
+            int percent = config.events().storeNearlyFullPercent();
+            OperationalEvents told = events;
+            size.onNearlyFull(percent, bytes -> told.storeNearlyFull(bytes, config.store().maxBytes(), percent));
+        }
         this.sink = new IntakeSink(store, log, kafkaLog == null ? null : kafkaLog::problem, intake, epochMillis, size);
     }
 

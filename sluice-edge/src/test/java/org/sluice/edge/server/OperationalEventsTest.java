@@ -19,7 +19,8 @@ import org.sluice.testkit.HookReceiver;
  * {@code dead_letter.created} arrives Standard-Webhooks-signed with the JSON body
  * {@code {type, timestamp, data}}, at most once per destination per
  * {@code events.dead_letter_interval_seconds}, the next one counting the dead letters that
- * made none. ({@code destination.disabled} and {@code destination.recovered}:
+ * made none; {@code store.nearly_full} once the store reaches its share of
+ * {@code store.max_bytes}. ({@code destination.disabled} and {@code destination.recovered}:
  * {@link DisabledDestinationTest}.)
  */
 class OperationalEventsTest {
@@ -94,6 +95,37 @@ class OperationalEventsTest {
             TestEdge.await(() -> pendingAt(edge, "ops") == 0);
             assertThat(DisabledDestinationTest.count(receiver, "/ops")).isEqualTo(2);
             assertThat(deadAt(edge, "app")).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void aStoreReachingItsNearlyFullShareMakesOneStoreNearlyFullEvent() throws Exception {
+        long maxBytes = 2 * 1024 * 1024;
+        String pad = "{\"pad\":\"" + "x".repeat(1024) + "\"}";
+        try (HookReceiver receiver = HookReceiver.start();
+             TestEdge edge = TestEdge.startWith(dir, """
+                     http: {listen: "127.0.0.1:0"}
+                     store: {max_bytes: %d}
+                     destinations:
+                       ops:
+                         url: "%s"
+                         signing: {scheme: standard_webhooks, secret: "%s"}
+                     sources:
+                       keep: {tenant: t, verify: {scheme: none}}
+                     events: {deliver_to: [ops], store_nearly_full_percent: 50}
+                     """.formatted(maxBytes, receiver.uri("/ops"), SECRET), b -> b.epochMillis(now::get))) {
+            // fill, a retention tick (which reads the size) after each hook, until the event is committed
+            for (int i = 0; i < 5_000 && DisabledDestinationTest.count(receiver, "/ops") == 0
+                    && pendingAt(edge, "ops") == 0; i++) {
+                assertThat(edge.post("/hooks/keep", Map.of(), pad).status()).isEqualTo(202);
+                edge.server.retainOnce();
+            }
+            TestEdge.await(() -> DisabledDestinationTest.count(receiver, "/ops") == 1);
+            JsonNode event = event(receiver, 0, now.get());
+            assertThat(event.get("type").asText()).isEqualTo("store.nearly_full");
+            assertThat(event.get("data").get("max_bytes").asLong()).isEqualTo(maxBytes);
+            assertThat(event.get("data").get("threshold_percent").asInt()).isEqualTo(50);
+            assertThat(event.get("data").get("bytes").asLong()).isGreaterThanOrEqualTo(maxBytes / 2);
         }
     }
 
