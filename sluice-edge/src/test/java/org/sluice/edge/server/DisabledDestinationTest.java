@@ -3,7 +3,6 @@ package org.sluice.edge.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -33,7 +32,6 @@ import org.sluice.testkit.HookReceiver;
  */
 class DisabledDestinationTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
     private static final long HOUR = 3_600_000;
 
@@ -111,7 +109,7 @@ class DisabledDestinationTest {
             assertNothingSentTo(edge, receiver, canaryFailures, 3);
             assertThat(destination(edge, "app").get("pending").asLong()).isEqualTo(2);
 
-            Answer enabled = admin(edge, "POST", "/v1/destinations/app/enable", "ops-jane");
+            DeliveryAdminTest.Answer enabled = admin(edge, "POST", "/v1/destinations/app/enable", "ops-jane");
             assertThat(enabled.status()).isEqualTo(200);
             assertThat(enabled.json().get("disabled").isNull()).isTrue();
             assertThat(enabled.json().get("state").asText()).isNotEqualTo("disabled");
@@ -161,7 +159,7 @@ class DisabledDestinationTest {
     @Test
     void enablingADestinationThatIsNotDisabledChangesNothing() throws Exception {
         try (HookReceiver receiver = HookReceiver.start(); TestEdge edge = start(receiver)) {
-            Answer a = admin(edge, "POST", "/v1/destinations/app/enable", "ops-jane");
+            DeliveryAdminTest.Answer a = admin(edge, "POST", "/v1/destinations/app/enable", "ops-jane");
             assertThat(a.status()).isEqualTo(200);
             assertThat(a.json().get("state").asText()).isEqualTo("ok");
             assertThat(admin(edge, "POST", "/v1/destinations/nope/enable", "ops-jane").status()).isEqualTo(404);
@@ -204,17 +202,7 @@ class DisabledDestinationTest {
         edge.backends().dispatcher().wake();
     }
 
-    record Answer(int status, String body) {
-        JsonNode json() {
-            try {
-                return JSON.readTree(body);
-            } catch (Exception e) {
-                throw new AssertionError("not JSON: " + body, e);
-            }
-        }
-    }
-
-    private Answer admin(TestEdge edge, String method, String path, String actor) throws Exception {
+    private DeliveryAdminTest.Answer admin(TestEdge edge, String method, String path, String actor) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + edge.server.adminAddress().getPort() + path))
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .timeout(Duration.ofSeconds(30))
@@ -223,7 +211,7 @@ class DisabledDestinationTest {
             b.header("X-Sluice-Actor", actor);
         }
         HttpResponse<String> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        return new Answer(r.statusCode(), r.body());
+        return new DeliveryAdminTest.Answer(r.statusCode(), r.body());
     }
 
     private JsonNode destination(TestEdge edge, String name) {

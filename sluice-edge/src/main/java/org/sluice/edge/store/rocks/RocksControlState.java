@@ -22,6 +22,7 @@ import org.sluice.core.OverrideStoreException;
 import org.sluice.edge.store.Actors;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookStoreException;
 
 /**
@@ -214,12 +215,12 @@ public final class RocksControlState implements ControlState {
     }
 
     @Override
-    public void setDisabled(String destination, org.sluice.edge.store.DisabledDestination disabled, long nowMillis) {
+    public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
         pauses.setDisabled(destination, disabled, nowMillis);
     }
 
     @Override
-    public java.util.Map<String, org.sluice.edge.store.DisabledDestination> disabledDestinations() {
+    public Map<String, DisabledDestination> disabledDestinations() {
         return pauses.disabledDestinations();
     }
 

@@ -15,6 +15,7 @@ import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryScan;
 import org.sluice.edge.store.DestinationBacklog;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.RetentionResult;
 import org.sluice.edge.store.StoredHook;
@@ -217,12 +218,12 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     }
 
     @Override
-    public void setDisabled(String destination, org.sluice.edge.store.DisabledDestination disabled, long nowMillis) {
+    public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
         pauses.setDisabled(destination, disabled, nowMillis);
     }
 
     @Override
-    public java.util.Map<String, org.sluice.edge.store.DisabledDestination> disabledDestinations() {
+    public Map<String, DisabledDestination> disabledDestinations() {
         return pauses.disabledDestinations();
     }
 
