@@ -352,7 +352,7 @@
     return s + ' s';
   }
 
-  // Destinations: live state and backlog, refreshed every 2 s; pause and resume.
+  // Destinations: live state and backlog, refreshed every 2 s; pause, resume, and enable a disabled one.
   function destinations() {
     refreshDestinations();
     refreshTimer = setInterval(refreshDestinations, 2000);
@@ -381,12 +381,16 @@
   function refreshDestinations() {
     api('/v1/destinations').then(function (r) {
       fill($('destinations-table').tBodies[0], r.json.destinations.map(function (d) {
-        var button = el('button', d.state === 'paused' ? 'Resume' : 'Pause');
+        var action = d.state === 'disabled' ? 'enable' : d.state === 'paused' ? 'resume' : 'pause';
+        var button = el('button', action.charAt(0).toUpperCase() + action.slice(1));
         button.type = 'button';
         button.setAttribute('data-destination', d.name);
-        button.setAttribute('data-action', d.state === 'paused' ? 'resume' : 'pause');
+        button.setAttribute('data-action', action);
         button.addEventListener('click', function () { pauseOrResume(d.name, button.getAttribute('data-action')); });
-        var tr = row([d.name, d.type, el('td', d.state, 'state-' + d.state), d.in_flight, d.pending,
+        // a disabled destination says since when and why: the time and its last error
+        var state = el('td', d.disabled ? 'disabled since ' + d.disabled.at + ': ' + d.disabled.last_error : d.state,
+          'state-' + d.state);
+        var tr = row([d.name, d.type, state, d.in_flight, d.pending,
           d.pending > 0 ? age(d.oldest_pending_age_ms) : '-', d.dead, d.delivered_total, d.failed_attempts_total, button]);
         tr.setAttribute('data-destination', d.name);
         return tr;

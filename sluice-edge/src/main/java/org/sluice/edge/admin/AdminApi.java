@@ -53,7 +53,7 @@ import org.sluice.edge.store.UnsupportedOnStoreKind;
  * {@code GET /v1/audit}, {@code GET /v1/hooks}, {@code GET /v1/hooks/{id}},
  * {@code GET /v1/admission}, and for the console {@code GET /v1/stats/timeseries},
  * {@code GET /v1/sources}, {@code GET /v1/status}; delivery ({@link DeliveryAdmin}):
- * {@code GET /v1/destinations}, {@code POST /v1/destinations/{name}/pause|resume|replay},
+ * {@code GET /v1/destinations}, {@code POST /v1/destinations/{name}/pause|resume|enable|replay},
  * {@code GET|POST /v1/destinations/{name}/secrets} ({@link SigningAdmin}),
  * {@code GET /v1/dead-letters}, {@code POST /v1/hooks/{id}/redeliver}, {@code GET /v1/replays/{id}}.
  * Shapes and statuses: {@code docs/admin-api.md}.
@@ -184,7 +184,7 @@ public final class AdminApi {
      */
     private static boolean isDeliveryRoute(String path) {
         if (path.startsWith(DESTINATIONS + "/") && (path.endsWith("/pause") || path.endsWith("/resume")
-                || path.endsWith(TRANSFORM_TEST) || path.endsWith("/" + SECRETS))) {
+                || path.endsWith("/enable") || path.endsWith(TRANSFORM_TEST) || path.endsWith("/" + SECRETS))) {
             return false;
         }
         if (path.startsWith(REPLAYS) || (path.startsWith(DESTINATIONS + "/") && path.endsWith("/replay"))) {
@@ -307,7 +307,7 @@ public final class AdminApi {
 
     // ------------------------------------------------------------------ delivery
 
-    /** {@code /v1/destinations/{name}/pause|resume|replay}; {@code rest} is what follows {@code /v1/destinations/}. */
+    /** {@code /v1/destinations/{name}/pause|resume|enable|replay}; {@code rest} is what follows {@code /v1/destinations/}. */
     private AdminResponse destinationAction(AdminRequest request, String rest) {
         int slash = rest.indexOf('/');
         String action = slash < 0 ? "" : rest.substring(slash + 1);
@@ -321,7 +321,8 @@ public final class AdminApi {
         if (slash > 0 && action.equals(SECRETS)) {
             return secrets(request, rest.substring(0, slash));
         }
-        if (slash <= 0 || !(action.equals("pause") || action.equals("resume") || action.equals("replay"))) {
+        if (slash <= 0 || !(action.equals("pause") || action.equals("resume") || action.equals("enable")
+                || action.equals("replay"))) {
             return AdminResponse.json(404, AdminJson.error("not_found"));
         }
         if (!request.method().equals("POST")) {
@@ -335,9 +336,11 @@ public final class AdminApi {
         if (!delivery.knows(name)) {
             return DeliveryAdmin.destinationNotFound();
         }
-        return action.equals("replay")
-                ? delivery.replay(name, request.body(), actor, audit)
-                : delivery.pause(name, action.equals("pause"), actor, audit);
+        return switch (action) {
+            case "replay" -> delivery.replay(name, request.body(), actor, audit);
+            case "enable" -> delivery.enable(name, actor, audit);
+            default -> delivery.pause(name, action.equals("pause"), actor, audit);
+        };
     }
 
     /** {@code GET|POST /v1/destinations/{name}/secrets}: the signing keys, and a rotation of them. */

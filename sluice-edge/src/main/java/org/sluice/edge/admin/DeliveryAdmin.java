@@ -20,6 +20,7 @@ import org.sluice.edge.delivery.Replays;
 import org.sluice.edge.store.DeadLetterPage;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DestinationPauses;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DestinationBacklog;
 import org.sluice.edge.store.FleetDeliveries;
@@ -137,6 +138,7 @@ final class DeliveryAdmin {
 
     AdminResponse list() {
         Set<String> paused = paused();
+        Map<String, DisabledDestination> disabled = disabled();
         long now = wallMillis.getAsLong();
         Long unfinished = null;
         if (fleet != null && !destinations.isEmpty()) { // one reading of the group's lag for every destination
@@ -145,7 +147,7 @@ final class DeliveryAdmin {
         }
         List<Map<String, Object>> out = new ArrayList<>(destinations.size());
         for (Destination d : destinations.values()) {
-            Map<String, Object> view = view(d, paused.contains(d.name()), now);
+            Map<String, Object> view = view(d, paused.contains(d.name()), disabled.get(d.name()), now);
             if (fleet != null) {
                 view.put("dead", fleet.deadCount(d.name()));
                 view.put("node", nodeId);
@@ -167,7 +169,49 @@ final class DeliveryAdmin {
         pauses.setPaused(name, pause, now);
         audit.record(actor, pause ? "pause" : "resume", null, pausedMap(name, was), pausedMap(name, pause));
         pausedChanged.accept(name);
-        return AdminResponse.json(200, AdminJson.encode(view(d, pause, now)));
+        return AdminResponse.json(200, AdminJson.encode(view(d, pause, disabled().get(name), now)));
+    }
+
+    /**
+     * Enables a destination the dispatcher disabled: stores it, audits it and answers the
+     * destination's object; the name is known. Its backlog is sent from the next pass on.
+     * A destination that is not disabled is answered as it is (and the call audited).
+     */
+    AdminResponse enable(String name, String actor, AuditTrail audit) {
+        Destination d = destinations.get(name);
+        if (pauses == null) {
+            return AdminResponse.json(503, AdminJson.error("store_unavailable"));
+        }
+        DisabledDestination was = disabled().get(name);
+        long now = wallMillis.getAsLong();
+        if (was != null) {
+            pauses.setDisabled(name, null, now);
+        }
+        audit.record(actor, "enable", null, disabledMap(name, was), disabledMap(name, null));
+        pausedChanged.accept(name);
+        return AdminResponse.json(200, AdminJson.encode(view(d, paused().contains(name), null, now)));
+    }
+
+    private static Map<String, Object> disabledMap(String name, DisabledDestination disabled) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("destination", name);
+        out.put("disabled", disabledView(disabled));
+        return out;
+    }
+
+    /** {@code {"at": time, "last_error": text}}, or null when not disabled. */
+    private static Map<String, Object> disabledView(DisabledDestination disabled) {
+        if (disabled == null) {
+            return null;
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("at", AdminJson.time(disabled.atMillis()));
+        out.put("last_error", disabled.lastError());
+        return out;
+    }
+
+    private Map<String, DisabledDestination> disabled() {
+        return pauses == null ? Map.of() : pauses.disabledDestinations();
     }
 
     private static Map<String, Object> pausedMap(String name, boolean paused) {
@@ -181,13 +225,14 @@ final class DeliveryAdmin {
         return pauses == null ? Set.of() : pauses.pausedDestinations();
     }
 
-    private Map<String, Object> view(Destination d, boolean paused, long now) {
+    private Map<String, Object> view(Destination d, boolean paused, DisabledDestination disabled, long now) {
         DestinationActivity live = activity.of(d.name()).orElse(DestinationActivity.IDLE);
         DestinationBacklog counts = ledger == null ? new DestinationBacklog(0, 0, 0) : ledger.counts(d.name(), now);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("name", d.name());
         out.put("type", d.type());
-        out.put("state", paused ? "paused" : live.breakerOpen() ? "open" : "ok");
+        out.put("state", disabled != null ? "disabled" : paused ? "paused" : live.breakerOpen() ? "open" : "ok");
+        out.put("disabled", disabledView(disabled));
         out.put("in_flight", live.inFlight());
         out.put("pending", counts.pending());
         out.put("dead", counts.dead());

@@ -30,7 +30,8 @@ import org.sluice.edge.settings.Values;
 final class ConfigBinder {
 
     static final List<String> TOP = List.of("node", "admin", "http", "rate_limits", "intake", "dedupe", "sources", "fleet",
-            "destinations", "retention", "store", "logging", "telemetry");
+            "destinations", "retention", "store", "logging", "telemetry", "events");
+    static final List<String> EVENTS = List.of("deliver_to", "dead_letter_interval_seconds", "store_nearly_full_percent");
     static final List<String> NODE = List.of("id", "data_dir");
     static final List<String> ADMIN = List.of("listen", "token", "metrics_require_token", "allowed_hosts", "read_timeout_ms",
             "idle_timeout_ms", "max_connections", "workers", "tls");
@@ -87,6 +88,8 @@ final class ConfigBinder {
         LoggingConfig logging = new LoggingConfig(root.section("logging", LOGGING)
                 .choice("format", LoggingConfig.Format.TEXT, LoggingConfig.Format.values(), LoggingConfig.Format::configName));
         TelemetryConfig telemetry = telemetry(root.section("telemetry", TELEMETRY));
+        EventsConfig events = events(root.section("events", EVENTS), destinations.keySet(),
+                root.raw("destinations") instanceof Map<?, ?> named ? names(named) : Set.of());
         crossChecks(admin, http, rateLimits, tree);
         subjectChecks(sources, destinations);
         StoreReader.dedupeChecks(store, dedupe, sources, root);
@@ -94,7 +97,7 @@ final class ConfigBinder {
             return null;
         }
         return new SluiceConfig(node, admin, http, rateLimits, intake, dedupe, sources, fleet, destinations,
-                retention, store, logging, telemetry);
+                retention, store, logging, telemetry, events);
     }
 
     /** {@code telemetry}: an OTLP/HTTP endpoint (an http or https URL with a host) and a ratio from 0 to 1. */
@@ -126,6 +129,34 @@ final class ConfigBinder {
             }
         }
         return new TelemetryConfig(endpoint, samplingRatio);
+    }
+
+
+    /** {@code events:}: the destinations of the operational events, and how often a dead letter may make one. */
+    private static EventsConfig events(Section s, Set<String> destinations, Set<String> named) {
+        long interval = s.integer("dead_letter_interval_seconds", EventsConfig.DEFAULT_DEAD_LETTER_INTERVAL_SECONDS, 1L,
+                EventsConfig.MAX_DEAD_LETTER_INTERVAL_SECONDS);
+        List<String> deliverTo = new java.util.ArrayList<>();
+        List<?> raw = s.has("deliver_to") ? s.list("deliver_to") : List.of();
+        for (int i = 0; raw != null && i < raw.size(); i++) {
+            String at = s.pathOf("deliver_to") + "[" + i + "]";
+            String name = raw.get(i) instanceof String n ? n : null;
+            if (name == null) {
+                s.problem(at + " must be a destination name, got " + raw.get(i));
+            } else if (deliverTo.contains(name)) {
+                s.problem(at + " names destination \"" + name + "\" twice");
+            } else if (!destinations.contains(name)) {
+                if (!named.contains(name)) { // a named but invalid destination has its own message already
+                    s.problem(at + " names no configured destination: got " + name
+                            + (destinations.isEmpty() ? " (no destinations are configured)"
+                                    : ", configured: " + String.join(", ", destinations)));
+                }
+            } else {
+                deliverTo.add(name);
+            }
+        }
+        int nearlyFull = s.integer("store_nearly_full_percent", EventsConfig.DEFAULT_STORE_NEARLY_FULL_PERCENT, 1, 100);
+        return new EventsConfig(deliverTo, interval * 1000, nearlyFull);
     }
 
     private static Set<String> names(Map<?, ?> m) {

@@ -40,7 +40,7 @@ final class DestinationReader {
 
     static final List<String> RETRY = List.of("initial_ms", "max_ms", "max_attempts", "max_age_seconds",
             "permanent_statuses");
-    static final List<String> BREAKER = List.of("failures", "open_ms", "max_open_ms");
+    static final List<String> BREAKER = List.of("failures", "open_ms", "max_open_ms", "disable_after_seconds");
     /** The reader of each destination {@code type}, in the order messages list the types ({@link Target.Kind}'s). */
     static final Map<String, TargetReader> READERS = readers();
     static final List<String> DEFAULT_FORWARD_HEADERS = List.of("Content-Type");
@@ -190,7 +190,8 @@ final class DestinationReader {
             long failures = wide(b, "failures", d.failures());
             long open = wide(b, "open_ms", d.openMs());
             long maxOpen = wide(b, "max_open_ms", d.maxOpenMs());
-            return () -> BreakerSettings.of(s.path(), failures, open, maxOpen);
+            long disableAfter = wide(b, "disable_after_seconds", d.disableAfterMs() / 1000);
+            return () -> BreakerSettings.of(s.path(), failures, open, maxOpen, disableAfter);
         });
     }
 

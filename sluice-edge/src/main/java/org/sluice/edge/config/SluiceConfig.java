@@ -34,7 +34,8 @@ public record SluiceConfig(
         RetentionConfig retention,
         StoreConfig store,
         LoggingConfig logging,
-        TelemetryConfig telemetry) {
+        TelemetryConfig telemetry,
+        EventsConfig events) {
 
     public SluiceConfig {
         Objects.requireNonNull(node, "node");
@@ -48,17 +49,18 @@ public record SluiceConfig(
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(logging, "logging");
         Objects.requireNonNull(telemetry, "telemetry");
+        Objects.requireNonNull(events, "events");
         sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
         destinations = Collections.unmodifiableMap(new LinkedHashMap<>(destinations));
     }
 
-    /** A configuration without traces ({@code telemetry} at its defaults). */
+    /** A configuration without traces and without operational events ({@code telemetry} at its defaults, {@code events:} left out). */
     public SluiceConfig(NodeConfig node, AdminConfig admin, HttpConfig http, RateLimitsConfig rateLimits,
                         IntakeSettings intake, DedupeConfig dedupe, Map<String, SourceConfig> sources, FleetConfig fleet,
                         Map<String, Destination> destinations, RetentionConfig retention, StoreConfig store,
                         LoggingConfig logging) {
         this(node, admin, http, rateLimits, intake, dedupe, sources, fleet, destinations, retention, store, logging,
-                TelemetryConfig.defaults());
+                TelemetryConfig.defaults(), EventsConfig.none());
     }
 
     /** Every key at its default, no sources: what an empty YAML file gives. */

@@ -24,6 +24,7 @@ import org.sluice.core.RateLimiter;
 import org.sluice.edge.store.CommitClaims;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DestinationPauses;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookStore;
 
 /**
@@ -44,8 +45,10 @@ import org.sluice.edge.store.HookStore;
  * <h2>One pass ({@link #pump()})</h2>
  * For each destination, at the clock's current time:
  * <ol>
- *   <li>skip it while paused ({@link DeliveryLedger#pausedDestinations()}, re-read every
- *       pass) or while {@code max_in_flight} attempts are out;</li>
+ *   <li>skip it while paused or disabled ({@link DestinationPauses#pausedDestinations()} and
+ *       {@link DestinationPauses#disabledDestinations()}, re-read every pass; a disable that
+ *       came due, see {@link FailureStreak}, is written at the pass's start) or while
+ *       {@code max_in_flight} attempts are out;</li>
  *   <li>read the rows due by now ({@link DeliveryLedger#dueBy}, a scan that never reads
  *       past now; for {@code fifo}, the heads of each (tenant, source), see
  *       {@link FifoHeads}), stepping over the rows whose attempt is out without reading them;</li>
@@ -129,6 +132,7 @@ public final class Dispatcher implements AutoCloseable {
     private final CommitStarter starter;
     private final OutletActivity activity;
     private final long closeGraceNanos;
+    private volatile DeliveryEvents events = DeliveryEvents.NONE;
 
     /** Serialises passes, and close against a pass. */
     private final Object pumpLock = new Object();
@@ -236,6 +240,15 @@ public final class Dispatcher implements AutoCloseable {
      */
     public void wake() {
         driver.wake();
+    }
+
+    /**
+     * Who is told of disabled and recovered destinations and of dead letters (the operational
+     * events); {@link DeliveryEvents#NONE} until set. Set before {@link #start()}.
+     */
+    public void events(DeliveryEvents events) {
+        this.events = java.util.Objects.requireNonNull(events, "events");
+        outlets.values().forEach(o -> o.events(events));
     }
 
     /** The admin paused or resumed {@code destination} (passes re-read the paused set; this only wakes the driver). */
@@ -356,6 +369,40 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
+     * Brings each destination's failure run up to the stored disabled set, writes the
+     * disables that came due (and tells of them), and tells of recoveries; returns the
+     * disabled set to hold this pass. A disable that cannot be written is logged and tried
+     * again next pass, the destination still sending meanwhile.
+     */
+    @GuardedBy("pumpLock")
+    private Map<String, DisabledDestination> disableDue(long nowMs) {
+        Map<String, DisabledDestination> disabled = pauses.disabledDestinations();
+        for (Outlet outlet : outlets.values()) {
+            FailureStreak streak = outlet.streak;
+            streak.held(disabled.containsKey(outlet.name));
+            DisabledDestination due = streak.disableDue(nowMs);
+            if (due != null) {
+                try {
+                    pauses.setDisabled(outlet.name, due, nowMs);
+                } catch (RuntimeException e) {
+                    LOG.warn("disabling destination {} failed (tried again next pass): {}", outlet.name, e.toString());
+                    continue;
+                }
+                LOG.warn("destination {} is disabled: it failed without a success for its disable_after_seconds;"
+                        + " last error: {}", outlet.name, due.lastError());
+                disabled = pauses.disabledDestinations();
+                streak.held(true);
+                events.disabled(outlet.name, due);
+            }
+            if (streak.takeRecovered()) {
+                LOG.info("destination {} delivers again after it was enabled", outlet.name);
+                events.recovered(outlet.name, nowMs);
+            }
+        }
+        return disabled;
+    }
+
+    /**
      * One pass: records the queued answers in one ledger write, then sends each
      * destination's picks. Returns how many attempts it started, how long until something
      * can start, and whether a destination was left with free slots and nothing due.
@@ -367,6 +414,7 @@ public final class Dispatcher implements AutoCloseable {
             }
             long nowMs = wallMillis.getAsLong();
             Set<String> paused = pauses.pausedDestinations();
+            Map<String, DisabledDestination> disabled = disableDue(nowMs);
             // the answers waiting to be recorded go in this pass's write, and their slots to its
             // picks: they stay counted until the write is over and the picks have taken theirs,
             // so a commit's claim never takes one while its answer is unrecorded
@@ -385,8 +433,9 @@ public final class Dispatcher implements AutoCloseable {
                         break;
                     }
                     try {
-                        selections.add(outlet.select(nowMs, paused.contains(outlet.name),
-                                answeredBy.getOrDefault(outlet, 0)));
+                        boolean held = paused.contains(outlet.name)
+                                || (!disabled.isEmpty() && disabled.containsKey(outlet.name));
+                        selections.add(outlet.select(nowMs, held, answeredBy.getOrDefault(outlet, 0)));
                     } catch (RuntimeException e) {
                         LOG.warn("delivery pass for destination {} failed: {}", outlet.name, e.toString());
                         wait = Math.min(wait, Outlet.Wait.RETRY.nanos());

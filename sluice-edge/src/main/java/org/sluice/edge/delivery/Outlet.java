@@ -115,6 +115,10 @@ final class Outlet {
     private final BooleanSupplier stopping;
 
     final DestinationBreaker breaker;
+    /** The run of failures that disables it ({@code breaker.disable_after_seconds}). */
+    final FailureStreak streak;
+    /** Told of dead letters; set once by the dispatcher before it starts. */
+    private volatile DeliveryEvents events = DeliveryEvents.NONE;
     /** Its permits: this node's bucket, or the fleet's ({@link FleetPacer}); null when unpaced. */
     final Pacer pacer;
     // TRANSPORT: the transport of this destination's type; called only in start()
@@ -168,6 +172,7 @@ final class Outlet {
         this.wake = wake;
         this.stopping = stopping;
         this.breaker = new DestinationBreaker(d.breaker(), clock);
+        this.streak = new FailureStreak(d.breaker().disableAfterMs());
         this.pacer = d.rate().<Pacer>map(l -> fleetPacing != null ? new FleetPacer(name, l, fleetPacing, clock, registry)
                 : new LocalPacer(name, l, clock)).orElse(null);
         this.fifo = d.ordering() == Ordering.FIFO ? new FifoHeads(ledger, store, name) : null;
@@ -192,6 +197,10 @@ final class Outlet {
     /** Slots taken, capped at {@code max_in_flight} (see {@link OutletActivity}). */
     int inFlightCapped() {
         return Math.min(inFlight.get(), maxInFlight);
+    }
+
+    void events(DeliveryEvents events) {
+        this.events = events;
     }
 
     boolean breakerHolding() {
@@ -489,11 +498,13 @@ final class Outlet {
             Decision decision = recorder.judge(retry, attempt, result, nowMs - hook.receivedAtMillis());
             if (decision instanceof Decision.Delivered) {
                 breaker.succeeded(pass);
+                streak.succeeded();
             } else if (result instanceof AttemptResult.Untransformable) {
                 breaker.abandoned(pass); // nothing reached the destination: its breaker learns nothing
                 failed.incrementAndGet();
             } else {
                 breaker.failed(pass);
+                streak.failed(nowMs, status != null ? "HTTP " + status : error);
                 failed.incrementAndGet();
             }
             answer = new AnswerRecorder.Answer(this, row, seq, writes, hook, decision, status, error, nowMs);
@@ -522,7 +533,10 @@ final class Outlet {
             return;
         } else {
             attemptsDead.increment();
-            logDead(a, (Decision.Dead) a.decision());
+            Decision.Dead dead = (Decision.Dead) a.decision();
+            logDead(a, dead);
+            events.deadLetter(name, a.row().hookId(), a.hook().source(), dead.reason().code(), a.status(), a.error(),
+                    a.nowMs());
         }
         if (fifo != null) {
             fifo.finished(a.row().hookId());

@@ -10,7 +10,9 @@ import org.sluice.core.QueueShares;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.config.SluiceConfig;
 import org.sluice.edge.delivery.http.ClientLoops;
+import org.sluice.edge.config.EventsConfig;
 import org.sluice.edge.delivery.Dispatcher;
+import org.sluice.edge.delivery.OperationalEvents;
 import org.sluice.edge.delivery.SecretRotations;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.HookLog;
@@ -75,6 +77,8 @@ final class Backends implements AutoCloseable {
     private final SecretRotations rotations;
     /** Delivers to {@code destinations}; null when none is configured. Closed before the store. */
     private final Dispatcher dispatcher;
+    /** The operational events' committer, or null without {@code events.deliver_to}. Closed after the dispatcher. */
+    private final OperationalEvents events;
     private final java.util.concurrent.atomic.AtomicBoolean dispatcherClosed = new java.util.concurrent.atomic.AtomicBoolean();
     private final StoreSize size;
     private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
@@ -154,6 +158,7 @@ final class Backends implements AutoCloseable {
         }
         this.intake = opened;
         Dispatcher delivering = null;
+        OperationalEvents events = null;
         LogFollower following = null;
         if (!config.destinations().isEmpty()) {
             try {
@@ -166,6 +171,11 @@ final class Backends implements AutoCloseable {
                 if (control != null) {
                     control.onPausedChanged(delivering::pausedChanged); // a pause made on any node wakes this one
                 }
+                if (config.events().enabled()) { // the operational events: hooks of the built-in source
+                    events = new OperationalEvents(log, EventsConfig.TENANT, EventsConfig.SOURCE,
+                            config.events().deliverTo(), config.events().deadLetterIntervalMillis(), epochMillis);
+                    delivering.events(events);
+                }
                 delivering.start();
                 if (kafkaLog != null) { // the working set is filled from this node's share of the log
                     following = new LogFollower(FleetLogs.follower(config.store().kafka().orElseThrow()), rocks, clock,
@@ -177,16 +187,22 @@ final class Backends implements AutoCloseable {
                     following.start();
                 }
             } catch (RuntimeException e) {
-                throw closeAfterFailedBoot(e, intake, delivering, following, control, fleetDeliveries, kafkaLog, store, host,
+                throw closeAfterFailedBoot(e, intake, delivering, events, following, control, fleetDeliveries, kafkaLog, store, host,
                         fleet);
             }
         }
         this.dispatcher = delivering;
+        this.events = events;
         this.follower = following;
         this.gate = new TenantAdmission(limits, shares, host, fleet, instanceMaxBody, config.rateLimits().shadow(),
                 !config.rateLimits().hasStoredShares() ? StoreShares.NONE
                         : new StoreShares(t -> config.rateLimits().maxStoredBytes(t).orElse(0L), store::storedBytes));
         this.size = new StoreSize(store, config.store().maxBytes());
+        if (events != null) {
+            int percent = config.events().storeNearlyFullPercent();
+            OperationalEvents told = events;
+            size.onNearlyFull(percent, bytes -> told.storeNearlyFull(bytes, config.store().maxBytes(), percent));
+        }
         this.sink = new IntakeSink(store, log, kafkaLog == null ? null : kafkaLog::problem, intake, epochMillis, size);
     }
 
@@ -268,6 +284,9 @@ final class Backends implements AutoCloseable {
     void closeDispatcher() {
         if (dispatcher != null && dispatcherClosed.compareAndSet(false, true)) {
             dispatcher.close(); // waits a bounded time for attempts out; the rest stays pending
+            if (events != null) {
+                events.close(); // commits what the dispatcher told it, before the store closes
+            }
         }
     }
 

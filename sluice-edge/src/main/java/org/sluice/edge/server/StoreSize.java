@@ -21,6 +21,11 @@ final class StoreSize {
     private final StoreHealth store;
     private final long maxBytes;
     private volatile long bytes;
+    /** Told the size once it reaches {@link #nearlyFullBytes}; null: nobody. */
+    private volatile java.util.function.LongConsumer onNearlyFull;
+    private volatile long nearlyFullBytes = Long.MAX_VALUE;
+    /** Whether the next reading at or past {@link #nearlyFullBytes} tells: again once a reading fell below it. */
+    private volatile boolean armed = true;
 
     StoreSize(StoreHealth store, long maxBytes) {
         this.store = store;
@@ -37,6 +42,26 @@ final class StoreSize {
             bytes = store.approximateBytes();
         } catch (HookStoreException e) { // closed or being reopened after a failure: keep the last figure
             // the resume task and readiness report the failure itself
+            return;
+        }
+        java.util.function.LongConsumer listener = onNearlyFull;
+        if (bytes < nearlyFullBytes) {
+            armed = true;
+        } else if (armed && listener != null) {
+            armed = false;
+            listener.accept(bytes);
+        }
+    }
+
+    /**
+     * From now on calls {@code listener} with the size when a reading reaches {@code percent}
+     * of {@code store.max_bytes}: once per crossing (again only after a reading below it).
+     * Nothing without a bound.
+     */
+    void onNearlyFull(int percent, java.util.function.LongConsumer listener) {
+        if (maxBytes > 0) {
+            nearlyFullBytes = Math.max(1, maxBytes / 100 * percent + maxBytes % 100 * percent / 100);
+            onNearlyFull = listener;
         }
     }
 

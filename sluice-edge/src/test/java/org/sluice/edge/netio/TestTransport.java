@@ -42,7 +42,7 @@ public final class TestTransport {
         }
         return new SluiceConfig(config.node(), config.admin(), config.http().withTransport(setting.get()),
                 config.rateLimits(), config.intake(), config.dedupe(), config.sources(), config.fleet(),
-                config.destinations(), config.retention(), config.store(), config.logging(), config.telemetry());
+                config.destinations(), config.retention(), config.store(), config.logging(), config.telemetry(), config.events());
     }
 
     /** The transport for a client or loops a test builds itself: the property's, else {@code auto}'s. */

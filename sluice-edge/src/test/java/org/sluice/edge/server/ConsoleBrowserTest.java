@@ -328,7 +328,7 @@ class ConsoleBrowserTest {
 
     @Test
     @Order(7)
-    void aDestinationPausedOnThePageAnswersPausedInTheApi() throws Exception {
+    void aDestinationPausedOrDisabledOnThePageIsResumedOrEnabledThere() throws Exception {
         DeliveryAdminTest.commit(edge, 4, "app", "audit-log");   // a backlog to show
         show("destinations");
         By pause = By.cssSelector("#destinations-table button[data-destination='app']");
@@ -349,6 +349,19 @@ class ConsoleBrowserTest {
         browser.findElement(pause).click();   // resume
         waiting().until(d -> byId("dest-result").getText().contains("app is ok"));
         assertThat(stateOf("app")).isEqualTo("ok");
+
+        // disabled (as the dispatcher disables a destination failing past disable_after_seconds): shown, then enabled
+        long disabledAt = System.currentTimeMillis();
+        edge.backends().overrides().setDisabled("app",
+                new org.sluice.edge.store.DisabledDestination(disabledAt, "HTTP 503"), disabledAt);
+        waiting().until(d -> d.findElement(pause).getText().equals("Enable"));
+        String shown = browser.findElement(By.cssSelector("#destinations-table tr[data-destination='app']")).getText();
+        assertThat(shown).contains("disabled since").contains("HTTP 503");
+        browser.findElement(pause).click();   // enable
+        waiting().until(d -> byId("dest-result").getText().contains("app is ok"));
+        assertThat(stateOf("app")).isEqualTo("ok");
+        assertThat(adminGet("/v1/audit?limit=1").get("audit").get(0).get("action").asText()).isEqualTo("enable");
+        waiting().until(d -> d.findElement(pause).getText().equals("Pause"));
     }
 
     private String stateOf(String destination) throws Exception {

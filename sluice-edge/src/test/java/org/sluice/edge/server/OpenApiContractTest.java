@@ -241,6 +241,8 @@ class OpenApiContractTest {
             spec.check("POST", "/v1/destinations/app/resume", request(admin, "POST", "/v1/destinations/app/resume", auth, null));
             spec.check("POST", "/v1/destinations/nope/pause", request(admin, "POST", "/v1/destinations/nope/pause", auth, null));
             spec.check("POST", "/v1/destinations/nope/resume", request(admin, "POST", "/v1/destinations/nope/resume", auth, null));
+            spec.check("POST", "/v1/destinations/app/enable", request(admin, "POST", "/v1/destinations/app/enable", alice, null));
+            spec.check("POST", "/v1/destinations/nope/enable", request(admin, "POST", "/v1/destinations/nope/enable", auth, null));
             spec.check("POST", "/v1/destinations/app/pause", request(admin, "POST", "/v1/destinations/app/pause",
                     Map.of("Authorization", "Bearer " + token, "X-Sluice-Actor", "x".repeat(200)), null));
             spec.check("POST", "/v1/destinations/app/resume", request(admin, "POST", "/v1/destinations/app/resume",

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.sluice.edge.store.AuditRecord;
+import org.sluice.edge.store.DisabledDestination;
 
 /**
  * The records of the control topic ({@code <prefix>.control}, compacted, one partition):
@@ -16,6 +17,7 @@ import org.sluice.edge.store.AuditRecord;
  * <pre>
  *   key                                   value                                     deleted by
  *   pause/&lt;destination&gt;                  {"paused":true,"time_ms":N}               a tombstone (resume)
+ *   disabled/&lt;destination&gt;               {"time_ms":N,"last_error":"..."}          a tombstone (enable)
  *   override/&lt;tenant&gt;                    the limit, as Limit.toMap()               a tombstone (delete)
  *   signing/&lt;destination&gt;                its signing keys added at runtime          never (replaced by
  *                                          (opaque here: delivery's SigningRotation;   the next rotation)
@@ -32,6 +34,7 @@ import org.sluice.edge.store.AuditRecord;
 final class ControlRecords {
 
     static final String PAUSE = "pause/";
+    static final String DISABLED = "disabled/";
     static final String OVERRIDE = "override/";
     static final String AUDIT = "audit/";
     static final String SIGNING = "signing/";
@@ -45,6 +48,10 @@ final class ControlRecords {
 
     static String pauseKey(String destination) {
         return PAUSE + destination;
+    }
+
+    static String disabledKey(String destination) {
+        return DISABLED + destination;
     }
 
     static String overrideKey(String tenant) {
@@ -68,6 +75,22 @@ final class ControlRecords {
         value.put("paused", true);
         value.put("time_ms", nowMillis);
         return json(value);
+    }
+
+    static byte[] disabled(DisabledDestination d) {
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("time_ms", d.atMillis());
+        value.put("last_error", d.lastError());
+        return json(value);
+    }
+
+    /** A disable record's value read back; throws {@link IllegalArgumentException} when it is not one. */
+    static DisabledDestination disabled(byte[] value) {
+        Map<String, Object> m = map(value);
+        if (!(m.get("time_ms") instanceof Number time) || !(m.get("last_error") instanceof String error)) {
+            throw new IllegalArgumentException("a disable record needs a numeric time_ms and a string last_error");
+        }
+        return new DisabledDestination(time.longValue(), error);
     }
 
     static byte[] audit(AuditRecord r) {

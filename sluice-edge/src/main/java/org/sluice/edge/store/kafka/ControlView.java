@@ -14,11 +14,12 @@ import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.AuditRecord;
+import org.sluice.edge.store.DisabledDestination;
 
 /**
  * One node's memory of the control topic: for each key the newest record seen and its
- * offset, the paused set, the overrides and the signing keys derived from them, and the
- * newest audit records.
+ * offset, the paused set, the disabled destinations, the overrides and the signing keys derived
+ * from them, and the newest audit records.
  *
  * <p>Records reach it from two sides: the follower, in offset order, and this node's own
  * writes once acknowledged (so a change is visible here as soon as it is answered, before
@@ -38,7 +39,7 @@ final class ControlView {
     private static final Logger LOG = LoggerFactory.getLogger(ControlView.class);
 
     /** What {@link #apply} changed. */
-    enum Kind { NONE, PAUSE, OVERRIDE, SIGNING, AUDIT }
+    enum Kind { NONE, PAUSE, DISABLE, OVERRIDE, SIGNING, AUDIT }
 
     /**
      * A record that changed the view: its kind, the destination or tenant it names (null for
@@ -65,6 +66,8 @@ final class ControlView {
     private final NavigableMap<Long, AuditRecord> audit = new TreeMap<>();
     /** The paused destinations, an unmodifiable copy replaced on each change. */
     private volatile Set<String> paused = Collections.unmodifiableSet(new HashSet<>());
+    /** The disabled destinations, an unmodifiable copy replaced on each change. */
+    private volatile Map<String, DisabledDestination> disabled = Map.of();
 
     /** Takes record {@code key} at {@code offset} (value null: a tombstone) if it is newer than the one held. */
     Change apply(String key, long offset, byte[] value) {
@@ -88,6 +91,8 @@ final class ControlView {
                 if (changed) {
                     paused = Collections.unmodifiableSet(new HashSet<>(pausedNames));
                 }
+            } else if (kind == Kind.DISABLE) {
+                applyDisable(key, offset, name, value);
             } else if (kind == Kind.SIGNING) {
                 if (value == null) {
                     signing.remove(name);
@@ -101,6 +106,22 @@ final class ControlView {
             }
             return new Change(kind, name, offset, value);
         }
+    }
+
+    @GuardedBy("lock")
+    private void applyDisable(String key, long offset, String name, byte[] value) {
+        Map<String, DisabledDestination> next = new TreeMap<>(disabled);
+        if (value == null) {
+            next.remove(name);
+        } else {
+            try {
+                next.put(name, ControlRecords.disabled(value));
+            } catch (IllegalArgumentException e) {
+                LOG.warn("ignoring the unreadable disable record {} at offset {}: {}", key, offset, e.getMessage());
+                return;
+            }
+        }
+        disabled = Collections.unmodifiableMap(next);
     }
 
     @GuardedBy("lock")
@@ -132,6 +153,9 @@ final class ControlView {
         if (key.startsWith(ControlRecords.PAUSE) && key.length() > ControlRecords.PAUSE.length()) {
             return Kind.PAUSE;
         }
+        if (key.startsWith(ControlRecords.DISABLED) && key.length() > ControlRecords.DISABLED.length()) {
+            return Kind.DISABLE;
+        }
         if (key.startsWith(ControlRecords.OVERRIDE) && key.length() > ControlRecords.OVERRIDE.length()) {
             return Kind.OVERRIDE;
         }
@@ -151,6 +175,10 @@ final class ControlView {
 
     Set<String> paused() {
         return paused;
+    }
+
+    Map<String, DisabledDestination> disabled() {
+        return disabled;
     }
 
     /** Each tenant's override as stored (JSON), a copy. */

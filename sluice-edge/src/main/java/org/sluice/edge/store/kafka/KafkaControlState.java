@@ -32,6 +32,7 @@ import org.sluice.core.TenantLimits;
 import org.sluice.edge.store.Actors;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
 
@@ -61,7 +62,7 @@ import org.sluice.edge.store.PendingHook;
  * they are acknowledged.
  *
  * <h2>Who is told</h2>
- * Pause changes, from any node, call the {@link #onPausedChanged} listeners (the dispatcher's
+ * Pause and disable changes, from any node, call the {@link #onPausedChanged} listeners (the dispatcher's
  * wake-up); signing key changes call the {@link #onSigningChanged} listeners (which put a
  * rotation made on another node in force here). Overrides live in memory in {@link TenantLimits}, which reads its store once:
  * {@link #followOverrides} makes the follower apply every override record to it, through
@@ -217,7 +218,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     /** The follower's sink: one record, in offset order. */
     private void take(String key, long offset, byte[] value) {
         ControlView.Change change = view.apply(key, offset, value);
-        if (change.kind() == ControlView.Kind.PAUSE) {
+        if (change.kind() == ControlView.Kind.PAUSE || change.kind() == ControlView.Kind.DISABLE) {
             pausedChanged(change.name());
         } else if (change.kind() == ControlView.Kind.SIGNING) {
             tell(signingListeners, change.name(), "signing keys");
@@ -383,7 +384,26 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
 
     @Override
     public boolean mayBePaused(String destination) {
-        return !follower.caughtUp() || view.paused().contains(destination);
+        return !follower.caughtUp() || view.paused().contains(destination) || view.disabled().containsKey(destination);
+    }
+
+    /** Disables or enables a destination for the whole fleet: one record, as a pause is. */
+    @Override
+    public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
+        PendingHook.checkDestination(destination);
+        send(ControlRecords.disabledKey(destination), disabled == null ? null : ControlRecords.disabled(disabled),
+                (disabled == null ? "enabling " : "disabling ") + destination);
+    }
+
+    /**
+     * The disabled destinations, from memory.
+     *
+     * @throws HookStoreException until the follower has read the topic to its end
+     */
+    @Override
+    public Map<String, DisabledDestination> disabledDestinations() {
+        requireCaughtUp("the disabled destinations");
+        return view.disabled();
     }
 
     // ---------------------------------------------------------------- signing keys
@@ -444,7 +464,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
             throw new HookStoreException("interrupted while writing " + what, e);
         }
         ControlView.Change change = view.apply(key, written.offset(), value);
-        if (change.kind() == ControlView.Kind.PAUSE) {
+        if (change.kind() == ControlView.Kind.PAUSE || change.kind() == ControlView.Kind.DISABLE) {
             pausedChanged(change.name());
         } else if (change.kind() == ControlView.Kind.SIGNING) {
             tell(signingListeners, change.name(), "signing keys");

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.UUID;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookStoreException;
 
 /**
@@ -17,7 +18,7 @@ import org.sluice.edge.store.HookStoreException;
  * deliveries               key: seq u64 | destination UTF-8                      value: delivery row (below)
  * delivery_due             key: u32 len | destination | due millis u64 | seq u64  value: empty
  * delivery_by_destination  key: u8 state | u32 len | destination | seq u64       value: hook id (16)
- * destinations             key: destination UTF-8                               value: u8 version (1) | u8 flags (1: paused) | updated millis i64
+ * destinations             key: destination UTF-8                               value: destination record (below)
  *
  * delivery row: u8 version (1) | hook id (16) | u8 state | u32 attempts | next attempt millis i64
  *               | scheduled millis i64 | updated millis i64 | u8 flags
@@ -25,7 +26,11 @@ import org.sluice.edge.store.HookStoreException;
  *               | [u8 dead reason, dead millis i64] (flag 8)
  * state: 0 pending, 1 delivered, 2 dead; dead reason: 1 permanent_status, 2 max_attempts, 3 max_age,
  *   4 permanent_error (new reasons are appended: a stored byte never changes meaning)
+ *
+ * destination record: u8 version (1) | u8 flags (1: paused, 2: disabled) | updated millis i64
+ *               | [disabled millis i64 | str last error] (flag 2)
  * </pre>
+ * A reader that knows only flag 1 reads the pause of a record with the disabled tail alike.
  */
 final class DeliveryCodec {
 
@@ -213,14 +218,42 @@ final class DeliveryCodec {
 
     // ---------------------------------------------------------------- destinations
 
-    static byte[] destination(boolean paused, long updatedMillis) {
-        return ByteBuffer.allocate(10).put(DESTINATION_FORMAT).put((byte) (paused ? 1 : 0)).putLong(updatedMillis).array();
+    static byte[] destination(boolean paused, DisabledDestination disabled, long updatedMillis) {
+        byte[] error = disabled == null ? new byte[0] : disabled.lastError().getBytes(StandardCharsets.UTF_8);
+        ByteBuffer out = ByteBuffer.allocate(10 + (disabled == null ? 0 : 12 + error.length))
+                .put(DESTINATION_FORMAT).put((byte) ((paused ? 1 : 0) | (disabled == null ? 0 : 2))).putLong(updatedMillis);
+        if (disabled != null) {
+            out.putLong(disabled.atMillis()).putInt(error.length).put(error);
+        }
+        return out.array();
     }
 
     static boolean destinationPaused(byte[] value) {
-        if (value[0] != DESTINATION_FORMAT) {
-            throw new HookStoreException("stored destination record has format " + value[0] + ", this version reads " + DESTINATION_FORMAT);
-        }
+        checkDestinationFormat(value);
         return (value[1] & 1) != 0;
+    }
+
+    /** The disabled tail of a destination record, or null when it has none. */
+    static DisabledDestination destinationDisabled(byte[] value) {
+        checkDestinationFormat(value);
+        if ((value[1] & 2) == 0) {
+            return null;
+        }
+        try {
+            ByteBuffer in = ByteBuffer.wrap(value, 10, value.length - 10);
+            long at = in.getLong();
+            byte[] error = new byte[in.getInt()];
+            in.get(error);
+            return new DisabledDestination(at, new String(error, StandardCharsets.UTF_8));
+        } catch (java.nio.BufferUnderflowException | IllegalArgumentException | NegativeArraySizeException e) {
+            throw new HookStoreException("stored destination record has a truncated disabled part", e);
+        }
+    }
+
+    private static void checkDestinationFormat(byte[] value) {
+        if (value.length < 10 || value[0] != DESTINATION_FORMAT) {
+            throw new HookStoreException("stored destination record has format " + (value.length == 0 ? "none" : value[0])
+                    + " (" + value.length + " bytes), this version reads " + DESTINATION_FORMAT);
+        }
     }
 }

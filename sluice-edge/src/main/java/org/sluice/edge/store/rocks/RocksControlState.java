@@ -22,6 +22,7 @@ import org.sluice.core.OverrideStoreException;
 import org.sluice.edge.store.Actors;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
 
@@ -221,6 +222,16 @@ public final class RocksControlState implements ControlState {
     @Override
     public boolean mayBePaused(String destination) {
         return pauses.mayBePaused(destination);
+    }
+
+    @Override
+    public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
+        pauses.setDisabled(destination, disabled, nowMillis);
+    }
+
+    @Override
+    public Map<String, DisabledDestination> disabledDestinations() {
+        return pauses.disabledDestinations();
     }
 
     // ---------------------------------------------------------------- signing keys

@@ -15,6 +15,7 @@ import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryScan;
 import org.sluice.edge.store.DestinationBacklog;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.RetentionResult;
 import org.sluice.edge.store.StoredHook;
@@ -214,6 +215,16 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     @Override
     public boolean mayBePaused(String destination) {
         return pauses.mayBePaused(destination);
+    }
+
+    @Override
+    public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
+        pauses.setDisabled(destination, disabled, nowMillis);
+    }
+
+    @Override
+    public Map<String, DisabledDestination> disabledDestinations() {
+        return pauses.disabledDestinations();
     }
 
     @Override

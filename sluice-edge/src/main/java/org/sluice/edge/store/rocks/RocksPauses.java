@@ -1,58 +1,91 @@
 package org.sluice.edge.store.rocks;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
 import org.sluice.edge.store.DestinationPauses;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.PendingHook;
 
 /**
- * The paused destinations, stored in the {@code destinations} family (one record per
- * destination ever paused or resumed, fsynced) and kept in memory after the first read,
- * which the dispatcher relies on: it asks every pass, and the commit path asks
- * {@link #mayBePaused} for each claim. Shared by the delivery ledger and the control state.
+ * The held destinations (paused by an operator, disabled by the dispatcher), stored in the
+ * {@code destinations} family (one record per destination ever paused, resumed, disabled or
+ * enabled, fsynced; {@link DeliveryCodec}) and kept in memory after the first read, which the
+ * dispatcher relies on: it asks every pass, and the commit path asks {@link #mayBePaused}
+ * for each claim. Shared by the delivery ledger and the control state.
+ *
+ * <p>A record holds both flags, so each change writes the record as memory has it with its
+ * one flag changed, under {@code heldLock}: a pause never clears a disable, nor the reverse.
  */
 final class RocksPauses implements DestinationPauses {
 
+    /** What memory has of the held destinations: one immutable snapshot, replaced whole. */
+    private record Held(Set<String> paused, Map<String, DisabledDestination> disabled) {
+    }
+
     private final LedgerStore store;
-    /** Serialises {@link #setPaused} calls and the first read of the paused set. */
-    private final Object pausedLock = new Object();
-    /** The paused destinations as stored; null until read (again after a reopen). */
-    private volatile Set<String> pausedCache;
+    /** Serialises changes and the first read of the held state. */
+    private final Object heldLock = new Object();
+    /** The held destinations as stored; null until read (again after a reopen). */
+    private volatile Held heldCache;
 
     RocksPauses(LedgerStore store) {
         this.store = store;
     }
 
-    /** Forgets the set read, which is read again at the next ask; after a reopen of the store. */
+    /** Forgets the state read, which is read again at the next ask; after a reopen of the store. */
     void forget() {
-        pausedCache = null;
+        heldCache = null;
     }
 
     /** Pauses or resumes a destination; fsynced, so the state survives a restart. */
     @Override
     public void setPaused(String destination, boolean paused, long nowMillis) {
         PendingHook.checkDestination(destination);
-        synchronized (pausedLock) {
-            Set<String> before = pausedDestinations();
-            store.write(true, (f, writeOptions) -> {
-                RocksDB db = f.db();
-                db.put(f.destinations(), writeOptions, Codec.utf8(destination),
-                        DeliveryCodec.destination(paused, nowMillis));
-                return null;
-            });
-            Set<String> after = new TreeSet<>(before);
+        synchronized (heldLock) {
+            Held before = held();
+            write(destination, paused, before.disabled().get(destination), nowMillis);
+            Set<String> after = new TreeSet<>(before.paused());
             if (paused) {
                 after.add(destination);
             } else {
                 after.remove(destination);
             }
-            pausedCache = pausedSet(after);
+            heldCache = new Held(pausedSet(after), before.disabled());
         }
+    }
+
+    /** Disables ({@code disabled} non-null) or enables a destination; fsynced. */
+    @Override
+    public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
+        PendingHook.checkDestination(destination);
+        synchronized (heldLock) {
+            Held before = held();
+            write(destination, before.paused().contains(destination), disabled, nowMillis);
+            Map<String, DisabledDestination> after = new TreeMap<>(before.disabled());
+            if (disabled != null) {
+                after.put(destination, disabled);
+            } else {
+                after.remove(destination);
+            }
+            heldCache = new Held(before.paused(), Collections.unmodifiableMap(after));
+        }
+    }
+
+    private void write(String destination, boolean paused, DisabledDestination disabled, long updatedMillis) {
+        store.write(true, (f, writeOptions) -> {
+            RocksDB db = f.db();
+            db.put(f.destinations(), writeOptions, Codec.utf8(destination),
+                    DeliveryCodec.destination(paused, disabled, updatedMillis));
+            return null;
+        });
     }
 
     /**
@@ -72,41 +105,57 @@ final class RocksPauses implements DestinationPauses {
      */
     @Override
     public Set<String> pausedDestinations() {
-        Set<String> cached = pausedCache;
-        if (cached != null) {
-            return cached;
-        }
-        synchronized (pausedLock) {
-            if (pausedCache == null) {
-                pausedCache = readPaused();
-            }
-            return pausedCache;
-        }
+        return held().paused();
+    }
+
+    @Override
+    public Map<String, DisabledDestination> disabledDestinations() {
+        return held().disabled();
     }
 
     /**
-     * Whether {@code destination} may be paused, from memory only (no read, no lock): true
-     * when paused, and also when the paused set has not been read since the store opened.
+     * Whether {@code destination} may be held, from memory only (no read, no lock): true when
+     * paused or disabled, and also when the state has not been read since the store opened.
      */
     @Override
     public boolean mayBePaused(String destination) {
-        Set<String> cached = pausedCache;
-        return cached == null || cached.contains(destination);
+        Held cached = heldCache;
+        return cached == null || cached.paused().contains(destination)
+                || (!cached.disabled().isEmpty() && cached.disabled().containsKey(destination));
     }
 
-    private Set<String> readPaused() {
+    private Held held() {
+        Held cached = heldCache;
+        if (cached != null) {
+            return cached;
+        }
+        synchronized (heldLock) {
+            if (heldCache == null) {
+                heldCache = readHeld();
+            }
+            return heldCache;
+        }
+    }
+
+    private Held readHeld() {
         return store.read((f, unused) -> {
             RocksDB db = f.db();
             Set<String> paused = new TreeSet<>();
+            Map<String, DisabledDestination> disabled = new TreeMap<>();
             try (RocksIterator it = db.newIterator(f.destinations())) {
                 for (it.seekToFirst(); it.isValid(); it.next()) {
+                    String name = new String(it.key(), StandardCharsets.UTF_8);
                     if (DeliveryCodec.destinationPaused(it.value())) {
-                        paused.add(new String(it.key(), java.nio.charset.StandardCharsets.UTF_8));
+                        paused.add(name);
+                    }
+                    DisabledDestination d = DeliveryCodec.destinationDisabled(it.value());
+                    if (d != null) {
+                        disabled.put(name, d);
                     }
                 }
                 it.status();
             }
-            return pausedSet(paused);
+            return new Held(pausedSet(paused), Collections.unmodifiableMap(disabled));
         });
     }
 }

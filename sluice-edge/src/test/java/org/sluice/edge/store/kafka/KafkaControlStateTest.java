@@ -30,6 +30,7 @@ import org.sluice.core.TenantLimits;
 import org.sluice.edge.delivery.KafkaBrokers;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
+import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookStoreException;
 
 /**
@@ -114,6 +115,33 @@ class KafkaControlStateTest {
         await("the resume on B", () -> b.pausedDestinations().isEmpty());
         assertThat(toldB).containsExactly("billing", "billing");
         assertThat(a.pausedDestinations()).isEmpty();
+    }
+
+    @Test
+    void aDisableMadeOnOneNodeHoldsOnTheOtherAndAfterARestartUntilEnabled() throws Exception {
+        KafkaControlState a = node();
+        KafkaControlState b = node();
+        ConcurrentLinkedQueue<String> toldB = new ConcurrentLinkedQueue<>();
+        b.onPausedChanged(toldB::add);
+        DisabledDestination disabled = new DisabledDestination(1_000, "HTTP 503");
+
+        a.setDisabled("billing", disabled, 1_000);
+        assertThat(a.disabledDestinations()).containsExactly(Map.entry("billing", disabled));
+        await("the disable on B", () -> b.disabledDestinations().containsKey("billing"));
+        assertThat(b.disabledDestinations().get("billing")).isEqualTo(disabled);
+        assertThat(b.mayBePaused("billing")).isTrue();
+        assertThat(b.pausedDestinations()).isEmpty(); // a disable is not a pause
+        assertThat(toldB).containsExactly("billing");
+        a.close();
+        b.close();
+
+        KafkaControlState restarted = node();
+        assertThat(restarted.disabledDestinations()).containsExactly(Map.entry("billing", disabled));
+        restarted.setDisabled("billing", null, 2_000);
+        assertThat(restarted.disabledDestinations()).isEmpty();
+        assertThat(restarted.mayBePaused("billing")).isFalse();
+        restarted.close();
+        assertThat(node().disabledDestinations()).isEmpty();
     }
 
     // ---------------------------------------------------------------- overrides

@@ -19,6 +19,7 @@ import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
+import org.sluice.edge.store.DisabledDestination;
 
 class RocksControlStateTest {
 
@@ -46,6 +47,29 @@ class RocksControlStateTest {
         }
         store = RocksHookStore.open(dir, RocksHookStore.Options.defaults().withWallClock(wall::get));
         overrides = new RocksControlState(store, maxBody);
+    }
+
+    @Test
+    void aPauseAndADisableOfOneDestinationAreKeptApartAndSurviveAReopen() {
+        DisabledDestination disabled = new DisabledDestination(wall.get(), "connect refused");
+        overrides.setPaused("billing", true, wall.get());
+        overrides.setDisabled("billing", disabled, wall.get());
+        overrides.setDisabled("search", new DisabledDestination(wall.get(), "HTTP 500"), wall.get());
+        overrides.setDisabled("search", null, wall.get()); // enabled again
+        reopen(MAX_BODY);
+        assertThat(overrides.pausedDestinations()).containsExactly("billing");
+        assertThat(overrides.disabledDestinations()).containsExactly(java.util.Map.entry("billing", disabled));
+        assertThat(overrides.mayBePaused("search")).isFalse();
+
+        overrides.setPaused("billing", false, wall.get()); // a resume leaves the disable
+        assertThat(overrides.mayBePaused("billing")).isTrue();
+        reopen(MAX_BODY);
+        assertThat(overrides.pausedDestinations()).isEmpty();
+        assertThat(overrides.disabledDestinations()).containsExactly(java.util.Map.entry("billing", disabled));
+        overrides.setDisabled("billing", null, wall.get());
+        reopen(MAX_BODY);
+        assertThat(overrides.disabledDestinations()).isEmpty();
+        assertThat(overrides.mayBePaused("billing")).isFalse();
     }
 
     @Test
