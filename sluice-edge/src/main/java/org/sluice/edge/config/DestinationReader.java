@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
 import org.sluice.edge.delivery.BreakerSettings;
@@ -122,7 +123,7 @@ final class DestinationReader {
         Ordering ordering = s.choice("ordering", Ordering.NONE, Ordering.values(), Ordering::configName);
         List<String> forward = forwardHeaders(s);
         RetryPolicy retry = retry(s);
-        BreakerSettings breaker = breaker(s);
+        BreakerSettings breaker = disableAfter(s, breaker(s));
         TargetReader.Read own = reader.read(s, forward);
         if (own.target() == null || own.headers() == null || retry == null || breaker == null) {
             return null;
@@ -194,6 +195,54 @@ final class DestinationReader {
             return () -> BreakerSettings.of(s.path(), failures, open, maxOpen, disableAfter);
         });
     }
+
+    /**
+     * The breaker with the destination's {@code disable_after} applied: a duration written
+     * {@code 5d}, {@code 12h}, {@code 30m}, {@code 90s} or a number of seconds (0: never); the
+     * same setting as {@code breaker.disable_after_seconds}, so a destination may give one of the
+     * two, not both.
+     */
+    private static BreakerSettings disableAfter(Section s, BreakerSettings breaker) {
+        Object raw = s.raw("disable_after");
+        if (raw == null || breaker == null) {
+            return breaker;
+        }
+        if (s.raw("breaker") instanceof Map<?, ?> b && b.containsKey("disable_after_seconds")) {
+            s.problem(s.pathOf("disable_after") + " and " + s.pathOf("breaker") + ".disable_after_seconds are the same"
+                    + " setting: give one of them, got both");
+            return null;
+        }
+        long seconds = durationSeconds(raw);
+        if (seconds < 0 || seconds > BreakerSettings.MAX_DISABLE_AFTER_SECONDS) {
+            s.problem(s.pathOf("disable_after") + " must be a duration such as 5d, 12h, 30m or 90s, or a number of"
+                    + " seconds, from 0 (never) to " + BreakerSettings.MAX_DISABLE_AFTER_SECONDS + " seconds, got "
+                    + Values.render(raw));
+            return null;
+        }
+        return new BreakerSettings(breaker.failures(), breaker.openMs(), breaker.maxOpenMs(), seconds * 1000);
+    }
+
+    /** Seconds of {@code 5d}, {@code 12h}, {@code 30m}, {@code 90s} or a bare integer; -1 when it is none of them. */
+    static long durationSeconds(Object raw) {
+        BigInteger plain = Values.integer(raw);
+        if (plain != null) {
+            return plain.bitLength() < 40 ? plain.longValue() : -1;
+        }
+        String text = Values.string(raw);
+        Matcher m = text == null ? null : DURATION.matcher(text.strip());
+        if (m == null || !m.matches() || m.group(1).length() > 12) {
+            return -1;
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "d" -> n * 86_400;
+            case "h" -> n * 3_600;
+            case "m" -> n * 60;
+            default -> n;
+        };
+    }
+
+    private static final Pattern DURATION = Pattern.compile("([0-9]+)([dhms])");
 
     /**
      * The settings in the optional mapping {@code key} of {@code s} (its keys {@code known}):

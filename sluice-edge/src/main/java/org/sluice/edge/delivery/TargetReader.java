@@ -20,7 +20,7 @@ public interface TargetReader {
 
     /** The keys every destination type has. */
     List<String> COMMON_KEYS = List.of("type", "timeout_ms", "max_in_flight", "rate", "forward_headers",
-            "ordering", "retry", "breaker");
+            "ordering", "retry", "breaker", "disable_after");
 
     /**
      * What a reader read: each part null when a problem about it was recorded. Both are

@@ -30,7 +30,7 @@ class BadConfigTest {
                         "rate_limits.tenants.acme.burst must be an integer of at least 1, got 0"),
                 bad("an unknown top-level section",
                         "htpp: {listen: \"0.0.0.0:8080\"}",
-                        "unknown key \"htpp\" (known keys here: node, admin, http, rate_limits, intake, dedupe, sources, fleet, destinations, retention, store, logging)"),
+                        "unknown key \"htpp\" (known keys here: node, admin, http, rate_limits, intake, dedupe, sources, fleet, destinations, retention, store, logging, telemetry, events)"),
                 bad("an unknown key inside a section",
                         "http: {max_body: 5}",
                         "unknown key \"http.max_body\" (known keys here: listen, prefix, routing, max_body_bytes,"

@@ -90,6 +90,30 @@ class DestinationConfigTest {
     }
 
     @Test
+    void disableAfterTakesADurationOrSecondsAndConflictsWithTheBreakersKey() {
+        for (String[] c : new String[][] {{"5d", "432000000"}, {"12h", "43200000"}, {"30m", "1800000"}, {"90s", "90000"},
+                {"600", "600000"}, {"0", "0"}}) {
+            SluiceConfig config = ConfigLoader.parse("destinations: {app: {url: \"https://h.test/\", disable_after: "
+                    + c[0] + "}}");
+            assertThat(config.destinations().get("app").breaker().disableAfterMs()).as(c[0]).isEqualTo(Long.parseLong(c[1]));
+        }
+        assertThat(ConfigLoader.parse("destinations: {app: {url: \"https://h.test/\"}}").destinations().get("app")
+                .breaker().disableAfterMs()).isEqualTo(432_000_000L);
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse(
+                "destinations: {app: {url: \"https://h.test/\", disable_after: 5x}}"));
+        assertThat(e.errors()).singleElement().asString()
+                .startsWith("destinations.app.disable_after must be a duration such as 5d").endsWith("got \"5x\"");
+        e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse(
+                "destinations: {app: {url: \"https://h.test/\", disable_after: 1d, breaker: {disable_after_seconds: 60}}}"));
+        assertThat(e.errors()).singleElement().asString()
+                .isEqualTo("destinations.app.disable_after and destinations.app.breaker.disable_after_seconds are the same"
+                        + " setting: give one of them, got both");
+        e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse(
+                "destinations: {app: {url: \"https://h.test/\", disable_after: 99999999999d}}"));
+        assertThat(e.errors()).singleElement().asString().startsWith("destinations.app.disable_after must be");
+    }
+
+    @Test
     void aCaFileIsReadForHttpsOnly(@TempDir Path dir) throws Exception {
         Path ca = dir.resolve("ca.pem");
         Files.writeString(ca, "-----BEGIN CERTIFICATE-----\n");
@@ -140,7 +164,7 @@ class DestinationConfigTest {
                 bad("an unknown key",
                         "destinations: {app: {url: \"http://h.test/\", retries: 3}}",
                         "unknown key \"destinations.app.retries\" (known keys here: type, url, timeout_ms, max_in_flight, rate,"
-                                + " signing, headers, forward_headers, ordering, retry, breaker, ca_file, transform)"),
+                                + " signing, headers, forward_headers, ordering, retry, breaker, disable_after, ca_file, transform)"),
                 bad("a secret that is not whsec_",
                         "destinations: {app: {url: \"http://h.test/\", signing: {scheme: standard_webhooks, secret: \"hunter2-hunter2\"}}}",
                         "destinations.app.signing.secret must be whsec_ followed by the base64 of the key, got a 15-character value"

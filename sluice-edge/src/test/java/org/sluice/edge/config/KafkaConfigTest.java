@@ -99,7 +99,7 @@ class KafkaConfigTest {
                         List.of("destinations.ev.properties.ssl must be a string, number or boolean, got a mapping")),
                 Arguments.of("an http key on a kafka destination", K + "    url: \"http://h.test/\"\n",
                         List.of("unknown key \"destinations.ev.url\" (known keys here: type, timeout_ms, max_in_flight, rate, forward_headers,"
-                                + " ordering, retry, breaker, bootstrap_servers, topic, key, compression, linger_ms, properties)")));
+                                + " ordering, retry, breaker, disable_after, bootstrap_servers, topic, key, compression, linger_ms, properties)")));
     }
 
     @ParameterizedTest(name = "{0}")

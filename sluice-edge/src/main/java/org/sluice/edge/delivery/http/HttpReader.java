@@ -36,7 +36,7 @@ public final class HttpReader implements TargetReader {
 
     /** Every key of an {@code http} destination: the common ones and its own, in the order messages list them. */
     public static final List<String> KEYS = List.of("type", "url", "timeout_ms", "max_in_flight", "rate", "signing",
-            "headers", "forward_headers", "ordering", "retry", "breaker", "ca_file", "transform");
+            "headers", "forward_headers", "ordering", "retry", "breaker", "disable_after", "ca_file", "transform");
     public static final List<String> SIGNING = List.of("scheme", "secret", "secrets", "ed25519_key", "ed25519_key_file",
             "id_header", "timestamp_header", "signature_header");
     static final String SIGNING_SCHEME = "standard_webhooks";
