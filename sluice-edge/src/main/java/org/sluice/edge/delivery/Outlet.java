@@ -9,14 +9,12 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
-import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -54,7 +52,7 @@ final class Outlet {
 
     /** Extra due rows read per pass beyond the free slots (rows whose attempt is out are skipped). */
     static final int READ_AHEAD = 16;
-    /** Retry due times an outlet keeps to wake the driver for (see {@link #retryTimes}). */
+    /** Retry due times an outlet keeps to wake the driver for (see {@link RetryTimes}). */
     static final int RETRY_TIMES = 4096;
 
     private static final Duration[] LATENCY_BUCKETS = {
@@ -144,15 +142,8 @@ final class Outlet {
     private final Counter attemptsDead;
     private final Timer latency;
     private final Timer lag;
-    /**
-     * The due times (epoch ms) of the retries recorded and not yet come due: when the
-     * driver wakes for them. At most {@value #RETRY_TIMES} are kept (the latest are
-     * dropped; a pass finds those within {@value Dispatcher#MAX_PARK_MS} ms of their time).
-     * Written where answers are recorded (the driver, or the answer executor when no driver
-     * runs), read by the driver.
-     */
-    @GuardedBy("retryTimes")
-    private final TreeSet<Long> retryTimes = new TreeSet<>();
+    /** The due times of the retries recorded and not yet come due, to wake the driver for. */
+    private final RetryTimes retryTimes = new RetryTimes(RETRY_TIMES);
 
     Outlet(Destination d, Transport transport, HookStore store, Clock clock, LongSupplier wallMillis,
            OutstandingAttempts outstanding, AnswerRecorder recorder, Runnable wake, BooleanSupplier stopping,
@@ -383,26 +374,9 @@ final class Outlet {
                 // knows of is its own earliest retry; the rest (a commit claim's expiry, a row an
                 // operator scheduled) is found by a pass within MAX_PARK_MS, and commits
                 // and answers wake the driver themselves
-                next = nextRetryAfter(nowMs);
+                next = retryTimes.nextAfter(nowMs);
             }
             return new Wait(next < 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - nowMs)), true);
-        }
-    }
-
-    private void retryAt(long dueMs) {
-        synchronized (retryTimes) {
-            retryTimes.add(dueMs);
-            if (retryTimes.size() > RETRY_TIMES) {
-                retryTimes.pollLast();
-            }
-        }
-    }
-
-    /** The earliest retry due after {@code nowMs}, or -1; forgets those due by then (this pass's scan saw them). */
-    private long nextRetryAfter(long nowMs) {
-        synchronized (retryTimes) {
-            retryTimes.headSet(nowMs, true).clear();
-            return retryTimes.isEmpty() ? -1 : retryTimes.first();
         }
     }
 
@@ -528,7 +502,7 @@ final class Outlet {
         } else if (a.decision() instanceof Decision.Retry r) {
             attemptsRetry.increment();
             if (fifo == null) { // a fifo scan reads its next due time itself
-                retryAt(a.nowMs() + r.delayMillis());
+                retryTimes.add(a.nowMs() + r.delayMillis());
             }
             return;
         } else {
