@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,8 +100,7 @@ final class HookCarry {
             }
             Optional<StoredHook> hook = store.get(id);
             if (hook.isPresent()) {
-                ProducerRecord<byte[], byte[]> r = RetryRecords.record(settings.retryTopic(), hook.get(), pending);
-                moves.move(id, new ProducerRecord<>(r.topic(), null, now, r.key(), r.value(), r.headers()));
+                moves.move(id, RetryRecords.record(settings.retryTopic(), hook.get(), pending, now));
                 carriedCount.incrementAndGet();
             }
         }

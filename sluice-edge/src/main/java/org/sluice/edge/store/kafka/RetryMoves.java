@@ -183,7 +183,7 @@ final class RetryMoves {
             }
             Optional<StoredHook> hook = store.get(id);
             if (hook.isPresent()) {
-                moving.put(id, producer.send(RetryRecords.record(settings.retryTopic(), hook.get(), pending)));
+                moving.put(id, producer.send(RetryRecords.record(settings.retryTopic(), hook.get(), pending, now)));
             }
         }
     }

@@ -419,7 +419,7 @@ class LogFollowerTest {
         long now = System.currentTimeMillis();
         DeliveryRow again = new DeliveryRow(gone.id(), "crm", DeliveryState.PENDING, 0, now, now, now, null, null, null,
                 null, null);
-        producer.send(RetryRecords.record(prefix + ".retry", held, List.of(again))).get(30, TimeUnit.SECONDS);
+        producer.send(RetryRecords.record(prefix + ".retry", held, List.of(again), now)).get(30, TimeUnit.SECONDS);
 
         Eventually.until("delivered again", WAIT, () -> receiver.requestCount() == 2);
         Eventually.until("its delivery finished", WAIT, () -> node.store.deliveries().deliveries(gone.id()).stream()
@@ -453,6 +453,9 @@ class LogFollowerTest {
         assertThat(carried).extracting(r -> HookRecords.read(r).hook().id())
                 .containsExactlyInAnyOrderElementsOf(logged.stream().map(Logged::id).toList());
         assertThat(carried).allSatisfy(r -> assertThat(HookRecords.read(r).destinations()).containsExactly("audit"));
+        assertThat(carried).as("stamped when carried: the retry topic's retention counts from then")
+                .allSatisfy(r -> assertThat(r.timestamp())
+                        .isGreaterThanOrEqualTo(HookRecords.idMillis(UUID.fromString(HookRecords.read(r).hook().id())) + 2_000));
         assertThat(receiver.received()).allSatisfy(r -> assertThat(r.path()).isEqualTo("/crm"));
         a.close();
 
