@@ -178,7 +178,8 @@ final class Backends implements AutoCloseable {
                 }
                 delivering.start();
                 if (kafkaLog != null) { // the working set is filled from this node's share of the log
-                    following = new LogFollower(FleetLogs.follower(config.store().kafka().orElseThrow()), rocks, clock,
+                    following = new LogFollower(FleetLogs.follower(config.store().kafka().orElseThrow())
+                            .withCarryAfter(java.time.Duration.ofSeconds(config.retention().hooksSeconds()).dividedBy(2)), rocks, clock,
                             epochMillis, fifoDestinations(config));
                     FleetLogs.followerMeters(following.figures(), registry);
                     Dispatcher d = delivering;

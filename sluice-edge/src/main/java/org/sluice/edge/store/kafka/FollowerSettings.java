@@ -33,10 +33,15 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  * @param retryMoveAfter          a hook of the hooks topic whose next attempt is due further
  *                                away than this is moved to {@code <prefix>.retry}, so that it
  *                                stops holding its partition's committed offset; zero: never
+ * @param carryAfter              a hook of the hooks topic held unfinished (a paused
+ *                                destination, a slow retry) whose record is older than this is
+ *                                carried forward to {@code <prefix>.retry} before the topic's
+ *                                retention deletes it ({@link HookCarry}); zero: never. The
+ *                                server sets half of {@code retention.hooks_seconds}
  */
 public record FollowerSettings(List<String> bootstrapServers, String topicPrefix, Map<String, String> properties,
                                Duration sessionTimeout, int maxTrackedPerPartition, Duration commitInterval,
-                               Duration retryMoveAfter) {
+                               Duration retryMoveAfter, Duration carryAfter) {
 
     /** Consumer properties the follower sets itself; the operator's map cannot change them. */
     public static final Set<String> OWNED_KEYS = Set.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -75,29 +80,38 @@ public record FollowerSettings(List<String> bootstrapServers, String topicPrefix
         if (retryMoveAfter.isNegative()) {
             throw new IllegalArgumentException("the retry move threshold must not be negative, got " + retryMoveAfter);
         }
+        if (carryAfter.isNegative()) {
+            throw new IllegalArgumentException("the carry-forward age must not be negative, got " + carryAfter);
+        }
     }
 
     /** The defaults for everything but where the log is. */
     public static FollowerSettings of(List<String> bootstrapServers, String topicPrefix, Map<String, String> properties) {
         return new FollowerSettings(bootstrapServers, topicPrefix, properties, DEFAULT_SESSION_TIMEOUT,
-                DEFAULT_MAX_TRACKED, DEFAULT_COMMIT_INTERVAL, DEFAULT_RETRY_MOVE_AFTER);
+                DEFAULT_MAX_TRACKED, DEFAULT_COMMIT_INTERVAL, DEFAULT_RETRY_MOVE_AFTER, Duration.ZERO);
     }
 
     public FollowerSettings withSessionTimeout(Duration timeout) {
-        return new FollowerSettings(bootstrapServers, topicPrefix, properties, timeout, maxTrackedPerPartition, commitInterval, retryMoveAfter);
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, timeout, maxTrackedPerPartition, commitInterval, retryMoveAfter, carryAfter);
     }
 
     public FollowerSettings withMaxTrackedPerPartition(int max) {
-        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, max, commitInterval, retryMoveAfter);
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, max, commitInterval, retryMoveAfter, carryAfter);
     }
 
     public FollowerSettings withCommitInterval(Duration interval) {
-        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition, interval, retryMoveAfter);
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition, interval, retryMoveAfter, carryAfter);
     }
 
     public FollowerSettings withRetryMoveAfter(Duration after) {
         return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition,
-                commitInterval, after);
+                commitInterval, after, carryAfter);
+    }
+
+    /** As this, carrying forward held hooks older than {@code after} (zero: never); see {@link HookCarry}. */
+    public FollowerSettings withCarryAfter(Duration after) {
+        return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition,
+                commitInterval, retryMoveAfter, after);
     }
 
     /** The hooks topic, {@code <prefix>.hooks}. */

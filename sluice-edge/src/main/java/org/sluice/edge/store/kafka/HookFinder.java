@@ -33,7 +33,11 @@ import org.sluice.edge.store.UuidV7;
  *       while its segment is still on a broker's disk (Kafka deletes whole segments, late),
  *       unless the delivery group has not committed past its record: a hook with a pending
  *       delivery is kept whatever its age, as on the RocksDB store (a record behind a held
- *       one in its partition is found too, until the group commits past it).</li>
+ *       one in its partition is found too, until the group commits past it), or while the
+ *       group has not committed past a record of it on the retry topic (a held hook carried
+ *       forward there, {@link HookCarry}: read from each retry partition's committed offset to
+ *       its end; the hooks topic's record is answered while it is still there, else the
+ *       retry record's, which names only the destinations still pending).</li>
  *   <li>{@code offsetsForTimes} on every partition gives the first record stamped at or after
  *       that millisecond: the hook, if the log has it, is at or after that offset.</li>
  *   <li>From there each partition is read forward, comparing the {@code sluice-id} header, and
@@ -76,10 +80,12 @@ final class HookFinder {
         String canonical = uuid.toString();
         try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer()) {
             Optional<ConsumerRecord<byte[], byte[]>> found = scan(consumer, canonical, millis);
-            if (found.isPresent() && pastRetention && !unfinished(found.get())) {
-                return Optional.empty();
+            if (!pastRetention || found.isPresent() && unfinished(found.get())) {
+                return found.map(HookRecords::read);
             }
-            return found.map(HookRecords::read);
+            // carried forward to the retry topic while held (HookCarry): kept while unfinished there
+            Optional<ConsumerRecord<byte[], byte[]>> held = scanUnfinishedRetries(consumer, canonical);
+            return held.isEmpty() ? Optional.empty() : Optional.of(HookRecords.read(found.orElse(held.get())));
         } catch (KafkaException e) {
             throw new HookStoreException("cannot read hook " + canonical + " from the log (" + settings.location()
                     + "): " + e.getMessage(), e);
@@ -93,7 +99,11 @@ final class HookFinder {
      * commit interval.
      */
     private boolean unfinished(ConsumerRecord<byte[], byte[]> r) {
-        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+        OffsetAndMetadata at = groupOffsets().get(new TopicPartition(r.topic(), r.partition()));
+        return at != null && r.offset() >= at.offset();
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> groupOffsets() {
         Map<TopicPartition, OffsetAndMetadata> committed;
         try {
             committed = clients.admin().listConsumerGroupOffsets(TopicNames.deliveryGroup(settings.topicPrefix()))
@@ -105,8 +115,48 @@ final class HookFinder {
             throw new HookStoreException("cannot read the delivery group's offsets (" + settings.location() + "): "
                     + e.getMessage(), e);
         }
-        OffsetAndMetadata at = committed.get(tp);
-        return at != null && r.offset() >= at.offset();
+        return committed;
+    }
+
+    /**
+     * The record of the retry topic naming the hook that the delivery group has not committed
+     * past, if any: each partition the group committed is read from its committed offset to
+     * its end (at most {@value #MAX_RECORDS} records each, {@code timeout_ms} in all).
+     */
+    private Optional<ConsumerRecord<byte[], byte[]>> scanUnfinishedRetries(KafkaConsumer<byte[], byte[]> consumer, String id) {
+        Duration wait = Duration.ofMillis(settings.timeoutMs());
+        Map<TopicPartition, Long> starts = new HashMap<>();
+        groupOffsets().forEach((tp, o) -> {
+            if (o != null && tp.topic().equals(settings.retryTopic())) {
+                starts.put(tp, o.offset());
+            }
+        });
+        if (starts.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<TopicPartition, Long> ends = consumer.endOffsets(starts.keySet(), wait);
+        Set<TopicPartition> open = new HashSet<>(starts.keySet());
+        open.removeIf(tp -> starts.get(tp) >= ends.get(tp));
+        consumer.assign(open);
+        open.forEach(tp -> consumer.seek(tp, starts.get(tp)));
+        Map<TopicPartition, Integer> read = new HashMap<>();
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (!open.isEmpty() && System.nanoTime() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                if (!open.contains(tp)) {
+                    continue;
+                }
+                if (id.equals(header(r))) {
+                    return Optional.of(r);
+                }
+                if (read.merge(tp, 1, Integer::sum) >= MAX_RECORDS || r.offset() + 1 >= ends.get(tp)) {
+                    open.remove(tp);
+                    consumer.pause(List.of(tp));
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     private Optional<ConsumerRecord<byte[], byte[]>> scan(KafkaConsumer<byte[], byte[]> consumer, String id, long millis) {

@@ -170,7 +170,7 @@ public final class KafkaFleetDeliveries implements FleetDeliveries, AutoCloseabl
         }
         StoredHook hook = logged.get().hook();
         Producer<byte[], byte[]> producer = clients.producer();
-        await(List.of(send(producer, RetryRecords.record(settings.retryTopic(), hook, rows))), "the redelivery of " + canonical);
+        await(List.of(send(producer, RetryRecords.record(settings.retryTopic(), hook, rows, now))), "the redelivery of " + canonical);
         List<Future<RecordMetadata>> tombstones = new ArrayList<>();
         List<DeadLetterIndex.Entry> removed = new ArrayList<>();
         for (DeadLetterIndex.Entry e : dead) {

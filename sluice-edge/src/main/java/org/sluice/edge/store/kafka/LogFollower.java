@@ -125,6 +125,8 @@ public final class LogFollower implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     /** Moves hooks waiting for distant retries to the retry topic (see "Distant retries"). */
     private final RetryMoves moves;
+    /** Carries held hooks forward to the retry topic before the hooks topic's retention (see {@link HookCarry}). */
+    private final HookCarry carry;
     /** Writes dead letters to the dead-letter topic before their hooks count as finished. */
     private final DeadLetters deadLetters;
     /** Writes the retry and dead-letter topics. */
@@ -179,6 +181,7 @@ public final class LogFollower implements AutoCloseable {
         this.consumer = new KafkaConsumer<>(settings.consumerProperties());
         this.producer = new KafkaProducer<>(RetryMoves.producerProperties(settings));
         this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations, producer);
+        this.carry = new HookCarry(settings, store, wallMillis, orderedDestinations, moves);
         this.deadLetters = new DeadLetters(settings, store, producer);
         this.published = new FollowerPublished(settings, new FollowerFigures(!moves.enabled()
                 ? List.of(settings.hooksTopic()) : List.of(settings.hooksTopic(), settings.retryTopic())));
@@ -251,6 +254,11 @@ public final class LogFollower implements AutoCloseable {
     /** Hooks moved to the retry topic since start. */
     public long hooksMoved() {
         return moves.moved();
+    }
+
+    /** Held hooks whose carry forward to the retry topic was started since start ({@link HookCarry}). */
+    public long hooksCarried() {
+        return carry.carried();
     }
 
     /** The partitions of the hooks topic this node owns now. */
@@ -390,6 +398,7 @@ public final class LogFollower implements AutoCloseable {
         moves.settle();
         commit(progress.keySet());
         moves.start(progress);
+        carry.start(progress);
         deadLetters.start(progress);
         published.figures(progress, consumer);
     }

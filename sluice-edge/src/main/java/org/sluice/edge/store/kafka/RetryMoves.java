@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -182,9 +183,22 @@ final class RetryMoves {
             }
             Optional<StoredHook> hook = store.get(id);
             if (hook.isPresent()) {
-                moving.put(id, producer.send(RetryRecords.record(settings.retryTopic(), hook.get(), pending)));
+                moving.put(id, producer.send(RetryRecords.record(settings.retryTopic(), hook.get(), pending, now)));
             }
         }
+    }
+
+    /** True while the hook is being moved, or is moved and not yet committed past. */
+    boolean inMotion(String hookId) {
+        return moved.contains(hookId) || moving.containsKey(hookId);
+    }
+
+    /**
+     * Starts moving a hook with its retry record, as {@link #start} does (for {@link HookCarry});
+     * then {@link #settle} and {@link #takeMoved} treat it as any move. Only when {@link #enabled()}.
+     */
+    void move(String hookId, ProducerRecord<byte[], byte[]> record) {
+        moving.put(hookId, producer.send(record));
     }
 
     /** Forgets the hooks whose move the log acknowledged; a failed move is tried again by a later pass. */

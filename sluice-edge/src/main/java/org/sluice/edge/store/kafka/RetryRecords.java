@@ -17,7 +17,7 @@ import org.sluice.edge.store.WorkingSet;
 /**
  * How a hook waiting for a distant retry is written on the retry topic ({@code <prefix>.retry}),
  * so that it stops holding its hooks partition's committed offset: a {@link HookRecords}
- * record of the whole hook (same key, value, timestamp and headers) naming only the
+ * record of the whole hook (same key, value and headers; stamped when written) naming only the
  * destinations still pending, plus, for each of them in the same order, a
  * {@value #ATTEMPTS} header (attempts made, decimal) and a {@value #DUE} header (when the
  * next attempt is due, epoch ms, decimal). A record without them, or with them malformed,
@@ -33,9 +33,16 @@ final class RetryRecords {
     private RetryRecords() {
     }
 
-    /** The retry record of {@code hook} on {@code topic}, carrying its {@code pending} rows (one per destination). */
-    static ProducerRecord<byte[], byte[]> record(String topic, StoredHook hook, List<DeliveryRow> pending) {
-        ProducerRecord<byte[], byte[]> r = hookRecord(topic, hook, pending);
+    /**
+     * The retry record of {@code hook} on {@code topic}, carrying its {@code pending} rows (one
+     * per destination), stamped {@code stampMillis}: the time it is written, not the hook's id
+     * millisecond as on the hooks topic, so that the retry topic's retention counts from the
+     * write (a hook older than {@code retention.hooks_seconds} moved, carried forward or
+     * redelivered here is not deleted at once).
+     */
+    static ProducerRecord<byte[], byte[]> record(String topic, StoredHook hook, List<DeliveryRow> pending, long stampMillis) {
+        ProducerRecord<byte[], byte[]> h = hookRecord(topic, hook, pending);
+        ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, null, stampMillis, h.key(), h.value(), h.headers());
         for (DeliveryRow row : pending) {
             r.headers().add(ATTEMPTS, utf8(Integer.toString(row.attempts())));
             r.headers().add(DUE, utf8(Long.toString(row.nextAttemptAtMillis())));

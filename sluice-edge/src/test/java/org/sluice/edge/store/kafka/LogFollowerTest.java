@@ -123,13 +123,18 @@ class LogFollowerTest {
         }
 
         Node(String name, List<Destination> destinations, Duration session, Duration moveAfter, int maxTracked) {
+            this(name, destinations, session, moveAfter, maxTracked, Duration.ZERO);
+        }
+
+        Node(String name, List<Destination> destinations, Duration session, Duration moveAfter, int maxTracked,
+             Duration carryAfter) {
             store = RocksHookStore.open(dir.resolve(name));
             dispatcher = new Dispatcher(destinations, store, Clock.system(), System::currentTimeMillis,
                     new SimpleMeterRegistry(), new SplittableRandom(7),
                 (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, org.sluice.edge.netio.TestTransport.io(), null, w));
             follower = new LogFollower(FollowerSettings.of(List.of(brokers.bootstrapServers()), prefix, Map.of())
                     .withSessionTimeout(session).withCommitInterval(Duration.ofMillis(200)).withRetryMoveAfter(moveAfter)
-                    .withMaxTrackedPerPartition(maxTracked),
+                    .withMaxTrackedPerPartition(maxTracked).withCarryAfter(carryAfter),
                     store, Clock.system());
             closing.add(this);
         }
@@ -414,11 +419,62 @@ class LogFollowerTest {
         long now = System.currentTimeMillis();
         DeliveryRow again = new DeliveryRow(gone.id(), "crm", DeliveryState.PENDING, 0, now, now, now, null, null, null,
                 null, null);
-        producer.send(RetryRecords.record(prefix + ".retry", held, List.of(again))).get(30, TimeUnit.SECONDS);
+        producer.send(RetryRecords.record(prefix + ".retry", held, List.of(again), now)).get(30, TimeUnit.SECONDS);
 
         Eventually.until("delivered again", WAIT, () -> receiver.requestCount() == 2);
         Eventually.until("its delivery finished", WAIT, () -> node.store.deliveries().deliveries(gone.id()).stream()
                 .allMatch(r -> r.state() == DeliveryState.DELIVERED));
+    }
+
+    /**
+     * Hooks held on the hooks topic by a paused destination are carried forward to the retry
+     * topic once older than the carry age: the hooks partition commits past them, so the
+     * hooks topic's retention may delete their records (done here by hand) and a node that
+     * starts with an empty working set still delivers each of them, once, when resumed.
+     */
+    @Test
+    void heldHooksOlderThanTheCarryAgeOutliveTheirHooksRecords() throws Exception {
+        HookReceiver receiver = receiver();
+        List<Destination> destinations = List.of(http("crm", receiver.uri("/crm")), http("audit", receiver.uri("/audit")));
+        Node a = new Node("a", destinations, Duration.ofSeconds(6), FollowerSettings.DEFAULT_RETRY_MOVE_AFTER,
+                FollowerSettings.DEFAULT_MAX_TRACKED, Duration.ofSeconds(2));
+        a.store.deliveries().setPaused("audit", true, System.currentTimeMillis());
+        a.start();
+        Eventually.until("the follower owns every partition", WAIT, () -> a.follower.ownedPartitions().size() == PARTITIONS);
+
+        List<Logged> logged = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            logged.add(produce("tenant" + (i % 2), "source" + (i % 3), "{\"n\":" + i + "}", "crm", "audit"));
+        }
+
+        Eventually.until("every hook carried forward and the hooks topic committed past it", WAIT,
+                () -> a.follower.hooksCarried() >= logged.size() && committedTo(ends(logged), a));
+        List<ConsumerRecord<byte[], byte[]>> carried = brokers.readAll(List.of(prefix + ".retry"), l -> l.size() >= logged.size());
+        assertThat(carried).extracting(r -> HookRecords.read(r).hook().id())
+                .containsExactlyInAnyOrderElementsOf(logged.stream().map(Logged::id).toList());
+        assertThat(carried).allSatisfy(r -> assertThat(HookRecords.read(r).destinations()).containsExactly("audit"));
+        assertThat(carried).as("stamped when carried: the retry topic's retention counts from then")
+                .allSatisfy(r -> assertThat(r.timestamp())
+                        .isGreaterThanOrEqualTo(HookRecords.idMillis(UUID.fromString(HookRecords.read(r).hook().id())) + 2_000));
+        assertThat(receiver.received()).allSatisfy(r -> assertThat(r.path()).isEqualTo("/crm"));
+        a.close();
+
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", brokers.bootstrapServers()))) { // as the retention would
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.RecordsToDelete> gone = new HashMap<>();
+            ends(logged).forEach((p, end) -> gone.put(new org.apache.kafka.common.TopicPartition(prefix + ".hooks", p),
+                    org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(end)));
+            admin.deleteRecords(gone).all().get(30, TimeUnit.SECONDS);
+        }
+        Node b = new Node("b", destinations, Duration.ofSeconds(6)).start(); // a new working set; audit resumed
+
+        Eventually.until("every hook delivered to audit", WAIT,
+                () -> receiver.received().stream().filter(r -> r.path().equals("/audit")).count() >= logged.size());
+        Eventually.until("the retry topic committed past them", WAIT,
+                () -> b.follower.committedRetryOffsets().values().stream().mapToLong(Long::longValue).sum() >= logged.size());
+        Map<String, Integer> copies = copiesById(receiver.received());
+        assertThat(copies.keySet()).containsExactlyInAnyOrderElementsOf(logged.stream().map(Logged::id).toList());
+        assertThat(copies.values()).containsOnly(2); // once to crm, once to audit
     }
 
     /**
