@@ -116,7 +116,7 @@ class TopicSpreadAssignorTest {
     void threeConsumersWithTheFollowersPropertiesShareEachTopicEvenlyOnARealBroker() throws Exception {
         String prefix = "spread";
         FollowerSettings settings = new FollowerSettings(List.of(brokers.bootstrapServers()), prefix, Map.of(),
-                Duration.ofSeconds(10), 100, Duration.ofSeconds(1), Duration.ZERO);
+                Duration.ofSeconds(10), 100, Duration.ofSeconds(1), Duration.ZERO, Duration.ZERO);
         List<String> topics = List.of(prefix + ".hooks", prefix + ".retry");
         for (String t : topics) {
             brokers.createTopic(t, 4, 1, Map.of());
