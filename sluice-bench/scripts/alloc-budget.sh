@@ -6,12 +6,15 @@
 # requests, after a warm-up: a count, not a timing, so a loaded machine does not change it.
 # Exits non-zero, naming the budget, when one is broken.
 # Usage (from anywhere): sluice-bench/scripts/alloc-budget.sh [refusals] [accepts]
+#   TRANSPORT=t   http.transport of both servers: auto (the default), io_uring, epoll or nio
+#   SKIP_BUILD=1  use the jars already built (a second run on another transport)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests
+case "${TRANSPORT:-}" in ''|auto|io_uring|epoll|nio) ;; *) echo "TRANSPORT must be auto, io_uring, epoll or nio, got '$TRANSPORT'" >&2; exit 2 ;; esac
+[ -n "${SKIP_BUILD:-}" ] || mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package -DskipTests
 # The same heap flags as edge-bench.sh gives the server.
-java -Xms1g -Xmx1g -cp "$root/sluice-bench/target/benchmarks.jar" \
+SLUICE_TRANSPORT="${TRANSPORT:-}" java -Xms1g -Xmx1g -cp "$root/sluice-bench/target/benchmarks.jar" \
   org.sluice.bench.edge.AllocBudget "${1:-200000}" "${2:-20000}" || {
   echo "alloc-budget: FAILED (see the budget named above)" >&2
   exit 1

@@ -20,6 +20,8 @@
 #   WARM_UP=s         seconds of full load before each full-load window, not counted (default 30;
 #                     0: none); the backlog it leaves is drained before the window starts
 #   HALF_WARM_UP=s    seconds of the half load run before its counted window (default 60)
+#   TRANSPORT=t       http.transport of the server: auto, io_uring, epoll or nio (default: not set,
+#                     the server's own default, auto); its boot line in the log says which runs
 #   SLUICE_JAR=path   run that server jar instead of building this checkout's (a before/after
 #                     comparison in the same conditions)
 set -euo pipefail

@@ -127,7 +127,7 @@ delivery_yaml() { # name node-id admin-yaml port destinations-yaml deliver-to: w
   cat > "$work/$1.yaml" <<YAML
 node: {id: $2, data_dir: "$work/$1-data"}
 admin: $3
-http: {listen: "127.0.0.1:$4"}
+http: {listen: "127.0.0.1:$4"${TRANSPORT:+, transport: $TRANSPORT}}
 intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
 destinations:
 $5

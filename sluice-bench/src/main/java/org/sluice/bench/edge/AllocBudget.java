@@ -61,7 +61,7 @@ public final class AllocBudget {
         try (EdgeServer server = start(dir, "refuse", """
                 node: {id: alloc-refuse, data_dir: "%s"}
                 admin: {listen: "127.0.0.1:0"}
-                http: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0"%s}
                 rate_limits:
                   per_ip: {rate: 1, burst: 5}
                 sources:
@@ -76,7 +76,7 @@ public final class AllocBudget {
         try (EdgeServer server = start(dir, "accept", """
                 node: {id: alloc-accept, data_dir: "%s"}
                 admin: {listen: "127.0.0.1:0"}
-                http: {listen: "127.0.0.1:0"}
+                http: {listen: "127.0.0.1:0"%s}
                 intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
                 sources:
                   bench: {tenant: bench, verify: {scheme: hmac, header: X-Signature, prefix: "sha256=", algorithm: sha256, encoding: hex, secrets: ["bench-secret"]}}
@@ -97,7 +97,10 @@ public final class AllocBudget {
 
     private static EdgeServer start(Path dir, String name, String yaml) throws IOException {
         Path config = dir.resolve(name + ".yaml");
-        Files.writeString(config, yaml.formatted(dir.resolve(name + "-data")));
+        // SLUICE_TRANSPORT (alloc-budget.sh's TRANSPORT) sets http.transport: the budgets hold on each.
+        String transport = System.getenv().getOrDefault("SLUICE_TRANSPORT", "");
+        String transportKey = transport.isEmpty() ? "" : ", transport: " + transport;
+        Files.writeString(config, yaml.formatted(dir.resolve(name + "-data"), transportKey));
         return EdgeServer.builder(ConfigLoader.load(config)).start();
     }
 
