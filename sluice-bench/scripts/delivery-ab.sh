@@ -12,6 +12,10 @@
 #   WARM_UP=s          seconds of load before each counted window (default 20)
 #   MAX_IN_FLIGHT=n    the destination's max_in_flight (default 256, as delivery-bench.sh)
 #   SERVER_JAVA_OPTS   JVM options for the servers (default: -Xms1g -Xmx1g)
+#   DEST_EXTRA_A, DEST_EXTRA_B  more keys of that side's destination, in YAML flow style (e.g.
+#                      'transform: {method: PUT, path: "/t/{tenant}/{$.type}"}'): one jar twice
+#                      with DEST_EXTRA_B set compares a destination setting with its absence,
+#                      e.g. a transformation against plain delivery (the cost per delivered hook)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 [ $# -ge 2 ] || { echo "usage: $0 JAR_A JAR_B [pairs] [seconds]" >&2; exit 2; }
@@ -27,11 +31,11 @@ echo "load before: $(uptime)"; echo "cores: $(nproc)"
 mif="${MAX_IN_FLIGHT:-256}"
 for i in $(seq 1 "$pairs"); do
   for side in A B; do
-    if [ "$side" = A ]; then sluice_jar=$jar_a; else sluice_jar=$jar_b; fi
+    if [ "$side" = A ]; then sluice_jar=$jar_a; extra="${DEST_EXTRA_A:-}"; else sluice_jar=$jar_b; extra="${DEST_EXTRA_B:-}"; fi
     rm -rf "$work/ab-data"
     start_receiver
     delivery_yaml ab bench-delivery-ab '{listen: "127.0.0.1:0"}' 18081 \
-      "  app: {url: \"http://127.0.0.1:18090/hooks\", max_in_flight: $mif}" app
+      "  app: {url: \"http://127.0.0.1:18090/hooks\", max_in_flight: $mif${extra:+, $extra}}" app
     launch_sluice ab 18081
     wrk -t2 -c64 -d"${warm}s" -s "$fixtures/post-signed-1k.lua" "http://127.0.0.1:18081/hooks/bench" > "$work/warm.wrk"
     before=$(( $(wrk_total "$work/warm.wrk") - $(wrk_non2xx "$work/warm.wrk") ))
@@ -48,5 +52,5 @@ for i in $(seq 1 "$pairs"); do
     stop_sluice
   done
 done
-echo "A = $jar_a"; echo "B = $jar_b"
+echo "A = $jar_a${DEST_EXTRA_A:+ with $DEST_EXTRA_A}"; echo "B = $jar_b${DEST_EXTRA_B:+ with $DEST_EXTRA_B}"
 echo "load after: $(uptime)"
