@@ -59,8 +59,9 @@ final class GroupLag {
     }
 
     private long read(Admin admin) throws Exception {
-        long wait = log.settings().timeoutMs();
-        Map<String, TopicDescription> topics = admin.describeTopics(List.of(log.settings().hooksTopic(), log.settings().retryTopic()))
+        KafkaLogSettings settings = log.settings();
+        long wait = settings.timeoutMs();
+        Map<String, TopicDescription> topics = admin.describeTopics(List.of(settings.hooksTopic(), settings.retryTopic()))
                 .allTopicNames().get(wait, TimeUnit.MILLISECONDS);
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
         Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
@@ -69,7 +70,7 @@ final class GroupLag {
             earliest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.earliest());
         }));
         Map<TopicPartition, OffsetAndMetadata> committed = admin
-                .listConsumerGroupOffsets(log.settings().groupId())
+                .listConsumerGroupOffsets(settings.groupId())
                 .partitionsToOffsetAndMetadata().get(wait, TimeUnit.MILLISECONDS);
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
                 admin.listOffsets(latest).all().get(wait, TimeUnit.MILLISECONDS);

@@ -105,7 +105,8 @@ final class HookFinder {
                     .partitionsToOffsetAndMetadata().get(log.settings().timeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new HookStoreException("interrupted reading the delivery group's offsets (" + log.settings().location() + ")", e);
+            throw new HookStoreException("interrupted reading the delivery group's offsets (" + log.settings().location()
+                    + ")", e);
         } catch (ExecutionException | TimeoutException e) {
             throw new HookStoreException("cannot read the delivery group's offsets (" + log.settings().location() + "): "
                     + e.getMessage(), e);

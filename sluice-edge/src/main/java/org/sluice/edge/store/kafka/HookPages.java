@@ -432,6 +432,7 @@ final class HookPages {
     }
 
     private HookStoreException unreadable(KafkaException e) {
-        return new HookStoreException("cannot list hooks on the log (" + log.settings().location() + "): " + e.getMessage(), e);
+        return new HookStoreException("cannot list hooks on the log (" + log.settings().location() + "): " + e.getMessage(),
+                e);
     }
 }
