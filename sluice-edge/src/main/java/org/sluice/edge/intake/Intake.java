@@ -114,8 +114,7 @@ public final class Intake implements AutoCloseable {
         down = new boolean[settings.partitions()];
         downSince = new long[settings.partitions()];
         for (int i = 0; i < partitions.length; i++) {
-            partitions[i] = new Partition(settings.maxBatch(), Partition.millisToNanos(settings.maxDelayMs()),
-                    Partition.millisToNanos(settings.commitDeadlineMs()), clock);
+            partitions[i] = new Partition(settings, clock);
             writers[i] = newWriter(i);
         }
         deadlines = Executors.newSingleThreadScheduledExecutor(r -> {

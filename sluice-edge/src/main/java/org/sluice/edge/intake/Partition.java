@@ -34,10 +34,11 @@ final class Partition {
     @GuardedBy("lock")
     private boolean closing;
 
-    Partition(int maxBatch, long maxDelayNanos, long deadlineNanos, Clock clock) {
-        this.maxBatch = maxBatch;
-        this.maxDelayNanos = maxDelayNanos;
-        this.deadlineNanos = deadlineNanos;
+    /** A partition batching by {@code settings}' {@code max_batch}, {@code max_delay_ms} and {@code commit_deadline_ms}. */
+    Partition(IntakeSettings settings, Clock clock) {
+        this.maxBatch = settings.maxBatch();
+        this.maxDelayNanos = TimeUnit.MILLISECONDS.toNanos(settings.maxDelayMs());
+        this.deadlineNanos = TimeUnit.MILLISECONDS.toNanos(settings.commitDeadlineMs());
         this.clock = clock;
     }
 
@@ -144,9 +145,5 @@ final class Partition {
 
     private boolean isOverdue(QueuedHook h, long now) {
         return now - h.enqueuedNanos > deadlineNanos;
-    }
-
-    static long millisToNanos(long ms) {
-        return TimeUnit.MILLISECONDS.toNanos(ms);
     }
 }

@@ -94,31 +94,12 @@ final class ControlRecords {
     }
 
     static byte[] audit(AuditRecord r) {
-        Map<String, Object> value = new LinkedHashMap<>();
-        value.put("time_ms", r.timeMillis());
-        value.put("actor", r.actor());
-        value.put("action", r.action());
-        value.put("tenant", r.tenant());
-        value.put("before", r.before());
-        value.put("after", r.after());
-        return json(value);
+        return json(r.toStoredMap());
     }
 
     /** An audit record's value read back; throws {@link IllegalArgumentException} when it is not one. */
-    @SuppressWarnings("unchecked")
     static AuditRecord audit(byte[] value) {
-        Map<String, Object> m = map(value);
-        if (!(m.get("time_ms") instanceof Number time) || !(m.get("action") instanceof String action)) {
-            throw new IllegalArgumentException("an audit record needs a numeric time_ms and a string action");
-        }
-        Object actor = m.get("actor");
-        Object tenant = m.get("tenant");
-        Object before = m.get("before");
-        Object after = m.get("after");
-        return new AuditRecord(time.longValue(), actor instanceof String a ? a : null, action,
-                tenant instanceof String t ? t : null,
-                before instanceof Map<?, ?> b ? (Map<String, Object>) b : null,
-                after instanceof Map<?, ?> f ? (Map<String, Object>) f : null);
+        return AuditRecord.fromStoredMap(map(value));
     }
 
     /** A JSON object's bytes as a map; throws {@link IllegalArgumentException} when they are not one. */

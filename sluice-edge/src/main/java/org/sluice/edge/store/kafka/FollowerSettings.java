@@ -41,7 +41,7 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  */
 public record FollowerSettings(List<String> bootstrapServers, String topicPrefix, Map<String, String> properties,
                                Duration sessionTimeout, int maxTrackedPerPartition, Duration commitInterval,
-                               Duration retryMoveAfter, Duration carryAfter) {
+                               Duration retryMoveAfter, Duration carryAfter) implements TopicNames {
 
     /** Consumer properties the follower sets itself; the operator's map cannot change them. */
     public static final Set<String> OWNED_KEYS = Set.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -112,26 +112,6 @@ public record FollowerSettings(List<String> bootstrapServers, String topicPrefix
     public FollowerSettings withCarryAfter(Duration after) {
         return new FollowerSettings(bootstrapServers, topicPrefix, properties, sessionTimeout, maxTrackedPerPartition,
                 commitInterval, retryMoveAfter, after);
-    }
-
-    /** The hooks topic, {@code <prefix>.hooks}. */
-    public String hooksTopic() {
-        return TopicNames.hooks(topicPrefix);
-    }
-
-    /** The retry topic, {@code <prefix>.retry}. */
-    public String retryTopic() {
-        return TopicNames.retry(topicPrefix);
-    }
-
-    /** The dead-letter topic, {@code <prefix>.dead}. */
-    public String deadTopic() {
-        return TopicNames.dead(topicPrefix);
-    }
-
-    /** The delivery group, {@code <prefix>.delivery}. */
-    public String groupId() {
-        return TopicNames.deliveryGroup(topicPrefix);
     }
 
     /** The follower's consumer properties: the operator's, then every {@link #OWNED_KEYS owned key} set here. */

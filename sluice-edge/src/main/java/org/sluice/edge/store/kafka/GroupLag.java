@@ -4,7 +4,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -28,30 +27,26 @@ final class GroupLag {
     private static final Logger LOG = LoggerFactory.getLogger(GroupLag.class);
     static final long CACHE_MS = 2_000;
 
-    private final KafkaLogSettings settings;
-    private final LogClients clients;
-    private final LongSupplier wallMillis;
+    private final LogAccess log;
     /** The last reading, or null; two callers at once may both read (no I/O under a lock). */
     private volatile Reading last;
 
     private record Reading(long atMillis, long records) {
     }
 
-    GroupLag(KafkaLogSettings settings, LogClients clients, LongSupplier wallMillis) {
-        this.settings = settings;
-        this.clients = clients;
-        this.wallMillis = wallMillis;
+    GroupLag(LogAccess log) {
+        this.log = log;
     }
 
     long records() {
-        long now = wallMillis.getAsLong();
+        long now = log.now();
         Reading r = last;
         if (r != null && now - r.atMillis() < CACHE_MS) {
             return r.records();
         }
         long records;
         try {
-            records = read(clients.admin());
+            records = read(log.clients().admin());
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -64,6 +59,7 @@ final class GroupLag {
     }
 
     private long read(Admin admin) throws Exception {
+        KafkaLogSettings settings = log.settings();
         long wait = settings.timeoutMs();
         Map<String, TopicDescription> topics = admin.describeTopics(List.of(settings.hooksTopic(), settings.retryTopic()))
                 .allTopicNames().get(wait, TimeUnit.MILLISECONDS);
@@ -74,7 +70,7 @@ final class GroupLag {
             earliest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.earliest());
         }));
         Map<TopicPartition, OffsetAndMetadata> committed = admin
-                .listConsumerGroupOffsets(TopicNames.deliveryGroup(settings.topicPrefix()))
+                .listConsumerGroupOffsets(settings.groupId())
                 .partitionsToOffsetAndMetadata().get(wait, TimeUnit.MILLISECONDS);
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
                 admin.listOffsets(latest).all().get(wait, TimeUnit.MILLISECONDS);

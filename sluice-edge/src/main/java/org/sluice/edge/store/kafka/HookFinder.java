@@ -1,7 +1,6 @@
 package org.sluice.edge.store.kafka;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -12,7 +11,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -59,14 +58,10 @@ final class HookFinder {
     /** The most records read per partition in one lookup. */
     static final int MAX_RECORDS = 10_000;
 
-    private final KafkaLogSettings settings;
-    private final LogClients clients;
-    private final LongSupplier wallMillis;
+    private final LogAccess log;
 
-    HookFinder(KafkaLogSettings settings, LogClients clients, LongSupplier wallMillis) {
-        this.settings = settings;
-        this.clients = clients;
-        this.wallMillis = wallMillis;
+    HookFinder(LogAccess log) {
+        this.log = log;
     }
 
     /** The hook with this id, or empty (also for a string that is not a UUIDv7, or a hook past retention). */
@@ -76,9 +71,9 @@ final class HookFinder {
             return Optional.empty();
         }
         long millis = UuidV7.millisOf(uuid);
-        boolean pastRetention = millis < wallMillis.getAsLong() - settings.hooksRetentionMs();
+        boolean pastRetention = millis < log.now() - log.settings().hooksRetentionMs();
         String canonical = uuid.toString();
-        try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer()) {
+        try (KafkaConsumer<byte[], byte[]> consumer = log.clients().consumer()) {
             Optional<ConsumerRecord<byte[], byte[]>> found = scan(consumer, canonical, millis);
             if (!pastRetention || found.isPresent() && unfinished(found.get())) {
                 return found.map(HookRecords::read);
@@ -87,7 +82,7 @@ final class HookFinder {
             Optional<ConsumerRecord<byte[], byte[]>> held = scanUnfinishedRetries(consumer, canonical);
             return held.isEmpty() ? Optional.empty() : Optional.of(HookRecords.read(found.orElse(held.get())));
         } catch (KafkaException e) {
-            throw new HookStoreException("cannot read hook " + canonical + " from the log (" + settings.location()
+            throw new HookStoreException("cannot read hook " + canonical + " from the log (" + log.settings().location()
                     + "): " + e.getMessage(), e);
         }
     }
@@ -106,13 +101,14 @@ final class HookFinder {
     private Map<TopicPartition, OffsetAndMetadata> groupOffsets() {
         Map<TopicPartition, OffsetAndMetadata> committed;
         try {
-            committed = clients.admin().listConsumerGroupOffsets(TopicNames.deliveryGroup(settings.topicPrefix()))
-                    .partitionsToOffsetAndMetadata().get(settings.timeoutMs(), TimeUnit.MILLISECONDS);
+            committed = log.clients().admin().listConsumerGroupOffsets(log.settings().groupId())
+                    .partitionsToOffsetAndMetadata().get(log.settings().timeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new HookStoreException("interrupted reading the delivery group's offsets (" + settings.location() + ")", e);
+            throw new HookStoreException("interrupted reading the delivery group's offsets (" + log.settings().location()
+                    + ")", e);
         } catch (ExecutionException | TimeoutException e) {
-            throw new HookStoreException("cannot read the delivery group's offsets (" + settings.location() + "): "
+            throw new HookStoreException("cannot read the delivery group's offsets (" + log.settings().location() + "): "
                     + e.getMessage(), e);
         }
         return committed;
@@ -124,44 +120,22 @@ final class HookFinder {
      * its end (at most {@value #MAX_RECORDS} records each, {@code timeout_ms} in all).
      */
     private Optional<ConsumerRecord<byte[], byte[]>> scanUnfinishedRetries(KafkaConsumer<byte[], byte[]> consumer, String id) {
-        Duration wait = Duration.ofMillis(settings.timeoutMs());
+        Duration wait = Duration.ofMillis(log.settings().timeoutMs());
         Map<TopicPartition, Long> starts = new HashMap<>();
         groupOffsets().forEach((tp, o) -> {
-            if (o != null && tp.topic().equals(settings.retryTopic())) {
+            if (o != null && tp.topic().equals(log.settings().retryTopic())) {
                 starts.put(tp, o.offset());
             }
         });
         if (starts.isEmpty()) {
             return Optional.empty();
         }
-        Map<TopicPartition, Long> ends = consumer.endOffsets(starts.keySet(), wait);
-        Set<TopicPartition> open = new HashSet<>(starts.keySet());
-        open.removeIf(tp -> starts.get(tp) >= ends.get(tp));
-        consumer.assign(open);
-        open.forEach(tp -> consumer.seek(tp, starts.get(tp)));
-        Map<TopicPartition, Integer> read = new HashMap<>();
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (!open.isEmpty() && System.nanoTime() < deadline) {
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                if (!open.contains(tp)) {
-                    continue;
-                }
-                if (id.equals(header(r))) {
-                    return Optional.of(r);
-                }
-                if (read.merge(tp, 1, Integer::sum) >= MAX_RECORDS || r.offset() + 1 >= ends.get(tp)) {
-                    open.remove(tp);
-                    consumer.pause(List.of(tp));
-                }
-            }
-        }
-        return Optional.empty();
+        return read(consumer, id, starts, wait, r -> false);
     }
 
     private Optional<ConsumerRecord<byte[], byte[]>> scan(KafkaConsumer<byte[], byte[]> consumer, String id, long millis) {
-        Duration wait = Duration.ofMillis(settings.timeoutMs());
-        List<PartitionInfo> infos = consumer.partitionsFor(settings.hooksTopic(), wait);
+        Duration wait = Duration.ofMillis(log.settings().timeoutMs());
+        List<PartitionInfo> infos = consumer.partitionsFor(log.settings().hooksTopic(), wait);
         if (infos == null || infos.isEmpty()) {
             return Optional.empty();
         }
@@ -170,22 +144,34 @@ final class HookFinder {
             at.put(new TopicPartition(i.topic(), i.partition()), millis);
         }
         Map<TopicPartition, OffsetAndTimestamp> starts = consumer.offsetsForTimes(at, wait);
-        List<TopicPartition> parts = new ArrayList<>();
+        Map<TopicPartition, Long> from = new HashMap<>();
         starts.forEach((tp, o) -> {
             if (o != null) { // null: nothing stamped at or after the id's millisecond there
-                parts.add(tp);
+                from.put(tp, o.offset());
             }
         });
-        if (parts.isEmpty()) {
+        if (from.isEmpty()) {
             return Optional.empty();
         }
-        Map<TopicPartition, Long> ends = consumer.endOffsets(parts, wait);
-        consumer.assign(parts);
-        parts.forEach(tp -> consumer.seek(tp, starts.get(tp).offset()));
-        long lastStamp = millis + SKEW_MS + settings.timeoutMs();
+        long lastStamp = millis + SKEW_MS + log.settings().timeoutMs();
+        return read(consumer, id, from, wait, r -> r.timestamp() > lastStamp);
+    }
+
+    /**
+     * Reads each partition of {@code from} forward from its offset for the record whose id
+     * header is {@code id}; a partition is given up at its end, after {@value #MAX_RECORDS}
+     * records, or at the first record {@code pastIt} says is too late to be the one; the
+     * whole read at most {@code wait}.
+     */
+    private Optional<ConsumerRecord<byte[], byte[]>> read(KafkaConsumer<byte[], byte[]> consumer, String id,
+                                                         Map<TopicPartition, Long> from, Duration wait,
+                                                         Predicate<ConsumerRecord<byte[], byte[]>> pastIt) {
+        Map<TopicPartition, Long> ends = consumer.endOffsets(from.keySet(), wait);
+        Set<TopicPartition> open = new HashSet<>(from.keySet());
+        open.removeIf(tp -> from.get(tp) >= ends.get(tp));
+        consumer.assign(open);
+        open.forEach(tp -> consumer.seek(tp, from.get(tp)));
         Map<TopicPartition, Integer> read = new HashMap<>();
-        Set<TopicPartition> open = new HashSet<>(parts);
-        open.removeIf(tp -> starts.get(tp).offset() >= ends.get(tp));
         long deadline = System.nanoTime() + wait.toNanos();
         while (!open.isEmpty() && System.nanoTime() < deadline) {
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
@@ -197,7 +183,7 @@ final class HookFinder {
                     return Optional.of(r);
                 }
                 int n = read.merge(tp, 1, Integer::sum);
-                if (r.timestamp() > lastStamp || n >= MAX_RECORDS || r.offset() + 1 >= ends.get(tp)) {
+                if (pastIt.test(r) || n >= MAX_RECORDS || r.offset() + 1 >= ends.get(tp)) {
                     open.remove(tp);
                     consumer.pause(List.of(tp));
                 }

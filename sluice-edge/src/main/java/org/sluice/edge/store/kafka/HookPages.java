@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
@@ -76,16 +75,12 @@ final class HookPages {
 
     private static final Comparator<Seen> BY_ID = Comparator.comparing(Seen::id);
 
-    private final KafkaLogSettings settings;
-    private final LogClients clients;
-    private final LongSupplier wallMillis;
+    private final LogAccess log;
     private final long slackMs;
 
-    HookPages(KafkaLogSettings settings, LogClients clients, LongSupplier wallMillis) {
-        this.settings = settings;
-        this.clients = clients;
-        this.wallMillis = wallMillis;
-        this.slackMs = HookFinder.SKEW_MS + settings.timeoutMs();
+    HookPages(LogAccess log) {
+        this.log = log;
+        this.slackMs = HookFinder.SKEW_MS + log.settings().timeoutMs();
     }
 
     /** How long a hook takes to settle (be listed oldest first), in ms. */
@@ -109,16 +104,15 @@ final class HookPages {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
-        long now = wallMillis.getAsLong();
-        long oldest = now - settings.hooksRetentionMs();
+        long now = log.now();
+        long oldest = now - log.settings().hooksRetentionMs();
         long settled = now - slackMs;
         String after = cursor(afterId, oldest);
-        long afterMs = after == null ? oldest : HookRecords.idMillis(UUID.fromString(after));
-        try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer()) {
-            Duration wait = Duration.ofMillis(settings.timeoutMs());
-            List<TopicPartition> parts = partitions(consumer, wait);
-            Map<TopicPartition, Long> ends = parts.isEmpty() ? Map.of() : consumer.endOffsets(parts, wait);
-            Map<TopicPartition, Long> starts = startsAt(consumer, parts, afterMs, ends, wait);
+        long afterMs = millisOf(after, oldest);
+        try (KafkaConsumer<byte[], byte[]> consumer = log.clients().consumer()) {
+            Duration wait = Duration.ofMillis(log.settings().timeoutMs());
+            Map<TopicPartition, Long> ends = ends(consumer, wait);
+            Map<TopicPartition, Long> starts = startsAt(consumer, afterMs, ends, wait);
             PriorityQueue<Seen> best = new PriorityQueue<>(BY_ID.reversed()); // the largest on top
             boolean[] foundAfter = {false};
             Map<TopicPartition, Long> cut = scan(consumer, starts, ends, deadline(), r -> {
@@ -204,14 +198,13 @@ final class HookPages {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
-        long now = wallMillis.getAsLong();
-        long oldest = now - settings.hooksRetentionMs();
+        long now = log.now();
+        long oldest = now - log.settings().hooksRetentionMs();
         String before = cursor(beforeId, oldest);
-        long topMs = before == null ? now : HookRecords.idMillis(UUID.fromString(before));
-        try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer()) {
-            Duration wait = Duration.ofMillis(settings.timeoutMs());
-            List<TopicPartition> parts = partitions(consumer, wait);
-            Map<TopicPartition, Long> ends = parts.isEmpty() ? Map.of() : consumer.endOffsets(parts, wait);
+        long topMs = millisOf(before, now);
+        try (KafkaConsumer<byte[], byte[]> consumer = log.clients().consumer()) {
+            Duration wait = Duration.ofMillis(log.settings().timeoutMs());
+            Map<TopicPartition, Long> ends = ends(consumer, wait);
             PriorityQueue<Seen> best = new PriorityQueue<>(BY_ID); // the smallest on top
             boolean[] foundBefore = {false};
             long deadline = deadline();
@@ -223,7 +216,7 @@ final class HookPages {
             Map<TopicPartition, Long> cut = Map.of();
             while (true) {
                 long from = Math.max(oldest, topMs - window);
-                Map<TopicPartition, Long> starts = startsAt(consumer, parts, from, upper, wait);
+                Map<TopicPartition, Long> starts = startsAt(consumer, from, upper, wait);
                 boolean stopAtTop = first && before != null;
                 cut = scan(consumer, starts, upper, deadline, budget, r -> {
                     String id = id(r);
@@ -269,7 +262,7 @@ final class HookPages {
             }
             if (page.isEmpty() && exactFrom != Long.MIN_VALUE && !sorted.isEmpty()) {
                 throw new HookStoreException("cannot list hooks before " + (before == null ? "now" : before)
-                        + " on the log (" + settings.location() + "): more than " + MAX_RECORDS
+                        + " on the log (" + log.settings().location() + "): more than " + MAX_RECORDS
                         + " records of a partition to read for one page");
             }
             boolean more = sorted.size() > page.size();
@@ -294,13 +287,18 @@ final class HookPages {
         return u.toString();
     }
 
+    /** The millisecond of a cursor's id; {@code none} for no cursor. */
+    private static long millisOf(String cursor, long none) {
+        return cursor == null ? none : HookRecords.idMillis(UUID.fromString(cursor));
+    }
+
     /** The cursor must be on the log; not found by a read cut short, the page cannot say. */
     private void checkFound(String cursor, boolean found, Map<TopicPartition, Long> cut) {
         if (cursor == null || found) {
             return;
         }
         if (!cut.isEmpty()) {
-            throw new HookStoreException("cannot find hook " + cursor + " on the log (" + settings.location()
+            throw new HookStoreException("cannot find hook " + cursor + " on the log (" + log.settings().location()
                     + ") within " + MAX_RECORDS + " records a partition");
         }
         throw new IllegalArgumentException("no stored hook has id " + cursor);
@@ -323,31 +321,35 @@ final class HookPages {
             }
         }
         if (out.isEmpty() && !sorted.isEmpty()) {
-            throw new HookStoreException("cannot list hooks on the log (" + settings.location() + "): more than "
+            throw new HookStoreException("cannot list hooks on the log (" + log.settings().location() + "): more than "
                     + MAX_RECORDS + " records of a partition within " + slackMs + " ms of the cursor");
         }
         return out;
     }
 
-    private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> consumer, Duration wait) {
-        List<PartitionInfo> infos = consumer.partitionsFor(settings.hooksTopic(), wait);
+    /** Every partition of the hooks topic with its end offset (none when the topic has no partition yet). */
+    private Map<TopicPartition, Long> ends(KafkaConsumer<byte[], byte[]> consumer, Duration wait) {
+        List<PartitionInfo> infos = consumer.partitionsFor(log.settings().hooksTopic(), wait);
         List<TopicPartition> parts = new ArrayList<>();
         if (infos != null) {
             for (PartitionInfo i : infos) {
                 parts.add(new TopicPartition(i.topic(), i.partition()));
             }
         }
-        return parts;
+        return parts.isEmpty() ? Map.of() : consumer.endOffsets(parts, wait);
     }
 
-    /** Per partition, the first offset stamped at or after {@code millis}, or {@code ends}' where none is. */
-    private static Map<TopicPartition, Long> startsAt(KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> parts,
-                                                      long millis, Map<TopicPartition, Long> ends, Duration wait) {
+    /**
+     * Per partition of {@code ends}, the first offset stamped at or after {@code millis}, or
+     * its offset in {@code ends} where none is.
+     */
+    private static Map<TopicPartition, Long> startsAt(KafkaConsumer<byte[], byte[]> consumer, long millis,
+                                                      Map<TopicPartition, Long> ends, Duration wait) {
         Map<TopicPartition, Long> query = new HashMap<>();
-        parts.forEach(tp -> query.put(tp, Math.max(0, millis)));
+        ends.keySet().forEach(tp -> query.put(tp, Math.max(0, millis)));
         Map<TopicPartition, OffsetAndTimestamp> found = query.isEmpty() ? Map.of() : consumer.offsetsForTimes(query, wait);
         Map<TopicPartition, Long> starts = new HashMap<>();
-        for (TopicPartition tp : parts) {
+        for (TopicPartition tp : ends.keySet()) {
             OffsetAndTimestamp o = found.get(tp);
             long end = ends.getOrDefault(tp, 0L);
             starts.put(tp, o == null ? end : Math.min(o.offset(), end));
@@ -383,8 +385,8 @@ final class HookPages {
         consumer.resume(open);
         while (!open.isEmpty()) {
             if (System.nanoTime() - deadline > 0) {
-                throw new HookStoreException("reading a page of hooks from the log (" + settings.location()
-                        + ") took longer than " + 3 * settings.timeoutMs() + " ms");
+                throw new HookStoreException("reading a page of hooks from the log (" + log.settings().location()
+                        + ") took longer than " + 3 * log.settings().timeoutMs() + " ms");
             }
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
                 TopicPartition tp = new TopicPartition(r.topic(), r.partition());
@@ -407,7 +409,7 @@ final class HookPages {
     }
 
     private long deadline() {
-        return System.nanoTime() + Duration.ofMillis(3 * settings.timeoutMs()).toNanos();
+        return System.nanoTime() + Duration.ofMillis(3 * log.settings().timeoutMs()).toNanos();
     }
 
     /** The record's hook without its body, or null for a record that is no hook (passed over). */
@@ -430,6 +432,7 @@ final class HookPages {
     }
 
     private HookStoreException unreadable(KafkaException e) {
-        return new HookStoreException("cannot list hooks on the log (" + settings.location() + "): " + e.getMessage(), e);
+        return new HookStoreException("cannot list hooks on the log (" + log.settings().location() + "): " + e.getMessage(),
+                e);
     }
 }

@@ -66,7 +66,7 @@ public final class KafkaFleetDeliveries implements FleetDeliveries, AutoCloseabl
         this.wallMillis = wallMillis;
         this.index = new DeadLetterIndex(settings.deadTopic(), clients::consumer, maxDeadLetters,
                 settings.deadRetentionMs(), wallMillis);
-        this.lag = new GroupLag(settings, clients, wallMillis);
+        this.lag = new GroupLag(new LogAccess(settings, clients, wallMillis));
     }
 
     /**

@@ -85,8 +85,9 @@ public final class KafkaHookLog implements HookLog, AutoCloseable {
         this.listener = listener;
         this.clients = new LogClients(settings);
         this.watch = new LogWatch(settings, clients);
-        this.finder = new HookFinder(settings, clients, wallMillis);
-        this.pages = new HookPages(settings, clients, wallMillis);
+        LogAccess access = new LogAccess(settings, clients, wallMillis);
+        this.finder = new HookFinder(access);
+        this.pages = new HookPages(access);
     }
 
     /**

@@ -26,7 +26,7 @@ import java.util.Objects;
  */
 public record KafkaLogSettings(String nodeId, List<String> bootstrapServers, String topicPrefix, int partitions,
                                int replicationFactor, long lingerMs, long timeoutMs, Map<String, String> properties,
-                               long hooksRetentionMs, long deadRetentionMs) {
+                               long hooksRetentionMs, long deadRetentionMs) implements TopicNames {
 
     public KafkaLogSettings {
         Objects.requireNonNull(nodeId, "nodeId");
@@ -45,21 +45,6 @@ public record KafkaLogSettings(String nodeId, List<String> bootstrapServers, Str
                             long hooksRetentionMs) {
         this(nodeId, bootstrapServers, topicPrefix, partitions, replicationFactor, lingerMs, timeoutMs, properties,
                 hooksRetentionMs, hooksRetentionMs);
-    }
-
-    /** {@code <topicPrefix>.hooks}. */
-    public String hooksTopic() {
-        return TopicNames.hooks(topicPrefix);
-    }
-
-    /** {@code <topicPrefix>.retry}, delivery's distant retries. */
-    public String retryTopic() {
-        return TopicNames.retry(topicPrefix);
-    }
-
-    /** {@code <topicPrefix>.dead}, delivery's dead letters. */
-    public String deadTopic() {
-        return TopicNames.dead(topicPrefix);
     }
 
     /** Where the log is, for messages: its topic and brokers (no property values). */

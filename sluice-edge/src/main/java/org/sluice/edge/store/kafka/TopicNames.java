@@ -2,27 +2,33 @@ package org.sluice.edge.store.kafka;
 
 /**
  * The names of the topics and the group the fleet's log owns under one {@code topic_prefix}
- * (docs/fleet-log.md): the one place they are spelled, for the log, its follower and the
- * control state.
+ * (docs/fleet-log.md): the one place they are spelled. The settings of the log
+ * ({@link KafkaLogSettings}) and of its follower ({@link FollowerSettings}) name them through
+ * it; the control state's settings name their topic with {@link #control}.
  */
-final class TopicNames {
+public interface TopicNames {
 
-    private TopicNames() {
-    }
+    /** {@code store.kafka.topic_prefix}. */
+    String topicPrefix();
 
     /** {@code <prefix>.hooks}: the hooks log. */
-    static String hooks(String prefix) {
-        return prefix + ".hooks";
+    default String hooksTopic() {
+        return topicPrefix() + ".hooks";
     }
 
     /** {@code <prefix>.retry}: delivery's distant retries. */
-    static String retry(String prefix) {
-        return prefix + ".retry";
+    default String retryTopic() {
+        return topicPrefix() + ".retry";
     }
 
     /** {@code <prefix>.dead}: delivery's dead letters. */
-    static String dead(String prefix) {
-        return prefix + ".dead";
+    default String deadTopic() {
+        return topicPrefix() + ".dead";
+    }
+
+    /** {@code <prefix>.delivery}: the delivery group. */
+    default String groupId() {
+        return deliveryGroup(topicPrefix());
     }
 
     /** {@code <prefix>.control}: pauses, overrides and their audit. */

@@ -6,8 +6,11 @@
  * the node's Kafka clients ({@code LogClients}: one shared idempotent producer), the hooks
  * topic made and checked ({@code LogTopics}), the watch that says whether the log can take
  * hooks now ({@code LogWatch}), the lookup of a hook by id ({@code HookFinder}) and the
- * listing of the fleet's hooks by id ({@code HookPages}), its
- * metrics told through {@link org.sluice.edge.store.kafka.ProduceListener}; the fleet's
+ * listing of the fleet's hooks by id ({@code HookPages}), which read the log through one
+ * {@code LogAccess} (its settings, the node's clients, the wall clock), its
+ * metrics told through {@link org.sluice.edge.store.kafka.ProduceListener}; the names of
+ * its topics and group, spelled once ({@link org.sluice.edge.store.kafka.TopicNames}, which
+ * the log's and the follower's settings implement); the fleet's
  * control state on the compacted control topic
  * ({@link org.sluice.edge.store.kafka.KafkaControlState}, its records in {@code ControlRecords},
  * its follower thread and its in-memory view); and the delivery side: the

@@ -22,7 +22,7 @@ import org.sluice.core.OverrideStoreException;
 import org.sluice.edge.store.Actors;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
-import org.sluice.edge.store.DisabledDestination;
+import org.sluice.edge.store.DestinationPauses;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
 
@@ -39,7 +39,7 @@ import org.sluice.edge.store.PendingHook;
  *
  * <p>Thread-safe.
  */
-public final class RocksControlState implements ControlState {
+public final class RocksControlState implements ControlState, SharedPauses {
 
     private static final Logger LOG = LoggerFactory.getLogger(RocksControlState.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -50,7 +50,7 @@ public final class RocksControlState implements ControlState {
     static final String SIGNING_PREFIX = "signing/";
 
     private final RocksDatabase database;
-    private final RocksPauses pauses;
+    private final DestinationPauses pauses;
     private final long instanceMaxBodyBytes;
     /** Serialises signing writes and the first read of them. */
     private final Object signingLock = new Object();
@@ -175,24 +175,14 @@ public final class RocksControlState implements ControlState {
     private void putAudit(WriteBatch wb, RocksFamilies rocks, String action, String tenant,
                           Map<String, Object> before, Map<String, Object> after) throws org.rocksdb.RocksDBException {
         long now = database.wallClockMillis();
-        String actor = Actors.current();
-        Map<String, Object> record = new LinkedHashMap<>();
-        record.put("time_ms", now);
-        record.put("actor", actor);
-        record.put("action", action);
-        record.put("tenant", tenant);
-        record.put("before", before);
-        record.put("after", after);
+        Map<String, Object> record = new AuditRecord(now, Actors.current(), action, tenant, before, after).toStoredMap();
         byte[] key = ByteBuffer.allocate(16).putLong(Math.max(0, now)).putLong(auditCounter.getAndIncrement()).array();
         wb.put(rocks.audit(), key, json(record));
     }
 
-    @SuppressWarnings("unchecked")
     private static AuditRecord readAudit(byte[] value) {
         try {
-            Map<String, Object> m = JSON.readValue(value, MAP);
-            return new AuditRecord(((Number) m.get("time_ms")).longValue(), (String) m.get("actor"), (String) m.get("action"),
-                    (String) m.get("tenant"), (Map<String, Object>) m.get("before"), (Map<String, Object>) m.get("after"));
+            return AuditRecord.fromStoredMap(JSON.readValue(value, MAP));
         } catch (java.io.IOException | RuntimeException e) {
             throw new HookStoreException("unreadable audit record: " + e.getMessage(), e);
         }
@@ -209,29 +199,10 @@ public final class RocksControlState implements ControlState {
 
     // ---------------------------------------------------------------- pauses
 
+    /** The ledger's held destinations, answered for through {@link SharedPauses}. */
     @Override
-    public void setPaused(String destination, boolean paused, long nowMillis) {
-        pauses.setPaused(destination, paused, nowMillis);
-    }
-
-    @Override
-    public java.util.Set<String> pausedDestinations() {
-        return pauses.pausedDestinations();
-    }
-
-    @Override
-    public boolean mayBePaused(String destination) {
-        return pauses.mayBePaused(destination);
-    }
-
-    @Override
-    public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
-        pauses.setDisabled(destination, disabled, nowMillis);
-    }
-
-    @Override
-    public Map<String, DisabledDestination> disabledDestinations() {
-        return pauses.disabledDestinations();
+    public DestinationPauses pauses() {
+        return pauses;
     }
 
     // ---------------------------------------------------------------- signing keys

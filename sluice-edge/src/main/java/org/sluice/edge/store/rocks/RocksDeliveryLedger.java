@@ -15,7 +15,7 @@ import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryScan;
 import org.sluice.edge.store.DestinationBacklog;
-import org.sluice.edge.store.DisabledDestination;
+import org.sluice.edge.store.DestinationPauses;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.RetentionResult;
 import org.sluice.edge.store.StoredHook;
@@ -70,7 +70,7 @@ import org.sluice.edge.store.rocks.LedgerStore.LedgerFamilies;
  *
  * <p>Thread-safe.
  */
-public final class RocksDeliveryLedger implements DeliveryLedger {
+public final class RocksDeliveryLedger implements DeliveryLedger, SharedPauses {
 
     private final LedgerState state;
     private final LedgerQueries queries;
@@ -130,8 +130,9 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
         return state.seqCache.take(id, seq);
     }
 
-    /** The paused destinations, which the control state shares. */
-    RocksPauses pauses() {
+    /** The held destinations, which the control state shares ({@link SharedPauses}). */
+    @Override
+    public DestinationPauses pauses() {
         return pauses;
     }
 
@@ -200,31 +201,6 @@ public final class RocksDeliveryLedger implements DeliveryLedger {
     @Override
     public Optional<List<DeliveryRow>> redeliver(String hookId, Collection<String> destinations, long nowMillis) {
         return redelivery.redeliver(hookId, destinations, nowMillis);
-    }
-
-    @Override
-    public void setPaused(String destination, boolean paused, long nowMillis) {
-        pauses.setPaused(destination, paused, nowMillis);
-    }
-
-    @Override
-    public Set<String> pausedDestinations() {
-        return pauses.pausedDestinations();
-    }
-
-    @Override
-    public boolean mayBePaused(String destination) {
-        return pauses.mayBePaused(destination);
-    }
-
-    @Override
-    public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
-        pauses.setDisabled(destination, disabled, nowMillis);
-    }
-
-    @Override
-    public Map<String, DisabledDestination> disabledDestinations() {
-        return pauses.disabledDestinations();
     }
 
     @Override

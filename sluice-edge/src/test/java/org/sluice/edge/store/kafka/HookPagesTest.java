@@ -125,7 +125,7 @@ class HookPagesTest {
             HookPage last = a.after(byId.get(39), 10, Long.MAX_VALUE);
             assertThat(last.hooks()).isEmpty();
             assertThat(last.next()).isNull();
-            wall.addAndGet(new HookPages(settings("c"), null, wall::get).slackMs() + 1);
+            wall.addAndGet(new HookPages(new LogAccess(settings("c"), null, wall::get)).slackMs() + 1);
             assertThat(a.after(byId.get(39), 10, Long.MAX_VALUE).hooks()).as("settled on a's clock")
                     .extracting(StoredHook::id).containsExactly(fresh);
 
