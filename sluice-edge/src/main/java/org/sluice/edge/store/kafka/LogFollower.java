@@ -324,7 +324,11 @@ public final class LogFollower implements AutoCloseable {
                 }
             }
             if (!abandoned) {
-                commitPass();
+                try {
+                    commitPass();
+                } catch (WakeupException e) { // stop()'s wakeup came outside the poll; it is spent now
+                    commitPass();
+                }
             }
         } catch (RuntimeException e) {
             LOG.error("the log follower of {} stopped: {}", settings.hooksTopic(), e.toString(), e);
