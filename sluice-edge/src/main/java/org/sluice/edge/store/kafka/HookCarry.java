@@ -31,9 +31,9 @@ import org.sluice.edge.store.WorkingSet;
  *
  * <p>A repeat is harmless: a hook being moved is not carried again, and a second copy on the
  * retry topic (a move whose acknowledgement was lost in a rebalance) is taken as the same
- * hook id by the working set. Hooks of {@code fifo} destinations are not carried (it would
- * reorder them), nor are the retry topic's own records: both are limits (docs/fleet-log.md,
- * "Retention").
+ * hook id by the working set. Hooks of {@code fifo} destinations are not moved so (it would
+ * reorder them), nor are the retry topic's own records: {@link OrderedCarry} carries both,
+ * keeping their order (docs/fleet-log.md, "Retention").
  *
  * <p>Not thread-safe: owned by the follower's thread.
  */

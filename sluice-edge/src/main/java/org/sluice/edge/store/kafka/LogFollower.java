@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -15,8 +15,6 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -29,8 +27,6 @@ import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
-import org.sluice.edge.store.PendingHook;
-import org.sluice.edge.store.StoredHook;
 import org.sluice.edge.store.WorkingSet;
 
 /**
@@ -94,6 +90,15 @@ import org.sluice.edge.store.WorkingSet;
  * they hold their partition as long as they wait. The retry record carries the hook, so
  * the hooks topic's retention no longer matters for it.
  *
+ * <h2>Retention</h2>
+ * A hook held longer than {@link FollowerSettings#carryAfter()} is written again before its
+ * topic's retention can delete its record: {@link HookCarry} moves an unordered one from the
+ * hooks topic to the retry topic; {@link OrderedCarry} copies a {@code fifo} one (with the
+ * {@code fifo} hooks before it in its partition) to the retry partition of the same number,
+ * and any hook held on the retry topic to its own partition again, keeping each key's
+ * order. A node newly given a retry partition reads it to its end before the hooks partition
+ * of its number ({@link CarryCatchUp}).
+ *
  * <h2>Dead letters</h2>
  * A hook whose deliveries are finished with one dead or more counts as finished only once
  * its dead letters are on {@code <prefix>.dead} ({@link DeadLetters}, which carries the
@@ -127,6 +132,12 @@ public final class LogFollower implements AutoCloseable {
     private final RetryMoves moves;
     /** Carries held hooks forward to the retry topic before the hooks topic's retention (see {@link HookCarry}). */
     private final HookCarry carry;
+    /** Carries forward held fifo hooks, and hooks held on the retry topic, keeping their order ({@link OrderedCarry}). */
+    private final OrderedCarry ordered;
+    /** Newly given retry partitions read to their end before their hooks partitions ({@link CarryCatchUp}). */
+    private final CarryCatchUp catchUp;
+    /** Copies polled records into the working set. */
+    private final RecordIntake intake;
     /** Writes dead letters to the dead-letter topic before their hooks count as finished. */
     private final DeadLetters deadLetters;
     /** Writes the retry and dead-letter topics. */
@@ -149,7 +160,6 @@ public final class LogFollower implements AutoCloseable {
     // published for other threads
     private final FollowerPublished published;
     private final AtomicLong commitPasses = new AtomicLong();
-    private final AtomicLong hooksTaken = new AtomicLong();
 
     /**
      * A follower of {@code settings}' hooks topic into {@code store}, whose dispatcher
@@ -182,6 +192,9 @@ public final class LogFollower implements AutoCloseable {
         this.producer = new KafkaProducer<>(RetryMoves.producerProperties(settings));
         this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations, producer);
         this.carry = new HookCarry(settings, store, wallMillis, orderedDestinations, moves);
+        this.ordered = new OrderedCarry(settings, store, wallMillis, orderedDestinations, producer);
+        this.catchUp = new CarryCatchUp(settings, store, wallMillis);
+        this.intake = new RecordIntake(settings, store, wallMillis, moves, catchUp);
         this.deadLetters = new DeadLetters(settings, store, producer);
         this.published = new FollowerPublished(settings, new FollowerFigures(!moves.enabled()
                 ? List.of(settings.hooksTopic()) : List.of(settings.hooksTopic(), settings.retryTopic())));
@@ -261,6 +274,11 @@ public final class LogFollower implements AutoCloseable {
         return carry.carried();
     }
 
+    /** Held records superseded by a copy carried forward in order since start ({@link OrderedCarry}). */
+    public long recordsCarriedInOrder() {
+        return ordered.carried();
+    }
+
     /** The partitions of the hooks topic this node owns now. */
     public Set<Integer> ownedPartitions() {
         return published.owned();
@@ -273,7 +291,7 @@ public final class LogFollower implements AutoCloseable {
 
     /** Records copied into the working set since start (repeats included). */
     public long hooksTaken() {
-        return hooksTaken.get();
+        return intake.taken();
     }
 
     /** The figures of this node's share of the log, for the metrics (updated on each commit pass and rebalance). */
@@ -290,7 +308,8 @@ public final class LogFollower implements AutoCloseable {
             consumer.subscribe(published.figures().topics(), new Rebalances());
             while (running) {
                 try {
-                    boolean failed = take(consumer.poll(POLL));
+                    boolean failed = intake.take(consumer.poll(POLL), progress, consumer);
+                    intake.counted(catchUp.check(consumer, progress));
                     long now = clock.nanoTime();
                     if (now - lastPass >= commitIntervalNanos) {
                         lastPass = now;
@@ -305,7 +324,11 @@ public final class LogFollower implements AutoCloseable {
                 }
             }
             if (!abandoned) {
-                commitPass();
+                try {
+                    commitPass();
+                } catch (WakeupException e) { // stop()'s wakeup came outside the poll; it is spent now
+                    commitPass();
+                }
             }
         } catch (RuntimeException e) {
             LOG.error("the log follower of {} stopped: {}", settings.hooksTopic(), e.toString(), e);
@@ -321,58 +344,6 @@ public final class LogFollower implements AutoCloseable {
             producer.close(Duration.ofSeconds(abandoned ? 0 : 5));
             published.stopped();
         }
-    }
-
-    /** Copies a poll's records into the working set; true when a partition's write failed (it was rewound). */
-    private boolean take(ConsumerRecords<byte[], byte[]> records) {
-        boolean failed = false;
-        for (TopicPartition tp : records.partitions()) {
-            PartitionProgress p = progress.get(tp);
-            if (p == null) {
-                continue; // revoked within this poll
-            }
-            List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
-            List<PendingHook> hooks = new ArrayList<>(list.size());
-            List<UUID> ids = new ArrayList<>(list.size());
-            List<Map<String, WorkingSet.Carried>> carried = new ArrayList<>(list.size());
-            boolean retries = tp.topic().equals(settings.retryTopic());
-            String[] hookIds = new String[list.size()];
-            for (int i = 0; i < list.size(); i++) {
-                ConsumerRecord<byte[], byte[]> r = list.get(i);
-                try {
-                    HookRecords.LoggedHook logged = HookRecords.read(r);
-                    StoredHook h = logged.hook();
-                    if (logged.destinations().isEmpty()) {
-                        continue; // nothing to deliver: finished as it is read
-                    }
-                    UUID id = UUID.fromString(h.id());
-                    hooks.add(PendingHook.of(h, logged.destinations()));
-                    ids.add(id);
-                    carried.add(retries ? RetryRecords.carried(r, logged.destinations()) : null);
-                    hookIds[i] = h.id();
-                } catch (IllegalArgumentException e) {
-                    LOG.warn("record {}-{}@{} passed over: {}", tp.topic(), tp.partition(), r.offset(), e.getMessage());
-                }
-            }
-            if (!hooks.isEmpty()) {
-                try {
-                    if (retries) {
-                        moves.arrived(hookIds);
-                    }
-                    LogReplay.completeCopies(store, hooks, store.commitWithIds(hooks, ids, carried), wallMillis);
-                } catch (RuntimeException e) {
-                    LOG.warn("the working set refused {} hooks of {}: {}; reading them again", hooks.size(), tp, e.toString());
-                    consumer.seek(tp, list.get(0).offset());
-                    failed = true;
-                    continue;
-                }
-            }
-            for (int i = 0; i < list.size(); i++) {
-                p.track(list.get(i).offset(), hookIds[i]);
-            }
-            hooksTaken.addAndGet(hooks.size());
-        }
-        return failed;
     }
 
     /**
@@ -396,9 +367,11 @@ public final class LogFollower implements AutoCloseable {
     private void commitPass() {
         commitPasses.incrementAndGet();
         moves.settle();
+        ordered.settle(progress);
         commit(progress.keySet());
         moves.start(progress);
         carry.start(progress);
+        ordered.start(progress, catchUp::catchingUp);
         deadLetters.start(progress);
         published.figures(progress, consumer);
     }
@@ -418,6 +391,9 @@ public final class LogFollower implements AutoCloseable {
         try {
             for (TopicPartition tp : partitions) {
                 PartitionProgress p = progress.get(tp);
+                if (catchUp.catchingUp(tp)) {
+                    continue; // what it holds is not all in the working set yet
+                }
                 long at = p.advance(id -> finished(tp, id));
                 holding |= p.size() > 0;
                 if (at >= 0 && (at > p.committed() || p.size() > 0)) { // re-committing a held one checks the contact
@@ -484,6 +460,8 @@ public final class LogFollower implements AutoCloseable {
             }
             e.setValue(new PartitionProgress());
         }
+        ordered.drop(progress.keySet());
+        catchUp.rewound(progress.keySet(), consumer);
         lastContactNanos = clock.nanoTime();
     }
 
@@ -497,7 +475,7 @@ public final class LogFollower implements AutoCloseable {
             boolean isPaused = paused.contains(tp);
             if (!isPaused && p.size() >= max) {
                 pause.add(tp);
-            } else if (isPaused && p.size() <= max / 2) {
+            } else if (isPaused && p.size() <= max / 2 && !catchUp.holds(tp)) {
                 resume.add(tp);
             }
         });
@@ -518,6 +496,7 @@ public final class LogFollower implements AutoCloseable {
             for (TopicPartition tp : partitions) {
                 progress.putIfAbsent(tp, new PartitionProgress()); // read from the committed offset on
             }
+            catchUp.assigned(partitions, consumer);
             published.owned(progress.keySet());
             if (!partitions.isEmpty()) {
                 published.figures().rebalanced(FollowerFigures.Rebalance.ASSIGNED);
@@ -561,19 +540,28 @@ public final class LogFollower implements AutoCloseable {
         }
 
         private void drop(Collection<TopicPartition> partitions) {
+            Map<TopicPartition, PartitionProgress> gone = new HashMap<>();
             for (TopicPartition tp : partitions) {
                 PartitionProgress p = progress.remove(tp);
                 published.released(tp);
                 if (p != null) {
-                    moves.drop(p.hookIds());
-                    deadLetters.drop(p.hookIds());
-                    try {
-                        store.forget(p.hookIds());
-                    } catch (RuntimeException e) { // rows left behind are re-sent by this node: at least once still holds
-                        LOG.warn("forgetting the hooks of {} failed: {}", tp, e.toString());
-                    }
+                    gone.put(tp, p);
                 }
             }
+            catchUp.revoked(partitions, consumer);
+            ordered.drop(partitions);
+            Set<String> kept = new HashSet<>(); // a hook carried forward in order may be held by a partition kept too
+            progress.values().forEach(p -> kept.addAll(p.hookIds()));
+            gone.forEach((tp, p) -> {
+                List<String> ids = p.hookIds().stream().filter(id -> !kept.contains(id)).toList();
+                moves.drop(ids);
+                deadLetters.drop(ids);
+                try {
+                    store.forget(ids);
+                } catch (RuntimeException e) { // rows left behind are re-sent by this node: at least once still holds
+                    LOG.warn("forgetting the hooks of {} failed: {}", tp, e.toString());
+                }
+            });
             published.owned(progress.keySet());
         }
     }

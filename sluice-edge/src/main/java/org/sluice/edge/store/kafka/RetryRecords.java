@@ -23,12 +23,18 @@ import org.sluice.edge.store.WorkingSet;
  * next attempt is due, epoch ms, decimal). A record without them, or with them malformed,
  * starts its deliveries over (attempt 1, due at once): at least once still holds.
  *
+ * <p>A record carried forward in order ({@link OrderedCarry}) also has a {@value #POSITION}
+ * header: the offset of the hook's record on its hooks partition, its place in its key's
+ * order (-1 when not known: a hook that is not ordered). Its presence says the record is a
+ * copy of a hook the writer held, never a redelivery.
+ *
  * <p>Stateless and thread-safe.
  */
 final class RetryRecords {
 
     static final String ATTEMPTS = "sluice-attempts";
     static final String DUE = "sluice-due";
+    static final String POSITION = "sluice-position";
 
     private RetryRecords() {
     }
@@ -48,6 +54,35 @@ final class RetryRecords {
             r.headers().add(DUE, utf8(Long.toString(row.nextAttemptAtMillis())));
         }
         return r;
+    }
+
+    /**
+     * As {@link #record}, the copy of a held hook carried forward in order: to partition
+     * {@code partition} of {@code topic} (not by key: the partition the carrying node reads),
+     * with the {@value #POSITION} header.
+     */
+    static ProducerRecord<byte[], byte[]> carried(String topic, int partition, StoredHook hook, List<DeliveryRow> pending,
+                                                  long stampMillis, long position) {
+        ProducerRecord<byte[], byte[]> r = record(topic, hook, pending, stampMillis);
+        ProducerRecord<byte[], byte[]> c = new ProducerRecord<>(topic, partition, stampMillis, r.key(), r.value(), r.headers());
+        c.headers().add(POSITION, utf8(Long.toString(position)));
+        return c;
+    }
+
+    /**
+     * The {@value #POSITION} of a carried record: its hook's place in its key's order, -1 when
+     * unknown or malformed, and {@link Long#MIN_VALUE} when the record is not a carried copy.
+     */
+    static long position(ConsumerRecord<byte[], byte[]> record) {
+        Header h = record.headers().lastHeader(POSITION);
+        if (h == null) {
+            return Long.MIN_VALUE;
+        }
+        try {
+            return Math.max(-1, Long.parseLong(h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8)));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** The {@link HookRecords} record of {@code hook} on {@code topic}, naming the destinations of {@code rows} only. */

@@ -38,6 +38,16 @@ import org.apache.kafka.common.TopicPartition;
  * A partition claimed by two members (a member that missed a rebalance) belongs to the one
  * with the higher generation.
  *
+ * <h2>Topics of one shape are laid out alike</h2>
+ * Topics with the same partition count and the same members (Sluice's {@code .hooks} and
+ * {@code .retry}, created alike) are not spread each on its own: the first of them in name
+ * order is spread as above, and partition {@code p} of each other one goes to the member
+ * given partition {@code p} of the first (the cooperative step applies to it as to any). So
+ * hooks partition {@code i} and retry partition {@code i} are always on one node, and move
+ * together: a {@code fifo} key's hooks carried forward to the retry topic stay with the node
+ * that delivers the rest of the key ({@link OrderedCarry}, {@link CarryCatchUp}). Each topic
+ * is still spread evenly; the sums are then twice the first topic's shares.
+ *
  * <p>Stateless; Kafka makes one per consumer and calls it on the group leader only.
  */
 public final class TopicSpreadAssignor implements ConsumerPartitionAssignor {
@@ -108,6 +118,7 @@ public final class TopicSpreadAssignor implements ConsumerPartitionAssignor {
         }
         Map<String, List<TopicPartition>> assigned = new HashMap<>();
         members.forEach(m -> assigned.put(m, new ArrayList<>()));
+        Map<Shape, String[]> layouts = new HashMap<>();
         for (String topic : new TreeSet<>(partitionCounts.keySet())) {
             List<String> takers = new ArrayList<>();
             for (String m : members) {
@@ -115,9 +126,22 @@ public final class TopicSpreadAssignor implements ConsumerPartitionAssignor {
                     takers.add(m);
                 }
             }
-            if (!takers.isEmpty()) {
-                spreadTopic(topic, partitionCounts.get(topic), takers, ownerOf, assigned);
+            if (takers.isEmpty()) {
+                continue;
             }
+            int count = partitionCounts.get(topic);
+            String[] layout = layouts.get(new Shape(count, takers));
+            if (layout != null) { // laid out as the first topic of its shape
+                for (int p = 0; p < count; p++) {
+                    assigned.get(layout[p]).add(new TopicPartition(topic, p));
+                }
+                continue;
+            }
+            spreadTopic(topic, count, takers, ownerOf, assigned);
+            String[] first = new String[count];
+            assigned.forEach((m, partitions) -> partitions.stream().filter(tp -> tp.topic().equals(topic))
+                    .forEach(tp -> first[tp.partition()] = m));
+            layouts.put(new Shape(count, takers), first);
         }
         // cooperative: nothing goes to a new owner while its old, live owner still holds it
         assigned.forEach((member, partitions) -> partitions.removeIf(tp -> {
@@ -125,6 +149,10 @@ public final class TopicSpreadAssignor implements ConsumerPartitionAssignor {
             return owner != null && !owner.equals(member) && assigned.containsKey(owner);
         }));
         return assigned;
+    }
+
+    /** What topics laid out alike share: their partition count and their members (in name order). */
+    private record Shape(int count, List<String> takers) {
     }
 
     private static void spreadTopic(String topic, int count, List<String> takers, Map<TopicPartition, String> ownerOf,

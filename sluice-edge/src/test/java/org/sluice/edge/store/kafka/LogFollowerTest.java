@@ -132,10 +132,12 @@ class LogFollowerTest {
             dispatcher = new Dispatcher(destinations, store, Clock.system(), System::currentTimeMillis,
                     new SimpleMeterRegistry(), new SplittableRandom(7),
                 (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, org.sluice.edge.netio.TestTransport.io(), null, w));
+            Set<String> fifo = new HashSet<>();
+            destinations.stream().filter(d -> d.ordering() == Ordering.FIFO).forEach(d -> fifo.add(d.name()));
             follower = new LogFollower(FollowerSettings.of(List.of(brokers.bootstrapServers()), prefix, Map.of())
                     .withSessionTimeout(session).withCommitInterval(Duration.ofMillis(200)).withRetryMoveAfter(moveAfter)
                     .withMaxTrackedPerPartition(maxTracked).withCarryAfter(carryAfter),
-                    store, Clock.system());
+                    store, Clock.system(), System::currentTimeMillis, fifo);
             closing.add(this);
         }
 
@@ -170,9 +172,13 @@ class LogFollowerTest {
     }
 
     private static Destination http(String name, URI url, RetryPolicy retry, BreakerSettings breaker) {
+        return http(name, url, retry, breaker, Ordering.NONE);
+    }
+
+    private static Destination http(String name, URI url, RetryPolicy retry, BreakerSettings breaker, Ordering ordering) {
         return new Destination(name, new HttpTarget(url), 10_000, 8, Optional.empty(),
                 OutboundHeaders.of("destinations." + name, List.of(), Map.of(), null, "0.1.0-test"),
-                Ordering.NONE, retry, breaker);
+                ordering, retry, breaker);
     }
 
     private static Destination http(String name, URI url) {
@@ -436,11 +442,7 @@ class LogFollowerTest {
     void heldHooksOlderThanTheCarryAgeOutliveTheirHooksRecords() throws Exception {
         HookReceiver receiver = receiver();
         List<Destination> destinations = List.of(http("crm", receiver.uri("/crm")), http("audit", receiver.uri("/audit")));
-        Node a = new Node("a", destinations, Duration.ofSeconds(6), FollowerSettings.DEFAULT_RETRY_MOVE_AFTER,
-                FollowerSettings.DEFAULT_MAX_TRACKED, Duration.ofSeconds(2));
-        a.store.deliveries().setPaused("audit", true, System.currentTimeMillis());
-        a.start();
-        Eventually.until("the follower owns every partition", WAIT, () -> a.follower.ownedPartitions().size() == PARTITIONS);
+        Node a = carryingWhilePaused(destinations, "audit");
 
         List<Logged> logged = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -450,7 +452,7 @@ class LogFollowerTest {
         Eventually.until("every hook carried forward and the hooks topic committed past it", WAIT,
                 () -> a.follower.hooksCarried() >= logged.size() && committedTo(ends(logged), a));
         List<ConsumerRecord<byte[], byte[]>> carried = brokers.readAll(List.of(prefix + ".retry"), l -> l.size() >= logged.size());
-        assertThat(carried).extracting(r -> HookRecords.read(r).hook().id())
+        assertThat(carried.stream().map(r -> HookRecords.read(r).hook().id()).distinct()) // carried again after 2 s
                 .containsExactlyInAnyOrderElementsOf(logged.stream().map(Logged::id).toList());
         assertThat(carried).allSatisfy(r -> assertThat(HookRecords.read(r).destinations()).containsExactly("audit"));
         assertThat(carried).as("stamped when carried: the retry topic's retention counts from then")
@@ -459,13 +461,7 @@ class LogFollowerTest {
         assertThat(receiver.received()).allSatisfy(r -> assertThat(r.path()).isEqualTo("/crm"));
         a.close();
 
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
-                Map.of("bootstrap.servers", brokers.bootstrapServers()))) { // as the retention would
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.RecordsToDelete> gone = new HashMap<>();
-            ends(logged).forEach((p, end) -> gone.put(new org.apache.kafka.common.TopicPartition(prefix + ".hooks", p),
-                    org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(end)));
-            admin.deleteRecords(gone).all().get(30, TimeUnit.SECONDS);
-        }
+        deleteBefore(".hooks", ends(logged));
         Node b = new Node("b", destinations, Duration.ofSeconds(6)).start(); // a new working set; audit resumed
 
         Eventually.until("every hook delivered to audit", WAIT,
@@ -475,6 +471,160 @@ class LogFollowerTest {
         Map<String, Integer> copies = copiesById(receiver.received());
         assertThat(copies.keySet()).containsExactlyInAnyOrderElementsOf(logged.stream().map(Logged::id).toList());
         assertThat(copies.values()).containsOnly(2); // once to crm, once to audit
+    }
+
+    /**
+     * The issue's retention rule for {@code fifo}: a paused {@code fifo} destination holds two
+     * keys' hooks past the carry age. They are carried forward to the retry topic in order,
+     * and carried again there once those copies are older than the carry age; then the hooks
+     * topic's records and the first copies are deleted (as the topics' retention would), and a
+     * node with a fresh working set, the destination resumed, delivers every hook exactly once
+     * and each key's in acceptance order, the later hooks left on the hooks topic after the
+     * carried ones.
+     */
+    @Test
+    void fifoHooksHeldPastTheCarryAgeKeepTheirOrderWhenTheirRecordsAreDeleted() throws Exception {
+        HookReceiver receiver = receiver();
+        List<Destination> destinations = List.of(http("crm", receiver.uri("/crm"), RetryPolicy.defaults(),
+                BreakerSettings.defaults(), Ordering.FIFO));
+        Node a = carryingWhilePaused(destinations, "crm");
+
+        Map<String, List<String>> accepted = Map.of("key0", new ArrayList<>(), "key1", new ArrayList<>());
+        List<Logged> first = new ArrayList<>();
+        for (int i = 0; i < 8; i++) { // two keys, interleaved
+            first.add(produce("acme", "key" + (i % 2), "{\"n\":" + i + "}", "crm"));
+            accepted.get("key" + (i % 2)).add(first.get(i).id());
+        }
+        Eventually.until("each hook carried to the retry topic, and each copy carried again there", WAIT,
+                () -> a.follower.recordsCarriedInOrder() >= 2L * first.size() && committedTo(ends(first), a));
+        List<Logged> later = new ArrayList<>();
+        for (int i = 8; i < 12; i++) {
+            later.add(produce("acme", "key" + (i % 2), "{\"n\":" + i + "}", "crm"));
+            accepted.get("key" + (i % 2)).add(later.get(i - 8).id());
+        }
+        Eventually.until("the later hooks held", WAIT, () -> later.stream().allMatch(l -> a.store.get(l.id()).isPresent()));
+        assertThat(receiver.requestCount()).isZero();
+        a.close();
+
+        deleteBefore(".hooks", ends(first));
+        deleteBefore(".retry", newestCopies());
+        Node b = new Node("b", destinations, Duration.ofSeconds(6)).start(); // a new working set; crm resumed
+
+        List<Logged> all = new ArrayList<>(first);
+        all.addAll(later);
+        Eventually.until("every hook delivered", WAIT, () -> copiesById(receiver.received()).size() == all.size());
+        Eventually.until("every offset committed", WAIT, () -> committedTo(ends(all), b));
+        assertThat(copiesById(receiver.received()).values()).containsOnly(1);
+        accepted.forEach((key, ids) -> assertThat(receiver.received().stream()
+                .map(r -> r.header(OutboundHeaders.WEBHOOK_ID)).filter(ids::contains).toList())
+                .as(key + " in acceptance order").isEqualTo(ids));
+    }
+
+    /**
+     * The copies carried forward in order can be on the retry partition in any order: a key's
+     * first hook carried again after its later ones were carried, its first copy then deleted
+     * by the retention. Written here as a node that held them would have, scrambled and one
+     * repeated, with their hooks records deleted and two later hooks of the key left there: a
+     * node given both partitions delivers each hook once, all in acceptance order.
+     */
+    @Test
+    void carriedCopiesInAnyOrderOnTheRetryTopicAreDeliveredInTheirKeysOrder() throws Exception {
+        HookReceiver receiver = receiver();
+        List<Logged> logged = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            logged.add(produce("acme", "github", "{\"n\":" + i + "}", "crm"));
+        }
+        int partition = logged.get(0).partition();
+        Map<String, StoredHook> hooks = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : brokers.readAll(List.of(prefix + ".hooks"), l -> l.size() >= 6)) {
+            StoredHook h = HookRecords.read(r).hook();
+            hooks.put(h.id(), h);
+        }
+        long now = System.currentTimeMillis();
+        for (int i : new int[] {2, 0, 3, 0, 1}) { // the first four, scrambled, the first twice
+            Logged l = logged.get(i);
+            DeliveryRow row = new DeliveryRow(l.id(), "crm", DeliveryState.PENDING, 0, now, now, now, null, null, null,
+                    null, null);
+            producer.send(RetryRecords.carried(prefix + ".retry", partition, hooks.get(l.id()), List.of(row), now,
+                    l.offset())).get(30, TimeUnit.SECONDS);
+        }
+        deleteBefore(".hooks", Map.of(partition, logged.get(4).offset()));
+
+        Node b = new Node("b", List.of(http("crm", receiver.uri("/crm"), RetryPolicy.defaults(), BreakerSettings.defaults(),
+                Ordering.FIFO)), Duration.ofSeconds(6)).start();
+
+        Eventually.until("every hook delivered", WAIT, () -> copiesById(receiver.received()).size() == logged.size());
+        Eventually.until("both partitions committed past them", WAIT, () -> committedTo(ends(logged), b)
+                && b.follower.committedRetryOffsets().getOrDefault(partition, -1L) == 5);
+        assertThat(receiver.received()).extracting(r -> r.header(OutboundHeaders.WEBHOOK_ID))
+                .as("once each, in acceptance order").containsExactlyElementsOf(logged.stream().map(Logged::id).toList());
+    }
+
+    /**
+     * A hook held on the retry topic (its destination paused) is carried again there before
+     * that topic's retention: once the first copies are deleted, a fresh node still delivers it.
+     */
+    @Test
+    void aHookHeldOnTheRetryTopicPastItsRetentionIsStillDelivered() throws Exception {
+        HookReceiver receiver = receiver();
+        List<Destination> destinations = List.of(http("audit", receiver.uri("/audit")));
+        Node a = carryingWhilePaused(destinations, "audit");
+
+        List<Logged> logged = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            logged.add(produce("tenant" + i, "source" + i, "{\"n\":" + i + "}", "audit"));
+        }
+        Eventually.until("each hook moved to the retry topic, then carried again there", WAIT,
+                () -> a.follower.hooksCarried() >= logged.size() && a.follower.recordsCarriedInOrder() >= logged.size()
+                        && committedTo(ends(logged), a));
+        a.close();
+
+        deleteBefore(".hooks", ends(logged));
+        deleteBefore(".retry", newestCopies());
+        Node b = new Node("b", destinations, Duration.ofSeconds(6)).start();
+
+        Eventually.until("every hook delivered", WAIT, () -> copiesById(receiver.received()).size() == logged.size());
+        assertThat(copiesById(receiver.received()).keySet())
+                .containsExactlyInAnyOrderElementsOf(logged.stream().map(Logged::id).toList());
+        assertThat(copiesById(receiver.received()).values()).containsOnly(1);
+    }
+
+    /**
+     * Per partition of the retry topic, the offset of the oldest newest-copy: every record
+     * before it is an older copy of a hook that has a newer one after it.
+     */
+    private Map<Integer, Long> newestCopies() {
+        Map<String, ConsumerRecord<byte[], byte[]>> newest = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : brokers.readAll(List.of(prefix + ".retry"), l -> !l.isEmpty())) {
+            newest.merge(HookRecords.read(r).hook().id(), r, (x, y) -> x.offset() > y.offset() ? x : y);
+        }
+        Map<Integer, Long> out = new HashMap<>();
+        newest.values().forEach(r -> out.merge(r.partition(), r.offset(), Math::min));
+        return out;
+    }
+
+    /**
+     * Node "a", carrying held hooks forward after 2 s, with {@code paused} paused in its working
+     * set, started and owning every partition.
+     */
+    private Node carryingWhilePaused(List<Destination> destinations, String paused) {
+        Node a = new Node("a", destinations, Duration.ofSeconds(6), FollowerSettings.DEFAULT_RETRY_MOVE_AFTER,
+                FollowerSettings.DEFAULT_MAX_TRACKED, Duration.ofSeconds(2));
+        a.store.deliveries().setPaused(paused, true, System.currentTimeMillis());
+        a.start();
+        Eventually.until("the follower owns every partition", WAIT, () -> a.follower.ownedPartitions().size() == PARTITIONS);
+        return a;
+    }
+
+    /** Deletes the records of {@code <prefix><topic>} before the given offset of each partition, as the retention would. */
+    private void deleteBefore(String topic, Map<Integer, Long> offsets) throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", brokers.bootstrapServers()))) {
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.RecordsToDelete> gone = new HashMap<>();
+            offsets.forEach((p, end) -> gone.put(new org.apache.kafka.common.TopicPartition(prefix + topic, p),
+                    org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(end)));
+            admin.deleteRecords(gone).all().get(30, TimeUnit.SECONDS);
+        }
     }
 
     /**

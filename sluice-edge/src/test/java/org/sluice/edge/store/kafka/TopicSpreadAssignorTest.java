@@ -65,12 +65,23 @@ class TopicSpreadAssignorTest {
         assertThat(assignment).hasSize(members);
     }
 
+    /** Each member's retry partitions are its hooks partitions, by number: a key's two partitions are on one node. */
+    private static void assertLaidOutAlike(Map<String, List<TopicPartition>> assignment) {
+        assignment.forEach((member, mine) -> assertThat(numbers(mine, "x.retry")).as(member + " of " + assignment)
+                .isEqualTo(numbers(mine, "x.hooks")));
+    }
+
+    private static Set<Integer> numbers(List<TopicPartition> partitions, String topic) {
+        return partitions.stream().filter(tp -> tp.topic().equals(topic)).map(TopicPartition::partition)
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
     @Test
-    void threeNewMembersEachGetOneOrTwoOfEveryTopic() {
+    void threeNewMembersEachGetOneOrTwoOfEveryTopicWithTheSameNumbersOfEach() {
         Map<String, List<TopicPartition>> owned = new TreeMap<>(Map.of("a", List.of(), "b", List.of(), "c", List.of()));
         Map<String, List<TopicPartition>> first = round(owned);
         assertEvenPerTopic(first, 3);
-        assertThat(first.values()).allSatisfy(mine -> assertThat(mine.size()).isBetween(2, 3));
+        assertLaidOutAlike(first);
         assertThat(round(first)).as("sticky: the same again").isEqualTo(first);
     }
 
@@ -87,6 +98,7 @@ class TopicSpreadAssignorTest {
         assertThat(first.get("b")).isSubsetOf(owned.get("b"));
         Map<String, List<TopicPartition>> second = round(first);
         assertEvenPerTopic(second, 3);
+        assertLaidOutAlike(second);
         assertThat(second.get("a")).containsAll(first.get("a"));
         assertThat(second.get("b")).containsAll(first.get("b"));
     }
@@ -94,13 +106,30 @@ class TopicSpreadAssignorTest {
     @Test
     void aMemberLeavingHandsItsPartitionsToTheOthersAtOnce() {
         Map<String, List<TopicPartition>> owned = new TreeMap<>();
-        owned.put("a", List.of(tp("x.hooks", 0), tp("x.hooks", 1), tp("x.retry", 0)));
-        owned.put("b", List.of(tp("x.hooks", 2), tp("x.retry", 1), tp("x.retry", 2)));
+        owned.put("a", List.of(tp("x.hooks", 0), tp("x.hooks", 1), tp("x.retry", 0), tp("x.retry", 1)));
+        owned.put("b", List.of(tp("x.hooks", 2), tp("x.retry", 2)));
         // c (x.hooks-3, x.retry-3) has left
         Map<String, List<TopicPartition>> after = round(owned);
         assertEvenPerTopic(after, 2);
+        assertLaidOutAlike(after);
         assertThat(after.get("a")).containsAll(owned.get("a"));
         assertThat(after.get("b")).containsAll(owned.get("b"));
+    }
+
+    /** As a group whose nodes ran a version that spread each topic on its own: the retry partition follows its hooks one. */
+    @Test
+    void aRetryPartitionOwnedApartFromItsHooksPartitionJoinsItInTwoCooperativeRounds() {
+        Map<String, List<TopicPartition>> owned = new TreeMap<>();
+        owned.put("a", List.of(tp("x.hooks", 0), tp("x.hooks", 1), tp("x.retry", 0)));
+        owned.put("b", List.of(tp("x.hooks", 2), tp("x.hooks", 3), tp("x.retry", 1), tp("x.retry", 2), tp("x.retry", 3)));
+        Map<String, List<TopicPartition>> first = round(owned);
+        // x.retry-1 goes to a, the owner of x.hooks-1, but only once b has given it up
+        assertThat(first.values()).allSatisfy(mine -> assertThat(mine).doesNotContain(tp("x.retry", 1)));
+        assertThat(first.get("a")).containsExactlyInAnyOrderElementsOf(owned.get("a"));
+        Map<String, List<TopicPartition>> second = round(first);
+        assertEvenPerTopic(second, 2);
+        assertLaidOutAlike(second);
+        assertThat(second.get("a")).contains(tp("x.retry", 1));
     }
 
     @Test
