@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -13,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.sluice.core.KeyedLimit;
 import org.sluice.core.Limit;
 import org.sluice.core.LimitChange;
-import org.sluice.core.LimiterListener;
 import org.sluice.core.Probe;
 import org.sluice.testkit.ManualClock;
+import org.sluice.testkit.RecordingListener;
 import org.sluice.testkit.RedisServer;
 
 /**
@@ -106,29 +105,13 @@ class FleetLiveChangeTest {
 
     @Test
     void theListenerHearsEveryDecisionAndEveryWait() throws Exception {
-        List<String> told = new ArrayList<>();
-        LimiterListener listener = new LimiterListener() {
-            @Override
-            public void admitted(long permits) {
-                told.add("admitted " + permits);
-            }
-
-            @Override
-            public void refused(long permits, long waitNanos) {
-                told.add("refused " + permits + " " + waitNanos / MS);
-            }
-
-            @Override
-            public void waited(long nanos) {
-                told.add("waited " + nanos / MS);
-            }
-        };
+        RecordingListener listener = new RecordingListener();
         try (FleetLimiter limiter = node("told").bandwidth(Limit.of(10, 2)).listener(listener).build()) {
             KeyedLimit<String> limit = limiter;
             assertThat(limit.listener()).isSameAs(listener);
             assertThat(limit.tryAcquire("a", 2)).isZero();
             assertThat(limit.acquire("a", 1, Duration.ofSeconds(1))).isTrue();
-            assertThat(told).containsExactly("admitted 2", "refused 1 100", "waited 100", "admitted 1");
+            assertThat(listener.told()).containsExactly("admitted 2", "refused 1 100", "waited 100", "admitted 1");
         }
     }
 

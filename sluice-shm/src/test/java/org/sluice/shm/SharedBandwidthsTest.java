@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.sluice.core.KeyedLimit;
 import org.sluice.core.KeyedLimiter;
 import org.sluice.core.Limit;
-import org.sluice.core.LimiterListener;
 import org.sluice.core.Probe;
 import org.sluice.testkit.ManualClock;
+import org.sluice.testkit.RecordingListener;
 
 /**
  * A shared limiter of several bandwidths on a manual clock: exact counts, a refusal that
@@ -134,28 +134,8 @@ class SharedBandwidthsTest {
 
     @Test
     void theListenerIsToldEveryDecisionEveryWaitAndEveryEviction() throws Exception {
-        List<String> told = new ArrayList<>();
-        LimiterListener listener = new LimiterListener() {
-            @Override
-            public void admitted(long permits) {
-                told.add("admitted " + permits);
-            }
-
-            @Override
-            public void refused(long permits, long waitNanos) {
-                told.add("refused " + permits + " " + waitNanos / MS);
-            }
-
-            @Override
-            public void waited(long nanos) {
-                told.add("waited " + nanos / MS);
-            }
-
-            @Override
-            public void evicted() {
-                told.add("evicted");
-            }
-        };
+        RecordingListener listener = new RecordingListener();
+        List<String> told = listener.told();
         try (SharedArena arena = SharedArena.open(files.fresh(), 1 << 20, true, SharedArena.bootId(), new KeyHash(0x5eedL, 0x5eedL))) {
             SharedLimiter limiter = arena.limiter("told").slots(8).bandwidth(Limit.of(10, 2)).bandwidth(Limit.of(5, 3))
                     .clock(clock).sleeper(clock::advanceNanos).listener(listener).build();
@@ -184,15 +164,15 @@ class SharedBandwidthsTest {
 
     @Test
     void aTableThatGivesUpUnderContentionSaysSo() {
-        List<String> told = new ArrayList<>();
+        RecordingListener listener = new RecordingListener();
         SlotTable table = new SlotTable(ByteBuffer.allocateDirect((int) SlotTable.carveBytes(8)), 0, 8, 0, new SlotTable.Events() {
             @Override
             public void contended() {
-                told.add("contended");
+                listener.contended();
             }
         });
         assertThat(table.update(1L << BucketWord.TIME_BITS, SlotTable.OP_TAKE, 1000, 2000, 0)).as("admitted uncharged").isZero();
-        assertThat(told).containsExactly("contended");
+        assertThat(listener.told()).containsExactly("contended");
     }
 
     record Call(int key, long gapMicros, int permits) {
