@@ -29,7 +29,8 @@ import org.sluice.core.Sleeper;
  * is the table {@code name}, the others {@code name#2}, {@code name#3}, ...; a key has the
  * same hash, group and fingerprint in each. The host's current limit is the carve
  * {@code name#limit} ({@link LimitRecord}): a version, and each version's bandwidths. A
- * key's word is charged by one compare-and-swap across processes ({@link SlotTable}).
+ * key's word is charged by one compare-and-swap across processes ({@link SlotTable}). A
+ * limiter of {@code n} bandwidths takes {@code n + 1} of the arena's 64 carves.
  *
  * <h2>A charge of several bandwidths</h2>
  * A 64-bit word holds a 24-bit fingerprint and one 40-bit time, the most Java can
@@ -75,8 +76,9 @@ import org.sluice.core.Sleeper;
  * word with the old limit. The one case left: a call that read the record, then stalled
  * through a whole change and the next one's start, can write a word the next change
  * reads in its own units (clamped to its burst: a bandwidth never admits more than its
- * burst from any word). A process built after a change takes the record's bandwidths,
- * not its builder's.
+ * burst from any word). An undo whose word a change converted meanwhile leaves its charge
+ * spent (fewer admissions, never more). A process built after a change takes the
+ * record's bandwidths, not its builder's.
  *
  * <h2>Time and other rules</h2>
  * Time is kept in whole microseconds (see {@link SharedGcraTable}): a limit whose
