@@ -60,7 +60,7 @@ public interface KeyedLimit<K> {
     default boolean acquire(K key, long permits, Duration timeout) throws InterruptedException {
         long budget = Waits.budget(timeout);
         Objects.requireNonNull(key, "key");
-        return Waits.acquire(maxWait -> tryAcquire(key, permits), budget, clock(), sleeper(), LimiterListener.NONE);
+        return Waits.acquire(maxWait -> tryAcquire(key, permits), budget, clock(), sleeper(), listener());
     }
 
     /**
@@ -89,5 +89,27 @@ public interface KeyedLimit<K> {
     /** How {@link #acquire} waits; default {@link Sleeper#system()}. */
     default Sleeper sleeper() {
         return Sleeper.system();
+    }
+
+    /**
+     * Told this limit's decisions (the default {@link #acquire} tells it each wait before
+     * it sleeps); default {@link LimiterListener#NONE}. Every scope takes one in its
+     * builder.
+     */
+    default LimiterListener listener() {
+        return LimiterListener.NONE;
+    }
+
+    /**
+     * Replaces the bandwidths of every key of this live limit, converting each key's
+     * state as {@code change} says, for every user of the limit (a process, a host's
+     * processes, a fleet's nodes: the scope's). {@link KeyedLimiter}, sluice-shm's {@code
+     * SharedLimiter} and sluice-fleet's {@code FleetLimiter} implement it; the default
+     * throws.
+     *
+     * @throws UnsupportedOperationException when the implementation cannot change its limit live
+     */
+    default void replaceBandwidths(List<Limit> bandwidths, LimitChange change) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot change its bandwidths live");
     }
 }

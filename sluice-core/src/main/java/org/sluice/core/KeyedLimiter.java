@@ -197,6 +197,12 @@ public final class KeyedLimiter<K> implements KeyedLimit<K> {
         return sleeper;
     }
 
+    /** The builder's listener. */
+    @Override
+    public LimiterListener listener() {
+        return listener;
+    }
+
     /** The bandwidths every key is held to (the latest ones after a {@link #replaceBandwidths}). */
     @Override
     public List<Limit> bandwidths() {
@@ -210,6 +216,7 @@ public final class KeyedLimiter<K> implements KeyedLimit<K> {
      *
      * @throws IllegalStateException when {@code bandwidths} is empty
      */
+    @Override
     public void replaceBandwidths(List<Limit> bandwidths, LimitChange change) {
         Objects.requireNonNull(change, "change");
         Bands next = new Bands(Limiter.checkedList(bandwidths));

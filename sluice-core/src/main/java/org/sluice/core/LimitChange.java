@@ -2,7 +2,7 @@ package org.sluice.core;
 
 /**
  * What a live limit change does with the state of the buckets it changes ({@link
- * Limiter#replaceBandwidths}, {@link KeyedLimiter#replaceBandwidths}). Bandwidths are
+ * Limiter#replaceBandwidths}, {@link KeyedLimit#replaceBandwidths} in every scope). Bandwidths are
  * matched by position: the new limit's first bandwidth takes over the old first one's
  * state, and so on; a bandwidth the old limit did not have starts full.
  *

@@ -1,7 +1,7 @@
 package org.sluice.core;
 
 /**
- * Told what a {@link Limiter} or {@link KeyedLimiter} decided, for metrics and logs
+ * Told what a {@link Limiter} or a {@link KeyedLimit} (any scope) decided, for metrics and logs
  * (sluice-micrometer's {@code LimiterMetrics} is one). Every method has an empty default,
  * so a listener overrides only what it needs.
  *
@@ -32,5 +32,20 @@ public interface LimiterListener {
 
     /** A sweep of a {@link KeyedLimiter} deleted {@code rows} full rows (keys it no longer needs to hold). */
     default void swept(int rows) {
+    }
+
+    /**
+     * A limit of fixed size (sluice-shm's {@code SharedLimiter}, whose table has a fixed
+     * number of slots) gave a key's slot, still in debt, to a new key: the key it took
+     * from starts full when it comes back.
+     */
+    default void evicted() {
+    }
+
+    /**
+     * A charge met so much contention (sluice-shm's compare-and-swap retries ran out)
+     * that it was admitted without being charged, on one of the limit's bandwidths.
+     */
+    default void contended() {
     }
 }

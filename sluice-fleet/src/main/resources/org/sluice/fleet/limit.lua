@@ -1,21 +1,33 @@
 -- Sluice fleet limiter: one charge of a key against its bandwidths, atomically inside
 -- Redis, for FleetLimiter (sluice-core's KeyedLimit at fleet scope).
 --
--- KEYS[i]  the theoretical arrival time (integer us) of bandwidth i of one key; all the
---          keys of one call share a hash tag, so they live in one Redis Cluster slot
+-- KEYS[i], i = 1..n  the theoretical arrival time (integer us) of bandwidth i of one key
+-- KEYS[n+1]          the limit the key's times are in: "version:interval:tolerance:..."
+--                    (interval and tolerance of each bandwidth, integer us); all the keys
+--                    of one call share a hash tag, so they live in one Redis Cluster slot
 -- ARGV[1]  "now" in us for tests on a manual clock; '' = Redis TIME (the fleet's one clock)
--- ARGV[2i], ARGV[2i+1]  bandwidth i's increment (the call's permits x interval) and
---          tolerance (burst x interval), integer us; the increment is never above the
---          tolerance (the client checks the permits against the smallest burst)
+-- ARGV[2]  the caller's limit version (0 until the limit is first changed live)
+-- ARGV[3]  the change of that version: 0 RESET, 1 KEEP_REMAINING, 2 PROPORTIONAL
+-- ARGV[4 + 3(i-1)], ARGV[5 + 3(i-1)], ARGV[6 + 3(i-1)]  bandwidth i's increment (the
+--          call's permits x interval), tolerance (burst x interval) and interval, integer
+--          us; the increment is never above the tolerance (the client checks the permits)
 --
--- The GCRA step of org.sluice.core.Gcra over every bandwidth: the call is admitted only
--- when every bandwidth admits it, and then every one is charged; a refusal writes
--- nothing. An absent key is a full bucket; a written key expires when its bucket is full
--- again, so idle keys cost no memory.
+-- The limit version beside the state makes a live change fleet-wide: a key whose times
+-- are in an older version's limit is converted to the caller's (as sluice-core's Bands
+-- converts: matched by position, a new bandwidth starts full, kept room rounded down and
+-- capped at the new burst, time owed beyond the old burst stays owed except under RESET)
+-- in this same script, before the charge, so it happens once, atomically; a caller whose
+-- version is older than the key's is told so ({-1, version}) and charges nothing: it
+-- reads the fleet's limit and asks again, so nodes with the old limit converge.
+--
+-- Then the GCRA step of org.sluice.core.Gcra over every bandwidth: the call is admitted
+-- only when every bandwidth admits it, and then every one is charged; a refusal spends
+-- nothing (it writes only a conversion, which spends nothing). An absent key is a full
+-- bucket; written keys expire when the bucket is full again, so idle keys cost no memory.
 --
 -- Reply: {wait, debt_1, ..., debt_n}: the wait in us (0 = admitted) and each bandwidth's
--- debt (tat - now, at least 0) after the call, from which the client answers remaining
--- permits and the reset time. All numbers stay below 2^53, so Lua's doubles hold them.
+-- debt (tat - now, at least 0) after the call; or {-1, version} for a stale caller. All
+-- numbers stay below 2^53, so Lua's doubles hold them.
 
 local now
 if ARGV[1] ~= nil and ARGV[1] ~= '' then
@@ -25,24 +37,80 @@ else
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
-local n = #KEYS
+local n = #KEYS - 1
+local version = tonumber(ARGV[2])
+local change = tonumber(ARGV[3])
+local metaKey = KEYS[n + 1]
+
+-- the limit the stored times are in
+local storedVersion = version
+local old = nil
+local meta = redis.call('GET', metaKey)
+if meta then
+  local fields = {}
+  for f in string.gmatch(meta, '[^:]+') do fields[#fields + 1] = tonumber(f) end
+  storedVersion = fields[1]
+  if storedVersion > version then
+    return {-1, storedVersion}
+  end
+  if storedVersion < version then
+    old = {}
+    for i = 1, (#fields - 1) / 2 do
+      old[i] = {fields[2 * i], fields[2 * i + 1]} -- interval, tolerance
+    end
+  end
+end
+
 local tats = {}
 local wait = 0
 for i = 1, n do
+  local inc = tonumber(ARGV[4 + 3 * (i - 1)])
+  local tol = tonumber(ARGV[5 + 3 * (i - 1)])
+  local interval = tonumber(ARGV[6 + 3 * (i - 1)])
   local tat = tonumber(redis.call('GET', KEYS[i]))
   if tat == nil or tat < now then tat = now end
+  if old ~= nil then
+    if i > #old or change == 0 then
+      tat = now
+    else
+      local debt = tat - now
+      local oldRoom = math.max(0, old[i][2] - debt)
+      local owed = math.max(0, debt - old[i][2])
+      local scale
+      if change == 1 then scale = interval / old[i][1] else scale = tol / old[i][2] end
+      local room = math.min(tol, math.floor(oldRoom * scale))
+      tat = now + (tol - room) + owed
+    end
+  end
   tats[i] = tat
-  local over = (tat - now) + tonumber(ARGV[2 * i]) - tonumber(ARGV[2 * i + 1])
+  local over = (tat - now) + inc - tol
   if over > wait then wait = over end
 end
 
 local reply = {wait}
+local longest = 0
+local record = tostring(version)
 for i = 1, n do
   local tat = tats[i]
   if wait == 0 then
-    tat = tat + tonumber(ARGV[2 * i])
-    redis.call('SET', KEYS[i], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
+    tat = tat + tonumber(ARGV[4 + 3 * (i - 1)])
   end
+  if wait == 0 or old ~= nil then
+    if tat > now then
+      redis.call('SET', KEYS[i], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
+    else
+      redis.call('DEL', KEYS[i])
+    end
+  end
+  if tat - now > longest then longest = tat - now end
+  record = record .. ':' .. ARGV[6 + 3 * (i - 1)] .. ':' .. ARGV[5 + 3 * (i - 1)]
   reply[i + 1] = tat - now
+end
+if (wait == 0 or old ~= nil) then
+  if longest > 0 then
+    redis.call('SET', metaKey, record, 'PX', math.ceil(longest / 1000))
+  else
+    redis.call('DEL', metaKey)
+  end
 end
 return reply

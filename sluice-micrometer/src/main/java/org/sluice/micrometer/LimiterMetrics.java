@@ -11,7 +11,8 @@ import org.sluice.core.Limiter;
 import org.sluice.core.LimiterListener;
 
 /**
- * Micrometer meters for one {@link Limiter} or {@link KeyedLimiter}: a {@link
+ * Micrometer meters for one {@link Limiter} or {@link KeyedLimiter} (or any scope's
+ * {@code KeyedLimit}: the shared-memory and Redis limiters take a listener too): a {@link
  * LimiterListener} to pass to the limiter's builder, and a {@link MeterBinder} to bind
  * to a registry.
  *
@@ -29,6 +30,8 @@ import org.sluice.core.LimiterListener;
  *   <tr><td>{@code sluice.limiter.permits}</td><td>counter</td><td>{@code outcome=admitted|refused}</td><td>permits asked for</td></tr>
  *   <tr><td>{@code sluice.limiter.wait}</td><td>summary, base unit nanoseconds</td><td></td><td>each wait a caller was made to take</td></tr>
  *   <tr><td>{@code sluice.limiter.swept}</td><td>counter</td><td></td><td>keyed rows deleted by the sweep</td></tr>
+ *   <tr><td>{@code sluice.limiter.evicted}</td><td>counter</td><td></td><td>keys in debt whose slot a new key took (shared memory)</td></tr>
+ *   <tr><td>{@code sluice.limiter.contended}</td><td>counter</td><td></td><td>charges admitted uncharged under contention (shared memory)</td></tr>
  * </table>
  * The tags are bounded: the limiter's name and an outcome of two values. No key is ever a
  * tag, since a keyed limiter's keys are unbounded (a flood of invented keys would be a
@@ -51,7 +54,7 @@ public final class LimiterMetrics implements LimiterListener, MeterBinder {
     }
 
     private record Meters(Counter admittedCalls, Counter refusedCalls, Counter admittedPermits, Counter refusedPermits,
-                          DistributionSummary waits, Counter swept) {
+                          DistributionSummary waits, Counter swept, Counter evicted, Counter contended) {
     }
 
     @Override
@@ -66,6 +69,10 @@ public final class LimiterMetrics implements LimiterListener, MeterBinder {
                         .description("Waits callers were made to take (blocking acquire, reservations)")
                         .tags(tags).register(registry),
                 Counter.builder("sluice.limiter.swept").description("Keyed rows deleted by the sweep")
+                        .tags(tags).register(registry),
+                Counter.builder("sluice.limiter.evicted").description("Keys in debt whose slot a new key took")
+                        .tags(tags).register(registry),
+                Counter.builder("sluice.limiter.contended").description("Charges admitted uncharged under contention")
                         .tags(tags).register(registry));
     }
 
@@ -110,6 +117,22 @@ public final class LimiterMetrics implements LimiterListener, MeterBinder {
         Meters m = meters;
         if (m != null) {
             m.swept.increment(rows);
+        }
+    }
+
+    @Override
+    public void evicted() {
+        Meters m = meters;
+        if (m != null) {
+            m.evicted.increment();
+        }
+    }
+
+    @Override
+    public void contended() {
+        Meters m = meters;
+        if (m != null) {
+            m.contended.increment();
         }
     }
 }

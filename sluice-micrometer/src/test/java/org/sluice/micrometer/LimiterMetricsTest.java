@@ -45,7 +45,19 @@ class LimiterMetricsTest {
             assertThat(meter.getId().getTags()).as(meter.getId().getName())
                     .allSatisfy(tag -> assertThat(tag.getKey()).isIn("limiter", "outcome"));
         }
-        assertThat(registry.getMeters()).hasSize(6);
+        assertThat(registry.getMeters()).hasSize(8);
+    }
+
+    /** The shared-memory limiter's two events (sluice-shm's tests make them happen; here, the meters they reach). */
+    @Test
+    void evictionsAndContendedChargesAreCounted() {
+        LimiterMetrics metrics = new LimiterMetrics("api");
+        metrics.bindTo(registry);
+        metrics.evicted();
+        metrics.evicted();
+        metrics.contended();
+        assertThat(registry.get("sluice.limiter.evicted").tag("limiter", "api").counter().count()).isEqualTo(2.0);
+        assertThat(registry.get("sluice.limiter.contended").tag("limiter", "api").counter().count()).isEqualTo(1.0);
     }
 
     @Test

@@ -76,6 +76,10 @@ final class ArenaLayout {
 
     static final int KIND_RATE = 1;
     static final int KIND_GCRA = 2;
+    /** A {@link SharedLimiter}'s bandwidth: a GCRA table whose fingerprints' lowest bit is the limit version's parity. */
+    static final int KIND_LIMITER = 3;
+    /** A {@link SharedLimiter}'s {@link LimitRecord}. */
+    static final int KIND_LIMIT = 4;
 
     static final int PAGE = 4096;
     static final long MIN_SIZE = 64 * 1024;

@@ -86,6 +86,8 @@ public final class SharedArena implements AutoCloseable {
     private final long size;
     private final KeyHash keyHash;
     private volatile boolean closed;
+    /** True while this arena's thread holding {@link #STRUCTURE} holds the file lock too (read and written under STRUCTURE). */
+    private boolean fileLockHeld;
 
     private SharedArena(Path file, FileChannel channel, MappedByteBuffer map, long size) {
         this.file = file;
@@ -346,7 +348,33 @@ public final class SharedArena implements AutoCloseable {
      * {@code sleeper} (a test passes one that moves its manual clock).
      */
     public SharedLimiter limiter(String name, int slots, Limit limit, Clock clock, Sleeper sleeper) {
-        return new SharedLimiter(gcraTable(name, slots), limit, clock, sleeper);
+        return limiter(name).slots(slots).bandwidth(limit).clock(clock).sleeper(sleeper).build();
+    }
+
+    /**
+     * A builder of sluice-core's {@link org.sluice.core.KeyedLimit} on this arena, shaped
+     * like sluice-core's {@code KeyedLimiter.builder()}: one or more bandwidths, a clock,
+     * a sleeper, a listener (see {@link SharedLimiter}).
+     */
+    public SharedLimiter.Builder limiter(String name) {
+        return SharedLimiter.builder(this, name);
+    }
+
+    /**
+     * The slot table of a {@link SharedLimiter}'s bandwidth, the carve {@code name} of its
+     * own kind (its words carry a limit version), made if need be, telling {@code events}
+     * of evictions and contention.
+     */
+    SlotTable limiterTable(String name, int slots, SlotTable.Events events) {
+        int rounded = SlotTable.roundSlots("slots", slots);
+        int offset = carve(name, KIND_LIMITER, 0, 0, rounded);
+        return new SlotTable(map, offset, rounded, events);
+    }
+
+    /** The host's limit record of the {@link SharedLimiter} {@code name}: the carve {@code name#limit}, made if need be. */
+    LimitRecord limitRecord(String name) {
+        int offset = carve(name + "#limit", KIND_LIMIT, 0, 0, SlotTable.MIN_SLOTS); // 1,088 bytes, the record takes 704
+        return new LimitRecord(map, offset);
     }
 
     /** Finds or makes the carve {@code name}; returns its offset. */
@@ -357,68 +385,86 @@ public final class SharedArena implements AutoCloseable {
                     + (name == null ? "null" : "'" + name + "' (" + nameBytes.length + " bytes)"));
         }
         String wanted = describe(name, kind, limit, windowNanos, slots);
+        return underLock(() -> {
+            int free = -1;
+            for (int e = 0; e < ENTRIES; e++) {
+                int at = entryAt(e);
+                if ((long) LONGS.getVolatile(map, at + E_STATE) != READY) {
+                    free = free < 0 ? e : free; // never completed: its writer died holding the lock
+                    continue;
+                }
+                int len = map.getInt(at + E_NAME_LENGTH);
+                byte[] existing = new byte[Math.max(0, Math.min(len, MAX_NAME_BYTES))];
+                map.get(at + E_NAME, existing);
+                if (!Arrays.equals(existing, nameBytes)) {
+                    continue;
+                }
+                int k = map.getInt(at + E_KIND);
+                long l = map.getLong(at + E_LIMIT);
+                long w = map.getLong(at + E_WINDOW);
+                int s = map.getInt(at + E_SLOTS);
+                if (k != kind || l != limit || w != windowNanos || s != slots) {
+                    throw new IllegalArgumentException("shared arena " + file + " already has " + describe(name, k, l, w, s)
+                            + "; refusing to answer for " + wanted + " with it (one name is one policy)");
+                }
+                long offset = map.getLong(at + E_OFFSET);
+                // written so that a hostile offset cannot overflow: offset <= size first, then the room after it
+                if (offset < FIRST_CARVE_AT || offset > size || SlotTable.carveBytes(s) > size - offset || (offset & 63) != 0) {
+                    throw new IllegalStateException("shared arena " + file + " is damaged: carve '" + name + "' at offset " + offset);
+                }
+                return (int) offset;
+            }
+            if (free < 0) {
+                throw new IllegalStateException("shared arena " + file + " has no room for " + wanted
+                        + ": all " + ENTRIES + " carve entries are used");
+            }
+            long bytes = (SlotTable.carveBytes(slots) + 63) & ~63L;
+            long top = map.getLong(TOP_AT);
+            if (top < FIRST_CARVE_AT || top > size || (top & 63) != 0) {
+                throw new IllegalStateException("shared arena " + file + " is damaged: its top is " + top
+                        + ", the file is " + size + " bytes");
+            }
+            if (bytes > size - top) {
+                throw new IllegalStateException("shared arena " + file + " has " + (size - top) + " bytes free; "
+                        + wanted + " needs " + bytes + " (create the arena with a larger sizeBytes)");
+            }
+            zero(map, (int) top, (int) bytes);
+            LONGS.setVolatile(map, TOP_AT, top + bytes); // before publishing: a crash leaks, never overlaps
+            int at = entryAt(free);
+            zero(map, at, ENTRY_BYTES);
+            map.putInt(at + E_KIND, kind);
+            map.putInt(at + E_SLOTS, slots);
+            map.putLong(at + E_OFFSET, top);
+            map.putLong(at + E_BYTES, bytes);
+            map.putLong(at + E_LIMIT, limit);
+            map.putLong(at + E_WINDOW, windowNanos);
+            map.putInt(at + E_NAME_LENGTH, nameBytes.length);
+            map.put(at + E_NAME, nameBytes);
+            LONGS.setVolatile(map, at + E_STATE, READY);
+            return (int) top;
+        });
+    }
+
+    /**
+     * Runs {@code body} holding the arena's structure locks (the JVM-wide one and the
+     * file lock), as a carve is made; a carve made inside {@code body} reuses them.
+     */
+    <T> T underLock(java.util.function.Supplier<T> body) {
         STRUCTURE.lock();
         try {
             if (closed) {
                 throw new IllegalStateException("shared arena " + file + " is closed");
             }
+            if (fileLockHeld) {
+                return body.get();
+            }
             try (FileLock lock = lock(file, channel)) {
-                int free = -1;
-                for (int e = 0; e < ENTRIES; e++) {
-                    int at = entryAt(e);
-                    if ((long) LONGS.getVolatile(map, at + E_STATE) != READY) {
-                        free = free < 0 ? e : free; // never completed: its writer died holding the lock
-                        continue;
-                    }
-                    int len = map.getInt(at + E_NAME_LENGTH);
-                    byte[] existing = new byte[Math.max(0, Math.min(len, MAX_NAME_BYTES))];
-                    map.get(at + E_NAME, existing);
-                    if (!Arrays.equals(existing, nameBytes)) {
-                        continue;
-                    }
-                    int k = map.getInt(at + E_KIND);
-                    long l = map.getLong(at + E_LIMIT);
-                    long w = map.getLong(at + E_WINDOW);
-                    int s = map.getInt(at + E_SLOTS);
-                    if (k != kind || l != limit || w != windowNanos || s != slots) {
-                        throw new IllegalArgumentException("shared arena " + file + " already has " + describe(name, k, l, w, s)
-                                + "; refusing to answer for " + wanted + " with it (one name is one policy)");
-                    }
-                    long offset = map.getLong(at + E_OFFSET);
-                    // written so that a hostile offset cannot overflow: offset <= size first, then the room after it
-                    if (offset < FIRST_CARVE_AT || offset > size || SlotTable.carveBytes(s) > size - offset || (offset & 63) != 0) {
-                        throw new IllegalStateException("shared arena " + file + " is damaged: carve '" + name + "' at offset " + offset);
-                    }
-                    return (int) offset;
+                fileLockHeld = true;
+                try {
+                    return body.get();
+                } finally {
+                    fileLockHeld = false;
                 }
-                if (free < 0) {
-                    throw new IllegalStateException("shared arena " + file + " has no room for " + wanted
-                            + ": all " + ENTRIES + " carve entries are used");
-                }
-                long bytes = (SlotTable.carveBytes(slots) + 63) & ~63L;
-                long top = map.getLong(TOP_AT);
-                if (top < FIRST_CARVE_AT || top > size || (top & 63) != 0) {
-                    throw new IllegalStateException("shared arena " + file + " is damaged: its top is " + top
-                            + ", the file is " + size + " bytes");
-                }
-                if (bytes > size - top) {
-                    throw new IllegalStateException("shared arena " + file + " has " + (size - top) + " bytes free; "
-                            + wanted + " needs " + bytes + " (create the arena with a larger sizeBytes)");
-                }
-                zero(map, (int) top, (int) bytes);
-                LONGS.setVolatile(map, TOP_AT, top + bytes); // before publishing: a crash leaks, never overlaps
-                int at = entryAt(free);
-                zero(map, at, ENTRY_BYTES);
-                map.putInt(at + E_KIND, kind);
-                map.putInt(at + E_SLOTS, slots);
-                map.putLong(at + E_OFFSET, top);
-                map.putLong(at + E_BYTES, bytes);
-                map.putLong(at + E_LIMIT, limit);
-                map.putLong(at + E_WINDOW, windowNanos);
-                map.putInt(at + E_NAME_LENGTH, nameBytes.length);
-                map.put(at + E_NAME, nameBytes);
-                LONGS.setVolatile(map, at + E_STATE, READY);
-                return (int) top;
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot lock shared arena file " + file, e);
@@ -433,6 +479,12 @@ public final class SharedArena implements AutoCloseable {
         }
         if (kind == KIND_GCRA) {
             return "gcra table '" + name + "' (slots=" + slots + ")";
+        }
+        if (kind == KIND_LIMITER) {
+            return "shared limiter table '" + name + "' (slots=" + slots + ")";
+        }
+        if (kind == KIND_LIMIT) {
+            return "shared limiter record '" + name + "'";
         }
         return "carve '" + name + "' of unknown kind " + kind;
     }

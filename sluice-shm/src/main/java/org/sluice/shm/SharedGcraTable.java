@@ -76,13 +76,6 @@ public final class SharedGcraTable {
         return peek(keyHash.hash(key), incrementNanos, toleranceNanos, nowNanos);
     }
 
-    /** Nanoseconds (whole microseconds) the key's bucket is in debt at {@code nowNanos}: 0 when full. Spends nothing. */
-    long debtNanos(String key, long toleranceNanos, long nowNanos) {
-        long now = micros(nowNanos);
-        long debt = table.peekTat(keyHash.hash(key), tolerance(toleranceNanos, 0L, 0L), now) - now;
-        return debt > 0 ? debt * 1000 : 0L;
-    }
-
     /** Gives the key's slot back; its bucket reads as full afterwards. */
     public void forget(String key) {
         table.update(keyHash.hash(key), SlotTable.OP_FORGET, 0, 0, 0);
@@ -109,14 +102,14 @@ public final class SharedGcraTable {
     }
 
     private long charge(long hash, long incrementNanos, long toleranceNanos, long nowNanos) {
-        long inc = increment(incrementNanos);
-        long tol = tolerance(toleranceNanos, incrementNanos, inc);
+        long inc = incrementMicros(incrementNanos);
+        long tol = toleranceMicros(toleranceNanos, incrementNanos, inc);
         return table.update(hash, SlotTable.OP_CHARGE, inc, tol, micros(nowNanos)) * 1000;
     }
 
     private long peek(long hash, long incrementNanos, long toleranceNanos, long nowNanos) {
-        long inc = increment(incrementNanos);
-        long tol = tolerance(toleranceNanos, incrementNanos, inc);
+        long inc = incrementMicros(incrementNanos);
+        long tol = toleranceMicros(toleranceNanos, incrementNanos, inc);
         long now = micros(nowNanos);
         return org.sluice.core.Gcra.waitNanos(table.peekTat(hash, tol, now), now, inc, tol) * 1000;
     }
@@ -125,7 +118,8 @@ public final class SharedGcraTable {
         return Math.floorDiv(nanos, 1000L);
     }
 
-    private static long increment(long nanos) {
+    /** An increment in nanoseconds as the table keeps it: the nearest microsecond, at least 1 when it was at least 1 ns. */
+    static long incrementMicros(long nanos) {
         if (nanos < 0) {
             throw new IllegalArgumentException("incrementNanos must be at least 0, got " + nanos);
         }
@@ -137,7 +131,7 @@ public final class SharedGcraTable {
     }
 
     /** Rounded like the increment, and never below it when it was not below it in nanoseconds (rounding must not make a charge oversized). */
-    private static long tolerance(long nanos, long incrementNanos, long incrementMicros) {
+    static long toleranceMicros(long nanos, long incrementNanos, long incrementMicros) {
         if (nanos < 0 || nanos > MAX_TOLERANCE_NANOS) {
             throw new IllegalArgumentException("toleranceNanos must be between 0 and " + MAX_TOLERANCE_NANOS + ", got " + nanos);
         }

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.Objects;
+import org.sluice.core.Clock;
 import org.sluice.core.Gcra;
 
 /**
@@ -78,6 +79,17 @@ import org.sluice.core.Gcra;
  * After {@link #MAX_ATTEMPTS} failures the operation gives up: a charge is then admitted
  * uncounted (fail-open, {@code contended}).
  *
+ * <h2>A limiter's tables: versioned words, charges undone</h2>
+ * A {@link SharedLimiter}'s table is this table with two additions, both through the same
+ * loop. Its words' lowest fingerprint bit is the parity of the limit version they were
+ * written under: given a {@link Conversion}, the loop takes a word whose fingerprint
+ * matches but for that bit as the key's, reads it through the conversion when the bit is
+ * the other version's, and writes it back (if it charges) with the current bit, in the
+ * one CAS. And a charge of {@link #OP_TAKE} answers the time it wrote, so that {@link
+ * #refund} can undo it when another bandwidth of the same call refuses (see {@link
+ * SharedLimiter}, "A charge of several bandwidths", for why an undo never gives back
+ * time another charge spent).
+ *
  * <h2>Invariants and why they hold</h2>
  * <ul>
  *   <li>Identity and state change together: the fingerprint is in the word the CAS
@@ -128,6 +140,26 @@ final class SlotTable {
     static final int OP_CHARGE = 0;
     static final int OP_RESET = 1;
     static final int OP_FORGET = 2;
+    /**
+     * A charge that answers, when admitted, {@code ~tat} (negative): the time it wrote,
+     * which a {@link #refund} needs to undo it. A refusal answers the wait, a charge given
+     * up under contention 0 (nothing written, nothing to undo).
+     */
+    static final int OP_TAKE = 3;
+
+    /** Told of the rare events a limiter reports to its listener; called after the event, on the calling thread. */
+    interface Events {
+        Events NONE = new Events() {
+        };
+
+        /** A live bucket's word was taken over by a new key. */
+        default void evicted() {
+        }
+
+        /** A charge gave up after {@link #MAX_ATTEMPTS} failed compare-and-swaps and was admitted uncharged. */
+        default void contended() {
+        }
+    }
 
     private static final long PID = ProcessHandle.current().pid();
     private static final long STRIPE_SALT = PID * 0x9E3779B97F4A7C15L;
@@ -150,14 +182,42 @@ final class SlotTable {
     private final int slots;
     private final int groupMask;
     private final int maxAttempts;
+    private final Events events;
+
+    /**
+     * How a table whose words carry a limit version (the lowest fingerprint bit is the
+     * version's parity, see {@link SharedLimiter}'s "A live change") reads a word of the
+     * other parity: written under the previous version's limit. Given that word and
+     * {@code now}, answers its time converted to the current limit, or {@link #STALE}
+     * when the caller's version is no longer the current one (the word may be newer than
+     * the caller).
+     */
+    interface Conversion {
+        long STALE = Long.MIN_VALUE;
+
+        long tat(long word, long now);
+    }
+
+    /** Answered by {@link #update} and {@link #peekTat} when the {@link Conversion} found the caller stale. */
+    static final long STALE = Conversion.STALE;
 
     SlotTable(ByteBuffer map, int carveOffset, int slots) {
-        this(map, carveOffset, slots, MAX_ATTEMPTS);
+        this(map, carveOffset, slots, MAX_ATTEMPTS, Events.NONE);
+    }
+
+    /** A table whose evictions and contended charges are also told to {@code events}. */
+    SlotTable(ByteBuffer map, int carveOffset, int slots, Events events) {
+        this(map, carveOffset, slots, MAX_ATTEMPTS, events);
     }
 
     /** {@code maxAttempts} other than {@link #MAX_ATTEMPTS} only in tests of the fail-open path. */
     SlotTable(ByteBuffer map, int carveOffset, int slots, int maxAttempts) {
+        this(map, carveOffset, slots, maxAttempts, Events.NONE);
+    }
+
+    SlotTable(ByteBuffer map, int carveOffset, int slots, int maxAttempts, Events events) {
         this.maxAttempts = maxAttempts;
+        this.events = Objects.requireNonNull(events, "events");
         if (Integer.bitCount(slots) != 1 || slots < MIN_SLOTS || slots > MAX_SLOTS) {
             throw new IllegalArgumentException("slots must be a power of two between " + MIN_SLOTS + " and " + MAX_SLOTS + ", got " + slots);
         }
@@ -195,10 +255,24 @@ final class SlotTable {
     /**
      * Applies {@code op} to the key's bucket at {@code now} (microseconds): a charge of
      * {@code increment} with {@code tolerance}, a reset to full, or a forget. Returns the
-     * wait in microseconds for a refused charge, else 0.
+     * wait in microseconds for a refused charge, {@code ~tat} for a charge of {@link
+     * #OP_TAKE} admitted (see there), else 0.
      */
     long update(long hash, int op, long increment, long tolerance, long now) {
+        return update(hash, op, increment, tolerance, now, null);
+    }
+
+    /**
+     * {@link #update(long, int, long, long, long)} on a table of versioned words when
+     * {@code conversion} is not null: the key's word is the one whose fingerprint matches
+     * but for the lowest bit (the version's parity, {@code hash}'s being the current one); a
+     * word of the other parity is read through {@code conversion} and written back, if at
+     * all, in the current version. Answers {@link #STALE} when the conversion does.
+     */
+    long update(long hash, int op, long increment, long tolerance, long now, Conversion conversion) {
         long fp = BucketWord.fingerprint(hash);
+        long keyBits = conversion == null ? fp : fp >>> 1;
+        int shift = conversion == null ? 0 : 1;
         int group = wordsOffset + (int) (hash & groupMask) * (GROUP * 8);
         int home = (int) (hash >>> 32) & (GROUP - 1);
         for (int attempt = 0; attempt < maxAttempts; attempt++) {
@@ -212,7 +286,7 @@ final class SlotTable {
                 if (i == 0) {
                     homeWord = w;
                 }
-                if (w != 0 && BucketWord.fingerprintOf(w) == fp) {
+                if (w != 0 && BucketWord.fingerprintOf(w) >>> shift == keyBits) {
                     target = at;
                     old = w;
                     own = true;
@@ -224,11 +298,17 @@ final class SlotTable {
                 }
             }
             long next;
-            if (op == OP_CHARGE) {
+            if (op == OP_CHARGE || op == OP_TAKE) {
                 boolean evict = false;
                 long tat;
-                if (own) {
+                boolean current = !own || BucketWord.fingerprintOf(old) == fp;
+                if (own && current) {
                     tat = BucketWord.tat(old, now, tolerance);
+                } else if (own) {
+                    tat = conversion.tat(old, now); // written under the previous limit
+                    if (tat == STALE) {
+                        return STALE;
+                    }
                 } else {
                     tat = now;
                     if (target < 0) { // every word is live and someone else's: take over home
@@ -243,17 +323,19 @@ final class SlotTable {
                     return wait;
                 }
                 long tatAfter = Gcra.admittedTat(tat, now, increment, tolerance);
-                if (own && tatAfter == tat) {
+                long admitted = op == OP_TAKE ? ~tatAfter : 0;
+                if (own && current && tatAfter == tat) {
                     count(ALLOWED); // a zero charge changes nothing
-                    return 0;
+                    return admitted;
                 }
                 next = BucketWord.encode(fp, tatAfter);
                 if (words.compareAndSet(target, old, next)) {
                     count(ALLOWED);
                     if (evict) {
                         count(EVICTED);
+                        events.evicted();
                     }
-                    return 0;
+                    return admitted;
                 }
             } else {
                 if (!own) {
@@ -265,10 +347,79 @@ final class SlotTable {
                 }
             }
         }
-        if (op == OP_CHARGE) {
+        if (op == OP_CHARGE || op == OP_TAKE) {
             count(CONTENDED);
+            events.contended();
         }
         return 0;
+    }
+
+    /**
+     * Undoes an admitted {@link #OP_TAKE} of {@code increment} that wrote {@code tat}
+     * (whose caller's other bandwidths then refused), at most {@link #MAX_ATTEMPTS} times
+     * round the loop. When the key's word is still the one the charge wrote, the whole
+     * increment is given back: the word reads as before the charge. When another charge
+     * of the key came in between (it was computed on top of ours), the increment is given
+     * back less the time from the charge's start ({@code tat - increment}) to a reading
+     * of {@code clock} taken after that word was read, which is never more than the
+     * charge added to what the word holds now (see "A charge of several bandwidths" in
+     * {@link SharedLimiter}): so an undo never gives back time another charge spent, and
+     * leaves nothing spent when the readings agree. A word another key took over, or one
+     * forgotten, is left alone (the key reads as full anyway). Should every attempt's
+     * compare-and-swap fail, the increment stays spent: the key is refused sooner, never
+     * admitted more.
+     */
+    void refund(long hash, long tat, long increment, long tolerance, Clock clock) {
+        long fp = BucketWord.fingerprint(hash);
+        long written = BucketWord.encode(fp, tat);
+        for (int attempt = 0; attempt < maxAttempts; attempt++) {
+            int at = own(hash, fp);
+            if (at < 0) {
+                return;
+            }
+            long w = words.getVolatile(at);
+            if (BucketWord.fingerprintOf(w) != fp) {
+                continue; // taken over since own() looked: look again
+            }
+            long next;
+            if (w == written) {
+                next = tat - increment;
+            } else {
+                long now = Math.floorDiv(clock.nanoTime(), 1000L); // read after w: no later than any reading w holds
+                long back = increment - Math.max(0L, now - (tat - increment));
+                if (back <= 0) {
+                    return;
+                }
+                long current = BucketWord.tat(w, now, tolerance);
+                if (current <= now) {
+                    return; // full already
+                }
+                next = current - back;
+            }
+            if (words.compareAndSet(at, w, BucketWord.encode(fp, next))) {
+                return;
+            }
+        }
+        // gave up under contention: the increment stays spent (the key is refused sooner, never admitted more)
+    }
+
+    /** The offset of the word carrying {@code fp} in the key's group, or -1. */
+    private int own(long hash, long fp) {
+        int group = wordsOffset + (int) (hash & groupMask) * (GROUP * 8);
+        int home = (int) (hash >>> 32) & (GROUP - 1);
+        for (int i = 0; i < GROUP; i++) {
+            int at = group + (((home + i) & (GROUP - 1)) << 3);
+            long w = words.getVolatile(at);
+            if (w != 0 && BucketWord.fingerprintOf(w) == fp) {
+                return at;
+            }
+        }
+        return -1;
+    }
+
+    /** Counts a refusal decided without {@link #update} (a limiter of several bandwidths that looked first). */
+    void countDenied() {
+        count(DENIED);
     }
 
     /**
@@ -276,16 +427,61 @@ final class SlotTable {
      * read it at {@code now}; {@code now} when the key has no bucket. Spends nothing.
      */
     long peekTat(long hash, long tolerance, long now) {
+        return peekTat(hash, tolerance, now, null);
+    }
+
+    /** {@link #peekTat(long, long, long)} on a table of versioned words (see {@link #update(long, int, long, long, long, Conversion)}). */
+    long peekTat(long hash, long tolerance, long now, Conversion conversion) {
         long fp = BucketWord.fingerprint(hash);
+        int shift = conversion == null ? 0 : 1;
         int group = wordsOffset + (int) (hash & groupMask) * (GROUP * 8);
         int home = (int) (hash >>> 32) & (GROUP - 1);
         for (int i = 0; i < GROUP; i++) {
             long w = words.getVolatile(group + (((home + i) & (GROUP - 1)) << 3));
-            if (w != 0 && BucketWord.fingerprintOf(w) == fp) {
-                return BucketWord.tat(w, now, tolerance);
+            if (w != 0 && BucketWord.fingerprintOf(w) >>> shift == fp >>> shift) {
+                return BucketWord.fingerprintOf(w) == fp ? BucketWord.tat(w, now, tolerance) : conversion.tat(w, now);
             }
         }
         return now;
+    }
+
+    /**
+     * Converts every word of {@code parity} (a previous version's) to the current version
+     * through {@code conversion} at {@code now}, flipping its parity: the walk of a live
+     * change. Each word by CAS, a few attempts (a word a caller changed meanwhile was
+     * converted by that caller). Returns the words converted.
+     */
+    int convertAll(long parity, Conversion conversion, long now) {
+        int converted = 0;
+        for (int i = 0; i < slots; i++) {
+            int at = wordsOffset + (i << 3);
+            for (int attempt = 0; attempt < GROUP; attempt++) {
+                long w = words.getVolatile(at);
+                if (w == 0 || (BucketWord.fingerprintOf(w) & 1) != parity) {
+                    break;
+                }
+                long tat = conversion.tat(w, now);
+                if (tat == STALE) {
+                    return converted;
+                }
+                if (words.compareAndSet(at, w, BucketWord.encode(BucketWord.fingerprintOf(w) ^ 1, tat))) {
+                    converted++;
+                    break;
+                }
+            }
+        }
+        return converted;
+    }
+
+    /** Empties every word (a table a live change takes back into use after a version that had no such bandwidth). */
+    void clearAll() {
+        for (int i = 0; i < slots; i++) {
+            int at = wordsOffset + (i << 3);
+            long w = words.getVolatile(at);
+            while (w != 0 && !words.compareAndSet(at, w, 0L)) {
+                w = words.getVolatile(at);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ counters and walks

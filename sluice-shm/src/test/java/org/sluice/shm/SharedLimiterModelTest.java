@@ -35,4 +35,20 @@ class SharedLimiterModelTest {
             Files.deleteIfExists(file);
         }
     }
+
+    /** Two bandwidths, as sluice-core's and sluice-fleet's model tests run: look, charge, undo. */
+    @Property(tries = 60)
+    void theSharedLimiterOfTwoBandwidthsKeepsTheModel(@ForAll("steps") List<KeyedLimitModel.Step> steps) throws Exception {
+        ManualClock clock = new ManualClock(3_000_000_000L);
+        Path file = SharedArena.defaultFile("sluice-test-" + UUID.randomUUID());
+        try (SharedArena arena = SharedArena.create(file, 1 << 20)) {
+            SharedLimiter limiter = arena.limiter("model").slots(1024)
+                    .bandwidth(Limit.of(4, 5))      // 250 ms a permit, bursts of 5
+                    .bandwidth(Limit.of(0.5, 12))   // 2 s a permit, bursts of 12
+                    .clock(clock).sleeper(clock::advanceNanos).build();
+            KeyedLimitModel.check(limiter, clock, steps);
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
 }

@@ -67,7 +67,7 @@ class SharedLimiterTest {
             assertThat(limiter.tryAcquire("a", 3)).isZero();
             assertThat(limiter.bandwidths()).containsExactly(Limit.of(10, 3));
             assertThatThrownBy(() -> limiter.tryAcquire("a", 4))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("burst (3), got 4");
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bandwidths (3), got 4");
         }
     }
 

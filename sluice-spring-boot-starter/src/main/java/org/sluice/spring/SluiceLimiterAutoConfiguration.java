@@ -17,7 +17,8 @@ import org.springframework.context.annotation.Configuration;
  * WebFilter} in a reactive one, and sluice-micrometer's meters (tagged {@code
  * limiter=<route>}) when Micrometer is on the classpath and a {@code MeterRegistry} bean
  * exists. The limiters read the application's {@code org.sluice.core.Clock} bean when it
- * has one (a test's manual clock), else the system's. {@code sluice.limiter.enabled:
+ * has one (a test's manual clock), else the system's; in the {@code redis} scope that bean,
+ * when there is one, is also the charges' time instead of Redis's. {@code sluice.limiter.enabled:
  * false} turns it all off.
  */
 @AutoConfiguration
@@ -29,7 +30,9 @@ public class SluiceLimiterAutoConfiguration {
     @Bean(destroyMethod = "close")
     SluiceRoutes sluiceRoutes(SluiceLimiterProperties properties, ObjectProvider<Clock> clock,
                               ObjectProvider<RouteListeners> listeners) {
-        return SluiceRoutes.build(properties, clock.getIfAvailable(Clock::system), listeners.getIfAvailable());
+        Clock application = clock.getIfAvailable();
+        return SluiceRoutes.build(properties, application != null ? application : Clock.system(), application,
+                listeners.getIfAvailable());
     }
 
     /** Meters when Micrometer is present. */

@@ -16,7 +16,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * <pre>
  * sluice:
  *   limiter:
- *     scope: memory                      # or shared-memory
+ *     scope: memory                      # or shared-memory, or redis
  *     trusted-proxies: [10.0.0.0/8]      # X-Forwarded-For is believed from these peers only
  *     routes:
  *       api:                             # the policy's name in the RateLimit headers and the meters' limiter tag
@@ -35,8 +35,10 @@ public class SluiceLimiterProperties {
     public enum Scope {
         /** In this process: a {@code KeyedLimiter}, with Micrometer meters when a registry is present. */
         MEMORY,
-        /** In a memory-mapped file every process on the host maps: a sluice-shm {@code SharedLimiter} (one bandwidth). */
-        SHARED_MEMORY
+        /** In a memory-mapped file every process on the host maps: a sluice-shm {@code SharedLimiter}. */
+        SHARED_MEMORY,
+        /** In Redis, for every node of the fleet: a sluice-fleet {@code FleetLimiter}. */
+        REDIS
     }
 
     /** What a request is counted against. */
@@ -61,6 +63,8 @@ public class SluiceLimiterProperties {
     private Map<String, Route> routes = new LinkedHashMap<>();
     /** The arena of the {@code shared-memory} scope. */
     private SharedMemory sharedMemory = new SharedMemory();
+    /** The server of the {@code redis} scope. */
+    private Redis redis = new Redis();
 
     public boolean isEnabled() {
         return enabled;
@@ -108,6 +112,14 @@ public class SluiceLimiterProperties {
 
     public void setSharedMemory(SharedMemory sharedMemory) {
         this.sharedMemory = sharedMemory;
+    }
+
+    public Redis getRedis() {
+        return redis;
+    }
+
+    public void setRedis(Redis redis) {
+        this.redis = redis;
     }
 
     /** One route: the paths it covers, what it counts by and its limit. */
@@ -222,6 +234,31 @@ public class SluiceLimiterProperties {
 
         public void setSlots(int slots) {
             this.slots = slots;
+        }
+    }
+
+    /** The Redis of the {@code redis} scope. */
+    public static class Redis {
+
+        /** The server, {@code redis://host:port}; required in the {@code redis} scope. */
+        private String uri;
+        /** The longest a call waits for Redis before the node-local limiter answers it, in milliseconds. */
+        private long timeoutMs = 50;
+
+        public String getUri() {
+            return uri;
+        }
+
+        public void setUri(String uri) {
+            this.uri = uri;
+        }
+
+        public long getTimeoutMs() {
+            return timeoutMs;
+        }
+
+        public void setTimeoutMs(long timeoutMs) {
+            this.timeoutMs = timeoutMs;
         }
     }
 }

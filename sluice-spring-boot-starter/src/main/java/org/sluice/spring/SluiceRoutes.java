@@ -7,6 +7,7 @@ import org.sluice.core.Clock;
 import org.sluice.core.KeyedLimit;
 import org.sluice.core.KeyedLimiter;
 import org.sluice.core.Limit;
+import org.sluice.core.LimiterListener;
 import org.sluice.servlet.ClientAddress;
 import org.sluice.servlet.RateLimitFields;
 import org.springframework.http.server.PathContainer;
@@ -24,9 +25,12 @@ final class SluiceRoutes implements AutoCloseable {
 
     private static final String PREFIX = "sluice.limiter.routes.";
 
-    /** One route: its patterns, its limit, what it counts by, and its header values. */
+    /**
+     * One route: its patterns, its limit, what it counts by, and its header values; {@code
+     * blocking} when a call of its limit waits for a round trip (the {@code redis} scope).
+     */
     record Route(String name, List<PathPattern> patterns, KeyedLimit<String> limit,
-                 SluiceLimiterProperties.Key key, String header, RateLimitFields fields) {
+                 SluiceLimiterProperties.Key key, String header, RateLimitFields fields, boolean blocking) {
 
         boolean matches(PathContainer path) {
             for (PathPattern pattern : patterns) {
@@ -49,49 +53,64 @@ final class SluiceRoutes implements AutoCloseable {
     }
 
     /**
-     * The routes of {@code properties}, their limiters on {@code clock}; in-memory limiters
-     * get {@code listeners}' listener when it is not null.
+     * The routes of {@code properties}, their limiters on {@code clock}, each with {@code
+     * listeners}' listener when it is not null.
      *
      * @throws IllegalArgumentException naming the key of the first bad setting
      */
     static SluiceRoutes build(SluiceLimiterProperties properties, Clock clock, RouteListeners listeners) {
+        return build(properties, clock, null, listeners);
+    }
+
+    /**
+     * As above; in the {@code redis} scope, {@code scriptClock} (the application's own
+     * clock bean, when it has one: a test's manual clock) is sent as the time of every
+     * charge instead of Redis's.
+     */
+    static SluiceRoutes build(SluiceLimiterProperties properties, Clock clock, Clock scriptClock, RouteListeners listeners) {
         ClientAddress clientAddress = new ClientAddress(properties.getTrustedProxies());
-        boolean shared = properties.getScope() == SluiceLimiterProperties.Scope.SHARED_MEMORY;
+        SluiceLimiterProperties.Scope scope = properties.getScope();
         SharedMemoryScope arena = null;
+        FleetScope fleet = null;
         List<Route> routes = new ArrayList<>();
         try {
             for (Map.Entry<String, SluiceLimiterProperties.Route> entry : properties.getRoutes().entrySet()) {
                 String name = entry.getKey();
                 SluiceLimiterProperties.Route route = entry.getValue();
                 List<Limit> limits = limits(name, route);
-                if (shared && limits.size() != 1) {
-                    throw new IllegalArgumentException(PREFIX + name + ".bandwidths must hold exactly one bandwidth in the"
-                            + " shared-memory scope, got " + limits.size());
-                }
+                LimiterListener listener = listeners == null ? null : listeners.forRoute(name);
                 KeyedLimit<String> limit;
-                if (shared) {
+                if (scope == SluiceLimiterProperties.Scope.SHARED_MEMORY) {
                     if (arena == null) {
                         arena = SharedMemoryScope.open(properties.getSharedMemory());
                     }
-                    limit = arena.limiter(name, limits.get(0), clock);
+                    limit = arena.limiter(name, limits, clock, listener);
+                } else if (scope == SluiceLimiterProperties.Scope.REDIS) {
+                    if (fleet == null) {
+                        fleet = FleetScope.open(properties.getRedis());
+                    }
+                    limit = fleet.limiter(name, limits, clock, scriptClock, listener);
                 } else {
                     KeyedLimiter.Builder<String> builder = KeyedLimiter.<String>builder().clock(clock);
                     limits.forEach(builder::bandwidth);
-                    if (listeners != null) {
-                        builder.listener(listeners.forRoute(name));
+                    if (listener != null) {
+                        builder.listener(listener);
                     }
                     limit = builder.build();
                 }
                 routes.add(new Route(name, patterns(name, route), limit, route.getKey(), header(name, route),
-                        new RateLimitFields(checkName(name), limits)));
+                        new RateLimitFields(checkName(name), limits), scope == SluiceLimiterProperties.Scope.REDIS));
             }
         } catch (RuntimeException e) {
             if (arena != null) {
                 arena.close();
             }
+            if (fleet != null) {
+                fleet.close();
+            }
             throw e;
         }
-        return new SluiceRoutes(List.copyOf(routes), clientAddress, arena);
+        return new SluiceRoutes(List.copyOf(routes), clientAddress, arena != null ? arena : fleet);
     }
 
     private static String checkName(String name) {

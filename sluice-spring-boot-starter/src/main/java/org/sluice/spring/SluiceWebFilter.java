@@ -13,13 +13,16 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The WebFlux stack's filter, answering as the servlet filter does: a request its route
  * admits goes on with {@code RateLimit-Policy} and {@code RateLimit} set; a refused one is
  * answered {@code 429} with {@code Retry-After} and the same fields and an empty body, and
  * the handler is not called. A request no route matches goes on uncounted. The limiter's
- * call never blocks (in-memory or shared-memory scope), so it runs on the event loop.
+ * call runs on the event loop in the in-memory and shared-memory scopes (it never
+ * blocks), and on Reactor's bounded elastic scheduler in the {@code redis} scope (it waits
+ * for a round trip, at most {@code sluice.limiter.redis.timeout-ms}).
  * Keys are the servlet filter's, with the same prefixes: {@code addr:}, {@code header:},
  * {@code user:}.
  */
@@ -65,7 +68,16 @@ final class SluiceWebFilter implements WebFilter, Ordered {
 
     private static Mono<Void> charge(SluiceRoutes.Route route, String key, ServerWebExchange exchange, WebFilterChain chain) {
         Probe probe = new Probe();
-        boolean admitted = route.limit().tryAcquire(key, 1, probe);
+        if (route.blocking()) { // a Redis round trip: never on the event loop
+            return Mono.fromCallable(() -> route.limit().tryAcquire(key, 1, probe))
+                    .subscribeOn(Schedulers.boundedElastic())
+                    .flatMap(admitted -> answer(route, probe, admitted, exchange, chain));
+        }
+        return answer(route, probe, route.limit().tryAcquire(key, 1, probe), exchange, chain);
+    }
+
+    private static Mono<Void> answer(SluiceRoutes.Route route, Probe probe, boolean admitted, ServerWebExchange exchange,
+            WebFilterChain chain) {
         ServerHttpResponse response = exchange.getResponse();
         HttpHeaders headers = response.getHeaders();
         headers.set("RateLimit-Policy", route.fields().policy());

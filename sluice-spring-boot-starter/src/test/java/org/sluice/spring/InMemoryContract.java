@@ -7,7 +7,7 @@ import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-/** What the memory scope adds to {@link StarterContract}: several bandwidths per route, and meters. */
+/** What the memory and shared-memory scopes add to {@link StarterContract}: several bandwidths per route, and meters. */
 abstract class InMemoryContract extends StarterContract {
 
     @Autowired

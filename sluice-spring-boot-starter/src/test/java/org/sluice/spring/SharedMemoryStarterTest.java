@@ -12,12 +12,13 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The starter in the shared-memory scope ({@code shared-memory.yml}): the routes' buckets
- * in a real memory-mapped arena file of a temporary directory, servlet stack.
+ * in a real memory-mapped arena file of a temporary directory, servlet stack, with
+ * several bandwidths per route and the meters, as in memory.
  */
 @SpringBootTest(classes = TestApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "spring.config.name=shared-memory")
 @DirtiesContext
-class SharedMemoryStarterTest extends StarterContract {
+class SharedMemoryStarterTest extends InMemoryContract {
 
     private static final Path DIR;
 

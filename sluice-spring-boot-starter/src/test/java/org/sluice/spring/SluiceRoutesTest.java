@@ -62,12 +62,14 @@ class SluiceRoutesTest {
     }
 
     @Test
-    void theSharedMemoryScopeHoldsOneBandwidthPerRoute() {
-        SluiceLimiterProperties properties = withRoute("api", route("/api/**",
-                bandwidth(1, Duration.ofSeconds(1), 1), bandwidth(10, Duration.ofMinutes(1), 10)));
-        properties.setScope(SluiceLimiterProperties.Scope.SHARED_MEMORY);
+    void theRedisScopeNeedsARedisUriAndATimeout() {
+        SluiceLimiterProperties properties = withRoute("api", route("/api/**", bandwidth(1, Duration.ofSeconds(1), 1)));
+        properties.setScope(SluiceLimiterProperties.Scope.REDIS);
         assertThatThrownBy(() -> build(properties))
-                .hasMessage("sluice.limiter.routes.api.bandwidths must hold exactly one bandwidth in the shared-memory scope, got 2");
+                .hasMessage("sluice.limiter.redis.uri must be a redis:// or rediss:// URI in the redis scope, got none");
+        properties.getRedis().setUri("redis://127.0.0.1:1");
+        properties.getRedis().setTimeoutMs(0);
+        assertThatThrownBy(() -> build(properties)).hasMessage("sluice.limiter.redis.timeout-ms must be at least 1, got 0");
     }
 
     @Test
