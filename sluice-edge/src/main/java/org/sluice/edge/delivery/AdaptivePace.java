@@ -18,9 +18,12 @@ import org.sluice.core.Limit;
  *
  * <p><b>What each answer says</b> ({@link #heard}): a 2xx (or a broker's acknowledgement)
  * whose latency holds is a success; a 429 or a 503 is congestion, and so is a 2xx whose
- * latency rose: more than {@value #LATENCY_FACTOR} times the baseline and more than
- * {@code LATENCY_SLACK} (10 ms) above it. The baseline is an exponentially weighted mean
- * of the latencies of every 2xx (weight 1/8 for the newest). Anything else (other
+ * latency rose: the recent latency more than {@value #LATENCY_FACTOR} times the usual one
+ * and more than {@code LATENCY_SLACK} (20 ms) above it. Both are exponentially weighted
+ * means of the latencies of every 2xx: the recent one weighs the newest answer 1/8, the
+ * usual one 1/64. So one slow answer (a pause of the sender's own machine, a receiver's
+ * hiccup) cuts nothing unless it is more than about fifteen times the usual latency, while a
+ * run of answers three and a half times slower cuts after eight of them. Anything else (other
  * statuses, no answer, a transformation that failed) says nothing about the pace: the
  * breaker and the retry policy handle it.
  *
@@ -54,12 +57,14 @@ final class AdaptivePace {
     /** A fall multiplies by {@code FALL_NUMERATOR / FALL_DENOMINATOR}. */
     static final long FALL_NUMERATOR = 7;
     static final long FALL_DENOMINATOR = 10;
-    /** A latency above this many baselines has risen (and above the slack). */
+    /** A recent latency above this many usual ones has risen (and above the slack). */
     static final long LATENCY_FACTOR = 2;
-    /** ... and more than this above the baseline: a jitter of a few milliseconds on a fast receiver is not congestion. */
-    static final long LATENCY_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    /** The baseline's newest sample weighs {@code 1 / 2^BASELINE_SHIFT}. */
-    static final int BASELINE_SHIFT = 3;
+    /** ... and more than this above the usual one: a jitter of milliseconds on a fast receiver is not congestion. */
+    static final long LATENCY_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** The recent latency's newest sample weighs {@code 1 / 2^RECENT_SHIFT}. */
+    static final int RECENT_SHIFT = 3;
+    /** The usual latency's newest sample weighs {@code 1 / 2^USUAL_SHIFT}. */
+    static final int USUAL_SHIFT = 6;
     /** The longest hold, whatever {@code retry.max_ms} is. */
     static final long MAX_HOLD_NANOS = TimeUnit.DAYS.toNanos(1);
 
@@ -80,9 +85,12 @@ final class AdaptivePace {
     /** When it was last cut (or one nanosecond before its birth). */
     @GuardedBy("this")
     private long cutAtNanos;
-    /** Mean latency of the 2xx answers, or -1 before the first. */
+    /** The recent mean latency of the 2xx answers, or -1 before the first. */
     @GuardedBy("this")
-    private long baselineNanos = -1;
+    private long recentNanos = -1;
+    /** The usual (slower moving) mean latency of the 2xx answers, or -1 before the first. */
+    @GuardedBy("this")
+    private long usualNanos = -1;
 
     AdaptivePace(AdaptiveRate range, long maxHoldMillis, Clock clock) {
         this.range = range;
@@ -158,9 +166,14 @@ final class AdaptivePace {
 
     private synchronized void succeeded(long startNanos, long endNanos) {
         long took = Math.max(0, endNanos - startNanos);
-        long baseline = baselineNanos;
-        baselineNanos = baseline < 0 ? took : baseline + ((took - baseline) >> BASELINE_SHIFT);
-        if (baseline >= 0 && took - baseline > LATENCY_SLACK_NANOS && took / LATENCY_FACTOR > baseline) {
+        if (recentNanos < 0) {
+            recentNanos = took;
+            usualNanos = took;
+        } else {
+            recentNanos += (took - recentNanos) >> RECENT_SHIFT;
+            usualNanos += (took - usualNanos) >> USUAL_SHIFT;
+        }
+        if (recentNanos - usualNanos > LATENCY_SLACK_NANOS && recentNanos / LATENCY_FACTOR > usualNanos) {
             cut(startNanos, endNanos);
             return;
         }

@@ -136,35 +136,56 @@ class AdaptivePaceTest {
     }
 
     @Test
-    void aLatencyThatRoseIsCongestionAndOneThatHoldsIsNot() {
+    void aRunOfSlowerAnswersIsCongestionCuttingOncePerRoundTrip() {
         for (int i = 0; i < 9; i++) {
             clock.advanceNanos(100 * MS);
             pace.pressed();
-            pace.heard(OK, now() - 20 * MS, now()); // 20 ms each: the baseline is 20 ms
+            pace.heard(OK, now() - 20 * MS, now()); // 20 ms each: recent and usual latency 20 ms
         }
         assertThat(pace.paceMilli()).isEqualTo(10_000);
 
-        clock.advanceNanos(100 * MS);
-        pace.heard(OK, now() - 39 * MS, now()); // under twice the baseline: holds (not pressed: no rise either)
-        assertThat(pace.paceMilli()).isEqualTo(10_000);
-        // the baseline is now 20 + (39 - 20) / 8 = 22.375 ms: twice that is 44.75 ms
+        // 70 ms each, sent one after the other: the recent mean (weight 1/8) climbs 26.3, 31.7, 36.5, 40.7,
+        // 44.4, 47.6, 50.4, 52.8 ms while the usual one (1/64) climbs 20.8 ... 25.9 ms: at the eighth the
+        // recent is past twice the usual and 20 ms above it
+        for (int i = 1; i <= 7; i++) {
+            clock.advanceNanos(MS);
+            pace.heard(OK, now() - 70 * MS, now());
+            assertThat(pace.paceMilli()).as("after %d slow answers", i).isEqualTo(10_000);
+        }
         clock.advanceNanos(MS);
-        pace.heard(OK, now() - 44 * MS, now());
-        assertThat(pace.paceMilli()).isEqualTo(10_000);
-        clock.advanceNanos(MS);
-        pace.heard(OK, now() - 60 * MS, now()); // more than twice, and 10 ms above: a cut
+        long cutAt = now();
+        pace.heard(OK, now() - 70 * MS, now());
         assertThat(pace.paceMilli()).isEqualTo(7_000);
+        // still slow, but sent before the cut: no second cut; one sent after it: a second
+        pace.heard(OK, cutAt - 70 * MS + 1, cutAt + MS);
+        assertThat(pace.paceMilli()).isEqualTo(7_000);
+        clock.advanceNanos(100 * MS);
+        pace.heard(OK, cutAt + 1, now());
+        assertThat(pace.paceMilli()).isEqualTo(4_900);
     }
 
     @Test
-    void onAFastReceiverAJitterOfAFewMillisecondsIsNotCongestion() {
-        goodInterval(); // baseline 1 ms
-        clock.advanceNanos(100 * MS);
-        pace.heard(OK, now() - 9 * MS, now()); // nine times the baseline, but only 8 ms above it
+    void aSingleSlowAnswerOrAJitterOfMillisecondsIsNotCongestion() {
+        goodInterval(); // 1 ms: recent and usual latency 1 ms
+        for (int i = 0; i < 60; i++) { // 1 and 15 ms in turn: the recent mean stays within 20 ms of the usual
+            clock.advanceNanos(MS);
+            pace.heard(OK, now() - (i % 2 == 0 ? 1 : 15) * MS, now());
+        }
         assertThat(pace.paceMilli()).isEqualTo(2_000);
+
+        AdaptivePace slower = new AdaptivePace(new AdaptiveRate(1_000, 100_000), 0, clock);
+        for (int i = 0; i < 9; i++) {
+            clock.advanceNanos(100 * MS);
+            slower.pressed();
+            slower.heard(OK, now() - 20 * MS, now());
+        }
+        assertThat(slower.paceMilli()).isEqualTo(10_000);
         clock.advanceNanos(MS);
-        pace.heard(OK, now() - 30 * MS, now());
-        assertThat(pace.paceMilli()).isEqualTo(1_400);
+        slower.heard(OK, now() - 200 * MS, now()); // ten times the usual, once: recent 42.5 ms, usual 22.8 ms
+        assertThat(slower.paceMilli()).isEqualTo(10_000);
+        clock.advanceNanos(MS);
+        slower.heard(OK, now() - 20 * MS, now());
+        assertThat(slower.paceMilli()).isEqualTo(10_000);
     }
 
     @Test
