@@ -390,7 +390,10 @@
         // a disabled destination says since when and why: the time and its last error
         var state = el('td', d.disabled ? 'disabled since ' + d.disabled.at + ': ' + d.disabled.last_error : d.state,
           'state-' + d.state);
-        var tr = row([d.name, d.type, state, d.in_flight, d.pending,
+        // the pace now: a fixed rate as configured, an adaptive one where it stands on this node
+        var pace = d.pace_per_second === null || d.pace_per_second === undefined ? '-'
+          : d.pacing === 'adaptive' ? d.pace_per_second + ' (adaptive)' : String(d.pace_per_second);
+        var tr = row([d.name, d.type, state, d.in_flight, pace, d.pending,
           d.pending > 0 ? age(d.oldest_pending_age_ms) : '-', d.dead, d.delivered_total, d.failed_attempts_total, button]);
         tr.setAttribute('data-destination', d.name);
         return tr;

@@ -16,7 +16,9 @@
 -- capped at N, and the new tat is now + debt + k x inc. Granting k in one step grants
 -- exactly what k calls of one permit each would at the same instant. An increment larger
 -- than the tolerance (a burst below one permit after rounding) is granted only into a full
--- bucket, which it leaves exactly empty. All numbers stay below 2^53 (exact in Lua).
+-- bucket, which it leaves exactly empty. Callers may change inc and tol from call to call (an
+-- adaptive pace): the bucket is one arrival time, charged at each call's own inc. All numbers
+-- stay below 2^53 (exact in Lua).
 
 local key = KEYS[1]
 local inc = tonumber(ARGV[1])
@@ -52,6 +54,9 @@ else
   granted = math.floor((tol - debt) / inc)
   -- a quotient of doubles may round up: step back until the charge fits
   while granted > 0 and debt + granted * inc > tol do granted = granted - 1 end
+  -- a debt beyond this call's tolerance (a caller whose rate changed: an adaptive pace that
+  -- rose, its burst shrinking) grants nothing: not a negative grant, and the bucket stays as it is
+  if granted < 0 then granted = 0 end
   if granted > wanted then granted = wanted end
   next_tat = now + debt + granted * inc
 end

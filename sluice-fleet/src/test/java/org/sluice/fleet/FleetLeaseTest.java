@@ -92,6 +92,22 @@ class FleetLeaseTest {
     }
 
     @Test
+    void aCallerWhoseRateRoseMeetsADebtBeyondItsNewToleranceAndIsGrantedNothingNotANegativeGrant() {
+        // 1 a second, burst 1, then 2 a second, burst 1 (an adaptive pace that rose): the debt
+        // of one second left by the first grant is beyond the new tolerance of half a second
+        String key = "sluice:pace:{rose}";
+        long t0 = 7_000_000_000_000L;
+        long slowInc = FleetGcra.micros(1, 1);
+        long fastInc = FleetGcra.micros(1, 2);
+        assertThat(paceAt(key, slowInc, slowInc, 4, t0)).containsExactly(1L, slowInc);
+        assertThat(paceAt(key, fastInc, fastInc, 4, t0)).as("nothing, the next when the debt is down to the tolerance")
+                .containsExactly(0L, slowInc);
+        assertThat(paceAt(key, fastInc, fastInc, 4, t0 + slowInc)).as("the bucket was left as it was")
+                .containsExactly(1L, fastInc);
+        assertThat(FleetClient.parseLease(List.of(0L, 5L), 4)).isEqualTo(new FleetLease.Granted(0, 5));
+    }
+
+    @Test
     void aFullBucketIsForgottenAndAnOversizedPermitOnlyFitsAFullOne() {
         String key = "sluice:pace:{oversized}";
         long t0 = 5_000_000_000_000L;

@@ -239,6 +239,9 @@ final class DeliveryAdmin {
         out.put("oldest_pending_age_ms", counts.oldestPendingAgeMillis());
         out.put("delivered_total", live.deliveredTotal());
         out.put("failed_attempts_total", live.failedAttemptsTotal());
+        out.put("pacing", d.adaptive().isPresent() ? "adaptive" : d.rate().isPresent() ? "fixed" : null);
+        // this node's pace, to the thousandth of an attempt per second; null when unpaced
+        out.put("pace_per_second", live.paced() ? Math.round(live.pacePerSecond() * 1000) / 1000.0 : null);
         return out;
     }
 

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.sluice.core.Limit;
+import org.sluice.edge.delivery.AdaptiveRate;
 import org.sluice.edge.delivery.BreakerSettings;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Ordering;
@@ -118,8 +119,9 @@ final class DestinationReader {
         }
         long timeoutMs = s.integer("timeout_ms", Destination.DEFAULT_TIMEOUT_MS, 1L, MAX_TIMEOUT_MS);
         int maxInFlight = s.integer("max_in_flight", Destination.DEFAULT_MAX_IN_FLIGHT, 1, MAX_IN_FLIGHT);
-        Optional<Limit> rate = LimitReader.read(s.problems(), s.pathOf("rate"), s.raw("rate"), maxBodyBytes,
-                LimitReader.RATE_AND_BURST);
+        Optional<AdaptiveRate> adaptive = adaptive(s);
+        Optional<Limit> rate = adaptive.isPresent() || isAdaptive(s.raw("rate")) ? Optional.empty()
+                : LimitReader.read(s.problems(), s.pathOf("rate"), s.raw("rate"), maxBodyBytes, LimitReader.RATE_AND_BURST);
         Ordering ordering = s.choice("ordering", Ordering.NONE, Ordering.values(), Ordering::configName);
         List<String> forward = forwardHeaders(s);
         RetryPolicy retry = retry(s);
@@ -129,7 +131,50 @@ final class DestinationReader {
             return null;
         }
         return new Destination(name, own.target(), timeoutMs, maxInFlight, rate, own.headers(), ordering, retry,
-                breaker, own.transform());
+                breaker, own.transform(), adaptive);
+    }
+
+    /** Whether {@code raw} (the destination's {@code rate}) is a mapping whose {@code rate} is {@code adaptive}. */
+    private static boolean isAdaptive(Object raw) {
+        return raw instanceof Map<?, ?> m && AdaptiveRate.WORD.equals(Values.string(m.get(Limit.RATE)));
+    }
+
+    /**
+     * {@code rate: {rate: adaptive, min, max}}: empty when {@code rate} is something else, or
+     * when a problem was recorded (an unknown key, {@code min} or {@code max} absent, not a
+     * number from 0.001 to a million, or {@code min} above {@code max}).
+     */
+    private static Optional<AdaptiveRate> adaptive(Section s) {
+        if (!isAdaptive(s.raw("rate"))) {
+            return Optional.empty();
+        }
+        Section r = s.section("rate", AdaptiveRate.KEYS);
+        int before = r.problems().size();
+        long min = perSecond(r, "min", "the pace it starts at and never goes below");
+        long max = perSecond(r, "max", "the pace it never goes above");
+        if (r.problems().size() != before) {
+            return Optional.empty();
+        }
+        if (min > max) {
+            r.problem(r.pathOf("max") + " must be at least " + r.pathOf("min") + " (" + Values.render(r.raw("min"))
+                    + "), got " + Values.render(r.raw("max")));
+            return Optional.empty();
+        }
+        return Optional.of(new AdaptiveRate(min, max));
+    }
+
+    /** The attempts per second at {@code key} of an adaptive rate, in thousandths; -1 with a problem recorded. */
+    private static long perSecond(Section r, String key, String what) {
+        if (!r.required(key, what + ", in attempts per second")) {
+            return -1;
+        }
+        Double n = Values.number(r.raw(key));
+        long milli = n == null ? -1 : AdaptiveRate.milli(n);
+        if (milli < 0) {
+            r.problem(r.pathOf(key) + " must be a number of attempts per second from 0.001 to "
+                    + AdaptiveRate.MAX_MILLI / AdaptiveRate.MILLI + ", got " + Values.render(r.raw(key)));
+        }
+        return milli;
     }
 
     private static List<String> forwardHeaders(Section s) {

@@ -13,12 +13,14 @@ import org.sluice.core.Limit;
  * @param target      where attempts go and that way's own settings (its {@code type}): one of a sealed set
  * @param timeoutMs   the whole attempt, connect included
  * @param maxInFlight attempts to this destination at once
- * @param rate        attempts per second (with burst); empty: unpaced
+ * @param rate        attempts per second (with burst), fixed; empty: unpaced, or paced {@code adaptive}
  * @param headers     what every attempt carries (forwarded, configured and Sluice's own)
  * @param ordering    {@code none} or {@code fifo}
  * @param retry       when to try again and when to give up
  * @param breaker     when to stop trying for a while
  * @param transform   how each attempt is reshaped ({@code transform}, {@code http} only); empty: sent as received
+ * @param adaptive    {@code rate: {rate: adaptive, min, max}}: a pace that follows the answers; empty: fixed
+ *                    ({@code rate}) or unpaced. Never present together with {@code rate}.
  */
 public record Destination(
         String name,
@@ -30,7 +32,8 @@ public record Destination(
         Ordering ordering,
         RetryPolicy retry,
         BreakerSettings breaker,
-        Optional<Transform> transform) {
+        Optional<Transform> transform,
+        Optional<AdaptiveRate> adaptive) {
 
     public static final long DEFAULT_TIMEOUT_MS = 15_000;
     public static final int DEFAULT_MAX_IN_FLIGHT = 32;
@@ -44,6 +47,10 @@ public record Destination(
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(breaker, "breaker");
         Objects.requireNonNull(transform, "transform");
+        Objects.requireNonNull(adaptive, "adaptive");
+        if (rate.isPresent() && adaptive.isPresent()) {
+            throw new IllegalArgumentException("a destination is paced at a fixed rate or adaptive, not both");
+        }
         if (timeoutMs < 1) {
             throw new IllegalArgumentException("timeoutMs must be at least 1, got " + timeoutMs);
         }
@@ -52,10 +59,18 @@ public record Destination(
         }
     }
 
+    /** A destination paced at a fixed rate, or unpaced. */
+    public Destination(String name, Target target, long timeoutMs, int maxInFlight, Optional<Limit> rate,
+                       OutboundHeaders headers, Ordering ordering, RetryPolicy retry, BreakerSettings breaker,
+                       Optional<Transform> transform) {
+        this(name, target, timeoutMs, maxInFlight, rate, headers, ordering, retry, breaker, transform, Optional.empty());
+    }
+
     /** A destination that sends each hook as received. */
     public Destination(String name, Target target, long timeoutMs, int maxInFlight, Optional<Limit> rate,
                        OutboundHeaders headers, Ordering ordering, RetryPolicy retry, BreakerSettings breaker) {
-        this(name, target, timeoutMs, maxInFlight, rate, headers, ordering, retry, breaker, Optional.empty());
+        this(name, target, timeoutMs, maxInFlight, rate, headers, ordering, retry, breaker, Optional.empty(),
+                Optional.empty());
     }
 
     /** The configured {@code type}: {@link Target#type()}. */
@@ -81,7 +96,8 @@ public record Destination(
     @Override
     public String toString() {
         return "Destination[" + name + ", " + type() + " " + target + ", timeout_ms=" + timeoutMs
-                + ", max_in_flight=" + maxInFlight + ", rate=" + rate.map(Limit::toString).orElse("unpaced")
+                + ", max_in_flight=" + maxInFlight + ", rate="
+                + rate.map(Limit::toString).orElseGet(() -> adaptive.map(AdaptiveRate::toString).orElse("unpaced"))
                 + ", signed=" + headers.signs() + ", ordering=" + ordering.configName()
                 + transform.map(t -> ", " + t).orElse("") + "]";
     }

@@ -9,9 +9,22 @@ package org.sluice.edge.delivery;
  *                            with its probe out)
  * @param deliveredTotal      deliveries marked delivered since this process started
  * @param failedAttemptsTotal attempts that did not deliver since this process started
+ * @param pacePerSecond       the pace now, attempts per second: the fixed {@code rate}, or where an
+ *                            adaptive pace stands on this node; {@link Double#NaN} when unpaced
  */
-public record DestinationActivity(int inFlight, boolean breakerOpen, long deliveredTotal, long failedAttemptsTotal) {
+public record DestinationActivity(int inFlight, boolean breakerOpen, long deliveredTotal, long failedAttemptsTotal,
+                                  double pacePerSecond) {
 
     /** A configured destination the dispatcher has not touched yet. */
     public static final DestinationActivity IDLE = new DestinationActivity(0, false, 0, 0);
+
+    /** An unpaced destination's. */
+    public DestinationActivity(int inFlight, boolean breakerOpen, long deliveredTotal, long failedAttemptsTotal) {
+        this(inFlight, breakerOpen, deliveredTotal, failedAttemptsTotal, Double.NaN);
+    }
+
+    /** Whether the destination is paced ({@link #pacePerSecond} is a number). */
+    public boolean paced() {
+        return !Double.isNaN(pacePerSecond);
+    }
 }

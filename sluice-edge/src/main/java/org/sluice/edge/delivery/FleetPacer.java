@@ -26,12 +26,20 @@ import org.sluice.core.Limit;
  * known live nodes), as admission does; the bucket is made again when N changes. Every pass
  * asks the fleet first, so pacing returns to the fleet's bucket as soon as it answers.
  *
+ * <p>An {@code adaptive} destination leases at the pace its {@link AdaptivePace} has on this
+ * node ({@link AdaptivePace#limit}: the pace and a tenth of a second's burst), so the
+ * fleet's bucket runs at the pace of whichever node leases, and what the fleet sends stays
+ * under the highest of the nodes' paces (a grant moves the bucket by one interval at the
+ * leasing node's pace). While a {@code Retry-After} hold runs the pass leases nothing; the
+ * fallback is an {@link AdaptivePacer} at the pace divided by N.
+ *
  * <p>No first attempt starts at its commit ({@link #tryTakeAtCommit}): a commit runs under
  * the store's commit lock and must not call Redis; the commit wakes the driver and the
  * pass leases for it.
  *
- * <p>Threads: every method but {@link #tryTakeAtCommit} (which touches no field) is the
- * pass's, so the fields need no guard.
+ * <p>Threads: every method but {@link #tryTakeAtCommit} (which touches no field),
+ * {@link #heard} and {@link #perSecond} (which read only final fields and the thread-safe
+ * {@link AdaptivePace}) is the pass's, so the other fields need no guard.
  */
 final class FleetPacer implements Pacer {
 
@@ -40,7 +48,10 @@ final class FleetPacer implements Pacer {
     private static final long NO_LEASE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final String name;
-    private final Limit limit;
+    /** The fixed rate, or null when {@link #pace} is not. */
+    private final Limit fixed;
+    /** The adaptive pace, or null when {@link #fixed} is not. */
+    private final AdaptivePace pace;
     private final FleetPacing fleet;
     private final Clock clock;
     private final Counter fleetLeases;
@@ -52,12 +63,22 @@ final class FleetPacer implements Pacer {
     private long waitNanos = NO_LEASE_WAIT_NANOS;
     /** This pass paces from {@link #fallback}: the fleet did not answer. */
     private boolean local;
-    private LocalPacer fallback;
+    private Pacer fallback;
     private int fallbackDivisor;
 
     FleetPacer(String name, Limit limit, FleetPacing fleet, Clock clock, MeterRegistry registry) {
+        this(name, limit, null, fleet, clock, registry);
+    }
+
+    FleetPacer(String name, AdaptivePace pace, FleetPacing fleet, Clock clock, MeterRegistry registry) {
+        this(name, null, pace, fleet, clock, registry);
+    }
+
+    private FleetPacer(String name, Limit fixed, AdaptivePace pace, FleetPacing fleet, Clock clock,
+                       MeterRegistry registry) {
         this.name = name;
-        this.limit = limit;
+        this.fixed = fixed;
+        this.pace = pace;
         this.fleet = fleet;
         this.clock = clock;
         this.fleetLeases = leases(registry, "fleet");
@@ -73,9 +94,16 @@ final class FleetPacer implements Pacer {
 
     @Override
     public void beginPass(int wanted) {
+        long hold = pace == null ? 0 : pace.holdNanos(clock.nanoTime());
+        if (hold > 0) { // the destination asked for a pause (Retry-After): lease nothing
+            local = false;
+            permits = 0;
+            waitNanos = hold;
+            return;
+        }
         FleetPacing.Lease lease;
         try {
-            lease = fleet.lease(name, limit, Math.max(1, wanted));
+            lease = fleet.lease(name, pace != null ? pace.limit() : fixed, Math.max(1, wanted));
         } catch (RuntimeException e) {
             LOG.warn("leasing pacing permits of destination {} failed: {}", name, e.toString());
             lease = new FleetPacing.Unreachable();
@@ -92,7 +120,7 @@ final class FleetPacer implements Pacer {
             int n = Math.max(1, fleet.fallbackDivisor());
             if (fallback == null || n != fallbackDivisor) {
                 fallbackDivisor = n;
-                fallback = new LocalPacer(name, share(limit, n), clock);
+                fallback = pace != null ? new AdaptivePacer(pace, clock, n) : new LocalPacer(name, share(fixed, n), clock);
             }
         }
     }
@@ -111,12 +139,27 @@ final class FleetPacer implements Pacer {
             permits--;
             return 0;
         }
+        if (pace != null) {
+            pace.pressed();
+        }
         return waitNanos;
     }
 
     @Override
     public void endPass() {
         permits = 0;
+    }
+
+    @Override
+    public double perSecond() {
+        return pace != null ? pace.perSecond() : fixed.rate();
+    }
+
+    @Override
+    public void heard(AttemptResult result, long startNanos, long endNanos) {
+        if (pace != null) {
+            pace.heard(result, startNanos, endNanos);
+        }
     }
 
     @Override

@@ -13,9 +13,11 @@ final class LocalPacer implements Pacer {
 
     private final String name;
     private final RateLimiter limiter;
+    private final double rate;
 
     LocalPacer(String name, Limit limit, Clock clock) {
         this.name = name;
+        this.rate = limit.rate();
         this.limiter = RateLimiter.builder().limit(limit).clock(clock).sweepInterval(Duration.ZERO).build();
     }
 
@@ -35,5 +37,10 @@ final class LocalPacer implements Pacer {
     @Override
     public long tryTakeAtCommit() {
         return limiter.tryAcquire(name);
+    }
+
+    @Override
+    public double perSecond() {
+        return rate;
     }
 }

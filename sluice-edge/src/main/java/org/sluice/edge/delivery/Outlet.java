@@ -117,7 +117,7 @@ final class Outlet {
     final FailureStreak streak;
     /** Told of dead letters; set once by the dispatcher before it starts. */
     private volatile DeliveryEvents events = DeliveryEvents.NONE;
-    /** Its permits: this node's bucket, or the fleet's ({@link FleetPacer}); null when unpaced. */
+    /** Its permits: this node's bucket (fixed or adaptive), or the fleet's ({@link FleetPacer}); null when unpaced. */
     final Pacer pacer;
     // TRANSPORT: the transport of this destination's type; called only in start()
     private final Transport transport;
@@ -164,8 +164,7 @@ final class Outlet {
         this.stopping = stopping;
         this.breaker = new DestinationBreaker(d.breaker(), clock);
         this.streak = new FailureStreak(d.breaker().disableAfterMs());
-        this.pacer = d.rate().<Pacer>map(l -> fleetPacing != null ? new FleetPacer(name, l, fleetPacing, clock, registry)
-                : new LocalPacer(name, l, clock)).orElse(null);
+        this.pacer = Pacer.of(d, fleetPacing, clock, registry);
         this.fifo = d.ordering() == Ordering.FIFO ? new FifoHeads(ledger, store, name) : null;
         this.transport = transport;
         this.attemptsDelivered = attempts(registry, "delivered");
@@ -466,7 +465,11 @@ final class Outlet {
         AnswerRecorder.Answer answer;
         try {
             long nowMs = wallMillis.getAsLong();
-            latency.record(Math.max(0, clock.nanoTime() - startNanos), TimeUnit.NANOSECONDS);
+            long endNanos = clock.nanoTime();
+            latency.record(Math.max(0, endNanos - startNanos), TimeUnit.NANOSECONDS);
+            if (pacer != null) {
+                pacer.heard(result, startNanos, endNanos); // an adaptive pace listens
+            }
             Integer status = result instanceof AttemptResult.Answered a ? a.status() : null;
             int attempt = row.nextAttemptNumber();
             Decision decision = recorder.judge(retry, attempt, result, nowMs - hook.receivedAtMillis());

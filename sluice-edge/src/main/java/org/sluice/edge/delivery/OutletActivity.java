@@ -14,7 +14,8 @@ import org.sluice.edge.store.HookStore;
 /**
  * What a dispatcher shows of each destination: its activity for the admin API
  * ({@link #of}) and its gauges ({@code sluice.delivery.pending}, {@code .dead},
- * {@code .oldest.pending}, {@code .breaker.open}). Reads only; any thread.
+ * {@code .oldest.pending}, {@code .breaker.open}, and {@code .pace.per.second} for a paced
+ * one). Reads only; any thread.
  */
 final class OutletActivity implements DeliveryActivity {
 
@@ -40,7 +41,7 @@ final class OutletActivity implements DeliveryActivity {
         // during a pass the slot count also holds the answers just recorded, until the pass's picks
         // have taken their slots over: those attempts are over, and never more than max_in_flight are out
         return Optional.of(new DestinationActivity(outlet.inFlightCapped(), outlet.breakerHolding(), outlet.delivered.get(),
-                outlet.failed.get()));
+                outlet.failed.get(), outlet.pacer != null ? outlet.pacer.perSecond() : Double.NaN));
     }
 
     /** The configured destinations, in configuration order. */
@@ -66,6 +67,12 @@ final class OutletActivity implements DeliveryActivity {
         Gauge.builder("sluice.delivery.breaker.open", outlet, o -> o.breakerHolding() ? 1 : 0)
                 .description("1 while the destination's breaker holds attempts back")
                 .tag("destination", name).strongReference(true).register(registry);
+        if (outlet.pacer != null) {
+            Gauge.builder("sluice.delivery.pace.per.second", outlet.pacer, Pacer::perSecond)
+                    .description("The destination's pace now, attempts per second: its fixed rate, or where its adaptive "
+                            + "pace stands on this node")
+                    .tag("destination", name).strongReference(true).register(registry);
+        }
     }
 
     private Optional<DestinationBacklog> counts(Outlet outlet) {

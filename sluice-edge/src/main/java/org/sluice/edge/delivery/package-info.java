@@ -29,7 +29,9 @@
  * <p>Pacing: a paced destination's {@code Pacer} is this node's own limiter, or, under
  * {@code store.kind: kafka} with the fleet's Redis, permits leased once per pass through
  * the {@link org.sluice.edge.delivery.FleetPacing} seam, which the server implements over
- * the fleet client (this package names no Redis type).
+ * the fleet client (this package names no Redis type). An {@code adaptive} destination's
+ * pace ({@code AdaptivePace}, AIMD on its answers, {@link org.sluice.edge.delivery.AdaptiveRate}
+ * its range) sets the rate its bucket, or its lease of the fleet's, is charged at.
  *
  * <p>The {@link org.sluice.edge.delivery.Dispatcher} runs it: the server starts one when destinations are configured (see
  * {@code docs/delivery.md}). Its parts, one job each: an {@code Outlet} per destination (slots,

@@ -222,10 +222,11 @@ final class Backends implements AutoCloseable {
         if (fleet != null) {
             return new FleetPaceLink(fleet.client());
         }
-        config.destinations().values().stream().filter(d -> d.rate().isPresent()).forEach(d -> LOG.warn(
-                "destination {} is paced at rate {} per node, not for the fleet: under store.kind kafka a fleet-wide rate "
-                        + "needs the fleet's Redis (rate_limits.scope or dedupe.scope fleet, with fleet.redis); "
-                        + "see docs/delivery.md, \"Pacing on the kafka kind\"", d.name(), d.rate().get().rate()));
+        config.destinations().values().stream().filter(d -> d.rate().isPresent() || d.adaptive().isPresent())
+                .forEach(d -> LOG.warn("destination {} is paced at rate {} per node, not for the fleet: under store.kind kafka "
+                        + "a fleet-wide rate needs the fleet's Redis (rate_limits.scope or dedupe.scope fleet, with fleet.redis); "
+                        + "see docs/delivery.md, \"Pacing on the kafka kind\"", d.name(),
+                        d.rate().map(l -> (Object) l.rate()).orElseGet(() -> d.adaptive().get())));
         return null;
     }
 

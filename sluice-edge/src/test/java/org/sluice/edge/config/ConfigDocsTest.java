@@ -69,6 +69,7 @@ class ConfigDocsTest {
         check(doc, "destinations.<name>", KafkaReader.KEYS, missing);
         check(doc, "destinations.<name>.retry", DestinationReader.RETRY, missing);
         check(doc, "destinations.<name>.breaker", DestinationReader.BREAKER, missing);
+        check(doc, "destinations.<name>.rate", org.sluice.edge.delivery.AdaptiveRate.KEYS, missing);
         check(doc, "destinations.<name>.signing", HttpReader.SIGNING, missing);
         check(doc, "retention", ConfigBinder.RETENTION, missing);
         check(doc, "store", ConfigBinder.STORE.stream().filter(k -> !k.equals("kafka")).toList(), missing);

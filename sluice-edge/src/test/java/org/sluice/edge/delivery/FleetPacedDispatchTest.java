@@ -1,28 +1,23 @@
 package org.sluice.edge.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.sluice.edge.delivery.PacedDispatchRig.drain;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Limit;
-import org.sluice.edge.delivery.http.HttpDeliveryClient;
 import org.sluice.edge.delivery.targets.HttpTarget;
-import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStore;
-import org.sluice.edge.store.PendingHook;
-import org.sluice.edge.store.rocks.RocksHookStore;
 import org.sluice.testkit.HookReceiver;
 import org.sluice.testkit.ManualClock;
 
@@ -36,20 +31,22 @@ import org.sluice.testkit.ManualClock;
  */
 class FleetPacedDispatchTest {
 
-    private static final long T0 = 1_800_000_000_000L;
-    private static final Duration WAIT = Duration.ofSeconds(60);
-
     @TempDir
     Path dir;
-    private final ManualClock clock = new ManualClock();
-    private final LongSupplier wall = () -> T0 + clock.nanoTime() / 1_000_000;
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    private PacedDispatchRig rig;
+    private ManualClock clock;
+    private LongSupplier wall;
+
+    @BeforeEach
+    void rig() {
+        rig = new PacedDispatchRig(dir);
+        clock = rig.clock;
+        wall = rig.wall;
+    }
 
     @AfterEach
     void closeAll() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        rig.close();
     }
 
     /**
@@ -62,10 +59,12 @@ class FleetPacedDispatchTest {
         boolean down;
         int divisor = 1;
         final List<Integer> wanted = new ArrayList<>();
+        final List<Limit> limits = new ArrayList<>();
 
         @Override
         public synchronized Lease lease(String destination, Limit limit, int n) {
             wanted.add(n);
+            limits.add(limit);
             if (down) {
                 return new Unreachable();
             }
@@ -73,7 +72,7 @@ class FleetPacedDispatchTest {
             long inc = limit.intervalNanos();
             long tol = limit.toleranceNanos();
             long debt = tat == Long.MIN_VALUE ? 0 : Math.max(0, tat - now);
-            int granted = (int) Math.min(n, (tol - debt) / inc);
+            int granted = (int) Math.max(0, Math.min(n, (tol - debt) / inc)); // a debt past tol (a rate that rose): 0
             tat = now + debt + granted * inc;
             long left = tat - now;
             return new Granted(granted, Math.max(0, left + inc - tol));
@@ -85,62 +84,23 @@ class FleetPacedDispatchTest {
         }
     }
 
-    private HookStore store(String name) {
-        HookStore s = RocksHookStore.open(dir.resolve(name), RocksHookStore.Options.defaults().withWallClock(wall));
-        closing.add(s);
-        return s;
-    }
-
-    private Dispatcher dispatcher(HookStore store, Destination d, FleetPacing pacing, MeterRegistry registry) {
-        Dispatcher dispatcher = new Dispatcher(List.of(d), store, pacing, clock, wall, registry, new SplittableRandom(7),
-                Duration.ofSeconds(5), (kind, ofKind, w) -> HttpDeliveryClient.forDestinations(ofKind, org.sluice.edge.netio.TestTransport.io(), null, w));
-        closing.add(dispatcher);
-        return dispatcher;
-    }
-
     private static Destination paced(HookReceiver r, Limit rate) {
         return new Destination("app", new HttpTarget(r.uri("/h")), 60_000, 100, Optional.of(rate),
                 OutboundHeaders.of("destinations.app", List.of("content-type"), Map.of(), null, "0.1.0-test"),
                 Ordering.NONE, RetryPolicy.defaults(), BreakerSettings.defaults());
     }
 
-    private void commit(HookStore store, int n) {
-        for (int i = 0; i < n; i++) {
-            PendingHook h = new PendingHook("acme", "gh", null, wall.getAsLong(), Map.of("Content-Type", "application/json"),
-                    ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8), List.of("app"));
-            assertThat(store.commit(List.of(h)).get(0).status()).isEqualTo(CommitResult.Status.ACCEPTED);
-        }
-    }
-
-    /** Passes until one starts nothing, each waited for until its attempts are answered; returns the passes run. */
-    private static int drain(Dispatcher d) {
-        int passes = 0;
-        int started;
-        do {
-            started = d.pump();
-            passes++;
-            assertThat(d.awaitIdle(WAIT)).as("attempts answered within " + WAIT).isTrue();
-        } while (started > 0);
-        return passes;
-    }
-
-    private HookReceiver receiver() {
-        HookReceiver r = HookReceiver.start(clock);
-        closing.add(r);
-        return r;
-    }
-
     @Test
     void twoNodesLeasingOneBucketSendExactlyBurstPlusRateTimesElapsedOneLeaseAPass() {
-        HookReceiver r = receiver();
+        HookReceiver r = rig.receiver();
         SharedBucket fleet = new SharedBucket();
         Limit rate = Limit.of(10, 5); // a permit every 100 ms
-        HookStore storeA = store("a");
-        HookStore storeB = store("b");
-        Dispatcher a = dispatcher(storeA, paced(r, rate), fleet, new SimpleMeterRegistry());
-        Dispatcher b = dispatcher(storeB, paced(r, rate), fleet, new SimpleMeterRegistry());
-        commit(storeA, 60);
-        commit(storeB, 60);
+        HookStore storeA = rig.store("a");
+        HookStore storeB = rig.store("b");
+        Dispatcher a = rig.dispatcher(storeA, paced(r, rate), fleet, new SimpleMeterRegistry());
+        Dispatcher b = rig.dispatcher(storeB, paced(r, rate), fleet, new SimpleMeterRegistry());
+        rig.commit(storeA, 60);
+        rig.commit(storeB, 60);
 
         int passes = 0;
         for (int step = 0; step <= 30; step++) { // 3 s in steps of 100 ms, the nodes taking turns to ask first
@@ -156,14 +116,14 @@ class FleetPacedDispatchTest {
 
     @Test
     void whileTheFleetDoesNotAnswerANodePacesAtRateAndBurstOverLiveNodesThenLeasesAgain() {
-        HookReceiver r = receiver();
+        HookReceiver r = rig.receiver();
         SharedBucket fleet = new SharedBucket();
         fleet.down = true;
         fleet.divisor = 2;
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        HookStore store = store("a");
-        Dispatcher d = dispatcher(store, paced(r, Limit.of(10, 6)), fleet, registry); // down: 5/s, burst 3
-        commit(store, 100);
+        HookStore store = rig.store("a");
+        Dispatcher d = rig.dispatcher(store, paced(r, Limit.of(10, 6)), fleet, registry); // down: 5/s, burst 3
+        rig.commit(store, 100);
         for (int step = 0; step <= 20; step++) { // 2 s in steps of 100 ms
             drain(d);
             assertThat(r.requestCount()).as("after %d ms", step * 100).isEqualTo(3 + step / 2);
@@ -181,17 +141,47 @@ class FleetPacedDispatchTest {
 
     @Test
     void aPassWithNothingDueLeasesNothing() {
-        HookReceiver r = receiver();
+        HookReceiver r = rig.receiver();
         SharedBucket fleet = new SharedBucket();
-        HookStore store = store("a");
-        Dispatcher d = dispatcher(store, paced(r, Limit.of(10, 5)), fleet, new SimpleMeterRegistry());
+        HookStore store = rig.store("a");
+        Dispatcher d = rig.dispatcher(store, paced(r, Limit.of(10, 5)), fleet, new SimpleMeterRegistry());
         drain(d);
         clock.advance(Duration.ofSeconds(1));
         drain(d);
         assertThat(fleet.wanted).as("no Redis call without a row to send").isEmpty();
-        commit(store, 2);
+        rig.commit(store, 2);
         drain(d);
         assertThat(fleet.wanted).as("one lease for both rows, then none: nothing is due").containsExactly(2);
         assertThat(r.requestCount()).isEqualTo(2);
+    }
+
+    @Test
+    void anAdaptiveDestinationLeasesTheFleetsBucketAtItsPaceNowAndNothingWhileARetryAfterHolds() {
+        HookReceiver r = rig.receiver();
+        SharedBucket fleet = new SharedBucket();
+        HookStore store = rig.store("a");
+        Dispatcher d = rig.dispatcher(store, AdaptivePacedDispatchTest.adaptive(r, 5_000), fleet, new SimpleMeterRegistry());
+        rig.commit(store, 200);
+        for (int step = 0; step < 40; step++) {
+            drain(d); // its last pass started nothing, so no answer came after its lease
+            double pace = d.activity().of("app").orElseThrow().pacePerSecond();
+            Limit leased = fleet.limits.get(fleet.limits.size() - 1);
+            assertThat(leased.rate()).as("step %d", step).isEqualTo(pace);
+            assertThat(leased.burst()).isEqualTo(AdaptivePace.burst(Math.round(pace * 1000)));
+            clock.advance(Duration.ofMillis(100));
+        }
+        assertThat(fleet.limits.get(fleet.limits.size() - 1).rate()).isGreaterThan(fleet.limits.get(0).rate());
+
+        r.plan(HookReceiver.Answer.status(429).withHeader("Retry-After", "1"));
+        drain(d);
+        int leases = fleet.wanted.size();
+        for (int step = 1; step < 10; step++) {
+            clock.advance(Duration.ofMillis(100));
+            drain(d);
+            assertThat(fleet.wanted).as("%d ms into the hold", step * 100).hasSize(leases);
+        }
+        clock.advance(Duration.ofMillis(100));
+        drain(d);
+        assertThat(fleet.wanted.size()).isGreaterThan(leases);
     }
 }

@@ -70,7 +70,8 @@ class ConsoleBrowserTest {
             http: {listen: "127.0.0.1:0", prefix: /hooks}
             destinations:
               app: {type: http, url: "${RECEIVER}"}
-              audit-log: {type: http, url: "${RECEIVER}", transform: {method: PUT, headers: {X-Src: "{source}"}}}
+              audit-log: {type: http, url: "${RECEIVER}", transform: {method: PUT, headers: {X-Src: "{source}"}},
+                          rate: {rate: adaptive, min: 2, max: 20}}
             rate_limits:
               tenants:
                 demo: {rate: 1, burst: 1000}
@@ -339,6 +340,11 @@ class ConsoleBrowserTest {
         waiting().until(d -> d.findElement(pause).getText().equals("Resume"));
         assertThat(stateOf("app")).isEqualTo("paused");
         assertThat(stateOf("audit-log")).isEqualTo("ok");
+        // the pace column: an adaptive destination's pace where it stands (its min: nothing answered yet), "-" unpaced
+        By auditRow = By.cssSelector("#destinations-table tr[data-destination='audit-log']");
+        waiting().until(d -> d.findElement(auditRow).getText().contains("2 (adaptive)"));
+        assertThat(browser.findElement(By.cssSelector("#destinations-table tr[data-destination='app'] td:nth-child(5)"))
+                .getText()).isEqualTo("-");
         JsonNode newest = adminGet("/v1/audit?limit=1").get("audit").get(0);
         assertThat(newest.get("actor").asText()).isEqualTo("console-operator");
         assertThat(newest.get("action").asText()).isEqualTo("pause");
