@@ -136,8 +136,15 @@ class ConsoleBrowserTest {
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * Waits up to 20 s. The console redraws its tables whenever it reads them again (after
+     * every action and on its refresh), so an element found in one redraw can be gone when
+     * its text is read: such a look is taken again, as one that found nothing is.
+     */
     private WebDriverWait waiting() {
-        return new WebDriverWait(browser, Duration.ofSeconds(20));
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        return wait;
     }
 
     private WebElement byId(String id) {
@@ -343,8 +350,9 @@ class ConsoleBrowserTest {
         // the pace column: an adaptive destination's pace where it stands (its min: nothing answered yet), "-" unpaced
         By auditRow = By.cssSelector("#destinations-table tr[data-destination='audit-log']");
         waiting().until(d -> d.findElement(auditRow).getText().contains("2 (adaptive)"));
-        assertThat(browser.findElement(By.cssSelector("#destinations-table tr[data-destination='app'] td:nth-child(5)"))
-                .getText()).isEqualTo("-");
+        String appPace = waiting().until(d -> d.findElement(
+                By.cssSelector("#destinations-table tr[data-destination='app'] td:nth-child(5)")).getText());
+        assertThat(appPace).isEqualTo("-");
         JsonNode newest = adminGet("/v1/audit?limit=1").get("audit").get(0);
         assertThat(newest.get("actor").asText()).isEqualTo("console-operator");
         assertThat(newest.get("action").asText()).isEqualTo("pause");
@@ -361,7 +369,7 @@ class ConsoleBrowserTest {
         edge.backends().overrides().setDisabled("app",
                 new org.sluice.edge.store.DisabledDestination(disabledAt, "HTTP 503"), disabledAt);
         waiting().until(d -> d.findElement(pause).getText().equals("Enable"));
-        String shown = browser.findElement(By.cssSelector("#destinations-table tr[data-destination='app']")).getText();
+        String shown = waiting().until(d -> d.findElement(By.cssSelector("#destinations-table tr[data-destination='app']")).getText());
         assertThat(shown).contains("disabled since").contains("HTTP 503");
         browser.findElement(pause).click();   // enable
         // "app is ok." still stands from the resume above, so the wait is for the button the
