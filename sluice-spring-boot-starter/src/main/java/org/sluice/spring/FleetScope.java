@@ -9,6 +9,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.regex.Pattern;
 import org.sluice.core.Clock;
 import org.sluice.core.KeyedLimit;
 import org.sluice.core.Limit;
@@ -28,21 +29,33 @@ import org.sluice.fleet.FleetSettings;
  * <p>The starter's keys ({@code addr:10.0.0.7}, {@code header:<any value>}) are not Redis
  * key material a fleet limiter takes (1 to 128 of {@code A-Z a-z 0-9 . _ -}), so each is
  * hashed first: the first 128 bits of its SHA-256, in hex. A route's limiter in Redis is
- * named after the route.
+ * named {@code <namespace>.<route>} ({@code sluice.limiter.redis.namespace}, else the
+ * application's name), or after the route alone when there is neither: two applications
+ * sharing one Redis share a route's buckets only when they share its full name.
  */
 final class FleetScope implements AutoCloseable {
 
     private static final String PREFIX = "sluice.limiter.redis.";
 
+    /** A namespace: 1 to 64 of the characters a fleet limiter's name may hold. */
+    private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
     private final FleetSettings settings;
+    /** What every limiter's name starts with, {@code <namespace>.}; empty for none. */
+    private final String prefix;
     private final List<FleetLimiter> limiters = new ArrayList<>();
 
-    private FleetScope(FleetSettings settings) {
+    private FleetScope(FleetSettings settings, String prefix) {
         this.settings = settings;
+        this.prefix = prefix;
     }
 
-    /** @throws IllegalArgumentException naming the key of a bad setting */
-    static FleetScope open(SluiceLimiterProperties.Redis redis) {
+    /**
+     * @param applicationName {@code spring.application.name}, or null: the namespace when
+     *                        {@code redis} names none
+     * @throws IllegalArgumentException naming the key of a bad setting
+     */
+    static FleetScope open(SluiceLimiterProperties.Redis redis, String applicationName) {
         String uri = redis.getUri();
         if (uri == null || !(uri.startsWith("redis://") || uri.startsWith("rediss://"))) {
             throw new IllegalArgumentException(PREFIX + "uri must be a redis:// or rediss:// URI in the redis scope, got "
@@ -51,7 +64,14 @@ final class FleetScope implements AutoCloseable {
         if (redis.getTimeoutMs() < 1) {
             throw new IllegalArgumentException(PREFIX + "timeout-ms must be at least 1, got " + redis.getTimeoutMs());
         }
-        return new FleetScope(FleetSettings.defaults().withRedis(uri).withTimeoutMs(redis.getTimeoutMs()));
+        String namespace = redis.getNamespace() != null ? redis.getNamespace() : applicationName;
+        if (namespace != null && !NAMESPACE.matcher(namespace).matches()) {
+            throw new IllegalArgumentException(PREFIX + "namespace"
+                    + (redis.getNamespace() == null ? " (spring.application.name, as it is not set)" : "")
+                    + " must be 1 to 64 letters, digits, - _ or ., got " + namespace);
+        }
+        return new FleetScope(FleetSettings.defaults().withRedis(uri).withTimeoutMs(redis.getTimeoutMs()),
+                namespace == null ? "" : namespace + '.');
     }
 
     /**
@@ -60,7 +80,7 @@ final class FleetScope implements AutoCloseable {
      * the charges instead of Redis's (the application's own clock bean: a test's).
      */
     KeyedLimit<String> limiter(String route, List<Limit> limits, Clock clock, Clock scriptClock, LimiterListener listener) {
-        FleetLimiter.Builder builder = FleetLimiter.builder(settings, route).clock(clock).scriptClock(scriptClock);
+        FleetLimiter.Builder builder = FleetLimiter.builder(settings, prefix + route).clock(clock).scriptClock(scriptClock);
         limits.forEach(builder::bandwidth);
         if (listener != null) {
             builder.listener(listener);

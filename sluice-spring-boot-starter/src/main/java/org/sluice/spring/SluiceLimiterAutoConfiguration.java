@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Sluice's limiters from {@code sluice.limiter.*} ({@link SluiceLimiterProperties}): the
@@ -29,10 +30,10 @@ public class SluiceLimiterAutoConfiguration {
     /** The routes and their limiters; closed (the shared-memory arena unmapped) with the context. */
     @Bean(destroyMethod = "close")
     SluiceRoutes sluiceRoutes(SluiceLimiterProperties properties, ObjectProvider<Clock> clock,
-                              ObjectProvider<RouteListeners> listeners) {
+                              ObjectProvider<RouteListeners> listeners, Environment environment) {
         Clock application = clock.getIfAvailable();
         return SluiceRoutes.build(properties, application != null ? application : Clock.system(), application,
-                listeners.getIfAvailable());
+                listeners.getIfAvailable(), environment.getProperty("spring.application.name"));
     }
 
     /** Meters when Micrometer is present. */

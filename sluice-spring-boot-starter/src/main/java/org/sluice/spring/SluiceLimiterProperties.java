@@ -244,6 +244,13 @@ public class SluiceLimiterProperties {
         private String uri;
         /** The longest a call waits for Redis before the node-local limiter answers it, in milliseconds. */
         private long timeoutMs = 50;
+        /**
+         * What each route's limiter name in Redis starts with ({@code <namespace>.<route>}), so
+         * that applications sharing one Redis keep their buckets apart: 1 to 64 of letters,
+         * digits, {@code - _ .}. Not set: {@code spring.application.name} when that is set,
+         * else the route's name alone.
+         */
+        private String namespace;
 
         public String getUri() {
             return uri;
@@ -259,6 +266,14 @@ public class SluiceLimiterProperties {
 
         public void setTimeoutMs(long timeoutMs) {
             this.timeoutMs = timeoutMs;
+        }
+
+        public String getNamespace() {
+            return namespace;
+        }
+
+        public void setNamespace(String namespace) {
+            this.namespace = namespace;
         }
     }
 }

@@ -68,6 +68,16 @@ final class SluiceRoutes implements AutoCloseable {
      * charge instead of Redis's.
      */
     static SluiceRoutes build(SluiceLimiterProperties properties, Clock clock, Clock scriptClock, RouteListeners listeners) {
+        return build(properties, clock, scriptClock, listeners, null);
+    }
+
+    /**
+     * As above; in the {@code redis} scope, {@code applicationName} ({@code
+     * spring.application.name}, or null) names the routes' limiters in Redis when {@code
+     * sluice.limiter.redis.namespace} is not set.
+     */
+    static SluiceRoutes build(SluiceLimiterProperties properties, Clock clock, Clock scriptClock, RouteListeners listeners,
+                              String applicationName) {
         ClientAddress clientAddress = new ClientAddress(properties.getTrustedProxies());
         SluiceLimiterProperties.Scope scope = properties.getScope();
         SharedMemoryScope arena = null;
@@ -87,7 +97,7 @@ final class SluiceRoutes implements AutoCloseable {
                     limit = arena.limiter(name, limits, clock, listener);
                 } else if (scope == SluiceLimiterProperties.Scope.REDIS) {
                     if (fleet == null) {
-                        fleet = FleetScope.open(properties.getRedis());
+                        fleet = FleetScope.open(properties.getRedis(), applicationName);
                     }
                     limit = fleet.limiter(name, limits, clock, scriptClock, listener);
                 } else {
