@@ -231,6 +231,11 @@ public final class KeyedLimiter<K> implements KeyedLimit<K> {
         return table.size();
     }
 
+    /** How far rows sit from their home slots, summed (see {@code KeyedTable.displacement}); for tests. */
+    long displacement() {
+        return table.displacement();
+    }
+
     /** Sweeps the next of the 64 shards, deleting the rows full now; returns how many. */
     public int sweepTick() {
         int rows = table.sweep(sweepCursor.getAndIncrement(), clock.nanoTime());

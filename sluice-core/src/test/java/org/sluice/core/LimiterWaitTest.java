@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** The single limiter's blocking acquire and reserve, on a manual clock: nothing sleeps. */
@@ -83,6 +84,30 @@ class LimiterWaitTest {
         }
         clock.advanceMillis(100);
         assertThat(limiter.tryAcquire()).isZero();
+    }
+
+    @Test
+    void anInterruptWhileTheSystemSleeperWaitsThrowsAndChargesNothing() throws InterruptedException {
+        Limiter limiter = Limiter.builder().bandwidth(Limit.of(0.001, 1)).build(); // a permit each 1,000 s
+        assertThat(limiter.tryAcquire()).isZero();
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                outcome.set(new AssertionError("admitted: " + limiter.acquire(1, Duration.ofDays(1))));
+            } catch (InterruptedException e) {
+                outcome.set(Thread.currentThread().isInterrupted() ? new AssertionError("still interrupted", e) : e);
+            }
+        });
+        waiter.start();
+        while (waiter.getState() != Thread.State.TIMED_WAITING) { // parked in the sleeper
+            Thread.onSpinWait();
+        }
+        waiter.interrupt();
+        waiter.join();
+        assertThat(outcome.get()).as("thrown, the interrupt status cleared as Thread.sleep does")
+                .isInstanceOf(InterruptedException.class);
+        assertThat(limiter.remaining()).isZero();
+        assertThat(limiter.tryAcquire()).as("still one permit's wait away: nothing was charged").isPositive();
     }
 
     @Test
