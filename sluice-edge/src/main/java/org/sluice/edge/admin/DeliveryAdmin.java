@@ -187,27 +187,9 @@ final class DeliveryAdmin {
         if (was != null) {
             pauses.setDisabled(name, null, now);
         }
-        audit.record(actor, "enable", null, disabledMap(name, was), disabledMap(name, null));
+        audit.record(actor, "enable", null, DisabledDestination.auditMap(name, was), DisabledDestination.auditMap(name, null));
         pausedChanged.accept(name);
         return AdminResponse.json(200, AdminJson.encode(view(d, paused().contains(name), null, now)));
-    }
-
-    private static Map<String, Object> disabledMap(String name, DisabledDestination disabled) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("destination", name);
-        out.put("disabled", disabledView(disabled));
-        return out;
-    }
-
-    /** {@code {"at": time, "last_error": text}}, or null when not disabled. */
-    private static Map<String, Object> disabledView(DisabledDestination disabled) {
-        if (disabled == null) {
-            return null;
-        }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("at", AdminJson.time(disabled.atMillis()));
-        out.put("last_error", disabled.lastError());
-        return out;
     }
 
     private Map<String, DisabledDestination> disabled() {
@@ -232,7 +214,7 @@ final class DeliveryAdmin {
         out.put("name", d.name());
         out.put("type", d.type());
         out.put("state", disabled != null ? "disabled" : paused ? "paused" : live.breakerOpen() ? "open" : "ok");
-        out.put("disabled", disabledView(disabled));
+        out.put("disabled", disabled == null ? null : disabled.toMap());
         out.put("in_flight", live.inFlight());
         out.put("pending", counts.pending());
         out.put("dead", counts.dead());

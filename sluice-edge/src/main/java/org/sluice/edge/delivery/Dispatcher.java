@@ -47,7 +47,9 @@ import org.sluice.edge.store.HookStore;
  * <ol>
  *   <li>skip it while paused or disabled ({@link DestinationPauses#pausedDestinations()} and
  *       {@link DestinationPauses#disabledDestinations()}, re-read every pass; a disable that
- *       came due, see {@link FailureStreak}, is written at the pass's start) or while
+ *       came due, see {@link FailureStreak}, is written at the pass's start and audited
+ *       through {@link DeliveryAudit}; so is the start of a run of failures that is to outlive
+ *       a restart, {@link DestinationPauses#failingSince()}) or while
  *       {@code max_in_flight} attempts are out;</li>
  *   <li>read the rows due by now ({@link DeliveryLedger#dueBy}, a scan that never reads
  *       past now; for {@code fifo}, the heads of each (tenant, source), see
@@ -133,6 +135,7 @@ public final class Dispatcher implements AutoCloseable {
     private final OutletActivity activity;
     private final long closeGraceNanos;
     private volatile DeliveryEvents events = DeliveryEvents.NONE;
+    private volatile DeliveryAudit audit = DeliveryAudit.NONE;
 
     /** Serialises passes, and close against a pass. */
     private final Object pumpLock = new Object();
@@ -249,6 +252,15 @@ public final class Dispatcher implements AutoCloseable {
     public void events(DeliveryEvents events) {
         this.events = java.util.Objects.requireNonNull(events, "events");
         outlets.values().forEach(o -> o.events(events));
+    }
+
+    /**
+     * Where the audit record of a destination the dispatcher disabled is written
+     * ({@link DeliveryAudit#NONE} until set: the disable is stored and told, not audited). Set
+     * before {@link #start()}.
+     */
+    public void audit(DeliveryAudit audit) {
+        this.audit = java.util.Objects.requireNonNull(audit, "audit");
     }
 
     /** The admin paused or resumed {@code destination} (passes re-read the paused set; this only wakes the driver). */
@@ -377,11 +389,14 @@ public final class Dispatcher implements AutoCloseable {
     @GuardedBy("pumpLock")
     private Map<String, DisabledDestination> disableDue(long nowMs) {
         Map<String, DisabledDestination> disabled = pauses.disabledDestinations();
+        Map<String, Long> failing = pauses.failingSince();
         for (Outlet outlet : outlets.values()) {
             FailureStreak streak = outlet.streak;
             streak.held(disabled.containsKey(outlet.name));
+            storeRun(outlet.name, streak, failing.getOrDefault(outlet.name, DestinationPauses.NOT_FAILING), nowMs);
             DisabledDestination due = streak.disableDue(nowMs);
             if (due != null) {
+                long since = streak.since();
                 try {
                     pauses.setDisabled(outlet.name, due, nowMs);
                 } catch (RuntimeException e) {
@@ -393,6 +408,7 @@ public final class Dispatcher implements AutoCloseable {
                 disabled = pauses.disabledDestinations();
                 streak.held(true);
                 events.disabled(outlet.name, due);
+                auditDisable(outlet.name, due, since);
             }
             if (streak.takeRecovered()) {
                 LOG.info("destination {} delivers again after it was enabled", outlet.name);
@@ -400,6 +416,42 @@ public final class Dispatcher implements AutoCloseable {
             }
         }
         return disabled;
+    }
+
+    /**
+     * Writes what {@link FailureStreak#toStore} asks of the stored start of {@code name}'s run
+     * of failures ({@code stored} now): at most one write per destination and pass, and only
+     * when the run changed.
+     */
+    @GuardedBy("pumpLock")
+    private void storeRun(String name, FailureStreak streak, long stored, long nowMs) {
+        long start = streak.toStore(stored, nowMs);
+        if (start == FailureStreak.NO_WRITE) {
+            return;
+        }
+        try {
+            pauses.setFailingSince(name, start, nowMs);
+            streak.stored(start);
+        } catch (RuntimeException e) {
+            streak.notStored();
+            LOG.warn("storing the run of failures of destination {} failed (tried again next pass): {}", name, e.toString());
+        }
+    }
+
+    /**
+     * The audit record of a disable the dispatcher made (by {@code sluice}, see {@link DeliveryAudit}). One
+     * that cannot be written is logged: the disable stands without its record (as an
+     * operator's action may, when the store fails between the two).
+     */
+    @GuardedBy("pumpLock")
+    private void auditDisable(String name, DisabledDestination disabled, long since) {
+        Map<String, Object> after = DisabledDestination.auditMap(name, disabled);
+        after.put("failing_since", since < 0 ? null : DisabledDestination.time(since));
+        try {
+            audit.record("disable", DisabledDestination.auditMap(name, null), after);
+        } catch (RuntimeException e) {
+            LOG.warn("the audit record of disabling destination {} was not written: {}", name, e.toString());
+        }
     }
 
     /**

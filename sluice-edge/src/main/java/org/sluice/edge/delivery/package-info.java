@@ -38,7 +38,11 @@
  * pacing, breaker, fifo heads), the {@code Driver} thread, the {@code CommitStarter} (first
  * attempts at commit, and the one wake-up route for new deliveries), the {@code AnswerRecorder}
  * (each attempt's outcome into the ledger) and {@code OutletActivity} (what the admin API shows:
- * {@link org.sluice.edge.delivery.DeliveryActivity}). Words: a delivery's <em>state</em>
+ * {@link org.sluice.edge.delivery.DeliveryActivity}). A destination failing for its
+ * {@code disable_after} is counted by a {@code FailureStreak} (whose start the pass keeps in
+ * the control state, so a restart does not restart the count) and disabled by the pass, which
+ * tells it through {@link org.sluice.edge.delivery.DeliveryEvents} and audits it through
+ * {@link org.sluice.edge.delivery.DeliveryAudit}. Words: a delivery's <em>state</em>
  * (pending, delivered, dead) and a destination's stored <em>counts</em> are the store's; what
  * the dispatcher is doing for a destination now is its <em>activity</em>.
  *

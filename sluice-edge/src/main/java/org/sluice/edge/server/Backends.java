@@ -171,6 +171,8 @@ final class Backends implements AutoCloseable {
                 if (control != null) {
                     control.onPausedChanged(delivering::pausedChanged); // a pause made on any node wakes this one
                 }
+                // the dispatcher's own disables are audited where the operators' changes are, by "sluice"
+                delivering.audit(org.sluice.edge.delivery.DeliveryAudit.of(overrides));
                 if (config.events().enabled()) { // the operational events: hooks of the built-in source
                     events = new OperationalEvents(log, EventsConfig.TENANT, EventsConfig.SOURCE,
                             config.events().deliverTo(), config.events().deadLetterIntervalMillis(), epochMillis);

@@ -27,6 +27,14 @@ public interface ControlState extends OverrideStore, DestinationPauses, SigningS
     /** The actor of a change made outside any {@link #actingAs} scope. */
     String DEFAULT_ACTOR = "admin";
 
+    /**
+     * The actor of a change Sluice made on its own rather than for an operator: a destination
+     * the dispatcher disabled after it failed for its {@code disable_after}. The admin API
+     * does not refuse this name in {@code X-Sluice-Actor}, so it tells what made a change,
+     * not who may have.
+     */
+    String SLUICE_ACTOR = "sluice";
+
     /** Names the actor of the changes this thread makes until the scope closes. */
     ActorScope actingAs(String actor);
 

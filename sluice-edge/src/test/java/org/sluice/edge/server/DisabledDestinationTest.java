@@ -156,6 +156,45 @@ class DisabledDestinationTest {
         }
     }
 
+    /**
+     * The run of failures outlives a restart: half an hour into it the node restarts, and the
+     * destination is still disabled an hour after the run began (the stored start), not an
+     * hour after the restart. The audit shows the disable, made by {@code sluice}.
+     */
+    @Test
+    void aNodeRestartedInTheMiddleOfTheRunDisablesAnHourAfterTheRunBeganAndAuditsItAsSluice() throws Exception {
+        AtomicBoolean appDown = new AtomicBoolean(true);
+        AtomicInteger canaryFailures = new AtomicInteger();
+        long began = now.get();
+        try (HookReceiver receiver = receiver(appDown, canaryFailures)) {
+            try (TestEdge edge = start(receiver)) {
+                assertThat(edge.post("/hooks/gh", Map.of(), "{\"n\":1}").status()).isEqualTo(202);
+                awaitFailures(edge, 1); // the run begins
+                advance(edge, HOUR / 2);
+                awaitFailures(edge, 2); // the pass that sent this attempt stored the run's start
+            }
+            try (TestEdge edge = start(receiver)) {
+                assertThat(destination(edge, "app").get("state").asText()).isNotEqualTo("disabled");
+                advance(edge, HOUR / 2);
+                awaitFailures(edge, 1); // this node's first failure: an hour into the run
+                TestEdge.await(() -> destination(edge, "app").get("state").asText().equals("disabled"));
+                JsonNode app = destination(edge, "app");
+                assertThat(java.time.Instant.parse(app.get("disabled").get("at").asText()).toEpochMilli())
+                        .isEqualTo(began + HOUR);
+                assertThat(count(receiver, "/app")).isEqualTo(3);
+
+                JsonNode audit = admin(edge, "GET", "/v1/audit?limit=1", null).json().get("audit").get(0);
+                assertThat(audit.get("action").asText()).isEqualTo("disable");
+                assertThat(audit.get("actor").asText()).isEqualTo("sluice");
+                assertThat(audit.get("before").get("disabled").isNull()).isTrue();
+                assertThat(audit.get("after").get("destination").asText()).isEqualTo("app");
+                assertThat(audit.get("after").get("disabled").get("last_error").asText()).isEqualTo("HTTP 503");
+                assertThat(java.time.Instant.parse(audit.get("after").get("failing_since").asText()).toEpochMilli())
+                        .isEqualTo(began);
+            }
+        }
+    }
+
     @Test
     void enablingADestinationThatIsNotDisabledChangesNothing() throws Exception {
         try (HookReceiver receiver = HookReceiver.start(); TestEdge edge = start(receiver)) {

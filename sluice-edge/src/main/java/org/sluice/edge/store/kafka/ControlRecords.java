@@ -18,6 +18,9 @@ import org.sluice.edge.store.DisabledDestination;
  *   key                                   value                                     deleted by
  *   pause/&lt;destination&gt;                  {"paused":true,"time_ms":N}               a tombstone (resume)
  *   disabled/&lt;destination&gt;               {"time_ms":N,"last_error":"..."}          a tombstone (enable)
+ *   failing/&lt;destination&gt;                {"since_ms":N}: the fleet's run of failures  a tombstone (a success
+ *                                          began then (KafkaControlState)              on any node; a disable
+ *                                                                                      or an enable)
  *   override/&lt;tenant&gt;                    the limit, as Limit.toMap()               a tombstone (delete)
  *   signing/&lt;destination&gt;                its signing keys added at runtime          never (replaced by
  *                                          (opaque here: delivery's SigningRotation;   the next rotation)
@@ -35,6 +38,7 @@ final class ControlRecords {
 
     static final String PAUSE = "pause/";
     static final String DISABLED = "disabled/";
+    static final String FAILING = "failing/";
     static final String OVERRIDE = "override/";
     static final String AUDIT = "audit/";
     static final String SIGNING = "signing/";
@@ -52,6 +56,10 @@ final class ControlRecords {
 
     static String disabledKey(String destination) {
         return DISABLED + destination;
+    }
+
+    static String failingKey(String destination) {
+        return FAILING + destination;
     }
 
     static String overrideKey(String tenant) {
@@ -91,6 +99,18 @@ final class ControlRecords {
             throw new IllegalArgumentException("a disable record needs a numeric time_ms and a string last_error");
         }
         return new DisabledDestination(time.longValue(), error);
+    }
+
+    static byte[] failing(long sinceMillis) {
+        return json(Map.of("since_ms", sinceMillis));
+    }
+
+    /** A failing record's start read back; throws {@link IllegalArgumentException} when it is not one. */
+    static long failingSince(byte[] value) {
+        if (!(map(value).get("since_ms") instanceof Number since) || since.longValue() < 0) {
+            throw new IllegalArgumentException("a failing record needs a since_ms of at least 0");
+        }
+        return since.longValue();
     }
 
     static byte[] audit(AuditRecord r) {

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.AuditRecord;
@@ -18,7 +19,8 @@ import org.sluice.edge.store.DisabledDestination;
 
 /**
  * One node's memory of the control topic: for each key the newest record seen and its
- * offset, the paused set, the disabled destinations, the overrides and the signing keys derived
+ * offset, the paused set, the disabled destinations, the starts of runs of failures, the
+ * overrides and the signing keys derived
  * from them, and the newest audit records.
  *
  * <p>Records reach it from two sides: the follower, in offset order, and this node's own
@@ -39,7 +41,7 @@ final class ControlView {
     private static final Logger LOG = LoggerFactory.getLogger(ControlView.class);
 
     /** What {@link #apply} changed. */
-    enum Kind { NONE, PAUSE, DISABLE, OVERRIDE, SIGNING, AUDIT }
+    enum Kind { NONE, PAUSE, DISABLE, FAILING, OVERRIDE, SIGNING, AUDIT }
 
     /**
      * A record that changed the view: its kind, the destination or tenant it names (null for
@@ -68,6 +70,8 @@ final class ControlView {
     private volatile Set<String> paused = Collections.unmodifiableSet(new HashSet<>());
     /** The disabled destinations, an unmodifiable copy replaced on each change. */
     private volatile Map<String, DisabledDestination> disabled = Map.of();
+    /** The stored starts of runs of failures (epoch ms), an unmodifiable copy replaced on each change. */
+    private volatile Map<String, Long> failing = Map.of();
 
     /** Takes record {@code key} at {@code offset} (value null: a tombstone) if it is newer than the one held. */
     Change apply(String key, long offset, byte[] value) {
@@ -92,7 +96,9 @@ final class ControlView {
                     paused = Collections.unmodifiableSet(new HashSet<>(pausedNames));
                 }
             } else if (kind == Kind.DISABLE) {
-                applyDisable(key, offset, name, value);
+                disabled = changed(disabled, key, offset, name, value, ControlRecords::disabled);
+            } else if (kind == Kind.FAILING) {
+                failing = changed(failing, key, offset, name, value, ControlRecords::failingSince);
             } else if (kind == Kind.SIGNING) {
                 if (value == null) {
                     signing.remove(name);
@@ -108,20 +114,24 @@ final class ControlView {
         }
     }
 
-    @GuardedBy("lock")
-    private void applyDisable(String key, long offset, String name, byte[] value) {
-        Map<String, DisabledDestination> next = new TreeMap<>(disabled);
+    /**
+     * {@code held} with {@code name} set to the value read from a record (null: a tombstone,
+     * removed), as a new unmodifiable map; {@code held} itself when the value cannot be read.
+     */
+    private static <V> Map<String, V> changed(Map<String, V> held, String key, long offset, String name, byte[] value,
+                                              Function<byte[], V> read) {
+        Map<String, V> next = new TreeMap<>(held);
         if (value == null) {
             next.remove(name);
         } else {
             try {
-                next.put(name, ControlRecords.disabled(value));
+                next.put(name, read.apply(value));
             } catch (IllegalArgumentException e) {
-                LOG.warn("ignoring the unreadable disable record {} at offset {}: {}", key, offset, e.getMessage());
-                return;
+                LOG.warn("ignoring the unreadable record {} at offset {}: {}", key, offset, e.getMessage());
+                return held;
             }
         }
-        disabled = Collections.unmodifiableMap(next);
+        return Collections.unmodifiableMap(next);
     }
 
     @GuardedBy("lock")
@@ -156,6 +166,9 @@ final class ControlView {
         if (key.startsWith(ControlRecords.DISABLED) && key.length() > ControlRecords.DISABLED.length()) {
             return Kind.DISABLE;
         }
+        if (key.startsWith(ControlRecords.FAILING) && key.length() > ControlRecords.FAILING.length()) {
+            return Kind.FAILING;
+        }
         if (key.startsWith(ControlRecords.OVERRIDE) && key.length() > ControlRecords.OVERRIDE.length()) {
             return Kind.OVERRIDE;
         }
@@ -179,6 +192,10 @@ final class ControlView {
 
     Map<String, DisabledDestination> disabled() {
         return disabled;
+    }
+
+    Map<String, Long> failing() {
+        return failing;
     }
 
     /** Each tenant's override as stored (JSON), a copy. */

@@ -387,12 +387,54 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
         return !follower.caughtUp() || view.paused().contains(destination) || view.disabled().containsKey(destination);
     }
 
-    /** Disables or enables a destination for the whole fleet: one record, as a pause is. */
+    /**
+     * Disables or enables a destination for the whole fleet: one record, as a pause is, and
+     * the tombstone of its run's start when one is stored. An enable clears the start first
+     * (a failure between the two leaves it disabled with no start, never enabled with an old
+     * one); a disable writes itself first, and a tombstone that fails after it is only logged
+     * (the disable stands, and the enable clears the start).
+     */
     @Override
     public void setDisabled(String destination, DisabledDestination disabled, long nowMillis) {
         PendingHook.checkDestination(destination);
-        send(ControlRecords.disabledKey(destination), disabled == null ? null : ControlRecords.disabled(disabled),
-                (disabled == null ? "enabling " : "disabling ") + destination);
+        if (disabled == null) {
+            clearFailing(destination, nowMillis);
+            send(ControlRecords.disabledKey(destination), null, "enabling " + destination);
+            return;
+        }
+        send(ControlRecords.disabledKey(destination), ControlRecords.disabled(disabled), "disabling " + destination);
+        try {
+            clearFailing(destination, nowMillis);
+        } catch (HookStoreException e) {
+            LOG.warn("{} is disabled, but the start of its run of failures stays stored until it is enabled: {}",
+                    destination, e.getMessage());
+        }
+    }
+
+    private void clearFailing(String destination, long nowMillis) {
+        if (view.failing().containsKey(destination)) {
+            setFailingSince(destination, NOT_FAILING, nowMillis);
+        }
+    }
+
+    /**
+     * The fleet's starts of runs of failures, from memory: one record per destination, the
+     * newest by the topic's order (what every node's dispatcher then makes of it:
+     * docs/fleet-log.md, "Control state").
+     *
+     * @throws HookStoreException until the follower has read the topic to its end
+     */
+    @Override
+    public Map<String, Long> failingSince() {
+        requireCaughtUp("the runs of failures");
+        return view.failing();
+    }
+
+    @Override
+    public void setFailingSince(String destination, long sinceMillis, long nowMillis) {
+        PendingHook.checkDestination(destination);
+        send(ControlRecords.failingKey(destination), sinceMillis < 0 ? null : ControlRecords.failing(sinceMillis),
+                (sinceMillis < 0 ? "clearing the run of failures of " : "storing the run of failures of ") + destination);
     }
 
     /**

@@ -27,10 +27,12 @@ import org.sluice.edge.store.HookStoreException;
  * state: 0 pending, 1 delivered, 2 dead; dead reason: 1 permanent_status, 2 max_attempts, 3 max_age,
  *   4 permanent_error (new reasons are appended: a stored byte never changes meaning)
  *
- * destination record: u8 version (1) | u8 flags (1: paused, 2: disabled) | updated millis i64
- *               | [disabled millis i64 | str last error] (flag 2)
+ * destination record: u8 version (1) | u8 flags (1: paused, 2: disabled, 4: failing) | updated millis i64
+ *               | [disabled millis i64 | str last error] (flag 2) | [failing since millis i64] (flag 4)
  * </pre>
- * A reader that knows only flag 1 reads the pause of a record with the disabled tail alike.
+ * A reader that knows only flag 1 reads the pause of a record with the disabled tail alike,
+ * and one that knows flags 1 and 2 reads a record with the failing tail alike (it follows
+ * whatever tail it knows).
  */
 final class DeliveryCodec {
 
@@ -218,12 +220,19 @@ final class DeliveryCodec {
 
     // ---------------------------------------------------------------- destinations
 
-    static byte[] destination(boolean paused, DisabledDestination disabled, long updatedMillis) {
+    /** A destination record; {@code failingSince} negative: no failing tail. */
+    static byte[] destination(boolean paused, DisabledDestination disabled, long failingSince, long updatedMillis) {
         byte[] error = disabled == null ? new byte[0] : disabled.lastError().getBytes(StandardCharsets.UTF_8);
-        ByteBuffer out = ByteBuffer.allocate(10 + (disabled == null ? 0 : 12 + error.length))
-                .put(DESTINATION_FORMAT).put((byte) ((paused ? 1 : 0) | (disabled == null ? 0 : 2))).putLong(updatedMillis);
+        boolean failing = failingSince >= 0;
+        ByteBuffer out = ByteBuffer.allocate(10 + (disabled == null ? 0 : 12 + error.length) + (failing ? 8 : 0))
+                .put(DESTINATION_FORMAT)
+                .put((byte) ((paused ? 1 : 0) | (disabled == null ? 0 : 2) | (failing ? 4 : 0)))
+                .putLong(updatedMillis);
         if (disabled != null) {
             out.putLong(disabled.atMillis()).putInt(error.length).put(error);
+        }
+        if (failing) {
+            out.putLong(failingSince);
         }
         return out.array();
     }
@@ -247,6 +256,25 @@ final class DeliveryCodec {
             return new DisabledDestination(at, new String(error, StandardCharsets.UTF_8));
         } catch (java.nio.BufferUnderflowException | IllegalArgumentException | NegativeArraySizeException e) {
             throw new HookStoreException("stored destination record has a truncated disabled part", e);
+        }
+    }
+
+    /** The failing tail of a destination record (epoch ms), or -1 when it has none. */
+    static long destinationFailingSince(byte[] value) {
+        checkDestinationFormat(value);
+        if ((value[1] & 4) == 0) {
+            return -1;
+        }
+        try {
+            ByteBuffer in = ByteBuffer.wrap(value, 10, value.length - 10);
+            if ((value[1] & 2) != 0) { // past the disabled tail: its time, then its error
+                in.position(in.position() + 8);
+                int errorLength = in.getInt();
+                in.position(in.position() + errorLength);
+            }
+            return in.getLong();
+        } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
+            throw new HookStoreException("stored destination record has a truncated failing part", e);
         }
     }
 

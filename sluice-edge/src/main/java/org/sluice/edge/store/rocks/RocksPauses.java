@@ -21,13 +21,19 @@ import org.sluice.edge.store.PendingHook;
  * dispatcher relies on: it asks every pass, and the commit path asks {@link #mayBePaused}
  * for each claim. Shared by the delivery ledger and the control state.
  *
- * <p>A record holds both flags, so each change writes the record as memory has it with its
- * one flag changed, under {@code heldLock}: a pause never clears a disable, nor the reverse.
+ * <p>A record holds both flags and the start of the destination's run of failures, so each
+ * change writes the record as memory has it with its one part changed, under
+ * {@code heldLock}: a pause never clears a disable, nor the reverse. A disable or an enable
+ * clears the run's start in the same write ({@link DestinationPauses#setDisabled}).
  */
 final class RocksPauses implements DestinationPauses {
 
     /** What memory has of the held destinations: one immutable snapshot, replaced whole. */
-    private record Held(Set<String> paused, Map<String, DisabledDestination> disabled) {
+    private record Held(Set<String> paused, Map<String, DisabledDestination> disabled, Map<String, Long> failing) {
+
+        long failingSince(String destination) {
+            return failing.getOrDefault(destination, DestinationPauses.NOT_FAILING);
+        }
     }
 
     private final LedgerStore store;
@@ -51,14 +57,14 @@ final class RocksPauses implements DestinationPauses {
         PendingHook.checkDestination(destination);
         synchronized (heldLock) {
             Held before = held();
-            write(destination, paused, before.disabled().get(destination), nowMillis);
+            write(destination, paused, before.disabled().get(destination), before.failingSince(destination), nowMillis);
             Set<String> after = new TreeSet<>(before.paused());
             if (paused) {
                 after.add(destination);
             } else {
                 after.remove(destination);
             }
-            heldCache = new Held(pausedSet(after), before.disabled());
+            heldCache = new Held(pausedSet(after), before.disabled(), before.failing());
         }
     }
 
@@ -68,22 +74,42 @@ final class RocksPauses implements DestinationPauses {
         PendingHook.checkDestination(destination);
         synchronized (heldLock) {
             Held before = held();
-            write(destination, before.paused().contains(destination), disabled, nowMillis);
-            Map<String, DisabledDestination> after = new TreeMap<>(before.disabled());
-            if (disabled != null) {
-                after.put(destination, disabled);
-            } else {
-                after.remove(destination);
-            }
-            heldCache = new Held(before.paused(), Collections.unmodifiableMap(after));
+            write(destination, before.paused().contains(destination), disabled, NOT_FAILING, nowMillis);
+            heldCache = new Held(before.paused(), changed(before.disabled(), destination, disabled),
+                    changed(before.failing(), destination, null));
         }
     }
 
-    private void write(String destination, boolean paused, DisabledDestination disabled, long updatedMillis) {
+    /** Stores ({@code sinceMillis} at least 0) or clears the start of a run of failures; fsynced. */
+    @Override
+    public void setFailingSince(String destination, long sinceMillis, long nowMillis) {
+        PendingHook.checkDestination(destination);
+        long since = Math.max(NOT_FAILING, sinceMillis);
+        synchronized (heldLock) {
+            Held before = held();
+            write(destination, before.paused().contains(destination), before.disabled().get(destination), since, nowMillis);
+            heldCache = new Held(before.paused(), before.disabled(),
+                    changed(before.failing(), destination, since < 0 ? null : since));
+        }
+    }
+
+    /** An unmodifiable copy of {@code map} with {@code key} set to {@code value}, or removed (null). */
+    private static <V> Map<String, V> changed(Map<String, V> map, String key, V value) {
+        Map<String, V> after = new TreeMap<>(map);
+        if (value != null) {
+            after.put(key, value);
+        } else {
+            after.remove(key);
+        }
+        return Collections.unmodifiableMap(after);
+    }
+
+    private void write(String destination, boolean paused, DisabledDestination disabled, long failingSince,
+                       long updatedMillis) {
         store.write(true, (f, writeOptions) -> {
             RocksDB db = f.db();
             db.put(f.destinations(), writeOptions, Codec.utf8(destination),
-                    DeliveryCodec.destination(paused, disabled, updatedMillis));
+                    DeliveryCodec.destination(paused, disabled, failingSince, updatedMillis));
             return null;
         });
     }
@@ -111,6 +137,11 @@ final class RocksPauses implements DestinationPauses {
     @Override
     public Map<String, DisabledDestination> disabledDestinations() {
         return held().disabled();
+    }
+
+    @Override
+    public Map<String, Long> failingSince() {
+        return held().failing();
     }
 
     /**
@@ -142,6 +173,7 @@ final class RocksPauses implements DestinationPauses {
             RocksDB db = f.db();
             Set<String> paused = new TreeSet<>();
             Map<String, DisabledDestination> disabled = new TreeMap<>();
+            Map<String, Long> failing = new TreeMap<>();
             try (RocksIterator it = db.newIterator(f.destinations())) {
                 for (it.seekToFirst(); it.isValid(); it.next()) {
                     String name = new String(it.key(), StandardCharsets.UTF_8);
@@ -152,10 +184,14 @@ final class RocksPauses implements DestinationPauses {
                     if (d != null) {
                         disabled.put(name, d);
                     }
+                    long since = DeliveryCodec.destinationFailingSince(it.value());
+                    if (since >= 0) {
+                        failing.put(name, since);
+                    }
                 }
                 it.status();
             }
-            return new Held(pausedSet(paused), Collections.unmodifiableMap(disabled));
+            return new Held(pausedSet(paused), Collections.unmodifiableMap(disabled), Collections.unmodifiableMap(failing));
         });
     }
 }

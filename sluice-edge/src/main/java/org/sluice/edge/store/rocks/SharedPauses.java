@@ -40,4 +40,14 @@ interface SharedPauses extends DestinationPauses {
     default Map<String, DisabledDestination> disabledDestinations() {
         return pauses().disabledDestinations();
     }
+
+    @Override
+    default Map<String, Long> failingSince() {
+        return pauses().failingSince();
+    }
+
+    @Override
+    default void setFailingSince(String destination, long sinceMillis, long nowMillis) {
+        pauses().setFailingSince(destination, sinceMillis, nowMillis);
+    }
 }

@@ -144,6 +144,39 @@ class KafkaControlStateTest {
         assertThat(node().disabledDestinations()).isEmpty();
     }
 
+    /**
+     * The fleet's run of failures of a destination is one record: a start stored on A is read
+     * on B; B's tombstone (a success there) clears it on A; a disable and an enable each clear
+     * a start stored meanwhile, and a restart reads what is left.
+     */
+    @Test
+    void aRunsStartIsOneRecordForTheFleetAndADisableOrAnEnableClearsIt() throws Exception {
+        KafkaControlState a = node();
+        KafkaControlState b = node();
+        a.setFailingSince("billing", 1_000, 1_000);
+        assertThat(a.failingSince()).containsExactly(Map.entry("billing", 1_000L));
+        await("the start on B", () -> b.failingSince().containsKey("billing"));
+        assertThat(b.failingSince()).containsExactly(Map.entry("billing", 1_000L));
+        assertThat(b.mayBePaused("billing")).as("a run of failures holds nothing").isFalse();
+
+        b.setFailingSince("billing", ControlState.NOT_FAILING, 2_000);
+        await("the clear on A", () -> a.failingSince().isEmpty());
+
+        a.setFailingSince("billing", 3_000, 3_000);
+        await("the second start on B", () -> b.failingSince().containsKey("billing"));
+        b.setDisabled("billing", new DisabledDestination(4_000, "HTTP 503"), 4_000);
+        assertThat(b.failingSince()).as("the disable ends the run").isEmpty();
+        await("the disable and the clear on A", () -> a.disabledDestinations().containsKey("billing") && a.failingSince().isEmpty());
+
+        a.setFailingSince("billing", 5_000, 5_000); // a start written as the disable arrived
+        a.setDisabled("billing", null, 6_000);
+        assertThat(a.failingSince()).as("the enable starts afresh").isEmpty();
+        a.setFailingSince("search", 7_000, 7_000);
+        a.close();
+        b.close();
+        assertThat(node().failingSince()).containsExactly(Map.entry("search", 7_000L));
+    }
+
     // ---------------------------------------------------------------- overrides
 
     @Test

@@ -10,10 +10,12 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.AlphaChars;
 import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.StringLength;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
+import org.sluice.edge.store.DisabledDestination;
 
 class DeliveryCodecPropertiesTest {
 
@@ -37,6 +39,19 @@ class DeliveryCodecPropertiesTest {
         byte[] value = DeliveryCodec.row(UUID.fromString(row.hookId()), row);
 
         assertThat(DeliveryCodec.row(row.destination(), value)).isEqualTo(row);
+    }
+
+    @Property(tries = 500)
+    void aDestinationRecordReadsBackAsWrittenWhicheverTailsItHas(@ForAll boolean paused, @ForAll boolean disabled,
+                                                               @ForAll @LongRange(min = 0) long at,
+                                                               @ForAll @AlphaChars @StringLength(max = 40) String error,
+                                                               @ForAll @LongRange(min = -1) long failingSince) {
+        DisabledDestination d = disabled ? new DisabledDestination(at, error) : null;
+        byte[] value = DeliveryCodec.destination(paused, d, failingSince, 7);
+
+        assertThat(DeliveryCodec.destinationPaused(value)).isEqualTo(paused);
+        assertThat(DeliveryCodec.destinationDisabled(value)).isEqualTo(d);
+        assertThat(DeliveryCodec.destinationFailingSince(value)).isEqualTo(failingSince);
     }
 
     @Property(tries = 500)

@@ -19,6 +19,7 @@ import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
+import org.sluice.edge.store.DestinationPauses;
 import org.sluice.edge.store.DisabledDestination;
 
 class RocksControlStateTest {
@@ -70,6 +71,31 @@ class RocksControlStateTest {
         reopen(MAX_BODY);
         assertThat(overrides.disabledDestinations()).isEmpty();
         assertThat(overrides.mayBePaused("billing")).isFalse();
+    }
+
+    @Test
+    void aRunsStartSurvivesAReopenBesideAPauseAndADisableOrAnEnableClearsIt() {
+        overrides.setPaused("billing", true, wall.get());
+        overrides.setFailingSince("billing", 1_000, wall.get());
+        overrides.setFailingSince("search", 2_000, wall.get());
+        reopen(MAX_BODY);
+        assertThat(overrides.failingSince()).containsOnly(java.util.Map.entry("billing", 1_000L),
+                java.util.Map.entry("search", 2_000L));
+        assertThat(overrides.pausedDestinations()).containsExactly("billing");
+        assertThat(overrides.mayBePaused("search")).as("a run of failures holds nothing").isFalse();
+
+        overrides.setDisabled("billing", new DisabledDestination(wall.get(), "HTTP 503"), wall.get());
+        overrides.setFailingSince("search", DestinationPauses.NOT_FAILING, wall.get());
+        reopen(MAX_BODY);
+        assertThat(overrides.failingSince()).as("the disable ends billing's run, search's was cleared").isEmpty();
+        assertThat(overrides.pausedDestinations()).containsExactly("billing");
+
+        overrides.setFailingSince("billing", 3_000, wall.get()); // a start written as the disable arrived
+        overrides.setDisabled("billing", null, wall.get());
+        reopen(MAX_BODY);
+        assertThat(overrides.failingSince()).as("the enable starts afresh").isEmpty();
+        assertThat(overrides.disabledDestinations()).isEmpty();
+        assertThat(overrides.pausedDestinations()).containsExactly("billing");
     }
 
     @Test
