@@ -430,7 +430,7 @@ public final class AdminApi {
             }
             if (!order.equals("oldest")) {
                 return AdminResponse.json(400, AdminJson.error("invalid_query",
-                        "order must be oldest or newest, got \"" + shortened(order) + "\""));
+                        "order must be oldest or newest, got \"" + AdminJson.shortened(order) + "\""));
             }
             return hooks.after(page.after(), page.limit())
                     .map(found -> json(200, AdminJson.page(found)))
@@ -503,7 +503,7 @@ public final class AdminApi {
     }
 
     private static AdminResponse invalidAfter(String after) {
-        return AdminResponse.json(400, AdminJson.error("invalid_after", "no stored hook has id " + shortened(after)));
+        return AdminResponse.json(400, AdminJson.error("invalid_after", "no stored hook has id " + AdminJson.shortened(after)));
     }
 
     /** {@code limit}: absent -> default; 1..MAX -> itself; above MAX -> MAX; anything else -> -1. */
@@ -524,7 +524,7 @@ public final class AdminApi {
     private static AdminResponse invalidLimit(String raw) {
         return AdminResponse.json(400, AdminJson.error("invalid_limit",
                 "limit must be an integer of at least 1 (at most " + MAX_PAGE + " are returned), got \""
-                        + shortened(raw) + "\""));
+                        + AdminJson.shortened(raw) + "\""));
     }
 
     /** Decoded query parameters (the first of a repeated name wins), or null for bad percent-encoding. */
@@ -547,10 +547,6 @@ public final class AdminApi {
             return null;
         }
         return out;
-    }
-
-    private static String shortened(String text) {
-        return text.length() <= 80 ? text : text.substring(0, 80) + "...";
     }
 
     private static AdminResponse notAllowed(String allow) {

@@ -56,6 +56,31 @@ final class AdminJson {
         }
     }
 
+    /**
+     * What is wrong with a request body that must be one JSON object with fields from
+     * {@code known} only, for its 400 answer: {@code shape} when {@code fields} is null (the
+     * body was no JSON object, {@link #readObject}), else the first field not known,
+     * {@link #shortened}, and the known ones in order; null when nothing is wrong.
+     */
+    static String fieldsProblem(Map<String, Object> fields, List<String> known, String shape) {
+        if (fields == null) {
+            return shape;
+        }
+        for (String field : fields.keySet()) {
+            if (!known.contains(field)) {
+                String last = known.get(known.size() - 1);
+                String others = String.join(", ", known.subList(0, known.size() - 1));
+                return "unknown field " + shortened(field) + "; the fields are " + others + " and " + last;
+            }
+        }
+        return null;
+    }
+
+    /** A text from a request as a message quotes it: its first 80 characters, and {@code ...} when there were more. */
+    static String shortened(String text) {
+        return text.length() <= 80 ? text : text.substring(0, 80) + "...";
+    }
+
     static byte[] error(String code) {
         return encode(Map.of("error", code));
     }

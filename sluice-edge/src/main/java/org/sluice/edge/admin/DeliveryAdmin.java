@@ -45,7 +45,7 @@ final class DeliveryAdmin {
     /** {@code rate} of a replay body without one, per second. */
     static final int DEFAULT_REPLAY_RATE = 100;
 
-    private static final Set<String> REPLAY_FIELDS = Set.of("from", "to", "dead_only", "rate", "force");
+    private static final List<String> REPLAY_FIELDS = List.of("from", "to", "dead_only", "rate", "force");
     private static final String REPLAY_SHAPE =
             "the body must be one JSON object such as {\"from\":\"2026-12-01T00:00:00Z\",\"to\":\"2026-12-02T00:00:00Z\","
                     + "\"dead_only\":true,\"rate\":100}";
@@ -365,13 +365,9 @@ final class DeliveryAdmin {
 
     AdminResponse replay(String name, byte[] body, String actor, AuditTrail audit) {
         Map<String, Object> fields = AdminJson.readObject(body);
-        if (fields == null) {
-            return invalidReplay(REPLAY_SHAPE);
-        }
-        for (String field : fields.keySet()) {
-            if (!REPLAY_FIELDS.contains(field)) {
-                return invalidReplay("unknown field " + shortened(field) + "; the fields are from, to, dead_only, rate and force");
-            }
+        String problem = AdminJson.fieldsProblem(fields, REPLAY_FIELDS, REPLAY_SHAPE);
+        if (problem != null) {
+            return invalidReplay(problem);
         }
         Long from = time(fields.get("from"));
         Long to = time(fields.get("to"));
@@ -396,7 +392,7 @@ final class DeliveryAdmin {
         Object rate = fields.getOrDefault("rate", DEFAULT_REPLAY_RATE);
         if (!(rate instanceof Integer r) || r < 1 || r > Replays.MAX_RATE) {
             return invalidReplay("rate must be an integer from 1 to " + Replays.MAX_RATE + " (replays per second), got "
-                    + shortened(String.valueOf(rate)));
+                    + AdminJson.shortened(String.valueOf(rate)));
         }
         if (replays == null || ledger == null) {
             return AdminResponse.json(503, AdminJson.error("store_unavailable"));
@@ -456,9 +452,5 @@ final class DeliveryAdmin {
         } catch (DateTimeParseException | ArithmeticException e) {
             return null;
         }
-    }
-
-    private static String shortened(String text) {
-        return text.length() <= 80 ? text : text.substring(0, 80) + "...";
     }
 }

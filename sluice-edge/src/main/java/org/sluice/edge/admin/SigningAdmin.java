@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.LongSupplier;
 import org.sluice.edge.delivery.SecretRotations;
 import org.sluice.edge.delivery.SigningKey;
@@ -27,7 +26,7 @@ final class SigningAdmin {
     static final long DEFAULT_OVERLAP_SECONDS = 86_400;
     static final String ACTION = "rotate_secret";
 
-    private static final Set<String> FIELDS = Set.of("secret", "overlap_seconds");
+    private static final List<String> FIELDS = List.of("secret", "overlap_seconds");
     private static final String SHAPE = "the body must be one JSON object such as {\"secret\":\"whsec_...\","
             + "\"overlap_seconds\":86400} (whsec_ for an HMAC secret, whsk_ for an Ed25519 private key)";
 
@@ -51,14 +50,9 @@ final class SigningAdmin {
     /** Rotates {@code name}'s keys (a configured destination) as the body asks, audited as {@value #ACTION}. */
     AdminResponse rotate(String name, byte[] body, String actor, AuditTrail audit) {
         Map<String, Object> fields = AdminJson.readObject(body);
-        if (fields == null) {
-            return invalid(SHAPE);
-        }
-        for (String field : fields.keySet()) {
-            if (!FIELDS.contains(field)) {
-                return invalid("unknown field " + (field.length() > 80 ? field.substring(0, 80) + "..." : field)
-                        + "; the fields are secret and overlap_seconds");
-            }
+        String problem = AdminJson.fieldsProblem(fields, FIELDS, SHAPE);
+        if (problem != null) {
+            return invalid(problem);
         }
         if (!(fields.get("secret") instanceof String secret)) {
             return invalid("secret is required: a string, whsec_ followed by the base64 of an HMAC key or whsk_"

@@ -2,8 +2,6 @@ package org.sluice.edge.config;
 
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,6 +15,7 @@ import org.sluice.core.Limit;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.targets.NatsTarget;
 import org.sluice.edge.intake.IntakeSettings;
+import org.sluice.edge.settings.FilePaths;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Problems;
 import org.sluice.edge.settings.Section;
@@ -314,14 +313,7 @@ final class ConfigBinder {
         if (p == null) {
             return null;
         }
-        String why = null;
-        if (!Files.exists(p)) {
-            why = "no such file";
-        } else if (!Files.isRegularFile(p)) {
-            why = "not a regular file";
-        } else if (!Files.isReadable(p)) {
-            why = "not readable by this process";
-        }
+        String why = FilePaths.unreadable(p);
         if (why != null) {
             t.problem(t.pathOf(key) + " must be a readable PEM file, got " + Values.render(t.raw(key)) + " (" + why + ")");
             return null;
@@ -487,16 +479,12 @@ final class ConfigBinder {
         if (text == null) {
             return def;
         }
-        if (text.isBlank()) {
+        Path p = FilePaths.of(text);
+        if (p == null) {
             s.problem(s.pathOf(key) + " must be a file system path, got " + Values.render(s.raw(key)));
             return def;
         }
-        try {
-            return Path.of(text);
-        } catch (InvalidPathException e) {
-            s.problem(s.pathOf(key) + " must be a file system path, got " + Values.render(s.raw(key)));
-            return def;
-        }
+        return p;
     }
 
     // ------------------------------------------------------------------ rules across sections

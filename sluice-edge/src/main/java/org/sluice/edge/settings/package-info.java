@@ -3,7 +3,8 @@
  * {@link org.sluice.edge.settings.Section} is one mapping at a key path, read key by key;
  * a wrong value becomes a problem in {@link org.sluice.edge.settings.Problems} (the key
  * path, then the value as {@link org.sluice.edge.settings.Values} renders it) and the walk
- * goes on, so that one load reports every problem.
+ * goes on, so that one load reports every problem. A key that names a file reads it with
+ * {@link org.sluice.edge.settings.FilePaths}: the path, and why the file cannot be read.
  *
  * <p>The bottom room of the config: it uses the JDK only. {@code config} reads the file
  * with it and so do the delivery rooms ({@code delivery.http}, {@code delivery.kafka},

@@ -91,6 +91,18 @@ class NatsDestinationConfigTest {
     }
 
     /**
+     * A file name holding a NUL character is no path on any system: {@code credentials_file}
+     * threw it out of the loader ({@code InvalidPathException}) instead of naming the key.
+     */
+    @Test
+    void aCredentialsFileThatIsNoPathIsAProblemNotACrash() {
+        assertThat(errors("{type: nats, servers: [\"nats://h.test\"], subject: a.b, credentials_file: \"a\\0b\"}"))
+                .containsExactly("destinations.bus.credentials_file must be a readable .creds file, got \"a\\u0000b\"");
+        assertThat(errors("{type: nats, servers: [\"tls://h.test\"], subject: a.b, ca_file: \"a\\0b\"}"))
+                .containsExactly("destinations.bus.ca_file must be a file system path, got \"a\\u0000b\"");
+    }
+
+    /**
      * A tenant id may hold dots, and a dot inside {@code {tenant}} splits the subject:
      * {@code acme.} made {@code hooks.acme..gh} (no subject: every hook dead) and
      * {@code acme.billing} a token that {@code hooks.acme.>} subscribers receive too.

@@ -9,7 +9,6 @@ import org.sluice.edge.delivery.targets.Target;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,6 +20,7 @@ import org.sluice.edge.delivery.SettingsException;
 import org.sluice.edge.delivery.SigningKey;
 import org.sluice.edge.delivery.TargetReader;
 import org.sluice.edge.delivery.WebhookSigner;
+import org.sluice.edge.settings.FilePaths;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Section;
 import org.sluice.edge.settings.Values;
@@ -184,19 +184,11 @@ public final class HttpReader implements TargetReader {
                 return SigningKey.Ed25519.parse(g.pathOf("ed25519_key"), Values.string(g.raw("ed25519_key")));
             }
             String at = g.pathOf("ed25519_key_file");
-            String file = Values.string(g.raw("ed25519_key_file"));
-            Path p = null;
-            if (file != null && !file.isBlank()) {
-                try {
-                    p = Path.of(file);
-                } catch (InvalidPathException bad) {
-                    p = null;
-                }
-            }
-            if (p == null || !Files.isRegularFile(p) || !Files.isReadable(p)) {
+            Path p = FilePaths.of(g.raw("ed25519_key_file"));
+            String why = p == null ? null : FilePaths.unreadable(p);
+            if (p == null || why != null) {
                 g.problem(at + " must be a readable file holding an Ed25519 private key, got "
-                        + Values.render(g.raw("ed25519_key_file")) + (p == null ? "" : Files.exists(p)
-                        ? " (not a readable regular file)" : " (no such file)"));
+                        + Values.render(g.raw("ed25519_key_file")) + (why == null ? "" : " (" + why + ")"));
                 return null;
             }
             String text;
@@ -277,15 +269,7 @@ public final class HttpReader implements TargetReader {
             return Optional.of(Path.of(""));
         }
         String at = s.pathOf("ca_file");
-        String text = Values.string(s.raw("ca_file"));
-        Path p = null;
-        if (text != null && !text.isBlank()) {
-            try {
-                p = Path.of(text);
-            } catch (InvalidPathException bad) {
-                p = null;
-            }
-        }
+        Path p = FilePaths.of(s.raw("ca_file"));
         if (p == null) {
             s.problem(at + " must be a file system path, got " + Values.render(s.raw("ca_file")));
             return null;
@@ -295,9 +279,10 @@ public final class HttpReader implements TargetReader {
                     + Values.quote(url.toString()));
             return null;
         }
-        if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+        String why = FilePaths.unreadable(p);
+        if (why != null) {
             s.problem(at + " must be a readable file of PEM certificates, got " + Values.render(s.raw("ca_file"))
-                    + " (" + (Files.exists(p) ? "not a readable regular file" : "no such file") + ")");
+                    + " (" + why + ")");
             return null;
         }
         return Optional.of(p);

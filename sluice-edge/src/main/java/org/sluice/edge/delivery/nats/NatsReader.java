@@ -4,8 +4,6 @@ import org.sluice.edge.delivery.targets.NatsTarget;
 import org.sluice.edge.delivery.targets.Target;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +12,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.sluice.edge.delivery.broker.BrokerReader;
+import org.sluice.edge.settings.FilePaths;
 import org.sluice.edge.settings.Paths;
 import org.sluice.edge.settings.Section;
 import org.sluice.edge.settings.Values;
@@ -121,8 +120,8 @@ public final class NatsReader extends BrokerReader {
         if (file == null || file.isEmpty()) {
             return Optional.empty();
         }
-        Path p = Path.of(file);
-        if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+        Path p = FilePaths.of(file);
+        if (p == null || FilePaths.unreadable(p) != null) {
             s.problem(s.pathOf("credentials_file") + " must be a readable .creds file, got " + Values.quote(file));
             return Optional.empty();
         }
@@ -134,26 +133,20 @@ public final class NatsReader extends BrokerReader {
             return Optional.empty();
         }
         String at = s.pathOf("ca_file");
-        String file = Values.string(s.raw("ca_file"));
-        if (file == null || file.isBlank()) {
+        Path p = FilePaths.of(s.raw("ca_file"));
+        if (p == null) {
             s.problem(at + " must be a file system path, got " + Values.render(s.raw("ca_file")));
             return Optional.empty();
         }
+        String file = Values.string(s.raw("ca_file"));
         if (!servers.isEmpty() && servers.stream().noneMatch(NatsTarget::isTlsUrl)) {
             s.problem(at + " applies only to tls:// or wss:// servers, got " + Values.quote(file) + " with "
                     + servers.stream().map(NatsTarget::redact).toList());
             return Optional.empty();
         }
-        Path p;
-        try {
-            p = Path.of(file);
-        } catch (InvalidPathException bad) {
-            s.problem(at + " must be a file system path, got " + Values.quote(file));
-            return Optional.empty();
-        }
-        if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
-            s.problem(at + " must be a readable file of PEM certificates, got " + Values.quote(file) + " ("
-                    + (Files.exists(p) ? "not a readable regular file" : "no such file") + ")");
+        String why = FilePaths.unreadable(p);
+        if (why != null) {
+            s.problem(at + " must be a readable file of PEM certificates, got " + Values.quote(file) + " (" + why + ")");
             return Optional.empty();
         }
         return Optional.of(p);

@@ -3,12 +3,10 @@ package org.sluice.edge.store.kafka;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -92,26 +90,14 @@ final class OrderedCarry {
 
     /** Supersedes the records whose copies the log acknowledged; a copy that failed is made again by a later pass. */
     void settle(Map<TopicPartition, PartitionProgress> progress) {
-        for (Iterator<Map.Entry<Slot, Future<RecordMetadata>>> it = writing.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<Slot, Future<RecordMetadata>> e = it.next();
-            if (!e.getValue().isDone()) {
-                continue;
+        AnsweredSends.settle(writing, slot -> {
+            PartitionProgress p = progress.get(slot.partition());
+            if (p != null) {
+                p.supersede(slot.offset());
+                carriedCount.incrementAndGet();
             }
-            it.remove();
-            try {
-                e.getValue().get();
-                PartitionProgress p = progress.get(e.getKey().partition());
-                if (p != null) {
-                    p.supersede(e.getKey().offset());
-                    carriedCount.incrementAndGet();
-                }
-            } catch (ExecutionException x) {
-                LOG.warn("carrying the record {}@{} forward failed: {}", e.getKey().partition(), e.getKey().offset(),
-                        x.getCause().toString());
-            } catch (InterruptedException x) { // cannot happen: the future is done
-                Thread.currentThread().interrupt();
-            }
-        }
+        }, (slot, failure) -> LOG.warn("carrying the record {}@{} forward failed: {}", slot.partition(), slot.offset(),
+                failure.toString()));
     }
 
     /** Starts the carries due in the partitions of {@code progress}, except those {@code catchingUp}. */

@@ -4,12 +4,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -204,21 +202,8 @@ final class RetryMoves {
     /** Forgets the hooks whose move the log acknowledged; a failed move is tried again by a later pass. */
     void settle() {
         List<String> done = new ArrayList<>();
-        for (Iterator<Map.Entry<String, Future<RecordMetadata>>> it = moving.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<String, Future<RecordMetadata>> e = it.next();
-            if (!e.getValue().isDone()) {
-                continue;
-            }
-            it.remove();
-            try {
-                e.getValue().get();
-                done.add(e.getKey());
-            } catch (ExecutionException e2) {
-                LOG.warn("moving hook {} to {} failed: {}", e.getKey(), settings.retryTopic(), e2.getCause().toString());
-            } catch (InterruptedException e2) { // cannot happen: the future is done
-                Thread.currentThread().interrupt();
-            }
-        }
+        AnsweredSends.settle(moving, done::add, (id, failure) ->
+                LOG.warn("moving hook {} to {} failed: {}", id, settings.retryTopic(), failure.toString()));
         if (!done.isEmpty()) {
             forgetMoved(done);
         }

@@ -19,7 +19,8 @@
  * {@link org.sluice.edge.store.kafka.TopicSpreadAssignor}) into its
  * {@link org.sluice.edge.store.WorkingSet} and commits offsets only past finished hooks
  * (what its thread publishes in {@code FollowerPublished}), with the retry ({@code RetryRecords},
- * {@code RetryMoves}) and dead-letter ({@code DeadLetters}) topics it writes; and the
+ * {@code RetryMoves}) and dead-letter ({@code DeadLetters}) topics it writes (the writes it
+ * sends without waiting, settled each pass by {@code AnsweredSends}); and the
  * fleet-wide admin side ({@link org.sluice.edge.store.kafka.KafkaFleetDeliveries}, a
  * {@code FleetDeliveries}): every node's index of the dead letters ({@code DeadLetterIndex}),
  * redeliveries through the retry topic, and the delivery group's lag ({@code GroupLag}); and
