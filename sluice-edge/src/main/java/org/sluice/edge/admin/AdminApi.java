@@ -457,11 +457,14 @@ public final class AdminApi {
             return AdminResponse.json(404, AdminJson.error("hook_not_found"));
         }
         Map<String, Object> view = AdminJson.hook(hook.get());
-        if (kindWithoutDelivery != null) {
-            // a store kind that tracks no deliveries yet says so (null), rather than an empty list
+        if (kindWithoutDelivery != null && !delivery.answersForFleet()) {
+            // a store kind whose deliveries cannot be read here says so (null), rather than an empty list
             view.put("deliveries", null);
-        } else {
-            List<Map<String, Object>> deliveries = delivery.deliveries(hook.get().id());
+            return json(200, view);
+        }
+        DeliveryAdmin.HookDeliveries found = delivery.ofHook(hook.get().id());
+        List<Map<String, Object>> deliveries = found.rows();
+        if (deliveries != null) {
             Map<String, Filter> when = filters.getOrDefault(hook.get().source(), Map.of());
             String eventType = eventType(hook.get());
             for (Map<String, Object> row : deliveries) { // the filter that selected it, as configured now
@@ -469,7 +472,11 @@ public final class AdminApi {
                 row.put("filter", f == null ? null : f.text());
                 row.put("event_type", eventType);
             }
-            view.put("deliveries", deliveries);
+        }
+        view.put("deliveries", deliveries);
+        if (found.node() != null) { // the fleet's kind: which node answered, and from what
+            view.put("deliveries_from", found.from());
+            view.put("node", found.node());
         }
         return json(200, view);
     }

@@ -107,6 +107,11 @@ final class DeliveryAdmin {
         return new DeliveryAdmin(this, fleetDeliveries, node);
     }
 
+    /** True with the fleet's deliveries ({@code store.kind: kafka}): a hook's deliveries are read as {@link #ofHook} says. */
+    boolean answersForFleet() {
+        return fleet != null;
+    }
+
     /**
      * True for the routes answered for the whole fleet through {@link FleetDeliveries}:
      * {@code GET /v1/destinations}, {@code GET /v1/dead-letters}, {@code POST /v1/hooks/{id}/redeliver}.
@@ -229,13 +234,45 @@ final class DeliveryAdmin {
 
     // ------------------------------------------------------------------ a hook's deliveries
 
-    /** The {@code deliveries} array of {@code GET /v1/hooks/{id}}. */
-    List<Map<String, Object>> deliveries(String hookId) {
-        if (ledger == null) {
-            return List.of();
+    /** {@code deliveries_from} when the answering node's working set holds the hook's deliveries. */
+    static final String FROM_THIS_NODE = "this_node";
+    /** {@code deliveries_from} when they are the hook's dead letters, as the fleet keeps them. */
+    static final String FROM_DEAD_LETTERS = "dead_letters";
+
+    /**
+     * A hook's deliveries for {@code GET /v1/hooks/{id}}: the rows' views (null: nothing known
+     * here) and, with the fleet's deliveries, where they were read ({@link #FROM_THIS_NODE},
+     * {@link #FROM_DEAD_LETTERS} or null) by which {@code node}; both null on a single node.
+     */
+    record HookDeliveries(List<Map<String, Object>> rows, String from, String node) {
+    }
+
+    /**
+     * The hook's deliveries. On a single node, the ledger's rows. With the fleet's deliveries
+     * ({@code store.kind: kafka}, docs/fleet-log.md, "A hook's deliveries"), the ledger is this
+     * node's working set: its rows when it holds the hook (pending, retrying, or finished and
+     * not yet given up); else the fleet's dead letters of the hook; else none (null), the
+     * hook's deliveries being with the node that owns its partition, or finished and forgotten.
+     *
+     * @throws org.sluice.edge.store.HookStoreException when the fleet's dead letters cannot be read yet
+     */
+    HookDeliveries ofHook(String hookId) {
+        List<DeliveryRow> held = ledger == null ? List.of() : ledger.deliveries(hookId);
+        if (fleet == null) {
+            return new HookDeliveries(views(held), null, null);
         }
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (DeliveryRow r : ledger.deliveries(hookId)) {
+        if (!held.isEmpty()) {
+            return new HookDeliveries(views(held), FROM_THIS_NODE, nodeId);
+        }
+        List<DeliveryRow> dead = fleet.deadDeliveriesOf(hookId);
+        return dead.isEmpty() ? new HookDeliveries(null, null, nodeId)
+                : new HookDeliveries(views(dead), FROM_DEAD_LETTERS, nodeId);
+    }
+
+    /** One view per row, as {@code deliveries} shows them (the admin API adds {@code filter} and {@code event_type}). */
+    private static List<Map<String, Object>> views(List<DeliveryRow> rows) {
+        List<Map<String, Object>> out = new ArrayList<>(rows.size());
+        for (DeliveryRow r : rows) {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("destination", r.destination());
             row.put("state", r.state().code());
@@ -244,6 +281,8 @@ final class DeliveryAdmin {
             row.put("last_error", r.lastError());
             row.put("next_attempt_at", r.state() == org.sluice.edge.store.DeliveryState.PENDING
                     ? AdminJson.time(r.nextAttemptAtMillis()) : null);
+            // after a failed attempt, when its answer was recorded: next_attempt_at minus this is the wait drawn
+            row.put("updated_at", AdminJson.time(r.updatedAtMillis()));
             row.put("delivered_at", r.deliveredAtMillis() == null ? null : AdminJson.time(r.deliveredAtMillis()));
             row.put("dead_reason", r.deadReason());
             out.add(row);

@@ -25,6 +25,14 @@ public interface FleetDeliveries {
     long deadCount(String destination);
 
     /**
+     * The hook's dead deliveries as the fleet's dead letters keep them, by destination name
+     * (state dead, with reason, attempts, last status and error, time of death); empty when
+     * the fleet holds no dead letter of this id (or it is not an id). A delivery that was
+     * delivered or is still pending leaves no dead letter, so it is not among them.
+     */
+    List<DeliveryRow> deadDeliveriesOf(String hookId);
+
+    /**
      * The destinations the hook has a delivery to, as far as the fleet's log knows (its dead
      * letters, and the destinations its record on the hooks log names while that holds it);
      * empty when the log knows no hook with this id.

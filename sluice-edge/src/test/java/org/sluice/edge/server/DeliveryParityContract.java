@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
+import org.sluice.edge.delivery.RetryPolicy;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver;
 
@@ -37,7 +38,9 @@ import org.sluice.testkit.HookReceiver;
  * <p>Each node's destination {@code app} points at its own path of the one receiver,
  * {@code /in/<node id>}, so a request tells which node sent it. Hooks go to the nodes in
  * turn. Times are only ever lower bounds read from the receiver's arrival stamps (a wait
- * the server must not cut short), never speeds.
+ * the server must not cut short), never speeds; the top of a retry's jitter window is read
+ * from the node's own stamps on the delivery ({@code next_attempt_at} minus {@code
+ * updated_at}), exact arithmetic with no wall-clock bound.
  */
 abstract class DeliveryParityContract {
 
@@ -46,6 +49,11 @@ abstract class DeliveryParityContract {
     static final int SOURCES = 8;
     /** Generous: rebalances and restarts on a loaded machine. */
     static final Duration WAIT = Duration.ofSeconds(90);
+    /**
+     * How long the receiver holds an answer the retries case reads a delivery behind: ample
+     * for the admin API's answer (one read of the log by id), so the row cannot move meanwhile.
+     */
+    static final Duration HELD = Duration.ofSeconds(5);
     private static final AtomicInteger CASES = new AtomicInteger();
 
     @TempDir
@@ -94,16 +102,35 @@ abstract class DeliveryParityContract {
 
     @Test
     void aFailedAttemptIsRetriedAfterItsBackoffUntilDelivered() throws Exception {
+        RetryPolicy policy = RetryPolicy.of("destinations.app", 400, 1600, RetryPolicy.DEFAULT_MAX_ATTEMPTS,
+                RetryPolicy.DEFAULT_MAX_AGE_SECONDS, RetryPolicy.DEFAULT_PERMANENT_STATUSES);
         try (Fleet f = fleet("retry: {initial_ms: 400, max_ms: 1600}")) {
-            f.receiver.plan(HookReceiver.Answer.status(503), HookReceiver.Answer.status(503));
+            // attempts 2 and 3 are answered HELD after they arrive: while one is out, the row stands as the attempt before left it
+            f.receiver.plan(HookReceiver.Answer.status(503), HookReceiver.Answer.status(503).withDelay(HELD),
+                    HookReceiver.Answer.status(200).withDelay(HELD));
             String id = f.accept(0);
+            for (int failed = 1; failed <= 2; failed++) {
+                int out = failed + 1;
+                Eventually.until("attempt " + out + " out", WAIT, () -> requestsFor(f.receiver, id).size() == out);
+                JsonNode row = f.heldDelivery(id);
+                assertThat(row.get("state").asText()).as("after attempt %d", failed).isEqualTo("pending");
+                assertThat(row.get("attempts").asInt()).as("after attempt %d", failed).isEqualTo(failed);
+                assertThat(row.get("last_status").asInt()).as("after attempt %d", failed).isEqualTo(503);
+                // the wait the node drew, on its own stamps: next attempt time minus the failed attempt's answer
+                long drawn = Instant.parse(row.get("next_attempt_at").asText()).toEpochMilli()
+                        - Instant.parse(row.get("updated_at").asText()).toEpochMilli();
+                long backoff = policy.backoff(failed);
+                assertThat(drawn).as("the wait after attempt %d, in the jitter window of its %d ms backoff", failed, backoff)
+                        .isBetween(backoff - backoff / 2, backoff);
+            }
             Eventually.until("three attempts", WAIT, () -> requestsFor(f.receiver, id).size() == 3);
             Eventually.until("nothing pending", WAIT, () -> f.sum("sluice_delivery_pending", "") == 0);
             List<HookReceiver.Received> attempts = requestsFor(f.receiver, id);
             assertThat(attempts).as("the same node tries again").extracting(HookReceiver.Received::path).containsOnly(attempts.get(0).path());
-            // the wait after attempt n is in [ceil(backoff(n) / 2), backoff(n)], counted from its answer
+            // the wait after attempt n is at least ceil(backoff(n) / 2), counted from its answer (attempt 2's came HELD after it)
             assertThat(gapMillis(attempts.get(0), attempts.get(1))).as("after attempt 1").isGreaterThanOrEqualTo(200);
-            assertThat(gapMillis(attempts.get(1), attempts.get(2))).as("after attempt 2").isGreaterThanOrEqualTo(400);
+            assertThat(gapMillis(attempts.get(1), attempts.get(2))).as("after attempt 2")
+                    .isGreaterThanOrEqualTo(HELD.toMillis() + 400);
             assertThat(f.sum("sluice_delivery_attempts_total", "outcome=\"retry\"")).isEqualTo(2);
             assertThat(f.sum("sluice_delivery_attempts_total", "outcome=\"delivered\"")).isEqualTo(1);
             assertThat(f.receiver.requestCount()).isEqualTo(3);
@@ -137,6 +164,15 @@ abstract class DeliveryParityContract {
                 assertThat(letter.get("last_status").asInt()).isEqualTo(410);
                 assertThat(letter.get("attempts").asInt()).isEqualTo(1);
                 assertThat(f.destination(n).get("dead").asLong()).as("the dead letters, as a node lists them").isEqualTo(1);
+                // the hook's delivery, as any node shows it: its own row, or the fleet's dead letter
+                JsonNode dead = f.json(n, "GET", "/v1/hooks/" + id, null).get("deliveries");
+                assertThat(dead).as("%s's deliveries of %s", n.id(), id).hasSize(1);
+                assertThat(dead.get(0).get("destination").asText()).isEqualTo("app");
+                assertThat(dead.get(0).get("state").asText()).isEqualTo("dead");
+                assertThat(dead.get(0).get("dead_reason").asText()).isEqualTo("permanent_status");
+                assertThat(dead.get(0).get("last_status").asInt()).isEqualTo(410);
+                assertThat(dead.get(0).get("attempts").asInt()).isEqualTo(1);
+                assertThat(dead.get(0).get("next_attempt_at").isNull()).isTrue();
             }
             assertThat(requestsFor(f.receiver, id)).as("no retry after a permanent status").hasSize(1);
 
@@ -476,6 +512,29 @@ abstract class DeliveryParityContract {
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
+        }
+
+        /**
+         * The hook's one delivery as the node holding it shows it ({@code GET /v1/hooks/{id}}): a
+         * node of the default store shows its own (no {@code deliveries_from}); of several kafka
+         * nodes, exactly one answers from its working set ({@code this_node}).
+         */
+        JsonNode heldDelivery(String id) {
+            List<JsonNode> held = new ArrayList<>();
+            for (Node n : nodes) {
+                JsonNode hook = json(n, "GET", "/v1/hooks/" + id, null);
+                JsonNode from = hook.get("deliveries_from");
+                if (from == null || from.asText().equals("this_node")) {
+                    assertThat(hook.get("deliveries")).as("%s's deliveries of %s", n.id(), id).hasSize(1);
+                    held.add(hook.get("deliveries").get(0));
+                } else {
+                    assertThat(from.isNull()).as("%s answers from its working set or not at all: %s", n.id(), hook).isTrue();
+                    assertThat(hook.get("deliveries").isNull()).isTrue();
+                    assertThat(hook.get("node").asText()).isEqualTo(n.id());
+                }
+            }
+            assertThat(held).as("the nodes holding %s", id).hasSize(1);
+            return held.get(0);
         }
 
         JsonNode destination(Node node) {

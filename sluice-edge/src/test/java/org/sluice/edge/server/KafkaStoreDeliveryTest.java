@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -219,9 +220,22 @@ class KafkaStoreDeliveryTest {
             TestEdge.await(() -> Http.get(a.address, "/readyz").status() == 200);
             String id = accept(a, 0);
             TestEdge.await(() -> deadLetterIds(a).contains(id));
+            JsonNode heldByA = hook(a, id);
+            assertThat(heldByA.get("deliveries_from").asText()).as("A holds the partition: its working set's row")
+                    .isEqualTo("this_node");
+            assertThat(heldByA.get("node").asText()).isEqualTo("a");
+            assertDeadTo410(heldByA);
             try (TestEdge b = node("b", "dead", receiver)) {
                 TestEdge.await(() -> Http.get(b.address, "/readyz").status() == 200);
                 Eventually.until("B lists A's dead letter", LONG_WAIT, () -> deadLetterIds(b).contains(id));
+                // B never read the hook (the group had committed past it): the fleet's dead letter shows it
+                JsonNode fromB = hook(b, id);
+                assertThat(fromB.get("deliveries_from").asText()).isEqualTo("dead_letters");
+                assertThat(fromB.get("node").asText()).isEqualTo("b");
+                assertDeadTo410(fromB);
+                JsonNode fromA = hook(a, id); // its own row while it kept the partition, else the dead letter
+                assertThat(fromA.get("deliveries_from").asText()).isIn("this_node", "dead_letters");
+                assertDeadTo410(fromA);
                 JsonNode letter = JSON.readTree(admin(b, "GET", "/v1/dead-letters?destination=app").body())
                         .get("dead_letters").get(0);
                 assertThat(letter.get("id").asText()).isEqualTo(id);
@@ -249,12 +263,58 @@ class KafkaStoreDeliveryTest {
                         () -> receiver.received().stream().filter(r -> id.equals(r.header("webhook-id"))).count() == 2);
                 Eventually.until("the dead letter gone from both lists", LONG_WAIT,
                         () -> deadLetterIds(a).isEmpty() && deadLetterIds(b).isEmpty());
+                // the owner of its retry partition holds it delivered; the other node knows nothing of it, or
+                // (it gave the hooks partition up, keeping its finished hooks until retention) its older dead copy
+                Eventually.until("one node shows it delivered", LONG_WAIT, () -> List.of(hook(a, id), hook(b, id)).stream()
+                        .filter(v -> v.get("deliveries_from").asText().equals("this_node")
+                                && v.get("deliveries").get(0).get("state").asText().equals("delivered")).count() == 1);
+                List<JsonNode> views = List.of(hook(a, id), hook(b, id));
+                JsonNode delivered = views.stream().filter(v -> v.get("deliveries").isArray()
+                        && v.get("deliveries").get(0).get("state").asText().equals("delivered")).findFirst().orElseThrow();
+                JsonNode other = views.get(0) == delivered ? views.get(1) : views.get(0);
+                if (!other.get("deliveries_from").isNull()) {
+                    assertThat(other.get("deliveries_from").asText()).as("%s", other).isEqualTo("this_node");
+                    assertDeadTo410(other);
+                    assertThat(Instant.parse(other.get("deliveries").get(0).get("updated_at").asText()))
+                            .as("an earlier outcome than the redelivery's")
+                            .isBefore(Instant.parse(delivered.get("deliveries").get(0).get("updated_at").asText()));
+                } else {
+                    assertThat(other.get("deliveries").isNull()).isTrue();
+                }
                 assertThat(JSON.readTree(admin(a, "GET", "/v1/destinations").body()).get("destinations").get(0)
                         .get("dead").asLong()).isZero();
                 // every record finished and committed: the group's lag, as B reads it, is back to 0
                 Eventually.until("no unfinished records left", LONG_WAIT, () -> unfinishedRecords(b) == 0);
             }
         }
+    }
+
+    /** {@code GET /v1/hooks/{id}} on {@code edge}, answered 200. */
+    private JsonNode hook(TestEdge edge, String id) {
+        try {
+            Http.Response r = admin(edge, "GET", "/v1/hooks/" + id);
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            return JSON.readTree(r.body());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The hook's one delivery, to app: dead at its first attempt, answered 410. */
+    private static void assertDeadTo410(JsonNode hook) {
+        JsonNode deliveries = hook.get("deliveries");
+        assertThat(deliveries).as("%s", hook).hasSize(1);
+        JsonNode d = deliveries.get(0);
+        assertThat(d.get("destination").asText()).isEqualTo("app");
+        assertThat(d.get("state").asText()).isEqualTo("dead");
+        assertThat(d.get("attempts").asInt()).isEqualTo(1);
+        assertThat(d.get("last_status").asInt()).isEqualTo(410);
+        assertThat(d.get("last_error").isNull()).isTrue();
+        assertThat(d.get("dead_reason").asText()).isEqualTo("permanent_status");
+        assertThat(d.get("next_attempt_at").isNull()).isTrue();
+        assertThat(d.get("updated_at").isTextual()).isTrue();
+        assertThat(d.get("filter").isNull()).isTrue();
+        assertThat(d.has("event_type")).isTrue();
     }
 
     /** Generous: a rebalance as B joins, on a loaded machine. */

@@ -56,13 +56,16 @@ final class DeadLetterIndex implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(200);
     private static final long PURGE_EVERY_MS = 60_000;
 
-    /** One dead delivery as listed; {@code partition} and {@code offset} locate its record (with the hook). */
+    /**
+     * One dead delivery as listed; {@code partition} and {@code offset} locate its record (with the hook).
+     * {@code lastError} is null on a record written before it carried {@value DeadLetters#LAST_ERROR}.
+     */
     record Entry(String hookId, String destination, String reason, int attempts, Integer lastStatus,
-                 Long deadAtMillis, long timestamp, int partition, long offset) {
+                 String lastError, Long deadAtMillis, long timestamp, int partition, long offset) {
 
         DeliveryRow row() {
             long at = deadAtMillis == null ? timestamp : deadAtMillis;
-            return new DeliveryRow(hookId, destination, DeliveryState.DEAD, attempts, at, at, at, lastStatus, null,
+            return new DeliveryRow(hookId, destination, DeliveryState.DEAD, attempts, at, at, at, lastStatus, lastError,
                     null, reason, deadAtMillis);
         }
     }
@@ -297,9 +300,10 @@ final class DeadLetterIndex implements AutoCloseable {
         String attempts = header(r, DeadLetters.ATTEMPTS);
         String deadAt = header(r, DeadLetters.DEAD_AT);
         String status = header(r, DeadLetters.LAST_STATUS);
+        String error = header(r, DeadLetters.LAST_ERROR);
         return new Entry(id, destination, reason == null || reason.isEmpty() ? null : reason,
                 attempts == null ? 0 : Integer.parseInt(attempts), blank(status) ? null : Integer.valueOf(status),
-                blank(deadAt) ? null : Long.valueOf(deadAt), r.timestamp(), r.partition(), r.offset());
+                blank(error) ? null : error, blank(deadAt) ? null : Long.valueOf(deadAt), r.timestamp(), r.partition(), r.offset());
     }
 
     private static boolean blank(String s) {

@@ -29,8 +29,10 @@ import org.sluice.edge.store.WorkingSet;
  * topic is compacted, and a redelivery writes a tombstone under that key), stamped with the
  * time of death (so the topic's {@code retention.ms} counts from it): a {@link HookRecords}
  * record of the whole hook naming only that destination, plus {@value #REASON}
- * ({@code DeliveryRow.deadReason}), {@value #ATTEMPTS}, {@value #DEAD_AT} (epoch ms) and
- * {@value #LAST_STATUS} (the last HTTP status, empty when there was none). Written once the
+ * ({@code DeliveryRow.deadReason}), {@value #ATTEMPTS}, {@value #DEAD_AT} (epoch ms),
+ * {@value #LAST_STATUS} (the last HTTP status, empty when there was none) and
+ * {@value #LAST_ERROR} (what went wrong without an answer, empty when nothing did: so that
+ * {@code GET /v1/hooks/{id}} shows a dead delivery alike on every node). Written once the
  * hook's deliveries are all finished with at least one dead; every node indexes them
  * ({@link DeadLetterIndex}).
  *
@@ -49,6 +51,7 @@ final class DeadLetters {
     static final String ATTEMPTS = "sluice-attempts";
     static final String DEAD_AT = "sluice-dead-at";
     static final String LAST_STATUS = "sluice-last-status";
+    static final String LAST_ERROR = "sluice-last-error";
     /** Records looked at from each head per pass. */
     private static final int WINDOW = 1_000;
 
@@ -147,6 +150,7 @@ final class DeadLetters {
         r.headers().add(ATTEMPTS, utf8(Integer.toString(row.attempts())));
         r.headers().add(DEAD_AT, utf8(row.deadAtMillis() == null ? "" : Long.toString(row.deadAtMillis())));
         r.headers().add(LAST_STATUS, utf8(row.lastStatus() == null ? "" : Integer.toString(row.lastStatus())));
+        r.headers().add(LAST_ERROR, utf8(row.lastError() == null ? "" : row.lastError()));
         return r;
     }
 

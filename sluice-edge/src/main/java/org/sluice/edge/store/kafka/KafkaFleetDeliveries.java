@@ -110,6 +110,16 @@ public final class KafkaFleetDeliveries implements FleetDeliveries, AutoCloseabl
         return index.count(destination);
     }
 
+    @Override
+    public List<DeliveryRow> deadDeliveriesOf(String hookId) {
+        UUID id = HookFinder.parse(hookId);
+        if (id == null) {
+            return List.of();
+        }
+        checkCaughtUp();
+        return index.of(id.toString()).stream().map(DeadLetterIndex.Entry::row).toList();
+    }
+
     /** Dead letters indexed now. */
     public int deadLettersIndexed() {
         return index.size();

@@ -146,6 +146,39 @@ class DeadLetterIndexTest {
         assertThat(index.isDead(crmOnly, "app")).isFalse();
     }
 
+    /** What {@code GET /v1/hooks/{id}} shows of a dead letter on a node that does not hold the hook. */
+    @Test
+    void aDeadLetterWithoutAnAnswerKeepsItsLastErrorAndAnOlderRecordReadsAsNone() throws Exception {
+        long now = System.currentTimeMillis();
+        String timedOut = ids.next(now).toString();
+        String older = ids.next(now).toString();
+        for (String id : List.of(timedOut, older)) {
+            StoredHook hook = new StoredHook(id, "t", "s", null, now, OrderedHeaders.adopt(new String[0], 0),
+                    "{}".getBytes(StandardCharsets.UTF_8));
+            DeliveryRow row = new DeliveryRow(id, "app", DeliveryState.DEAD, 20, now - 5, now - 9_000, now, null, "timeout",
+                    null, "max_attempts", now);
+            ProducerRecord<byte[], byte[]> r = DeadLetters.record(topic, hook, row);
+            if (id.equals(older)) {
+                r.headers().remove(DeadLetters.LAST_ERROR); // as written before the record carried it
+            }
+            producer.send(r).get();
+        }
+        DeadLetterIndex index = index(DeadLetterIndex.DEFAULT_MAX_ENTRIES);
+
+        List<DeadLetterIndex.Entry> entries = index.of(timedOut);
+        assertThat(entries).hasSize(1);
+        DeliveryRow shown = entries.get(0).row();
+        assertThat(shown.destination()).isEqualTo("app");
+        assertThat(shown.state()).isEqualTo(DeliveryState.DEAD);
+        assertThat(shown.attempts()).isEqualTo(20);
+        assertThat(shown.lastStatus()).isNull();
+        assertThat(shown.lastError()).isEqualTo("timeout");
+        assertThat(shown.deadReason()).isEqualTo("max_attempts");
+        assertThat(shown.deadAtMillis()).isEqualTo(now);
+        assertThat(shown.updatedAtMillis()).as("a dead letter last changed when it died").isEqualTo(now);
+        assertThat(index.of(older).get(0).row().lastError()).isNull();
+    }
+
     @Test
     void aTombstoneRemovesADeadLetterAndAPageNeverEndsInsideAHook() throws Exception {
         String a = dead("app", "crm");
