@@ -31,6 +31,12 @@
 #   PARTITIONS=p   partitions of the log's topics (default 8)
 #   SOURCES=n      sources the load spreads over (default 4; the hooks of one source share a partition)
 #   BROKER_SETTINGS="key=value ..."  broker settings more, for every broker of the cluster
+#   LINGER_MS=ms   store.kafka.linger_ms of the kafka runs (default 2, the documented default)
+#   INTAKE_PARTITIONS=n  intake.partitions of both kinds (default 2, as the accepting benchmark)
+#   PRODUCER_PROPERTIES="key=value ..."  store.kafka.properties of the kafka runs (e.g. batch.size=262144)
+# Each kafka run also prints the brokers' request counts over its counted seconds (KafkaBenchTool's
+# broker answers them, summed over the three brokers): produce requests and follower fetches a hook,
+# and records a produce request (records appended by the leaders / produce requests).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 rounds="${1:-3}"
@@ -40,6 +46,10 @@ idle="${IDLE:-5}"
 broker_warm="${BROKER_WARM_UP:-60}"
 partitions="${PARTITIONS:-8}"
 sources="${SOURCES:-4}"
+linger="${LINGER_MS:-2}"
+intake_partitions="${INTAKE_PARTITIONS:-2}"
+producer_yaml=""
+for kv in ${PRODUCER_PROPERTIES:-}; do producer_yaml+="${producer_yaml:+, }\"${kv%%=*}\": \"${kv#*=}\""; done
 
 if [ -z "${SKIP_BUILD:-}" ]; then
   mvn -B -ntp -q -pl sluice-edge,sluice-bench -am package dependency:build-classpath -DskipTests -Djcstress.skip=true \
@@ -56,6 +66,7 @@ echo "cores: $(nproc)"
 # shellcheck disable=SC2086 # BROKER_SETTINGS split on spaces on purpose
 start_kafka_broker 3 ${BROKER_SETTINGS:-}
 echo "brokers: $bootstrap (three KRaft brokers in one JVM, pid $broker_pid, min.insync.replicas=2${BROKER_SETTINGS:+, $BROKER_SETTINGS})"
+echo "kafka runs: linger_ms $linger, intake.partitions $intake_partitions, topic partitions $partitions${PRODUCER_PROPERTIES:+, properties $PRODUCER_PROPERTIES}"
 brokers_yaml="\"${bootstrap//,/\", \"}\""
 # a fresh broker JVM is slow until its JIT has compiled the produce and replication paths: without
 # this, each round's kafka run was faster than the one before (2026-12-07: 518, 1,755, 4,206 hooks/s)
@@ -70,7 +81,7 @@ ingest_yaml() { # kind round: writes $work/ingest.yaml
 node: {id: bench-ingest, data_dir: "$work/ingest-data"}
 admin: {listen: "127.0.0.1:0"}
 http: {listen: "127.0.0.1:18095"}
-intake: {partitions: 2, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
+intake: {partitions: $intake_partitions, max_batch: 256, max_delay_ms: 0, max_queue: 10000}
 sources:
 YAML
     for i in $(seq 0 $((sources - 1))); do
@@ -80,10 +91,15 @@ YAML
       cat <<YAML
 store:
   kind: kafka
-  kafka: {bootstrap_servers: [$brokers_yaml], topic_prefix: ingest$round, partitions: $partitions, replication_factor: 3, linger_ms: 2, timeout_ms: 5000}
+  kafka: {bootstrap_servers: [$brokers_yaml], topic_prefix: ingest$round, partitions: $partitions, replication_factor: 3, linger_ms: $linger, timeout_ms: 5000, properties: {$producer_yaml}}
 YAML
     fi
   } > "$work/ingest.yaml"
+}
+
+broker_counters() { # the brokers' request counts now (KafkaBenchTool's broker answers FILE.ask in FILE.counters)
+  rm -f "$work/bootstrap.counters"; touch "$work/bootstrap.ask"
+  poll 500 0.01 test -s "$work/bootstrap.counters" && cat "$work/bootstrap.counters"
 }
 
 ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18095/readyz)" = 200 ]; }
@@ -96,7 +112,7 @@ load() { # seconds out-file [--latency]: wrk against the sources; prints wrk's C
 }
 
 run() { # kind round
-  local kind=$1 round=$2 before after wrk_ticks warm_accepted n logged="" idle_share
+  local kind=$1 round=$2 before after wrk_ticks warm_accepted n logged="" idle_share counted_from counted_to
   rm -rf "$work/ingest-data"
   ingest_yaml "$kind" "$round"
   launch_sluice ingest 18095
@@ -106,9 +122,11 @@ run() { # kind round
     printf "sluice %.1f%%, brokers %.1f%% of a core", (y[1] - x[1]) / hz / s * 100, (y[2] - x[2]) / hz / s * 100 }')
   load "$warm" "$work/warm.wrk" > /dev/null
   warm_accepted=$(( $(wrk_total "$work/warm.wrk") - $(wrk_non2xx "$work/warm.wrk") ))
+  counted_from=$(broker_counters)
   before=$(cpu_snapshot "$server_pid" "$broker_pid")
   wrk_ticks=$(load "$secs" "$work/run.wrk" --latency)
   after=$(cpu_snapshot "$server_pid" "$broker_pid")
+  counted_to=$(broker_counters)
   n=$(( $(wrk_total "$work/run.wrk") - $(wrk_non2xx "$work/run.wrk") ))
   if [ "$kind" = kafka ]; then
     logged=" log_holds=$(tool size "$bootstrap" "ingest$round.hooks")/$((warm_accepted + n))_answered_202"
@@ -120,6 +138,14 @@ run() { # kind round
   echo "  idle before the load ($idle s): $idle_share"
   echo "  CPU per hook: $(cpu_per_item "$before" "$after" "$n" "sluice brokers"), wrk $(awk -v t="$wrk_ticks" \
     -v hz="$clock_ticks" -v n="$n" 'BEGIN {printf "%.1f us", t / hz * 1e6 / (n > 0 ? n : 1)}')"
+  if [ "$kind" = kafka ]; then
+    echo "  brokers' requests: $(awk -v a="$counted_from" -v b="$counted_to" -v n="$n" 'BEGIN {
+      k = split(a, x, /[ =]/); split(b, y, /[ =]/); for (i = 1; i < k; i += 2) d[x[i]] = y[i + 1] - x[i + 1]
+      if (n < 1) n = 1
+      printf "produce %d (%.3f a hook, %.1f records each), follower fetches %d (%.3f a hook), records appended %d, bytes in %.0f a record",
+        d["produce"], d["produce"] / n, d["messages_in"] / (d["produce"] > 0 ? d["produce"] : 1), d["fetch_follower"],
+        d["fetch_follower"] / n, d["messages_in"], d["bytes_in"] / (d["messages_in"] > 0 ? d["messages_in"] : 1) }')"
+  fi
 }
 
 # ---- 1. the rounds ---------------------------------------------------------------------

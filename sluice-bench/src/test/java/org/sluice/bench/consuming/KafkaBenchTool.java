@@ -37,7 +37,8 @@ import org.apache.kafka.common.test.TestKitNodes;
  *       node by default, on free ports; writes its bootstrap addresses to FILE and runs until
  *       killed (SIGTERM closes the cluster and deletes its data). With BROKERS of 3 or more,
  *       the cluster a fleet would run: the first node also the controller, new topics and the
- *       group offsets replicated three times, {@code min.insync.replicas=2}; each KEY=VALUE a broker setting more;</li>
+ *       group offsets replicated three times, {@code min.insync.replicas=2}; each KEY=VALUE a broker setting more. The brokers' request
+ *       counts are answered in {@code FILE.counters} whenever {@code FILE.ask} appears ({@link BrokerCounters});</li>
  *   <li>{@code topic BOOTSTRAP NAME PARTITIONS [REPLICAS]}: creates a topic (one replica by
  *       default) whose record timestamps are the broker's append time;</li>
  *   <li>{@code ceiling BOOTSTRAP TOPIC SECONDS BYTES [records]}: a plain producer loop
@@ -114,6 +115,7 @@ public final class KafkaBenchTool {
         kafka.format();
         kafka.startup();
         kafka.waitForReadyBrokers();
+        BrokerCounters.answerOn(Path.of(addressFile + ".ask"), Path.of(addressFile + ".counters"));
         Files.writeString(addressFile, kafka.bootstrapServers());
         new CountDownLatch(1).await(); // until killed
     }

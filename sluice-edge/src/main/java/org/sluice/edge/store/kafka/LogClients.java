@@ -22,11 +22,23 @@ import org.sluice.edge.store.HookStoreException;
  * <p>The producer's contract: {@code acks=all}, {@code enable.idempotence=true}, at most 5
  * requests in flight per connection (so idempotence keeps each partition in send order),
  * {@code linger.ms} from the settings, {@code delivery.timeout.ms} = {@code timeout_ms}
- * (the producer gives a record up when its hook's answer is due). Thread-safe.
+ * (the producer gives a record up when its hook's answer is due), {@code batch.size}
+ * {@value #DEFAULT_BATCH_BYTES} unless the operator's properties say otherwise. Thread-safe.
  */
 final class LogClients implements AutoCloseable {
 
     static final int MAX_IN_FLIGHT_PER_CONNECTION = 5;
+
+    /**
+     * The producer's {@code batch.size} unless the operator's properties name it: 64 KiB, where
+     * Kafka's default is 16 KiB. A produce request carries at most one batch a partition, and
+     * 16 KiB holds only twelve 1 KiB hooks with their headers, so a commit's hooks of one
+     * partition went out as several requests, each replicated on its own; the brokers' CPU is
+     * spent per request (docs/bench-notes/fleet-ingest-2026-12-07.md). Each new batch takes
+     * this much of the producer's 32 MiB {@code buffer.memory} until acknowledged; at most six
+     * batches a partition are held (one open, five in flight), 12 MiB for 32 partitions.
+     */
+    static final int DEFAULT_BATCH_BYTES = 64 * 1024;
 
     private final KafkaLogSettings settings;
     @GuardedBy("this")
@@ -82,6 +94,7 @@ final class LogClients implements AutoCloseable {
     static Properties producerProperties(KafkaLogSettings s) {
         Properties p = common(s);
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, Integer.toString(MAX_IN_FLIGHT_PER_CONNECTION));
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(DEFAULT_BATCH_BYTES));
         p.putAll(s.properties()); // may lower max.in.flight (the reader allows 1 to 5); never names what follows
         ClientKeys.producer(p, s.bootstrapServers());
         p.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(s.lingerMs()));

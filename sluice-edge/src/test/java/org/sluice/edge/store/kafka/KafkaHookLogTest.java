@@ -168,6 +168,37 @@ class KafkaHookLogTest {
         }
     }
 
+    /**
+     * Kafka's own 16 KiB {@code batch.size} held twelve of these hooks: one commit of a key's
+     * 40 hooks went out as four produce requests, each replicated on its own (the brokers' CPU
+     * is spent per request). The log's producer now batches 64 KiB, so the 40 share one.
+     */
+    @Test
+    void oneCommitOfFortyKibibyteHooksOfOneKeyIsOneProduceRequest() throws InterruptedException {
+        String prefix = prefix();
+        // a linger far above the time the commit takes to hand 40 records over: only the batch size splits them
+        KafkaLogSettings settings = new KafkaLogSettings("a", List.of(brokers.bootstrapServers()), prefix, 3, 1, 200, 3000,
+                Map.of(), 86_400_000L);
+        try (KafkaHookLog log = KafkaHookLog.open(settings, System::currentTimeMillis, ProduceListener.NONE)) {
+            awaitTrue(() -> log.problem() == null, "the log is ready (its topic made and led)");
+            String body = "x".repeat(1024);
+            List<PendingHook> batch = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                batch.add(hook(null, body, List.of()));
+            }
+            List<CommitResult> results = log.commit(batch);
+            assertThat(results).extracting(CommitResult::status).containsOnly(CommitResult.Status.ACCEPTED);
+            assertThat(brokers.readAll(List.of(prefix + ".hooks"), r -> r.size() >= 40)).hasSize(40);
+            assertThat(producerMetric(log, "records-per-request-avg")).isEqualTo(40.0);
+        }
+    }
+
+    private static double producerMetric(KafkaHookLog log, String name) {
+        return log.clients().producer().metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics"))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).findFirst().orElseThrow();
+    }
+
     @Test
     void aSecondCopyOfAKeyInOneBatchIsADuplicateOfTheFirst() throws InterruptedException {
         String prefix = prefix();
