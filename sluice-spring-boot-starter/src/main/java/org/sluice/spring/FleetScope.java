@@ -58,8 +58,10 @@ final class FleetScope implements AutoCloseable {
     static FleetScope open(SluiceLimiterProperties.Redis redis, String applicationName) {
         String uri = redis.getUri();
         if (uri == null || !(uri.startsWith("redis://") || uri.startsWith("rediss://"))) {
+            // only the scheme is shown: the rest may hold a password (user:secret@host)
+            int scheme = uri == null ? -1 : uri.indexOf("://");
             throw new IllegalArgumentException(PREFIX + "uri must be a redis:// or rediss:// URI in the redis scope, got "
-                    + (uri == null ? "none" : uri));
+                    + (uri == null ? "none" : scheme < 0 ? "a value with no scheme" : uri.substring(0, scheme) + "://..."));
         }
         if (redis.getTimeoutMs() < 1) {
             throw new IllegalArgumentException(PREFIX + "timeout-ms must be at least 1, got " + redis.getTimeoutMs());

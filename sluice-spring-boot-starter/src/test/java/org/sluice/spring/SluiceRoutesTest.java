@@ -67,6 +67,11 @@ class SluiceRoutesTest {
         properties.setScope(SluiceLimiterProperties.Scope.REDIS);
         assertThatThrownBy(() -> build(properties))
                 .hasMessage("sluice.limiter.redis.uri must be a redis:// or rediss:// URI in the redis scope, got none");
+        properties.getRedis().setUri("http://admin:s3cret@cache:6379");
+        assertThatThrownBy(() -> build(properties))
+                .hasMessage("sluice.limiter.redis.uri must be a redis:// or rediss:// URI in the redis scope, got http://...");
+        properties.getRedis().setUri("admin:s3cret@cache:6379");
+        assertThatThrownBy(() -> build(properties)).hasMessageEndingWith("got a value with no scheme");
         properties.getRedis().setUri("redis://127.0.0.1:1");
         properties.getRedis().setTimeoutMs(0);
         assertThatThrownBy(() -> build(properties)).hasMessage("sluice.limiter.redis.timeout-ms must be at least 1, got 0");
