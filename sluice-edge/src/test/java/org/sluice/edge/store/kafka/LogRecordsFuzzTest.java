@@ -20,8 +20,8 @@ import org.sluice.edge.store.WorkingSet;
  * have been written by anyone who can produce to them. From any headers (Sluice's names or
  * not, any bytes, repeated) and any value, {@link HookRecords#read} (the hooks and retry
  * topics), {@link RetryRecords#carried} (the retry topic), {@link DeadLetterIndex#entry}
- * (the dead-letter topic) and {@link ControlRecords#audit} and {@link ControlRecords#map}
- * (the control topic) either read a record or refuse it with an
+ * (the dead-letter topic, its last error included) and {@link ControlRecords#audit},
+ * {@link ControlRecords#map} and {@link ControlRecords#failingSince} (the control topic) either read a record or refuse it with an
  * {@link IllegalArgumentException}: no other exception, no hang, no memory beyond the record.
  */
 @Tag("fuzz")
@@ -30,7 +30,7 @@ class LogRecordsFuzzTest {
     private static final List<String> NAMES = List.of(HookRecords.ID, HookRecords.TENANT, HookRecords.SOURCE,
             HookRecords.RECEIVED, HookRecords.DEDUPE, HookRecords.DESTINATION, HookRecords.REQUEST_HEADER_PREFIX,
             RetryRecords.ATTEMPTS, RetryRecords.DUE, DeadLetters.REASON, DeadLetters.ATTEMPTS, DeadLetters.DEAD_AT,
-            DeadLetters.LAST_STATUS);
+            DeadLetters.LAST_STATUS, DeadLetters.LAST_ERROR);
 
     @FuzzTest(maxDuration = "30s")
     void everyReaderAcceptsOrRefusesWithIllegalArgument(FuzzedDataProvider data) {
@@ -72,6 +72,11 @@ class LogRecordsFuzzTest {
         }
         try {
             assertThat(ControlRecords.map(json)).isNotNull();
+        } catch (IllegalArgumentException refused) {
+            assertThat(refused.getMessage()).isNotBlank();
+        }
+        try {
+            assertThat(ControlRecords.failingSince(json)).isNotNegative();
         } catch (IllegalArgumentException refused) {
             assertThat(refused.getMessage()).isNotBlank();
         }
