@@ -109,10 +109,13 @@ class KafkaControlStateTest {
         await("the pause on B", () -> b.pausedDestinations().contains("billing"));
         assertThat(b.mayBePaused("billing")).isTrue();
         assertThat(b.mayBePaused("audit")).isFalse();
+        // B's listener is told after its state changes: wait for the telling too
+        await("B told of the pause", () -> toldB.size() >= 1);
         assertThat(toldB).containsExactly("billing");
 
         a.setPaused("billing", false, 2_000);
         await("the resume on B", () -> b.pausedDestinations().isEmpty());
+        await("B told of the resume", () -> toldB.size() >= 2);
         assertThat(toldB).containsExactly("billing", "billing");
         assertThat(a.pausedDestinations()).isEmpty();
     }
@@ -131,6 +134,7 @@ class KafkaControlStateTest {
         assertThat(b.disabledDestinations().get("billing")).isEqualTo(disabled);
         assertThat(b.mayBePaused("billing")).isTrue();
         assertThat(b.pausedDestinations()).isEmpty(); // a disable is not a pause
+        await("B told of the disable", () -> toldB.size() >= 1);
         assertThat(toldB).containsExactly("billing");
         a.close();
         b.close();
