@@ -311,7 +311,10 @@
       hookHex = false;
       showBody();
       var deliveries = h.deliveries || [];
-      $('hook-deliveries-none').hidden = deliveries.length > 0;
+      var from = deliveriesFrom(h);
+      $('hook-deliveries-from').textContent = from;
+      $('hook-deliveries-from').hidden = from === '';
+      $('hook-deliveries-none').hidden = deliveries.length > 0 || h.deliveries === null;
       $('hook-deliveries').hidden = deliveries.length === 0;
       fill($('hook-deliveries').tBodies[0], deliveries.map(function (d) {
         return row([d.destination, el('td', d.state, 'state-' + (d.state === 'dead' ? 'open' : 'ok')), d.attempts,
@@ -321,6 +324,26 @@
       }));
       $('hook-detail').hidden = false;
     }).catch(failed);
+  }
+
+  /**
+   * Where the deliveries shown were read. On a single node (no node field) nothing is said. On
+   * the fleet's log (docs/fleet-log.md, "A hook's deliveries") each node answers with what it
+   * holds, so the page says which node answered and from what, and, when that node knows
+   * nothing of them, that another node may: never "no deliveries", which would be untrue.
+   */
+  function deliveriesFrom(h) {
+    if (h.node === undefined || h.node === null) {
+      return h.deliveries === null ? 'This store kind does not show deliveries on this node.' : '';
+    }
+    if (h.deliveries_from === 'this_node') {
+      return 'Read on node ' + h.node + ', which holds this hook\'s deliveries.';
+    }
+    if (h.deliveries_from === 'dead_letters') {
+      return 'Node ' + h.node + ' holds no delivery of this hook; shown are its dead letters, as the fleet keeps them.';
+    }
+    return 'Node ' + h.node + ' knows nothing of this hook\'s deliveries: the node that owns its partition of the log'
+        + ' may (open the console of each node), or they were delivered and forgotten.';
   }
 
   function showBody() {

@@ -56,8 +56,6 @@ import org.sluice.testkit.HookReceiver;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleBrowserTest {
 
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
     private static final String SECRET = "demo-secret";
@@ -90,41 +88,25 @@ class ConsoleBrowserTest {
 
     private TestEdge edge;
     private HookReceiver receiver;
+    private ConsoleBrowser console;
     private WebDriver browser;
     private String admin;
     private String token;
 
     @BeforeAll
     void start() throws Exception {
-        boolean present = Files.isExecutable(CHROMEDRIVER) && Files.isExecutable(CHROMIUM);
-        if (!present) {
-            System.err.println("ConsoleBrowserTest SKIPPED: " + CHROMEDRIVER + " or " + CHROMIUM
-                    + " is missing (install the chromium and chromium-driver packages; .ci/run does)");
-        }
-        Assumptions.assumeTrue(present, "chromium and chromedriver are not installed: browser tests skipped");
-        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
+        console = ConsoleBrowser.open(dir, "ConsoleBrowserTest");
+        browser = console.driver();
         receiver = HookReceiver.start();
         edge = TestEdge.start(dir, CONFIG.replace("${RECEIVER}", receiver.uri("/in").toString()));
         admin = "http://127.0.0.1:" + edge.server.adminAddress().getPort();
         token = Files.readString(dir.resolve("admin.token")).strip();
-
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--window-size=1280,900",
-                "--user-data-dir=" + Files.createTempDirectory(dir, "chromium-profile"));
-        options.setCapability("goog:loggingPrefs", Map.of("browser", "ALL"));
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
-        browser.manage().timeouts().scriptTimeout(Duration.ofSeconds(10));
     }
 
     @AfterAll
     void stop() {
-        if (browser != null) {
-            browser.quit();
+        if (console != null) {
+            console.close();
         }
         if (edge != null) {
             edge.close();
@@ -136,24 +118,16 @@ class ConsoleBrowserTest {
 
     // ------------------------------------------------------------------ helpers
 
-    /**
-     * Waits up to 20 s. The console redraws its tables whenever it reads them again (after
-     * every action and on its refresh), so an element found in one redraw can be gone when
-     * its text is read: such a look is taken again, as one that found nothing is.
-     */
     private WebDriverWait waiting() {
-        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
-        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
-        return wait;
+        return console.waiting();
     }
 
     private WebElement byId(String id) {
-        return browser.findElement(By.id(id));
+        return console.byId(id);
     }
 
     private void show(String page) {
-        browser.get(admin + "/console/#" + page);
-        waiting().until(d -> byId("page-" + page).isDisplayed());
+        console.show(admin, page);
     }
 
     private Http.Response sendHook(String eventId, String body, boolean signed, Map<String, String> extra) throws Exception {
