@@ -132,13 +132,13 @@ public final class LoadCommand implements Callable<Integer> {
             options = new LoadOptions(new URI(url), source, scheme, secret, rate, LoadOptions.parseDuration(duration),
                     connections, bodyBytes, duplicates, badSignatures, tenants, seed);
         } catch (URISyntaxException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--url must be an http or https URL with a host, got \"" + url + "\"");
+            throw usage("--url must be an http or https URL with a host, got \"" + url + "\"");
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            throw usage(e.getMessage());
         }
         List<String> problems = options.problems();
         if (!problems.isEmpty()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), String.join("\n", problems));
+            throw usage(String.join("\n", problems));
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -156,7 +156,7 @@ public final class LoadCommand implements Callable<Integer> {
         try {
             result = LoadRun.run(options, progress);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            throw usage(e.getMessage());
         } catch (IllegalStateException e) {
             err.println("sluice: " + e.getMessage());
             err.flush();

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.UnaryOperator;
 import org.sluice.edge.config.ConfigException;
 import org.sluice.edge.config.ConfigLoader;
@@ -79,6 +78,15 @@ public final class Main implements Callable<Integer> {
         return 2;
     }
 
+    /** Prints a configuration's problems, one a line, and returns exit code 1. */
+    static int printProblems(PrintWriter err, List<String> problems) {
+        for (String problem : problems) {
+            err.println(problem);
+        }
+        err.flush();
+        return 1;
+    }
+
     /** {@code sluice version}. */
     @Command(name = "version", description = "Print the version.")
     static final class VersionCommand implements Callable<Integer> {
@@ -108,12 +116,7 @@ public final class Main implements Callable<Integer> {
                 spec.commandLine().getOut().println(file + ": ok");
                 return 0;
             }
-            PrintWriter err = spec.commandLine().getErr();
-            for (String problem : problems) {
-                err.println(problem);
-            }
-            err.flush();
-            return 1;
+            return printProblems(spec.commandLine().getErr(), problems);
         }
     }
 
@@ -145,12 +148,7 @@ public final class Main implements Callable<Integer> {
                 loaded = config == null ? ConfigLoader.loadDefault(System.getenv(), edit)
                         : ConfigLoader.load(config, System.getenv(), edit);
             } catch (ConfigException e) {
-                PrintWriter err = spec.commandLine().getErr();
-                for (String problem : e.errors()) {
-                    err.println(problem);
-                }
-                err.flush();
-                return 1;
+                return printProblems(spec.commandLine().getErr(), e.errors());
             }
             if (forwarding != null && forwarding.problem() != null) {
                 cli.getErr().println("sluice: " + forwarding.problem());
@@ -166,10 +164,9 @@ public final class Main implements Callable<Integer> {
                 spec.commandLine().getErr().flush();
                 return 1;
             }
-            CountDownLatch stopped = new CountDownLatch(1);
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            UntilStopped stopped = new UntilStopped("sluice-shutdown", () -> {
                 try {
                     server.close();
                 } catch (RuntimeException | Error e) {
@@ -179,8 +176,7 @@ public final class Main implements Callable<Integer> {
                 }
                 out.println("sluice: stopped");
                 out.flush();
-                stopped.countDown();
-            }, "sluice-shutdown"));
+            });
             if (forwarding != null) {
                 for (int i = 0; i < forwardTo.size(); i++) {
                     out.println("sluice: forwarding every source's hooks to " + forwardTo.get(i) + " (destination "

@@ -16,7 +16,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -125,12 +124,10 @@ final class ReceiveCommand implements Callable<Integer> {
         server.createContext("/", exchange -> answer(exchange, verifier, wait, out));
         server.start();
 
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        UntilStopped stopped = new UntilStopped("sluice-receive-stop", () -> {
             server.stop(0);
             threads.shutdownNow();
-            stopped.countDown();
-        }, "sluice-receive-stop"));
+        });
         InetSocketAddress bound = server.getAddress();
         out.println("sluice receive: listening on http://" + hostForUrl(address.host()) + ":" + bound.getPort()
                 + "/ (answering " + status + (failRate > 0 ? ", " + FAIL_STATUS + " to a share of " + failRate : "")

@@ -84,8 +84,7 @@ final class ConfigBinder {
         FleetConfig fleet = fleet(root.section("fleet", FLEET));
         RetentionConfig retention = retention(root.section("retention", RETENTION));
         StoreConfig store = StoreReader.read(root);
-        LoggingConfig logging = new LoggingConfig(root.section("logging", LOGGING)
-                .choice("format", LoggingConfig.Format.TEXT, LoggingConfig.Format.values(), LoggingConfig.Format::configName));
+        LoggingConfig logging = new LoggingConfig(root.section("logging", LOGGING).choice("format", LoggingConfig.Format.TEXT));
         TelemetryConfig telemetry = telemetry(root.section("telemetry", TELEMETRY));
         EventsConfig events = events(root.section("events", EVENTS), destinations.keySet(),
                 root.raw("destinations") instanceof Map<?, ?> named ? names(named) : Set.of());
@@ -233,13 +232,13 @@ final class ConfigBinder {
         HttpConfig d = HttpConfig.defaults();
         HostPort listen = hostPort(s, "listen", d.listen());
         String prefix = prefix(s);
-        Routing routing = s.choice("routing", Routing.PATH, Routing.values(), Routing::configName);
+        Routing routing = s.choice("routing", Routing.PATH);
         long maxBody = s.integer("max_body_bytes", d.maxBodyBytes(), 1L, MAX_BODY_CEILING);
         CidrSet trusted = trustedProxies(s);
         long readTimeout = s.integer("read_timeout_ms", d.readTimeoutMs(), 1L, 3_600_000L);
         int maxHeader = s.integer("max_header_bytes", d.maxHeaderBytes(), 1024, 1 << 20);
         boolean reusePort = s.bool("reuse_port", false);
-        RefusedBody refusedBody = s.choice("refused_body", d.refusedBody(), RefusedBody.values(), RefusedBody::configName);
+        RefusedBody refusedBody = s.choice("refused_body", d.refusedBody());
         Optional<TlsConfig> tls = Optional.empty();
         if (s.has("tls")) {
             tls = tls(s.section("tls", TLS));
@@ -252,7 +251,7 @@ final class ConfigBinder {
                     + "), or no body of the largest size could ever be read, got " + inflight);
         }
         int perIp = s.integer("max_connections_per_ip", d.maxConnectionsPerIp(), 0, 1_000_000);
-        HttpTransport transport = s.choice("transport", d.transport(), HttpTransport.values(), HttpTransport::configName);
+        HttpTransport transport = s.choice("transport", d.transport());
         return new HttpConfig(listen, prefix, routing, maxBody, trusted, readTimeout, maxHeader, reusePort, refusedBody,
                 tls, inflight, perIp, transport);
     }
@@ -324,7 +323,7 @@ final class ConfigBinder {
     // ------------------------------------------------------------------ rate_limits
 
     private RateLimitsConfig rateLimits(Section s, NodeConfig node, HttpConfig http) {
-        LimitScope scope = s.choice("scope", LimitScope.NODE, LimitScope.values(), LimitScope::configName);
+        LimitScope scope = s.choice("scope", LimitScope.NODE);
         boolean shadow = s.bool("shadow", false);
         long instanceMax = http.maxBodyBytes();
         Optional<Limit> perIp = LimitReader.read(problems, s.pathOf("per_ip"), s.raw("per_ip"), instanceMax,
@@ -379,7 +378,7 @@ final class ConfigBinder {
     private DedupeConfig dedupe(Section s) {
         long ttl = s.integer("ttl_seconds", DedupeConfig.DEFAULT_TTL_SECONDS, 1L,
                 DedupeConfig.MAX_TTL_SECONDS);
-        DedupeScope scope = s.choice("scope", DedupeScope.NODE, DedupeScope.values(), DedupeScope::configName);
+        DedupeScope scope = s.choice("scope", DedupeScope.NODE);
         return new DedupeConfig(ttl, scope);
     }
 
@@ -397,7 +396,7 @@ final class ConfigBinder {
                 s.integer("pending_ttl_ms", d.pendingTtlMs(), 1L, Long.MAX_VALUE),
                 s.integer("settle_interval_ms", d.settleIntervalMs(), 1L, 60_000L),
                 s.integer("settle_queue_max", d.settleQueueMax(), 1, Integer.MAX_VALUE),
-                s.choice("fallback", FleetFallback.SHARE, FleetFallback.values(), FleetFallback::configName));
+                s.choice("fallback", FleetFallback.SHARE));
     }
 
     private List<URI> redis(Section s, List<URI> def) {

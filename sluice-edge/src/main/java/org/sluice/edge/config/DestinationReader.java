@@ -122,7 +122,7 @@ final class DestinationReader {
         Optional<AdaptiveRate> adaptive = adaptive(s);
         Optional<Limit> rate = adaptive.isPresent() || isAdaptive(s.raw("rate")) ? Optional.empty()
                 : LimitReader.read(s.problems(), s.pathOf("rate"), s.raw("rate"), maxBodyBytes, LimitReader.RATE_AND_BURST);
-        Ordering ordering = s.choice("ordering", Ordering.NONE, Ordering.values(), Ordering::configName);
+        Ordering ordering = s.choice("ordering", Ordering.NONE);
         List<String> forward = forwardHeaders(s);
         RetryPolicy retry = retry(s);
         BreakerSettings breaker = disableAfter(s, breaker(s));

@@ -1,14 +1,14 @@
 package org.sluice.edge.config;
 
-import java.util.Locale;
 import org.sluice.edge.netio.IoTransport;
 import org.sluice.edge.netio.TransportChoice;
+import org.sluice.edge.settings.ConfigWord;
 
 /**
  * {@code http.transport}: the Netty transport of the ingest and admin listeners and of the
  * HTTP delivery client's event loops.
  */
-public enum HttpTransport {
+public enum HttpTransport implements ConfigWord {
     /** The default: io_uring where the kernel allows it, else epoll, else NIO. */
     AUTO,
     /** Linux io_uring, or the boot fails saying why it is refused. */
@@ -17,11 +17,6 @@ public enum HttpTransport {
     EPOLL,
     /** The JDK's selector. */
     NIO;
-
-    /** The spelling used in the YAML file. */
-    public String configName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     /**
      * The transport this setting gives on this machine, with the reason.

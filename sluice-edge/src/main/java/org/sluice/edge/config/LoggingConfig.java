@@ -1,7 +1,7 @@
 package org.sluice.edge.config;
 
-import java.util.Locale;
 import java.util.Objects;
+import org.sluice.edge.settings.ConfigWord;
 
 /**
  * {@code logging}: how the server's log lines are written to stderr.
@@ -12,14 +12,9 @@ import java.util.Objects;
 public record LoggingConfig(Format format) {
 
     /** {@code logging.format}. */
-    public enum Format {
+    public enum Format implements ConfigWord {
         TEXT,
         JSON;
-
-        /** The spelling used in the YAML file. */
-        public String configName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
     }
 
     public LoggingConfig {

@@ -1,13 +1,13 @@
 package org.sluice.edge.config;
 
-import java.util.Locale;
+import org.sluice.edge.settings.ConfigWord;
 
 /**
  * {@code http.refused_body}: what the ingest listener does with the body of a request it
  * refuses with {@code 429} before reading it (issue step 2, the address, node and source
  * limits).
  */
-public enum RefusedBody {
+public enum RefusedBody implements ConfigWord {
     /**
      * The default: the connection is kept only when nothing of the body is left to read.
      * A body declared with {@code Content-Length} of at most 64 KiB and sent without
@@ -30,9 +30,4 @@ public enum RefusedBody {
      * arrive, however long they take. Any other body still closes, as with {@link #CLOSE}.
      */
     DISCARD;
-
-    /** The spelling used in the YAML file. */
-    public String configName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 }

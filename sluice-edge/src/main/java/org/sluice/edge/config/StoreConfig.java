@@ -3,11 +3,11 @@ package org.sluice.edge.config;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.sluice.edge.settings.ConfigWord;
 
 /**
  * {@code store:} which store holds the accepted hooks, and bounds on the local one.
@@ -21,16 +21,11 @@ import java.util.Set;
 public record StoreConfig(long maxBytes, Kind kind, Optional<Kafka> kafka) {
 
     /** {@code store.kind}: where a 202 puts the hook. */
-    public enum Kind {
+    public enum Kind implements ConfigWord {
         /** The embedded RocksDB store of this node (one node; the default). */
         ROCKSDB,
         /** The fleet's log on Kafka (docs/fleet-log.md). */
         KAFKA;
-
-        /** The spelling used in the YAML file. */
-        public String configName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
     }
 
     public StoreConfig {

@@ -34,8 +34,7 @@ final class StoreReader {
     static StoreConfig read(Section root) {
         Section s = root.section("store", STORE);
         long maxBytes = s.integer("max_bytes", 0L, 0L, Long.MAX_VALUE);
-        StoreConfig.Kind kind = s.choice("kind", StoreConfig.Kind.ROCKSDB, StoreConfig.Kind.values(),
-                StoreConfig.Kind::configName);
+        StoreConfig.Kind kind = s.choice("kind", StoreConfig.Kind.ROCKSDB);
         StoreConfig.Kafka kafka = null;
         if (s.has("kafka") || kind == StoreConfig.Kind.KAFKA) { // written settings are checked under either kind
             kafka = kafka(s.section("kafka", KAFKA));

@@ -1,9 +1,9 @@
 package org.sluice.edge.delivery;
 
-import java.util.Locale;
+import org.sluice.edge.settings.ConfigWord;
 
 /** {@code destinations.<name>.ordering}: whether a destination receives hooks in commit order. */
-public enum Ordering {
+public enum Ordering implements ConfigWord {
     /** Hooks are sent as they come due; a failing hook holds back nothing else. */
     NONE,
     /**
@@ -11,9 +11,4 @@ public enum Ordering {
      * delivered or dead at this destination.
      */
     FIFO;
-
-    /** The word used in the config file. */
-    public String configName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 }

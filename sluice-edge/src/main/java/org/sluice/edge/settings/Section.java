@@ -159,6 +159,11 @@ public final class Section {
         return d;
     }
 
+    /** One of the constants of {@code def}'s enum, as {@link ConfigWord} spells them; {@code def} when absent. */
+    public <E extends Enum<E> & ConfigWord> E choice(String key, E def) {
+        return choice(key, def, def.getDeclaringClass().getEnumConstants(), ConfigWord::configName);
+    }
+
     /** One of an enum's config spellings. */
     public <E extends Enum<E>> E choice(String key, E def, E[] values, Function<E, String> name) {
         Object v = map.get(key);

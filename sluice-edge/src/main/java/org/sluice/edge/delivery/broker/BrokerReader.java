@@ -2,6 +2,7 @@ package org.sluice.edge.delivery.broker;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.sluice.edge.delivery.targets.Target;
 import org.sluice.edge.delivery.TargetReader;
 import org.sluice.edge.settings.Section;
@@ -36,12 +37,19 @@ public abstract class BrokerReader implements TargetReader {
         return keys;
     }
 
+    /** The target is built only when reading the type's own keys recorded no problem. */
     @Override
     public final Read read(Section s, List<String> forward) {
-        Target target = target(s);
+        int before = s.problems().size();
+        Supplier<? extends Target> build = target(s);
+        Target target = s.problems().size() == before ? build.get() : null;
         return new Read(target, TargetReader.headers(s, forward, Map.of(), null));
     }
 
-    /** The target from the type's own keys of {@code s}, or null after recording at least one problem. */
-    protected abstract Target target(Section s);
+    /**
+     * Reads the type's own keys of {@code s}, recording every problem there, and gives what
+     * builds the target from the values read; {@link #read} calls it only when no problem was
+     * recorded, so it never sees a value a problem left out (null or empty).
+     */
+    protected abstract Supplier<? extends Target> target(Section s);
 }

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Ordering;
@@ -37,10 +38,8 @@ public final class KafkaReader extends BrokerReader {
         super(Target.Kind.KAFKA, KEYS);
     }
 
-    /** The target, or null after recording a problem. */
     @Override
-    protected KafkaTarget target(Section s) {
-        int before = s.problems().size();
+    protected Supplier<KafkaTarget> target(Section s) {
         List<String> servers = servers(s);
         String topic = topic(s);
         KafkaTarget.Key key = s.choice("key", KafkaTarget.Key.TENANT, KafkaTarget.Key.values(),
@@ -61,10 +60,7 @@ public final class KafkaReader extends BrokerReader {
                     + " (every hook of a (tenant, source) must go to one partition), got " + Values.render(s.raw("key")));
         }
         Map<String, String> properties = properties(s);
-        if (s.problems().size() != before || servers == null || topic == null || properties == null) {
-            return null;
-        }
-        return new KafkaTarget(servers, topic, key, compression == null ? "none" : compression, linger, properties);
+        return () -> new KafkaTarget(servers, topic, key, compression == null ? "none" : compression, linger, properties);
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.sluice.edge.delivery.broker.BrokerReader;
@@ -36,18 +37,13 @@ public final class NatsReader extends BrokerReader {
         super(Target.Kind.NATS, OWN_KEYS);
     }
 
-    /** The target, or null after recording at least one problem. */
     @Override
-    protected NatsTarget target(Section s) {
-        int before = s.problems().size();
+    protected Supplier<NatsTarget> target(Section s) {
         List<String> servers = servers(s);
         String subject = subject(s);
         Optional<Path> creds = credentials(s);
         Optional<Path> ca = caFile(s, servers);
-        if (s.problems().size() != before) {
-            return null;
-        }
-        return new NatsTarget(servers, subject, creds, ca);
+        return () -> new NatsTarget(servers, subject, creds, ca);
     }
 
     private static List<String> servers(Section s) {

@@ -36,12 +36,51 @@ import org.sluice.edge.store.DisabledDestination;
  */
 final class ControlRecords {
 
-    static final String PAUSE = "pause/";
-    static final String DISABLED = "disabled/";
-    static final String FAILING = "failing/";
-    static final String OVERRIDE = "override/";
-    static final String AUDIT = "audit/";
-    static final String SIGNING = "signing/";
+    /**
+     * The kinds of record, each known by its key's prefix (the table above): one table for
+     * writing a key ({@link #key}) and for telling a key read back ({@link #of}).
+     */
+    enum Kind {
+        PAUSE("pause/"),
+        DISABLE("disabled/"),
+        FAILING("failing/"),
+        OVERRIDE("override/"),
+        SIGNING("signing/"),
+        /** Keyed by time, writer and counter ({@link ControlRecords#auditKey}), not by a destination or tenant. */
+        AUDIT("audit/");
+
+        private final String prefix;
+
+        Kind(String prefix) {
+            this.prefix = prefix;
+        }
+
+        /** The key of this kind's record about {@code name}: a destination, or a tenant for an override. */
+        String key(String name) {
+            return prefix + name;
+        }
+
+        /** The destination or tenant {@code key} (a key of this kind) names. */
+        String nameIn(String key) {
+            return key.substring(prefix.length());
+        }
+
+        /**
+         * The kind of record {@code key} is, or null: no prefix of the table, or the prefix
+         * alone of a kind that names a destination or tenant (every kind but {@code AUDIT}).
+         */
+        static Kind of(String key) {
+            if (key == null) {
+                return null;
+            }
+            for (Kind k : values()) {
+                if (key.startsWith(k.prefix) && (k == AUDIT || key.length() > k.prefix.length())) {
+                    return k;
+                }
+            }
+            return null;
+        }
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
@@ -50,28 +89,8 @@ final class ControlRecords {
     private ControlRecords() {
     }
 
-    static String pauseKey(String destination) {
-        return PAUSE + destination;
-    }
-
-    static String disabledKey(String destination) {
-        return DISABLED + destination;
-    }
-
-    static String failingKey(String destination) {
-        return FAILING + destination;
-    }
-
-    static String overrideKey(String tenant) {
-        return OVERRIDE + tenant;
-    }
-
-    static String signingKey(String destination) {
-        return SIGNING + destination;
-    }
-
     static String auditKey(long timeMillis, String writer, long n) {
-        return AUDIT + String.format("%013d", Math.max(0, timeMillis)) + '/' + writer + '/' + n;
+        return Kind.AUDIT.prefix + String.format("%013d", Math.max(0, timeMillis)) + '/' + writer + '/' + n;
     }
 
     static byte[] utf8(String text) {

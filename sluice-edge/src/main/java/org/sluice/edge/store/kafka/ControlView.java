@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.DisabledDestination;
+import org.sluice.edge.store.kafka.ControlRecords.Kind;
 
 /**
  * One node's memory of the control topic: for each key the newest record seen and its
@@ -40,15 +41,13 @@ final class ControlView {
 
     private static final Logger LOG = LoggerFactory.getLogger(ControlView.class);
 
-    /** What {@link #apply} changed. */
-    enum Kind { NONE, PAUSE, DISABLE, FAILING, OVERRIDE, SIGNING, AUDIT }
-
     /**
-     * A record that changed the view: its kind, the destination or tenant it names (null for
-     * audit records), its offset and its value (null: a tombstone).
+     * What {@link #apply} changed: the kind of record (null when it changed nothing), the
+     * destination or tenant it names (null for audit records), its offset and its value
+     * (null: a tombstone).
      */
     record Change(Kind kind, String name, long offset, byte[] value) {
-        static final Change NONE = new Change(Kind.NONE, null, -1, null);
+        static final Change NONE = new Change(null, null, -1, null);
     }
 
     /** The newest record of a key: its offset and value (null: a tombstone). */
@@ -75,8 +74,8 @@ final class ControlView {
 
     /** Takes record {@code key} at {@code offset} (value null: a tombstone) if it is newer than the one held. */
     Change apply(String key, long offset, byte[] value) {
-        Kind kind = kindOf(key);
-        if (kind == Kind.NONE) {
+        Kind kind = Kind.of(key);
+        if (kind == null) {
             LOG.warn("ignoring a record of unknown key {} at offset {} of the control topic", key, offset);
             return Change.NONE;
         }
@@ -89,7 +88,7 @@ final class ControlView {
                 return Change.NONE;
             }
             latest.put(key, new Entry(offset, value));
-            String name = key.substring(key.indexOf('/') + 1);
+            String name = kind.nameIn(key);
             if (kind == Kind.PAUSE) {
                 boolean changed = value == null ? pausedNames.remove(name) : pausedNames.add(name);
                 if (changed) {
@@ -156,28 +155,6 @@ final class ControlView {
         return new Change(Kind.AUDIT, null, offset, value);
     }
 
-    private static Kind kindOf(String key) {
-        if (key == null) {
-            return Kind.NONE;
-        }
-        if (key.startsWith(ControlRecords.PAUSE) && key.length() > ControlRecords.PAUSE.length()) {
-            return Kind.PAUSE;
-        }
-        if (key.startsWith(ControlRecords.DISABLED) && key.length() > ControlRecords.DISABLED.length()) {
-            return Kind.DISABLE;
-        }
-        if (key.startsWith(ControlRecords.FAILING) && key.length() > ControlRecords.FAILING.length()) {
-            return Kind.FAILING;
-        }
-        if (key.startsWith(ControlRecords.OVERRIDE) && key.length() > ControlRecords.OVERRIDE.length()) {
-            return Kind.OVERRIDE;
-        }
-        if (key.startsWith(ControlRecords.SIGNING) && key.length() > ControlRecords.SIGNING.length()) {
-            return Kind.SIGNING;
-        }
-        return key.startsWith(ControlRecords.AUDIT) ? Kind.AUDIT : Kind.NONE;
-    }
-
     /** The offset of the newest record of {@code key} taken, or -1 when none was. */
     long offsetOf(String key) {
         synchronized (lock) {
@@ -209,7 +186,7 @@ final class ControlView {
     Map<String, Entry> overrideEntries() {
         synchronized (lock) {
             Map<String, Entry> out = new HashMap<>();
-            overrides.keySet().forEach(tenant -> out.put(tenant, latest.get(ControlRecords.overrideKey(tenant))));
+            overrides.keySet().forEach(tenant -> out.put(tenant, latest.get(Kind.OVERRIDE.key(tenant))));
             return out;
         }
     }

@@ -35,6 +35,7 @@ import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.store.kafka.ControlRecords.Kind;
 
 /**
  * The fleet's {@link ControlState} on the compacted control topic {@code <prefix>.control}
@@ -202,7 +203,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
             now.forEach((tenant, entry) -> push(tenant, entry.value(), entry.offset()));
             for (TenantLimits.Entry e : limits.list().tenants()) {
                 if (e.source() == LimitSource.OVERRIDE && !now.containsKey(e.tenant())) {
-                    push(e.tenant(), null, view.offsetOf(ControlRecords.overrideKey(e.tenant())));
+                    push(e.tenant(), null, view.offsetOf(Kind.OVERRIDE.key(e.tenant())));
                 }
             }
         }
@@ -217,17 +218,31 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
 
     /** The follower's sink: one record, in offset order. */
     private void take(String key, long offset, byte[] value) {
-        ControlView.Change change = view.apply(key, offset, value);
-        if (change.kind() == ControlView.Kind.PAUSE || change.kind() == ControlView.Kind.DISABLE) {
-            pausedChanged(change.name());
-        } else if (change.kind() == ControlView.Kind.SIGNING) {
-            tell(signingListeners, change.name(), "signing keys");
-        } else if (key != null && key.startsWith(ControlRecords.OVERRIDE) && view.offsetOf(key) == offset) {
+        if (announced(view.apply(key, offset, value))) {
+            return;
+        }
+        if (Kind.of(key) == Kind.OVERRIDE && view.offsetOf(key) == offset) {
             // the newest record of its key, even one this node wrote and took at its acknowledgement
             synchronized (pushLock) {
-                push(key.substring(ControlRecords.OVERRIDE.length()), value, offset);
+                push(Kind.OVERRIDE.nameIn(key), value, offset);
             }
         }
+    }
+
+    /**
+     * Tells the listeners of a change to a destination (a pause, a disable, its signing keys);
+     * false when {@code change} is of another kind, or none.
+     */
+    private boolean announced(ControlView.Change change) {
+        if (change.kind() == Kind.PAUSE || change.kind() == Kind.DISABLE) {
+            pausedChanged(change.name());
+            return true;
+        }
+        if (change.kind() == Kind.SIGNING) {
+            tell(signingListeners, change.name(), "signing keys");
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -240,7 +255,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
         if (limits == null || tenant.isEmpty()) {
             return;
         }
-        APPLYING.set(new Applying(ControlRecords.overrideKey(tenant), offset));
+        APPLYING.set(new Applying(Kind.OVERRIDE.key(tenant), offset));
         try {
             Limit limit = value == null ? null : parse(tenant, value);
             if (limit == null) {
@@ -299,7 +314,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     public void put(String tenant, Limit limit) {
         Objects.requireNonNull(tenant, "tenant");
         Objects.requireNonNull(limit, "limit");
-        String key = ControlRecords.overrideKey(tenant);
+        String key = Kind.OVERRIDE.key(tenant);
         Applying applying = APPLYING.get();
         if (applying != null) {
             checkStillNewest(applying, key);
@@ -318,7 +333,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     @Override
     public boolean delete(String tenant) {
         Objects.requireNonNull(tenant, "tenant");
-        String key = ControlRecords.overrideKey(tenant);
+        String key = Kind.OVERRIDE.key(tenant);
         Applying applying = APPLYING.get();
         if (applying != null) {
             checkStillNewest(applying, key);
@@ -367,7 +382,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     @Override
     public void setPaused(String destination, boolean paused, long nowMillis) {
         PendingHook.checkDestination(destination);
-        send(ControlRecords.pauseKey(destination), paused ? ControlRecords.paused(nowMillis) : null,
+        send(Kind.PAUSE.key(destination), paused ? ControlRecords.paused(nowMillis) : null,
                 (paused ? "pausing " : "resuming ") + destination);
     }
 
@@ -399,10 +414,10 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
         PendingHook.checkDestination(destination);
         if (disabled == null) {
             clearFailing(destination, nowMillis);
-            send(ControlRecords.disabledKey(destination), null, "enabling " + destination);
+            send(Kind.DISABLE.key(destination), null, "enabling " + destination);
             return;
         }
-        send(ControlRecords.disabledKey(destination), ControlRecords.disabled(disabled), "disabling " + destination);
+        send(Kind.DISABLE.key(destination), ControlRecords.disabled(disabled), "disabling " + destination);
         try {
             clearFailing(destination, nowMillis);
         } catch (HookStoreException e) {
@@ -433,7 +448,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     @Override
     public void setFailingSince(String destination, long sinceMillis, long nowMillis) {
         PendingHook.checkDestination(destination);
-        send(ControlRecords.failingKey(destination), sinceMillis < 0 ? null : ControlRecords.failing(sinceMillis),
+        send(Kind.FAILING.key(destination), sinceMillis < 0 ? null : ControlRecords.failing(sinceMillis),
                 (sinceMillis < 0 ? "clearing the run of failures of " : "storing the run of failures of ") + destination);
     }
 
@@ -470,7 +485,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
     public void putSigningSecrets(String destination, byte[] value) {
         PendingHook.checkDestination(destination);
         Objects.requireNonNull(value, "value");
-        send(ControlRecords.signingKey(destination), value, "the signing keys of " + destination);
+        send(Kind.SIGNING.key(destination), value, "the signing keys of " + destination);
     }
 
     private void requireCaughtUp(String what) {
@@ -505,12 +520,7 @@ public final class KafkaControlState implements ControlState, AutoCloseable {
             Thread.currentThread().interrupt();
             throw new HookStoreException("interrupted while writing " + what, e);
         }
-        ControlView.Change change = view.apply(key, written.offset(), value);
-        if (change.kind() == ControlView.Kind.PAUSE || change.kind() == ControlView.Kind.DISABLE) {
-            pausedChanged(change.name());
-        } else if (change.kind() == ControlView.Kind.SIGNING) {
-            tell(signingListeners, change.name(), "signing keys");
-        }
+        announced(view.apply(key, written.offset(), value));
     }
 
     // ---------------------------------------------------------------- helpers
