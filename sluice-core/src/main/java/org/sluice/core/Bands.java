@@ -21,7 +21,9 @@ import java.util.List;
  * <p>The charge runs on every call, so its increment {@code p x T} is a multiply: {@link
  * Gcra#increment} divides to find out whether the product saturates, and that bound
  * ({@code Long.MAX_VALUE / 4 / T}, the largest cost that does not, {@link #maxCosts}) is
- * worked out once here instead of twice a bandwidth a call.
+ * worked out once here instead of twice a bandwidth a call. (The JIT already folds the
+ * division when the cost is a constant at the call site, as in {@code tryAcquire()}; this
+ * is for the calls whose cost varies.)
  */
 final class Bands {
 
