@@ -17,14 +17,26 @@ import java.util.List;
  * for an unconditional reservation. {@code p} is at most the smallest burst, so no
  * increment exceeds its tolerance and the wait of a bandwidth is {@code max(0, max(0,
  * tat - now) + p x T - tau)}, the same formula whether the row is in debt or not.
+ *
+ * <p>The charge runs on every call, so its increment {@code p x T} is a multiply: {@link
+ * Gcra#increment} divides to find out whether the product saturates, and that bound
+ * ({@code Long.MAX_VALUE / 4 / T}, the largest cost that does not, {@link #maxCosts}) is
+ * worked out once here instead of twice a bandwidth a call. (The JIT already folds the
+ * division when the cost is a constant at the call site, as in {@code tryAcquire()}; this
+ * is for the calls whose cost varies.)
  */
 final class Bands {
+
+    /** Where {@link Gcra#increment} saturates. */
+    private static final long SATURATED = Long.MAX_VALUE / 4;
 
     final List<Limit> limits;
     final long[] intervals;
     final long[] tolerances;
     /** The smallest burst: the largest cost a call may ask for. */
     final long maxPermits;
+    /** For each bandwidth, the largest cost whose increment {@code cost x T} does not saturate. */
+    private final long[] maxCosts;
 
     Bands(List<Limit> limits) {
         if (limits.isEmpty()) {
@@ -34,11 +46,13 @@ final class Bands {
         int n = this.limits.size();
         this.intervals = new long[n];
         this.tolerances = new long[n];
+        this.maxCosts = new long[n];
         long smallest = Long.MAX_VALUE;
         for (int i = 0; i < n; i++) {
             Limit bw = this.limits.get(i);
             intervals[i] = bw.intervalNanos();
             tolerances[i] = bw.toleranceNanos();
+            maxCosts[i] = SATURATED / intervals[i];
             smallest = Math.min(smallest, bw.burst());
         }
         this.maxPermits = smallest;
@@ -63,16 +77,23 @@ final class Bands {
     long charge(long[] tats, int off, long permits, long maxWait, long now) {
         long wait = 0L;
         for (int i = 0; i < intervals.length; i++) {
-            wait = Math.max(wait, Gcra.waitNanos(tats[off + i], now, Gcra.increment(intervals[i], permits), tolerances[i]));
+            long debt = tats[off + i] - now;
+            // never oversized (see the class comment), so Gcra.waitNanos reduces to this
+            long over = (debt > 0 ? debt : 0L) + increment(i, permits) - tolerances[i];
+            wait = over > wait ? over : wait;
         }
         if (wait <= maxWait) {
             for (int i = 0; i < intervals.length; i++) {
-                long inc = Gcra.increment(intervals[i], permits);
                 long tat = tats[off + i];
-                tats[off + i] = (tat - now > 0 ? tat : now) + inc; // never oversized: see the class comment
+                tats[off + i] = (tat - now > 0 ? tat : now) + increment(i, permits);
             }
         }
         return wait;
+    }
+
+    /** {@link Gcra#increment} of bandwidth {@code i}, without its division (tests hold it to the one in {@code Gcra}). */
+    long increment(int i, long permits) {
+        return permits > maxCosts[i] ? SATURATED : intervals[i] * permits;
     }
 
     /** Whole permits a call could take at {@code now}: the smallest over the bandwidths. */

@@ -13,15 +13,16 @@ import java.util.Arrays;
  *
  * <h2>Layout (one shard)</h2>
  * <pre>
- *   rows [ tag | key | tat0 tat1 ][ 0 | . | . . ][ tag | 0 | tat0 tat1 ] ...   w = 2 + n words a slot
- *          a long key's slot         empty          an object key's slot
- *   keys [   null               |     null      |   "a" (or byte[]{..})  ] ... made at the first object key
+ *   rows [ 6 unused ][ tag | key | tat0 tat1 ][ 0 | . | . . ][ tag | 0 | tat0 tat1 ] ...   w words a slot
+ *                      a long key's slot         empty          an object key's slot
+ *   keys              [   null               |     null      |   "a" (or byte[]{..})  ] ... made at the first object key
  * </pre>
  * A slot is {@code w} words of one {@code long[]}: its tag, its key when the key is a
- * {@code long}, and the row's {@code n} theoretical arrival times. The tag is 0 for an
+ * {@code long}, the row's {@code n} theoretical arrival times, and padding up to {@code
+ * w} ({@link #slotWords}: 4 words for one or two bandwidths, 8 for three to six). The tag is 0 for an
  * empty slot, else {@link #USED}, {@link #LONG_KEY} for a {@code long} key and the key's
  * 32-bit hash. So a call on a {@code long} key reads one stretch of one array (the tag
- * that matches, the key beside it and the times beside that, a cache line or two),
+ * that matches, the key beside it and the times beside that, one cache line),
  * where parallel arrays of keys, hashes and times would each cost a miss of their own
  * on a table larger than the cache. An object key also reads its reference in {@code
  * keys}, an array the shard makes only when its first object key comes, so a table of
@@ -33,6 +34,18 @@ import java.util.Arrays;
  * hash is a full 64-bit mix of the key ({@link #mix}), so consecutive ids, the common
  * {@code long} key, land on scattered home slots instead of runs that linear probing
  * would have to walk.
+ *
+ * <h2>Cache lines</h2>
+ * On a table larger than the cache, a call costs what its slot costs to fetch: the
+ * shard, its lock, the array's header and the bands are the same few lines for every
+ * call and stay cached. So a slot is one stretch of 32 or 64 bytes, and the first slot
+ * sits {@link #FIRST} words into the array: with compressed class pointers (the default)
+ * a {@code long[]}'s element 0 is 16 bytes after its start, so slot 0 starts 64 bytes
+ * after it. The JVM aligns objects to only 8 bytes, but G1 (the default collector)
+ * starts an array of at least half a region (512 KiB and more in a heap of up to 2 GiB)
+ * at a region boundary, so in just the tables that miss the cache every slot then lies
+ * within one line. The probe's next slot is often in the same line. Anywhere else the
+ * offset costs 48 bytes and changes nothing.
  *
  * <h2>Row states and invariants</h2>
  * A row exists or not; a row full on every bandwidth is the same as no row, and is
@@ -60,10 +73,18 @@ final class KeyedTable {
     private static final long USED = 1L << 32;
     /** Tag bit of a slot whose key is a {@code long}, kept in the slot's key word. */
     private static final long LONG_KEY = 1L << 33;
-    /** Word offsets within a slot. */
-    private static final int TAG = 0;
-    private static final int KEY = 1;
-    private static final int TATS = 2;
+    /**
+     * Words of {@code rows} before slot 0. Element 0 of a {@code long[]} sits 16 bytes after
+     * the array's start, so word 6 sits 64 bytes after it: on a line boundary whenever the
+     * array starts on one (see "Cache lines").
+     */
+    static final int FIRST = 6;
+    /** Slots wider than this many words (one 64-byte line) are not padded. */
+    private static final int LINE_WORDS = 8;
+    /** Word offsets of a slot's fields, counted from {@code rows[0]}: slot {@code i}'s tag is {@code rows[i * width + TAG]}. */
+    private static final int TAG = FIRST;
+    private static final int KEY = FIRST + 1;
+    private static final int TATS = FIRST + 2;
 
     private final Shard[] shards = new Shard[SHARDS];
 
@@ -94,6 +115,16 @@ final class KeyedTable {
         long z = (x ^ (x >>> 33)) * 0xFF51AFD7ED558CCDL;
         z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
         return (int) ((z ^ (z >>> 33)) >>> 32);
+    }
+
+    /**
+     * Words a slot of {@code bandwidths} times takes: tag, key and the times, rounded up
+     * to 4 or 8 words (a half or a whole line) while that is at most a line, so that no
+     * slot straddles two lines of an aligned array.
+     */
+    static int slotWords(int bandwidths) {
+        int words = 2 + bandwidths;
+        return words > LINE_WORDS ? words : Integer.highestOneBit(words - 1) << 1;
     }
 
     static long tagOf(int hash, boolean longKey) {
@@ -172,12 +203,12 @@ final class KeyedTable {
 
         @GuardedBy("lock")
         private void allocate(int capacity, boolean objectKeys) {
-            width = TATS + bands.size();
-            if ((long) capacity * width > Integer.MAX_VALUE - 8) {
+            width = slotWords(bands.size());
+            if ((long) capacity * width > Integer.MAX_VALUE - 8 - FIRST) {
                 throw new IllegalStateException("keyed limiter shard is full: " + size + " rows of " + width + " words");
             }
             mask = capacity - 1;
-            rows = new long[capacity * width];
+            rows = new long[FIRST + capacity * width];
             keys = objectKeys ? new Object[capacity] : null;
         }
 
@@ -361,7 +392,7 @@ final class KeyedTable {
                 int home = (int) rows[j * w + TAG] & m;
                 boolean staysPut = gap <= j ? gap < home && home <= j : gap < home || home <= j;
                 if (!staysPut) {
-                    System.arraycopy(rows, j * w, rows, gap * w, w);
+                    System.arraycopy(rows, j * w + FIRST, rows, gap * w + FIRST, w);
                     if (keys != null) {
                         keys[gap] = keys[j];
                     }
@@ -391,12 +422,13 @@ final class KeyedTable {
             long[] oldRows = rows;
             Object[] oldKeys = keys;
             int oldWidth = width;
+            int oldSlots = mask + 1;
             bands = next;
             allocate(capacity, oldKeys != null);
             size = 0;
             int m = mask;
             int w = width;
-            for (int s = 0; s * oldWidth < oldRows.length; s++) {
+            for (int s = 0; s < oldSlots; s++) {
                 long tag = oldRows[s * oldWidth + TAG];
                 if (tag == 0L) {
                     continue;
@@ -411,7 +443,7 @@ final class KeyedTable {
                     keys[i] = oldKeys[s];
                 }
                 if (change == null) {
-                    System.arraycopy(oldRows, s * oldWidth + TATS, rows, i * w + TATS, w - TATS);
+                    System.arraycopy(oldRows, s * oldWidth + TATS, rows, i * w + TATS, old.size()); // next == old
                 } else {
                     next.convert(old, oldRows, s * oldWidth + TATS, rows, i * w + TATS, now, change);
                 }

@@ -5,6 +5,8 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.local.LocalBucketBuilder;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import java.time.Duration;
 import java.util.SplittableRandom;
@@ -23,6 +25,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.sluice.core.Clock;
 import org.sluice.core.KeyedLimiter;
 import org.sluice.core.Limit;
 import org.sluice.core.Limiter;
@@ -36,6 +39,10 @@ import org.sluice.core.Probe;
  *   <li>{@code one*}: one unkeyed limiter of one bandwidth, one permit a call.</li>
  *   <li>{@code two*}: one unkeyed limiter of two bandwidths (Guava and Resilience4j have
  *       no second bandwidth).</li>
+ *   <li>{@code two*Ticking}: the same, both libraries reading the opt-in coarse clock
+ *       {@code Clock.ticking(1 ms)} (Bucket4j through a {@code TimeMeter} over it) instead
+ *       of {@code System.nanoTime()}: what each library spends around the clock read, which
+ *       is most of a call on the system clock. A documented option, not the default.</li>
  *   <li>{@code probe*}: one permit, answering remaining and wait from the same call
  *       (Sluice's caller-owned {@code Probe} against Bucket4j's {@code ConsumptionProbe}).</li>
  *   <li>{@code cost*}: five permits a call.</li>
@@ -76,6 +83,8 @@ public class LibraryBenchmark {
     private Limiter sluiceTwo;
     private Bucket bucket4jOne;
     private Bucket bucket4jTwo;
+    private Limiter sluiceTwoTicking;
+    private Bucket bucket4jTwoTicking;
     private com.google.common.util.concurrent.RateLimiter guava;
     private AtomicRateLimiter resilience4j;
     private final Function<Long, Bucket> keyedFactory = k -> Bucket.builder()
@@ -86,16 +95,40 @@ public class LibraryBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         sluiceOne = Limiter.builder().bandwidth(Limit.of(FAST, FAST_BURST)).build();
-        sluiceTwo = Limiter.builder().bandwidth(Limit.of(FAST, FAST_BURST)).bandwidth(Limit.of(FAST / 2, FAST_BURST)).build();
+        sluiceTwo = twoBandwidths(Limiter.builder());
         bucket4jOne = Bucket.builder()
                 .addLimit(Bandwidth.builder().capacity(FAST_BURST).refillGreedy((long) FAST, Duration.ofSeconds(1)).build())
                 .build();
-        bucket4jTwo = Bucket.builder()
-                .addLimit(Bandwidth.builder().capacity(FAST_BURST).refillGreedy((long) FAST, Duration.ofSeconds(1)).build())
-                .addLimit(Bandwidth.builder().capacity(FAST_BURST).refillGreedy((long) (FAST / 2), Duration.ofSeconds(1)).build())
-                .build();
+        bucket4jTwo = twoBandwidths(Bucket.builder());
+        Clock ticking = Clock.ticking(Duration.ofMillis(1));
+        sluiceTwoTicking = twoBandwidths(Limiter.builder().clock(ticking));
+        bucket4jTwoTicking = twoBandwidths(Bucket.builder().withCustomTimePrecision(new TickingMeter(ticking)));
         guava = Competitors.guava(FAST);
         resilience4j = Competitors.resilience4j(FAST);
+    }
+
+    /** The {@code two*} limit: {@code FAST} and half of it a second, bursts of {@code FAST_BURST}. */
+    private static Limiter twoBandwidths(Limiter.Builder b) {
+        return b.bandwidth(Limit.of(FAST, FAST_BURST)).bandwidth(Limit.of(FAST / 2, FAST_BURST)).build();
+    }
+
+    private static Bucket twoBandwidths(LocalBucketBuilder b) {
+        return b.addLimit(Bandwidth.builder().capacity(FAST_BURST).refillGreedy((long) FAST, Duration.ofSeconds(1)).build())
+                .addLimit(Bandwidth.builder().capacity(FAST_BURST).refillGreedy((long) (FAST / 2), Duration.ofSeconds(1)).build())
+                .build();
+    }
+
+    /** Bucket4j's clock read from the same coarse clock as Sluice's in the {@code two*Ticking} pair. */
+    private record TickingMeter(Clock clock) implements TimeMeter {
+        @Override
+        public long currentTimeNanos() {
+            return clock.nanoTime();
+        }
+
+        @Override
+        public boolean isWallClockBased() {
+            return false;
+        }
     }
 
     /** The keyed trials fill their own table only, so a trial's heap holds one implementation's rows. */
@@ -167,6 +200,16 @@ public class LibraryBenchmark {
     @Benchmark
     public boolean twoBucket4j() {
         return bucket4jTwo.tryConsume(1);
+    }
+
+    @Benchmark
+    public boolean twoSluiceTicking() {
+        return sluiceTwoTicking.tryAcquire() == 0L;
+    }
+
+    @Benchmark
+    public boolean twoBucket4jTicking() {
+        return bucket4jTwoTicking.tryConsume(1);
     }
 
     @Benchmark
