@@ -75,8 +75,14 @@ public final class Replays implements AutoCloseable {
 
     /** Replays remembered. */
     public static final int KEPT = 100;
-    /** Largest {@code rate}, replays per second. */
-    public static final int MAX_RATE = 10_000;
+    /**
+     * Largest {@code rate}, replays per second. A pace, not a queue: what a replay has
+     * scheduled and not yet delivered is bounded by its source (on the fleet's log, at most
+     * {@code LogReplay.MAX_WAITING} copies waiting in the working set), so a rate above what
+     * the node can deliver only lets it go as fast as it can. It was 10,000 until issue 45:
+     * a replay of the fleet's log to a Kafka destination could go faster than that.
+     */
+    public static final int MAX_RATE = 1_000_000;
     /** Hooks examined per step of a walk. */
     static final int PAGE = 256;
     /** Threads running replays at once. */

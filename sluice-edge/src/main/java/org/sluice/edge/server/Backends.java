@@ -97,7 +97,8 @@ final class Backends implements AutoCloseable {
         }
         RocksHookStore rocks = RocksHookStore.open(storeDir,
                 RocksHookStore.Options.defaults().withDedupeTtl(java.time.Duration.ofSeconds(config.dedupe().ttlSeconds()))
-                        .withWallClock(epochMillis).withCountStoredBytes(config.rateLimits().hasStoredShares()));
+                        .withWallClock(epochMillis).withCountStoredBytes(config.rateLimits().hasStoredShares())
+                        .withSyncCommits(config.store().kafka().isEmpty())); // a working set: emptied at boot
         this.store = rocks; // the one place that names the RocksDB store; everything else sees the seam
         this.workingSet = rocks;
         // under store.kind kafka the node's RocksDB store is its working set: its share of the log's hooks

@@ -55,6 +55,16 @@ public interface WorkingSet extends HookStore {
     List<CommitResult> commitWithIds(List<PendingHook> batch, List<UUID> ids, List<Map<String, Carried>> carried);
 
     /**
+     * Gives each hook of {@code ids} that this store holds a fresh delivery to
+     * {@code destination}: pending, attempts from the first, due now, whatever its row there
+     * was (none, pending, delivered or dead); its other rows stay as they are. One write for
+     * them all, not durable on its own (as {@link #forget}), and the dispatcher is told. A
+     * replay on the log uses it for the hooks it finds held already. Returns the ids given a
+     * fresh delivery; an id the store does not hold is skipped.
+     */
+    List<String> redeliverHeld(Collection<String> ids, String destination, long nowMillis);
+
+    /**
      * Deletes the hooks with these ids, with every delivery row they have (pending, dead or
      * delivered): the node gave up the share of the log they belong to. An attempt already
      * out for one of them finishes, but its answer finds no row and changes nothing. An id

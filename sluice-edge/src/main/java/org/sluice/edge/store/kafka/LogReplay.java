@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -20,7 +22,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
-import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.ReplaySource;
@@ -54,13 +55,25 @@ import org.sluice.edge.store.WorkingSet;
  *
  * <h2>A hook the working set already holds</h2>
  * When this node's working set holds the hook already (its partition is this node's, or an
- * earlier replay copied it), the copy is answered DUPLICATE: a hook whose deliveries are all
- * delivered is forgotten and copied again (one write for the batch); one with a delivery
- * pending or dead gets a fresh delivery to the destination ({@code DeliveryLedger.redeliver},
- * one durable write). When the follower reads a hook after its replayed copy (it was
- * behind), {@link #completeCopies} gives the hook its other destinations' deliveries. A
+ * earlier replay copied it), the copy is answered DUPLICATE, and the hook gets a fresh
+ * delivery to the destination whatever its row there was (delivered, pending or dead), its
+ * other rows untouched: {@link WorkingSet#redeliverHeld}, one write for every such hook of
+ * the batch. (Until issue 45's replay work a delivered one was forgotten and copied again,
+ * and each other one redelivered in a durable write of its own: a replay of hooks this
+ * node had delivered wrote every body twice.) When the follower reads a hook after its
+ * replayed copy (it was behind), {@link #completeCopies} gives the hook its other
+ * destinations' deliveries. A
  * partition that leaves this node takes the replay's pending copies of the hooks the
  * follower held from it along ({@code WorkingSet.forget}): those are not sent by the replay.
+ *
+ * <h2>Bounds</h2>
+ * The reader copies at the replay's {@code rate}, and the dispatcher sends at the
+ * destination's pace; where the first is faster, copies would pile up in the working set.
+ * So after each write the reader waits while {@value #MAX_WAITING} deliveries to the
+ * destination are pending there (the ledger's count, which the follower's pending hooks
+ * share: a destination behind on its live traffic slows the replay down too). A paused or
+ * failing destination therefore holds a replay's thread until it drains. Memory is one
+ * poll's records ({@code max.poll.records}) and one batch.
  *
  * <h2>{@code dead_only}</h2>
  * The dead letters are on {@code <prefix>.dead}, not in the range's records: a replay of dead
@@ -76,6 +89,13 @@ final class LogReplay implements ReplaySource {
 
     /** The most hooks copied into the working set in one write. */
     static final int BATCH = 256;
+    /**
+     * The most deliveries to the destination pending in the working set before the replay
+     * reads on: what a {@code rate} above the node's delivery rate queues (see "Bounds").
+     */
+    static final int MAX_WAITING = 10_000;
+    /** How long the reader parks between two looks at the working set while it is full. */
+    private static final long ROOM_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final Logger LOG = LoggerFactory.getLogger(LogReplay.class);
     private static final Duration POLL = Duration.ofMillis(100);
 
@@ -83,12 +103,26 @@ final class LogReplay implements ReplaySource {
     private final LogClients clients;
     private final WorkingSet workingSet;
     private final KafkaFleetDeliveries deadLetters;
+    private final int maxWaiting;
+    private final AtomicLong waitsForRoom = new AtomicLong();
 
     LogReplay(KafkaLogSettings settings, LogClients clients, WorkingSet workingSet, KafkaFleetDeliveries deadLetters) {
+        this(settings, clients, workingSet, deadLetters, MAX_WAITING);
+    }
+
+    /** As the other, with {@code maxWaiting} in place of {@value #MAX_WAITING} (tests). */
+    LogReplay(KafkaLogSettings settings, LogClients clients, WorkingSet workingSet, KafkaFleetDeliveries deadLetters,
+              int maxWaiting) {
         this.settings = settings;
         this.clients = clients;
         this.workingSet = workingSet;
         this.deadLetters = deadLetters;
+        this.maxWaiting = maxWaiting;
+    }
+
+    /** How many times a reader of this node found the working set full and waited for room (see "Bounds"). */
+    long waitsForRoom() {
+        return waitsForRoom.get();
     }
 
     @Override
@@ -144,7 +178,9 @@ final class LogReplay implements ReplaySource {
                         return;
                     }
                 }
-                copies.flush();
+                if (!copies.flush()) {
+                    return;
+                }
                 if (!records.isEmpty()) {
                     lastRecord = System.nanoTime(); // after the pacing's waits: only the brokers' silence counts
                 }
@@ -224,47 +260,49 @@ final class LogReplay implements ReplaySource {
             StoredHook h = logged.hook();
             hooks.add(PendingHook.of(h, only));
             ids.add(UUID.fromString(h.id()));
-            if (hooks.size() >= BATCH) {
-                flush();
-            }
-            return true;
+            return hooks.size() < BATCH || flush();
         }
 
         /**
-         * Writes the hooks taken. A hook the working set holds already (answered DUPLICATE)
-         * whose deliveries are all delivered is forgotten and written again, with the others
-         * in one write; one with a delivery pending or dead (its dead letter perhaps not yet
-         * on the dead-letter topic) gets a fresh delivery to the destination instead, one
-         * durable write each.
+         * Writes the hooks taken, in one write; those the working set holds already
+         * (answered DUPLICATE) get a fresh delivery to the destination, all in one more
+         * write ({@link WorkingSet#redeliverHeld}). Then waits for room (see "Bounds").
+         * False when the replay's thread was interrupted meanwhile.
          */
-        void flush() {
+        boolean flush() {
             if (hooks.isEmpty()) {
-                return;
+                return true;
             }
             List<CommitResult> results = workingSet.commitWithIds(hooks, ids);
-            List<String> delivered = new ArrayList<>();
-            List<PendingHook> again = new ArrayList<>();
-            List<UUID> againIds = new ArrayList<>();
-            for (int i = 0; i < results.size(); i++) {
-                if (results.get(i).status() != CommitResult.Status.DUPLICATE) {
-                    continue;
-                }
-                String id = results.get(i).id();
-                if (workingSet.deliveries().deliveries(id).stream().allMatch(r -> r.state() == DeliveryState.DELIVERED)) {
-                    delivered.add(id);
-                    again.add(hooks.get(i));
-                    againIds.add(ids.get(i));
-                } else {
-                    workingSet.deliveries().redeliver(id, only, wallMillis.getAsLong());
+            List<String> held = new ArrayList<>();
+            for (CommitResult result : results) {
+                if (result.status() == CommitResult.Status.DUPLICATE) {
+                    held.add(result.id());
                 }
             }
-            if (!delivered.isEmpty()) {
-                workingSet.forget(delivered);
-                workingSet.commitWithIds(again, againIds);
+            if (!held.isEmpty()) {
+                workingSet.redeliverHeld(held, destination, wallMillis.getAsLong());
             }
             pacing.scheduled(hooks.size());
             hooks.clear();
             ids.clear();
+            return awaitRoom();
+        }
+
+        /** Parks while {@value #MAX_WAITING} deliveries to the destination are pending in the working set. */
+        private boolean awaitRoom() {
+            boolean counted = false;
+            while (workingSet.deliveries().counts(destination, wallMillis.getAsLong()).pending() >= maxWaiting) {
+                if (!counted) {
+                    waitsForRoom.incrementAndGet();
+                    counted = true;
+                }
+                LockSupport.parkNanos(ROOM_PARK_NANOS);
+                if (Thread.currentThread().isInterrupted()) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 

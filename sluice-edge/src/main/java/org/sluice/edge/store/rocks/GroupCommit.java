@@ -458,7 +458,9 @@ final class GroupCommit {
             if (hook != null) {
                 hook.beforeSync(ticket.first);
             }
-            syncLog(f);
+            if (options.syncCommits()) { // a working set rebuilt from the log at every boot is not synced
+                syncLog(f);
+            }
             written = true;
             if (hook != null) {
                 hook.afterWrite(ticket.first);
@@ -479,6 +481,17 @@ final class GroupCommit {
                     written);
         }
         database.markHealthy();
+    }
+
+    /**
+     * Tells the dispatcher that {@code rows} deliveries were made due at once outside a
+     * commit (a replay's redeliveries in the working set, {@link RocksHookStore#redeliverHeld}),
+     * so that it looks now rather than at its next poll; never throws.
+     */
+    void handOverDue(int rows) {
+        if (rows > 0) {
+            handOver(commitClaims, List.of(), rows, true);
+        }
     }
 
     /** Tells {@code claims} how the write of the commit's deliveries went ({@link CommitClaims#committed}); never throws. */

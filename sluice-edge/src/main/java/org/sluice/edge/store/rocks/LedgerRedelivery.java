@@ -3,9 +3,11 @@ package org.sluice.edge.store.rocks;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.rocksdb.RocksDB;
 import org.rocksdb.WriteBatch;
@@ -15,7 +17,9 @@ import org.sluice.edge.store.PendingHook;
 
 /**
  * The delivery ledger's operator action on rows: a redelivery, fsynced and answered. (The
- * other operator action, a pause, is {@link RocksPauses}.) See {@link RocksDeliveryLedger}.
+ * other operator action, a pause, is {@link RocksPauses}.) And the working set's form of it
+ * for a replay on the fleet's log: many hooks in one write, not fsynced
+ * ({@link #redeliverHeld}). See {@link RocksDeliveryLedger}.
  */
 final class LedgerRedelivery {
 
@@ -73,6 +77,71 @@ final class LedgerRedelivery {
                     state.pendingFloor(next.destination()).lower(seq);
                 }
                 return Optional.of(List.copyOf(fresh));
+            } finally {
+                state.lock.unlock();
+            }
+        });
+    }
+
+    /**
+     * The working set's redelivery of many hooks to one destination (a replay on the fleet's
+     * log, {@code WorkingSet.redeliverHeld}): for each stored hook of {@code hookIds}, a
+     * fresh delivery to {@code destination} as {@link #redeliver} makes it, the hook's other
+     * rows untouched; ONE write for them all, not fsynced (the working set is disposable:
+     * the log holds the hook). A hook not stored, or named twice, is passed over.
+     *
+     * @return the ids given a fresh delivery, in the order given
+     */
+    List<String> redeliverHeld(Collection<String> hookIds, String destination, long nowMillis) {
+        PendingHook.checkDestination(destination);
+        Set<UUID> ids = new LinkedHashSet<>();
+        for (String s : hookIds) {
+            UUID id = Codec.parseHookId(s);
+            if (id != null) {
+                ids.add(id);
+            }
+        }
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return state.store.write(false, (f, writeOptions) -> {
+            state.lock.lock();
+            try {
+                List<DeliveryRow> before = new ArrayList<>(ids.size());
+                List<DeliveryRow> after = new ArrayList<>(ids.size());
+                long[] seqs = new long[ids.size()];
+                try (WriteBatch wb = new WriteBatch()) {
+                    for (UUID id : ids) {
+                        Long seq = LedgerState.seqOf(f, id);
+                        if (seq == null) {
+                            continue;
+                        }
+                        byte[] stored = f.db().get(f.deliveries(), DeliveryCodec.rowKey(seq, destination));
+                        DeliveryRow cur = stored == null ? null : DeliveryCodec.row(destination, stored);
+                        DeliveryRow next = fresh(id, destination, nowMillis);
+                        LedgerState.replace(wb, f, id, seq, cur, next);
+                        seqs[after.size()] = seq;
+                        before.add(cur);
+                        after.add(next);
+                    }
+                    if (wb.count() > 0) {
+                        try {
+                            f.db().write(writeOptions, wb);
+                        } finally {
+                            state.othersWrites.incrementAndGet(); // after the write (a row read before it is not exact)
+                        }
+                    }
+                }
+                List<String> fresh = new ArrayList<>(after.size());
+                for (int i = 0; i < after.size(); i++) {
+                    state.counted(before.get(i), after.get(i));
+                    state.pendingFloor(destination).lower(seqs[i]);
+                    fresh.add(after.get(i).hookId());
+                }
+                if (!after.isEmpty()) {
+                    state.floor(destination).lower(nowMillis);
+                }
+                return fresh;
             } finally {
                 state.lock.unlock();
             }

@@ -105,6 +105,11 @@ public final class RocksDeliveryLedger implements DeliveryLedger, SharedPauses {
         transitions.scheduled(rows);
     }
 
+    /** See {@link LedgerRedelivery#redeliverHeld}: a replay's fresh deliveries of hooks the working set holds. */
+    List<String> redeliverHeld(Collection<String> hookIds, String destination, long nowMillis) {
+        return redelivery.redeliverHeld(hookIds, destination, nowMillis);
+    }
+
     /** See {@link LedgerEviction#forget}: the working set gives up hooks ({@link RocksHookStore#forget}). */
     int forget(Collection<String> hookIds) {
         return eviction.forget(hookIds);

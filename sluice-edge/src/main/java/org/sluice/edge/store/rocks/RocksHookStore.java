@@ -59,9 +59,14 @@ public final class RocksHookStore implements WorkingSet {
      *                         ({@link #storedBytes}, for {@code rate_limits.*.max_stored_bytes}):
      *                         a scan of every hook at open, a map of one entry per tenant with a
      *                         hook stored; off by default
+     * @param syncCommits     whether each group commit is fsynced before it answers (on by
+     *                        default); off for a working set ({@code store.kind: kafka}),
+     *                        which is emptied at every boot and rebuilt from the log, so
+     *                        that no write of it waits for the disk (docs/fleet-log.md,
+     *                        "What a node keeps")
      */
     public record Options(long dedupeTtlMillis, LongSupplier wallClockMillis, long maxWalBytes,
-                          boolean countStoredBytes) {
+                          boolean countStoredBytes, boolean syncCommits) {
 
         public static final Duration DEFAULT_DEDUPE_TTL = Duration.ofDays(3); // 72 hours
 
@@ -74,6 +79,11 @@ public final class RocksHookStore implements WorkingSet {
                 throw new IllegalArgumentException("the write-ahead log's bound must be at least " + MIN_MAX_WAL_BYTES
                         + " bytes, got " + maxWalBytes);
             }
+        }
+
+        /** Each group commit fsynced. */
+        public Options(long dedupeTtlMillis, LongSupplier wallClockMillis, long maxWalBytes, boolean countStoredBytes) {
+            this(dedupeTtlMillis, wallClockMillis, maxWalBytes, countStoredBytes, true);
         }
 
         /** Not counting stored bytes per tenant. */
@@ -91,21 +101,26 @@ public final class RocksHookStore implements WorkingSet {
         }
 
         public Options withDedupeTtl(Duration ttl) {
-            return new Options(ttl.toMillis(), wallClockMillis, maxWalBytes, countStoredBytes);
+            return new Options(ttl.toMillis(), wallClockMillis, maxWalBytes, countStoredBytes, syncCommits);
         }
 
         public Options withWallClock(LongSupplier clock) {
-            return new Options(dedupeTtlMillis, clock, maxWalBytes, countStoredBytes);
+            return new Options(dedupeTtlMillis, clock, maxWalBytes, countStoredBytes, syncCommits);
         }
 
         /** The write-ahead log's bound (see "The write-ahead log's bound" in {@link RocksDatabase}). */
         public Options withMaxWalBytes(long bytes) {
-            return new Options(dedupeTtlMillis, wallClockMillis, bytes, countStoredBytes);
+            return new Options(dedupeTtlMillis, wallClockMillis, bytes, countStoredBytes, syncCommits);
         }
 
         /** Whether each tenant's stored body bytes are counted (on when some tenant has {@code max_stored_bytes}). */
         public Options withCountStoredBytes(boolean count) {
-            return new Options(dedupeTtlMillis, wallClockMillis, maxWalBytes, count);
+            return new Options(dedupeTtlMillis, wallClockMillis, maxWalBytes, count, syncCommits);
+        }
+
+        /** Whether each group commit is fsynced (off for a working set that is rebuilt from the log). */
+        public Options withSyncCommits(boolean sync) {
+            return new Options(dedupeTtlMillis, wallClockMillis, maxWalBytes, countStoredBytes, sync);
         }
     }
 
@@ -229,6 +244,13 @@ public final class RocksHookStore implements WorkingSet {
     @Override
     public List<CommitResult> commitWithIds(List<PendingHook> batch, List<UUID> ids, List<Map<String, Carried>> carried) {
         return commits.commit(batch, ids, carried);
+    }
+
+    @Override
+    public List<String> redeliverHeld(Collection<String> ids, String destination, long nowMillis) {
+        List<String> fresh = ledger.redeliverHeld(ids, destination, nowMillis);
+        commits.handOverDue(fresh.size());
+        return fresh;
     }
 
     @Override

@@ -126,6 +126,39 @@ class WorkingSetTest {
     }
 
     @Test
+    void aReplayGivesHeldHooksAFreshDeliveryInOneCallWhateverTheirRowWas() {
+        UUID delivered = logId(T0 - 4_000, 1);
+        UUID dead = logId(T0 - 3_000, 2);
+        UUID pending = logId(T0 - 2_000, 3);
+        UUID none = logId(T0 - 1_000, 4); // held, with no row to crm
+        store.commitWithIds(List.of(hook("d", null, "crm", "audit"), hook("x", null, "crm"), hook("p", null, "crm"),
+                hook("n", null, "audit")), List.of(delivered, dead, pending, none));
+        DeliveryRow crm = store.deliveries().deliveries(delivered.toString()).stream()
+                .filter(r -> r.destination().equals("crm")).findFirst().orElseThrow();
+        assertThat(store.deliveries().markDelivered(crm, 200, T0)).isTrue();
+        DeliveryRow x = store.deliveries().deliveries(dead.toString()).get(0);
+        assertThat(store.deliveries().markDead(x, "permanent_status", true, 410, null, T0)).isTrue();
+        DeliveryRow p = store.deliveries().deliveries(pending.toString()).get(0);
+        assertThat(store.deliveries().recordAttempt(p, 503, null, T0 + 60_000, T0)).isTrue();
+
+        List<String> fresh = store.redeliverHeld(List.of(delivered.toString(), dead.toString(), pending.toString(),
+                none.toString(), pending.toString(), logId(T0, 9).toString(), "not-a-uuid"), "crm", T0 + 1);
+
+        assertThat(fresh).containsExactly(delivered.toString(), dead.toString(), pending.toString(), none.toString());
+        for (UUID id : List.of(delivered, dead, pending, none)) {
+            assertThat(store.deliveries().deliveries(id.toString())).filteredOn(r -> r.destination().equals("crm"))
+                    .extracting(DeliveryRow::state, DeliveryRow::attempts, DeliveryRow::nextAttemptAtMillis)
+                    .containsExactly(tuple(DeliveryState.PENDING, 0, T0 + 1));
+        }
+        assertThat(store.deliveries().deliveries(delivered.toString())).filteredOn(r -> r.destination().equals("audit"))
+                .extracting(DeliveryRow::state).containsExactly(DeliveryState.PENDING); // the other row untouched
+        assertThat(store.deliveries().counts("crm", T0 + 1).pending()).isEqualTo(4);
+        assertThat(store.deliveries().counts("crm", T0 + 1).dead()).isZero();
+        assertThat(store.deliveries().due("crm", T0 + 1, 10)).hasSize(4);
+        assertThat(LedgerChecks.verify(store.deliveries())).isEmpty();
+    }
+
+    @Test
     void idsAndHooksMustPair() {
         assertThatThrownBy(() -> store.commitWithIds(List.of(hook("a", null, "crm")), List.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0 ids for 1 hooks");
