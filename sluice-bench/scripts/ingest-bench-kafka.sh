@@ -9,7 +9,7 @@
 #  1. ROUNDS rounds, each one run of each kind, rocksdb first: a fresh server (a new data directory;
 #     under kafka new topics too, prefix ingest<round>, PARTITIONS partitions, replication factor 3,
 #     linger_ms 2), intake as the accepting benchmark's (2 partitions, max_batch 256), SOURCES sources
-#     bench0.. (verify hmac, no dedupe key, no destination: the path to the 202 alone). wrk -t2 -c64
+#     bench0.. (verify hmac, no dedupe key, no destination: the path to the 202 alone). wrk -t2 -c64 (CONNECTIONS)
 #     posts signed 1 KiB hooks to the sources in turn (post-signed-1k-sources.lua): WARM_UP seconds not
 #     counted, then SECONDS counted with --latency. Under rocksdb a 202 follows the fsync of its group
 #     commit; under kafka it follows the log's acknowledgement (idempotent producer, acks=all, two of
@@ -34,6 +34,8 @@
 #   LINGER_MS=ms   store.kafka.linger_ms of the kafka runs (default 2, the documented default)
 #   INTAKE_PARTITIONS=n  intake.partitions of both kinds (default 2, as the accepting benchmark)
 #   PRODUCER_PROPERTIES="key=value ..."  store.kafka.properties of the kafka runs (e.g. batch.size=262144)
+#   CONNECTIONS=n  wrk's connections for both kinds (default 64); each has one request out at a time, so
+#                  a kind whose 202 waits on a replicated write is capped at CONNECTIONS / latency
 # Each kafka run also prints the brokers' request counts over its counted seconds (KafkaBenchTool's
 # broker answers them, summed over the three brokers): produce requests and follower fetches a hook,
 # and records a produce request (records appended by the leaders / produce requests).
@@ -48,6 +50,7 @@ partitions="${PARTITIONS:-8}"
 sources="${SOURCES:-4}"
 linger="${LINGER_MS:-2}"
 intake_partitions="${INTAKE_PARTITIONS:-2}"
+connections="${CONNECTIONS:-64}" # wrk's keep-alive connections, each one request at a time: at most CONNECTIONS / latency a second
 producer_yaml=""
 for kv in ${PRODUCER_PROPERTIES:-}; do producer_yaml+="${producer_yaml:+, }\"${kv%%=*}\": \"${kv#*=}\""; done
 
@@ -107,8 +110,9 @@ ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18095/rea
 load() { # seconds out-file [--latency]: wrk against the sources; prints wrk's CPU ticks (user + system),
   # read from the shell that ran it once wrk was reaped (fields 16 and 17 of that shell's /proc stat)
   # shellcheck disable=SC2016 # $$ and the fields are the inner shell's
-  bash -c 'wrk -t2 -c64 -d"$1s" $3 -s "$4" "http://127.0.0.1:18095/" -- "$5" > "$2"; read -r s < /proc/$$/stat
-           echo "$s" | awk "{print \$16 + \$17}"' _ "$1" "$2" "${3:-}" "$fixtures/post-signed-1k-sources.lua" "$sources"
+  bash -c 'wrk -t2 -c"$6" -d"$1s" $3 -s "$4" "http://127.0.0.1:18095/" -- "$5" > "$2"; read -r s < /proc/$$/stat
+           echo "$s" | awk "{print \$16 + \$17}"' _ "$1" "$2" "${3:-}" "$fixtures/post-signed-1k-sources.lua" "$sources" \
+    "$connections"
 }
 
 run() { # kind round
