@@ -58,6 +58,10 @@ import org.sluice.edge.store.WorkingSet;
  * ({@link AttemptsOut}: the next owner sees no late copy of a {@code fifo} head), and then
  * the offset committed; a lost one (the session expired) only has its hooks forgotten.
  *
+ * <p>A partition paused at its bound ({@link FollowerSettings#maxTrackedPerPartition()}) has
+ * its finished head dropped on every loop between passes too, so it reads on once half of
+ * what it holds is finished rather than at the next pass; only the passes commit.
+ *
  * <h2>Failures, and the bound on repeats</h2>
  * <ul>
  *   <li><b>Node killed.</b> Its partitions move after the session timeout; the new owner
@@ -314,6 +318,8 @@ public final class LogFollower implements AutoCloseable {
                     if (now - lastPass >= commitIntervalNanos) {
                         lastPass = now;
                         commitPass();
+                    } else {
+                        advancePaused();
                     }
                     backpressure();
                     if (failed) {
@@ -463,6 +469,32 @@ public final class LogFollower implements AutoCloseable {
         ordered.drop(progress.keySet());
         catchUp.rewound(progress.keySet(), consumer);
         lastContactNanos = clock.nanoTime();
+    }
+
+    /**
+     * Drops the finished head of each paused partition between two commit passes, so that a
+     * partition held at its bound reads on as soon as half of its records are delivered,
+     * not only at the next pass ({@link FollowerSettings#commitInterval()}): without it one
+     * partition's backlog moved at most {@code maxTrackedPerPartition} records a commit
+     * interval, whatever the destinations' speed. Nothing is committed here; the next pass
+     * commits the new head. A head still unfinished costs one working-set read a loop (at most
+     * one each {@code POLL}, while the partition stays paused).
+     */
+    private void advancePaused() {
+        Set<TopicPartition> paused = consumer.paused();
+        if (paused.isEmpty()) {
+            return;
+        }
+        try {
+            for (TopicPartition tp : paused) {
+                PartitionProgress p = progress.get(tp);
+                if (p != null && !catchUp.catchingUp(tp)) {
+                    p.advance(id -> finished(tp, id));
+                }
+            }
+        } catch (RuntimeException e) { // the next commit pass reads again, and logs a failure that lasts
+            LOG.debug("reading the working set's deliveries between passes failed: {}", e.toString());
+        }
     }
 
     /** Pauses each partition holding its bound of records; resumes it once half of them are gone. */

@@ -128,6 +128,11 @@ class LogFollowerTest {
 
         Node(String name, List<Destination> destinations, Duration session, Duration moveAfter, int maxTracked,
              Duration carryAfter) {
+            this(name, destinations, session, moveAfter, maxTracked, carryAfter, Duration.ofMillis(200));
+        }
+
+        Node(String name, List<Destination> destinations, Duration session, Duration moveAfter, int maxTracked,
+             Duration carryAfter, Duration commitInterval) {
             store = RocksHookStore.open(dir.resolve(name));
             dispatcher = new Dispatcher(destinations, store, Clock.system(), System::currentTimeMillis,
                     new SimpleMeterRegistry(), new SplittableRandom(7),
@@ -135,7 +140,7 @@ class LogFollowerTest {
             Set<String> fifo = new HashSet<>();
             destinations.stream().filter(d -> d.ordering() == Ordering.FIFO).forEach(d -> fifo.add(d.name()));
             follower = new LogFollower(FollowerSettings.of(List.of(brokers.bootstrapServers()), prefix, Map.of())
-                    .withSessionTimeout(session).withCommitInterval(Duration.ofMillis(200)).withRetryMoveAfter(moveAfter)
+                    .withSessionTimeout(session).withCommitInterval(commitInterval).withRetryMoveAfter(moveAfter)
                     .withMaxTrackedPerPartition(maxTracked).withCarryAfter(carryAfter),
                     store, Clock.system(), System::currentTimeMillis, fifo);
             closing.add(this);
@@ -394,6 +399,31 @@ class LogFollowerTest {
         assertThat(node.follower.hooksTaken()).isEqualTo(10);
         assertThat(copiesById(receiver.received()).values()).containsOnly(1, 2); // the first hook went to crm and audit
         assertThat(receiver.requestCount()).isEqualTo(11);
+    }
+
+    @Test
+    void aPartitionPausedAtItsBoundReadsOnAsItsHooksAreDeliveredWithoutWaitingForACommitPass() throws Exception {
+        HookReceiver receiver = receiver();
+        Node node = new Node("a", List.of(http("crm", receiver.uri("/crm"))), Duration.ofSeconds(6),
+                FollowerSettings.DEFAULT_RETRY_MOVE_AFTER, 4, Duration.ZERO, Duration.ofHours(1)); // no pass runs
+        node.start();
+        Eventually.until("the follower owns every partition", WAIT, () -> node.follower.ownedPartitions().size() == PARTITIONS);
+
+        List<Logged> logged = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            logged.add(produce("acme", "github", "{\"n\":" + i + "}", "crm"));
+        }
+        Eventually.until("the first four hooks taken: the partition's bound", WAIT, () -> node.follower.hooksTaken() == 4);
+        Eventually.until("the first four delivered", WAIT, () -> receiver.requestCount() == 4);
+        for (int i = 4; i < 40; i++) {
+            logged.add(produce("acme", "github", "{\"n\":" + i + "}", "crm"));
+        }
+        // one key, so one partition, read on only because its delivered head is dropped between passes
+        Eventually.until("every hook delivered", WAIT, () -> receiver.requestCount() >= 40);
+        assertThat(logged.stream().map(Logged::partition).distinct()).hasSize(1);
+        assertThat(node.follower.commitPasses()).isZero();
+        assertThat(node.follower.hooksTaken()).isEqualTo(40);
+        assertThat(copiesById(receiver.received())).hasSize(40).allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
     }
 
     @Test
