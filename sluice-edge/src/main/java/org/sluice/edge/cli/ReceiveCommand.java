@@ -22,6 +22,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.sluice.edge.config.HostPort;
+import org.sluice.edge.threads.Threads;
 import org.sluice.edge.verify.Verifier;
 import org.sluice.edge.verify.Verifiers;
 import org.sluice.edge.verify.VerifySpec;
@@ -115,11 +116,7 @@ final class ReceiveCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        ExecutorService threads = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "sluice-receive");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService threads = Executors.newCachedThreadPool(Threads.named("sluice-receive"));
         server.setExecutor(threads);
         server.createContext("/", exchange -> answer(exchange, verifier, wait, out));
         server.start();

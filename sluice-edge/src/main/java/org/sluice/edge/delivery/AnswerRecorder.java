@@ -74,12 +74,8 @@ final class AnswerRecorder {
         this.random = random;
         this.passesComing = passesComing;
         this.wake = wake;
-        AtomicInteger threads = new AtomicInteger();
-        this.executor = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "sluice-delivery-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.executor = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                Threads.numbered("sluice-delivery-", 1));
     }
 
     /** What becomes of a delivery after {@code attempt} answered {@code result}; any thread. */

@@ -210,10 +210,11 @@ public final class Dispatcher implements AutoCloseable {
         this.driver = new Driver(this::pass, outstanding::unanswered, this::answersQueued);
         this.recorder = new AnswerRecorder(ledger, random, driver::passesComing, driver::wake);
         this.transports = new Transports(destinations, wall, factory);
+        OutletContext shared = new OutletContext(store, clock, wallMillis, outstanding, recorder, driver::wake,
+                driver::stopping, registry, pacing);
         Map<String, Outlet> byName = new LinkedHashMap<>();
         for (Destination d : destinations) {
-            byName.put(d.name(), new Outlet(d, transports.of(d), store, clock, wallMillis, outstanding, recorder,
-                    driver::wake, driver::stopping, registry, pacing));
+            byName.put(d.name(), new Outlet(d, transports.of(d), shared));
         }
         this.outlets = Collections.unmodifiableMap(byName);
         this.starter = new CommitStarter(outlets, pauses, wallMillis, driver, transports);

@@ -8,6 +8,7 @@ import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.sluice.edge.threads.Threads;
 
 /**
  * The dispatcher's driver thread ({@code sluice-delivery-dispatcher}): runs a pass, then
@@ -82,8 +83,7 @@ final class Driver {
         if (thread != null || stopping) {
             return false;
         }
-        Thread t = new Thread(this::drive, "sluice-delivery-dispatcher");
-        t.setDaemon(true);
+        Thread t = Threads.daemon(this::drive, "sluice-delivery-dispatcher");
         thread = t;
         t.start();
         return true;

@@ -19,6 +19,7 @@ import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
+import org.sluice.edge.threads.Threads;
 
 /**
  * Sluice's own operational events, made into hooks: each is committed to the hook log as a
@@ -78,8 +79,7 @@ public final class OperationalEvents implements DeliveryEvents, AutoCloseable {
         this.deliverTo = List.copyOf(deliverTo);
         this.deadLetterIntervalMillis = deadLetterIntervalMillis;
         this.wallMillis = wallMillis;
-        this.committer = new Thread(this::commitLoop, "sluice-events");
-        committer.setDaemon(true);
+        this.committer = Threads.daemon(this::commitLoop, "sluice-events");
         committer.start();
     }
 

@@ -13,12 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
-import org.sluice.core.Clock;
 import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.HookStore;
@@ -101,16 +98,10 @@ final class Outlet {
     private final RetryPolicy retry;
     private final long timeoutMs;
 
+    /** The store, clocks, recorder and driver's signals every outlet of the dispatcher shares. */
+    private final OutletContext shared;
     private final HookStore store;
     private final DeliveryLedger ledger;
-    private final Clock clock;
-    private final LongSupplier wallMillis;
-    private final OutstandingAttempts outstanding;
-    private final AnswerRecorder recorder;
-    /** Wakes the driver (see {@link Dispatcher#wake()}). */
-    private final Runnable wake;
-    /** Whether the dispatcher is stopping: a pass picks nothing more. */
-    private final BooleanSupplier stopping;
 
     final DestinationBreaker breaker;
     /** The run of failures that disables it ({@code breaker.disable_after_seconds}). */
@@ -145,26 +136,20 @@ final class Outlet {
     /** The due times of the retries recorded and not yet come due, to wake the driver for. */
     private final RetryTimes retryTimes = new RetryTimes(RETRY_TIMES);
 
-    Outlet(Destination d, Transport transport, HookStore store, Clock clock, LongSupplier wallMillis,
-           OutstandingAttempts outstanding, AnswerRecorder recorder, Runnable wake, BooleanSupplier stopping,
-           MeterRegistry registry, FleetPacing fleetPacing) {
+    Outlet(Destination d, Transport transport, OutletContext shared) {
         this.destination = d;
         this.redactor = SecretRedactor.of(d);
         this.name = d.name();
         this.maxInFlight = d.maxInFlight();
         this.retry = d.retry();
         this.timeoutMs = d.timeoutMs();
-        this.store = store;
+        this.shared = shared;
+        this.store = shared.store();
         this.ledger = store.deliveries();
-        this.clock = clock;
-        this.wallMillis = wallMillis;
-        this.outstanding = outstanding;
-        this.recorder = recorder;
-        this.wake = wake;
-        this.stopping = stopping;
-        this.breaker = new DestinationBreaker(d.breaker(), clock);
+        MeterRegistry registry = shared.registry();
+        this.breaker = new DestinationBreaker(d.breaker(), shared.clock());
         this.streak = new FailureStreak(d.breaker().disableAfterMs());
-        this.pacer = Pacer.of(d, fleetPacing, clock, registry);
+        this.pacer = Pacer.of(d, shared.fleetPacing(), shared.clock(), registry);
         this.fifo = d.ordering() == Ordering.FIFO ? new FifoHeads(ledger, store, name) : null;
         this.transport = transport;
         this.attemptsDelivered = attempts(registry, "delivered");
@@ -261,7 +246,7 @@ final class Outlet {
         long heldNanos = -1; // >= 0: the breaker or the limiter ended the pass, wait this long
         for (int r = 0; r < rows.size(); r++) {
             DeliveryRow row = rows.get(r);
-            if (picks.size() >= free || stopping.getAsBoolean()) {
+            if (picks.size() >= free || shared.stopping().getAsBoolean()) {
                 break;
             }
             if (isOut(row, seqs == null ? -1 : seqs[r])) {
@@ -415,7 +400,7 @@ final class Outlet {
     /** The commit holding a claim taken by {@link #claimAtCommit} was not written. */
     void unclaimAtCommit() {
         inFlight.decrementAndGet();
-        wake.run(); // a slot is free again
+        shared.wake().run(); // a slot is free again
     }
 
     /** Starts the first attempt of a delivery claimed at its commit (its slot is taken). */
@@ -440,13 +425,13 @@ final class Outlet {
         } else {
             out.add(row.hookId());
         }
-        outstanding.started();
-        long startNanos = clock.nanoTime();
+        shared.outstanding().started();
+        long startNanos = shared.clock().nanoTime();
         // TRANSPORT: the one call that sends. Judged on the thread that completes the attempt
         // (the transport's own, e.g. the HTTP client's event loop): a few arithmetic steps and
         // a queue, no I/O, no hand-off
         transport.send(destination, hook, attempt, nowMs).whenComplete((o, e) -> {
-            outstanding.answered();
+            shared.outstanding().answered();
             if (o != null) {
                 answered(row, hook, pass, seq, writes, startNanos, o.result(), redactor.redact(o.error()));
             } else { // transports never fail their futures; if one did, the row stays pending, due again
@@ -464,15 +449,15 @@ final class Outlet {
                           long startNanos, AttemptResult result, String error) {
         AnswerRecorder.Answer answer;
         try {
-            long nowMs = wallMillis.getAsLong();
-            long endNanos = clock.nanoTime();
+            long nowMs = shared.wallMillis().getAsLong();
+            long endNanos = shared.clock().nanoTime();
             latency.record(Math.max(0, endNanos - startNanos), TimeUnit.NANOSECONDS);
             if (pacer != null) {
                 pacer.heard(result, startNanos, endNanos); // an adaptive pace listens
             }
             Integer status = result instanceof AttemptResult.Answered a ? a.status() : null;
             int attempt = row.nextAttemptNumber();
-            Decision decision = recorder.judge(retry, attempt, result, nowMs - hook.receivedAtMillis());
+            Decision decision = shared.recorder().judge(retry, attempt, result, nowMs - hook.receivedAtMillis());
             if (decision instanceof Decision.Delivered) {
                 breaker.succeeded(pass);
                 streak.succeeded();
@@ -493,7 +478,7 @@ final class Outlet {
             release(row, seq);
             return;
         }
-        recorder.queue(answer);
+        shared.recorder().queue(answer);
     }
 
     /** After {@code a}'s transition was written: counters, meters, fifo. */
@@ -548,7 +533,7 @@ final class Outlet {
     private void release(DeliveryRow row, long seq) {
         inFlight.decrementAndGet();
         releaseQuietly(row, seq, row.nextAttemptAtMillis());
-        wake.run();
+        shared.wake().run();
     }
 
     /**
@@ -560,7 +545,7 @@ final class Outlet {
     void releaseAnswered(AnswerRecorder.Answer a, boolean applied) {
         long dueAgain;
         if (!applied) {
-            dueAgain = Math.min(a.row().nextAttemptAtMillis(), wallMillis.getAsLong());
+            dueAgain = Math.min(a.row().nextAttemptAtMillis(), shared.wallMillis().getAsLong());
         } else if (a.decision() instanceof Decision.Retry r) {
             dueAgain = a.nowMs() + r.delayMillis();
         } else {
@@ -587,6 +572,6 @@ final class Outlet {
         if (dueAgainMillis >= 0) {
             ledger.unheld(name, dueAgainMillis);
         }
-        outstanding.handled();
+        shared.outstanding().handled();
     }
 }

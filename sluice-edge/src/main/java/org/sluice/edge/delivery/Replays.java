@@ -12,7 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.concurrent.locks.LockSupport;
@@ -324,13 +323,8 @@ public final class Replays implements AutoCloseable {
         this.source = source != null ? source : new StoreWalk(store);
         this.clock = Objects.requireNonNull(clock, "clock");
         this.wallMillis = Objects.requireNonNull(wallMillis, "wallMillis");
-        AtomicInteger index = new AtomicInteger();
         this.threads = new ThreadPoolExecutor(THREADS, THREADS, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                task -> {
-                    Thread thread = new Thread(task, "sluice-replay-" + index.getAndIncrement());
-                    thread.setDaemon(true);
-                    return thread;
-                });
+                Threads.numbered("sluice-replay-", 0));
     }
 
     /**

@@ -7,8 +7,6 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.Arrays;
-import org.sluice.core.Clock;
-import org.sluice.edge.admission.PreReadLimits;
 import org.sluice.edge.admission.RefusalScope;
 
 /**
@@ -39,9 +37,7 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
     /** The largest first buffer of a body: 16 KiB. */
     public static final int INITIAL_CAPACITY = 16 * 1024;
 
-    private final PreReadLimits limits;
-    private final Clock clock;
-    private final boolean shadow;
+    private final PreReadCharges charges;
     private final InflightBodies bodies;
     private final IngestMetrics metrics;
 
@@ -49,12 +45,10 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
     private byte[] body;
     private int length;
 
-    public BodyAggregator(PreReadLimits limits, Clock clock, boolean shadow, InflightBodies bodies, IngestMetrics metrics) {
-        this.limits = limits;
-        this.clock = clock;
-        this.shadow = shadow;
+    public BodyAggregator(PreReadCharges charges, InflightBodies bodies) {
+        this.charges = charges;
         this.bodies = bodies;
-        this.metrics = metrics;
+        this.metrics = charges.metrics();
     }
 
     /** The first buffer of a body with {@code declaredLength} (-1: undeclared) under {@code bodyLimit}. */
@@ -134,14 +128,11 @@ public final class BodyAggregator extends ChannelInboundHandlerAdapter {
         reset();
         exchange.bodyRead = true;
         if (received.length > 0 && !exchange.sourceBytesRefused) {
-            long wait = limits.chargeSourceBytes(exchange.source.id(), received.length, clock.nanoTime());
-            if (wait != 0) {
-                metrics.refused(RefusalScope.SOURCE);
-                if (!shadow) {
-                    bodies.release(received.length);
-                    ResponseWriter.send(ctx, exchange, Responses.refused(RefusalScope.SOURCE, wait), IngestOutcome.RATE_LIMITED, metrics);
-                    return;
-                }
+            long wait = charges.limits().chargeSourceBytes(exchange.source.id(), received.length, charges.now());
+            if (charges.refuses(RefusalScope.SOURCE, wait)) {
+                bodies.release(received.length);
+                ResponseWriter.send(ctx, exchange, Responses.refused(RefusalScope.SOURCE, wait), IngestOutcome.RATE_LIMITED, metrics);
+                return;
             }
         }
         ctx.fireChannelRead(new ReceivedHook(exchange, received));

@@ -6,10 +6,9 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.LastHttpContent;
-import org.sluice.core.Clock;
-import org.sluice.edge.config.RefusedBody;
 import org.sluice.edge.admission.PreReadLimits;
 import org.sluice.edge.admission.RefusalScope;
+import org.sluice.edge.config.RefusedBody;
 
 /**
  * Pipeline position: after {@link BodySizeHandler} (a body over its limit is refused before
@@ -56,9 +55,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
     /** The biggest declared body a refusal may drop rather than close for: 64 KiB. */
     static final long SMALL_BODY = 64 * 1024;
 
-    private final PreReadLimits limits;
-    private final Clock clock;
-    private final boolean shadow;
+    private final PreReadCharges charges;
     private final RefusedBody refusedBody;
     private final IngestMetrics metrics;
 
@@ -66,13 +63,10 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
     private IngestExchange held;
     private FullHttpResponse heldAnswer;
 
-    public PreReadAdmissionHandler(PreReadLimits limits, Clock clock, boolean shadow, RefusedBody refusedBody,
-            IngestMetrics metrics) {
-        this.limits = limits;
-        this.clock = clock;
-        this.shadow = shadow;
+    public PreReadAdmissionHandler(PreReadCharges charges, RefusedBody refusedBody) {
+        this.charges = charges;
         this.refusedBody = refusedBody;
-        this.metrics = metrics;
+        this.metrics = charges.metrics();
     }
 
     @Override
@@ -85,7 +79,8 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
             ctx.fireChannelRead(msg);
             return;
         }
-        long now = clock.nanoTime();
+        PreReadLimits limits = charges.limits();
+        long now = charges.now();
         if (refused(ctx, exchange, RefusalScope.IP, limits.chargeAddress(exchange.client, now))
                 || refused(ctx, exchange, RefusalScope.NODE, limits.chargeNode(now))) {
             return;
@@ -101,11 +96,7 @@ public final class PreReadAdmissionHandler extends ChannelInboundHandlerAdapter 
     }
 
     private boolean refused(ChannelHandlerContext ctx, IngestExchange exchange, RefusalScope scope, long waitNanos) {
-        if (waitNanos == 0) {
-            return false;
-        }
-        metrics.refused(scope);
-        if (shadow) {
+        if (!charges.refuses(scope, waitNanos)) {
             return false;
         }
         FullHttpResponse answer = Responses.refused(scope, waitNanos);

@@ -11,7 +11,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,6 +22,7 @@ import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookLog;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.log.Warnings;
+import org.sluice.edge.threads.Threads;
 
 /**
  * The group-commit batcher in front of the {@link HookLog}.
@@ -117,11 +117,7 @@ public final class Intake implements AutoCloseable {
             partitions[i] = new Partition(settings, clock);
             writers[i] = newWriter(i);
         }
-        deadlines = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "sluice-intake-deadlines");
-            t.setDaemon(true);
-            return t;
-        });
+        deadlines = Threads.daemonScheduler("sluice-intake-deadlines");
     }
 
     /** Starts the writers over {@code store} with the system clock. */

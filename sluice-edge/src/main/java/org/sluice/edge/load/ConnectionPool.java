@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLException;
+import org.sluice.edge.threads.Threads;
 
 /**
  * A fixed pool of keep-alive HTTP/1.1 connections and the queue of requests waiting for one.
@@ -77,11 +78,7 @@ final class ConnectionPool implements AutoCloseable {
         this.stats = stats;
         this.factory = factory;
         this.maxPending = maxPending;
-        this.group = new NioEventLoopGroup(1, r -> {
-            Thread t = new Thread(r, "sluice-load-io");
-            t.setDaemon(true);
-            return t;
-        });
+        this.group = new NioEventLoopGroup(1, Threads.named("sluice-load-io"));
         this.loop = group.next();
         SslContext ssl = sslContext(options);
         String host = options.url().getHost();

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
+import org.sluice.edge.threads.Threads;
 
 /**
  * One open-loop run: a scheduler thread offers request {@code i} at
@@ -71,8 +72,7 @@ public final class LoadRun {
                 throw new IllegalStateException("cannot connect to " + options.url());
             }
             long start = System.nanoTime();
-            Thread scheduler = new Thread(() -> offer(options, factory, pool, stats, start, total), "sluice-load-scheduler");
-            scheduler.setDaemon(true);
+            Thread scheduler = Threads.daemon(() -> offer(options, factory, pool, stats, start, total), "sluice-load-scheduler");
             LoadStats.Snapshot first = stats.snapshot(); // before any request: the seconds' deltas add up to the total
             scheduler.start();
 

@@ -28,7 +28,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLException;
@@ -68,6 +67,7 @@ import org.sluice.edge.http.HookHandler;
 import org.sluice.edge.http.InflightBodies;
 import org.sluice.edge.http.ReadDeadlineHandler;
 import org.sluice.edge.http.PreReadAdmissionHandler;
+import org.sluice.edge.http.PreReadCharges;
 import org.sluice.edge.http.IngestMetrics;
 import org.sluice.edge.http.InOrderGate;
 import org.sluice.edge.http.RefusalFastPath;
@@ -219,13 +219,9 @@ public final class EdgeServer implements AutoCloseable {
      * wait; one more is answered 503.
      */
     private static ThreadPoolExecutor adminExecutor(AdminConfig admin) {
-        AtomicInteger index = new AtomicInteger();
         return new ThreadPoolExecutor(admin.workers(), admin.workers(), 0L, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(2 * admin.maxConnections()), task -> {
-                    Thread thread = new Thread(task, "sluice-admin-worker-" + index.getAndIncrement());
-                    thread.setDaemon(true);
-                    return thread;
-                }, new ThreadPoolExecutor.AbortPolicy());
+                new ArrayBlockingQueue<>(2 * admin.maxConnections()), Threads.numbered("sluice-admin-worker-", 0),
+                new ThreadPoolExecutor.AbortPolicy());
     }
 
     /** The server side of {@code http.tls} or {@code admin.tls}: PEM files, JDK provider. */
@@ -395,9 +391,8 @@ public final class EdgeServer implements AutoCloseable {
         private final SslContext ssl;
         private final HttpDecoderConfig decoderConfig;
         private final PreReadLimits preRead;
-        private final Clock clock;
+        private final PreReadCharges charges;
         private final IngestMetrics metrics;
-        private final boolean shadow;
         private final InflightBodies bodies;
         private final ConnectionsPerAddress perAddress;
         // the stateless handlers (@Sharable): one instance each, in every connection's pipeline
@@ -413,10 +408,9 @@ public final class EdgeServer implements AutoCloseable {
         private final PipelineSeam seam;
 
         Pipeline(SluiceConfig config, Clock clock, LongSupplier epochMillis, IngestMetrics metrics, PipelineSeam seam) {
-            this.clock = clock;
             this.seam = seam;
             this.metrics = metrics;
-            this.shadow = config.rateLimits().shadow();
+            boolean shadow = config.rateLimits().shadow();
             this.ssl = config.http().tls().map(EdgeServer::serverTls).orElse(null);
             this.decoderConfig = new HttpDecoderConfig()
                     .setMaxHeaderSize(config.http().maxHeaderBytes())
@@ -437,6 +431,7 @@ public final class EdgeServer implements AutoCloseable {
             this.preRead = backends.host() != null
                     ? new HostLimits(backends.host(), config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes)
                     : new NodeLimits(config.rateLimits().perIp(), config.rateLimits().node(), sourceBytes);
+            this.charges = new PreReadCharges(preRead, clock, shadow, metrics);
             HookStage stage = new HookStage(backends.tenants(), backends.sink(), metrics, epochMillis, workers, telemetry);
             this.bodies = new InflightBodies(config.http().maxInflightBodyBytes());
             Gauge.builder("sluice.http.inflight.body.bytes", bodies, InflightBodies::held)
@@ -486,11 +481,10 @@ public final class EdgeServer implements AutoCloseable {
             p.addLast("route", route);
             p.addLast("client", client);
             p.addLast("body-size", bodySize);
-            p.addLast("pre-read", new PreReadAdmissionHandler(preRead, clock, shadow,
-                    config.http().refusedBody(), metrics));
+            p.addLast("pre-read", new PreReadAdmissionHandler(charges, config.http().refusedBody()));
             p.addLast("body-room", bodyRoom);
             p.addLast("continue", proceed);
-            p.addLast("body", new BodyAggregator(preRead, clock, shadow, bodies, metrics));
+            p.addLast("body", new BodyAggregator(charges, bodies));
             p.addLast("hook", hook);
         }
     }

@@ -3,7 +3,9 @@ package org.sluice.edge.threads;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Daemon threads with a name of their own, and the one way an executor is stopped: told to
@@ -22,9 +24,24 @@ public final class Threads {
         return t;
     }
 
+    /** Makes daemon threads that are all named {@code name}. */
+    public static ThreadFactory named(String name) {
+        return r -> daemon(r, name);
+    }
+
+    /**
+     * Makes the daemon threads of a pool, named {@code prefix} and a number: {@code first} for
+     * the first thread made, then one more for each (e.g. {@code sluice-replay-0},
+     * {@code sluice-replay-1}).
+     */
+    public static ThreadFactory numbered(String prefix, int first) {
+        AtomicInteger next = new AtomicInteger(first);
+        return r -> daemon(r, prefix + next.getAndIncrement());
+    }
+
     /** A single daemon thread named {@code name} that runs scheduled tasks. */
     public static ScheduledExecutorService daemonScheduler(String name) {
-        return Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name));
+        return Executors.newSingleThreadScheduledExecutor(named(name));
     }
 
     /**

@@ -61,7 +61,7 @@ class BodyHandlersTest {
                 Map.of());
 
         private EmbeddedChannel channel(boolean shadow, RefusedBody refusedBody) {
-            return Wire.channel(CLIENT, new PreReadAdmissionHandler(limits, clock, shadow, refusedBody, metrics));
+            return Wire.channel(CLIENT, new PreReadAdmissionHandler(new PreReadCharges(limits, clock, shadow, metrics), refusedBody));
         }
 
         @Test
@@ -137,7 +137,7 @@ class BodyHandlersTest {
         private final InflightBodies bodies = new InflightBodies(1 << 20);
 
         private EmbeddedChannel channel(NodeLimits limits) {
-            return Wire.channel(CLIENT, new BodyAggregator(limits, clock, false, bodies, metrics));
+            return Wire.channel(CLIENT, new BodyAggregator(new PreReadCharges(limits, clock, false, metrics), bodies));
         }
 
         private final NodeLimits unlimited = new NodeLimits(Optional.empty(), Optional.empty(), Map.of());

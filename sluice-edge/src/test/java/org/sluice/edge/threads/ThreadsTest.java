@@ -6,6 +6,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,26 @@ class ThreadsTest {
         } finally {
             assertThat(Threads.stopNow(scheduler, 30)).isTrue();
         }
+    }
+
+    @Test
+    void poolFactoriesMakeDaemonThreadsNamedAsBefore() {
+        ThreadFactory numbered = Threads.numbered("sluice-replay-", 0);
+        Thread first = numbered.newThread(() -> { });
+        Thread second = numbered.newThread(() -> { });
+        assertThat(first.getName()).isEqualTo("sluice-replay-0");
+        assertThat(second.getName()).isEqualTo("sluice-replay-1");
+        assertThat(first.isDaemon() && second.isDaemon()).isTrue();
+
+        Thread fromOne = Threads.numbered("sluice-delivery-", 1).newThread(() -> { });
+        assertThat(fromOne.getName()).isEqualTo("sluice-delivery-1");
+
+        ThreadFactory named = Threads.named("sluice-receive");
+        Thread a = named.newThread(() -> { });
+        Thread b = named.newThread(() -> { });
+        assertThat(a.getName()).isEqualTo("sluice-receive");
+        assertThat(b.getName()).isEqualTo("sluice-receive");
+        assertThat(a.isDaemon() && b.isDaemon()).isTrue();
     }
 
     @Test

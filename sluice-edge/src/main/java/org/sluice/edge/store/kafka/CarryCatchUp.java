@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -64,30 +63,26 @@ final class CarryCatchUp {
         final List<Aside> aside = new ArrayList<>();
     }
 
-    private final FollowerSettings settings;
-    private final WorkingSet store;
-    private final LongSupplier wallMillis;
+    private final FollowerContext context;
     /** Retry partitions being caught up. */
     private final Map<TopicPartition, State> catching = new HashMap<>();
     /** Hooks partitions paused until their retry partition is caught up. */
     private final Set<TopicPartition> held = new HashSet<>();
 
-    CarryCatchUp(FollowerSettings settings, WorkingSet store, LongSupplier wallMillis) {
-        this.settings = settings;
-        this.store = store;
-        this.wallMillis = wallMillis;
+    CarryCatchUp(FollowerContext context) {
+        this.context = context;
     }
 
     /** Partitions newly given: each retry partition starts its catch-up, and the hooks partition of its number waits for it. */
     void assigned(Collection<TopicPartition> partitions, Consumer<?, ?> consumer) {
         for (TopicPartition tp : partitions) {
-            if (tp.topic().equals(settings.retryTopic())) {
+            if (context.onRetryTopic(tp)) {
                 catching.put(tp, new State());
             }
         }
         List<TopicPartition> pause = new ArrayList<>();
         for (TopicPartition tp : partitions) {
-            if (tp.topic().equals(settings.hooksTopic()) && catching.containsKey(sibling(tp))) {
+            if (context.onHooksTopic(tp) && catching.containsKey(sibling(tp))) {
                 pause.add(tp);
             }
         }
@@ -138,7 +133,7 @@ final class CarryCatchUp {
                     if (s.target < 0) {
                         s.target = consumer.endOffsets(List.of(tp), ASK).getOrDefault(tp, 0L);
                     }
-                    if (p.size() < settings.maxTrackedPerPartition() && consumer.position(tp, ASK) < s.target) {
+                    if (p.size() < context.settings().maxTrackedPerPartition() && consumer.position(tp, ASK) < s.target) {
                         continue;
                     }
                     taken += takeAside(s.aside);
@@ -195,13 +190,13 @@ final class CarryCatchUp {
             ids.add(a.id());
             carried.add(a.carried());
         }
-        LogReplay.completeCopies(store, hooks, store.commitWithIds(hooks, ids, carried), wallMillis);
+        context.commitCopies(hooks, ids, carried);
         return hooks.size();
     }
 
     /** The hooks partition of a retry partition's number, or the retry partition of a hooks one's. */
     private TopicPartition sibling(TopicPartition tp) {
-        return new TopicPartition(tp.topic().equals(settings.retryTopic()) ? settings.hooksTopic() : settings.retryTopic(),
-                tp.partition());
+        FollowerSettings s = context.settings();
+        return new TopicPartition(context.onRetryTopic(tp) ? s.hooksTopic() : s.retryTopic(), tp.partition());
     }
 }

@@ -1,20 +1,15 @@
 package org.sluice.edge.store.kafka;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.DeliveryRow;
-import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.StoredHook;
-import org.sluice.edge.store.WorkingSet;
 
 /**
  * Carries forward the hooks a {@link LogFollower} holds unfinished on the hooks topic (a
@@ -41,21 +36,14 @@ final class HookCarry {
 
     private static final Logger LOG = LoggerFactory.getLogger(HookCarry.class);
 
-    private final FollowerSettings settings;
-    private final WorkingSet store;
-    private final LongSupplier wallMillis;
-    private final Set<String> orderedDestinations;
+    private final FollowerContext context;
     private final RetryMoves moves;
     /** Read by other threads. */
     private final AtomicLong carriedCount = new AtomicLong();
 
     /** Carries through {@code moves}; does nothing when they are off or {@link FollowerSettings#carryAfter()} is zero. */
-    HookCarry(FollowerSettings settings, WorkingSet store, LongSupplier wallMillis, Set<String> orderedDestinations,
-              RetryMoves moves) {
-        this.settings = settings;
-        this.store = store;
-        this.wallMillis = wallMillis;
-        this.orderedDestinations = Set.copyOf(orderedDestinations);
+    HookCarry(FollowerContext context, RetryMoves moves) {
+        this.context = context;
         this.moves = moves;
     }
 
@@ -66,19 +54,19 @@ final class HookCarry {
 
     /** Starts carrying every held hook of the hooks partitions of {@code progress} older than the carry age. */
     void start(Map<TopicPartition, PartitionProgress> progress) {
-        long after = settings.carryAfter().toMillis();
+        long after = context.settings().carryAfter().toMillis();
         if (after == 0 || !moves.enabled()) {
             return;
         }
-        long now = wallMillis.getAsLong();
+        long now = context.now();
         try {
             for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
-                if (e.getKey().topic().equals(settings.hooksTopic())) {
+                if (context.onHooksTopic(e.getKey())) {
                     carry(e.getValue(), now, now - after);
                 }
             }
         } catch (RuntimeException e) { // a read or a send refused: the hooks stay, and a later pass tries again
-            LOG.warn("carrying held hooks forward to {} failed: {}", settings.retryTopic(), e.toString());
+            LOG.warn("carrying held hooks forward to {} failed: {}", context.settings().retryTopic(), e.toString());
         }
     }
 
@@ -87,20 +75,13 @@ final class HookCarry {
             if (HookRecords.idMillis(UUID.fromString(id)) > stampedBefore || moves.inMotion(id)) {
                 continue;
             }
-            List<DeliveryRow> pending = new ArrayList<>();
-            boolean ordered = false;
-            for (DeliveryRow r : store.deliveries().deliveries(id)) {
-                if (r.state() == DeliveryState.PENDING) {
-                    pending.add(r);
-                    ordered |= orderedDestinations.contains(r.destination());
-                }
-            }
-            if (pending.isEmpty() || ordered) {
+            List<DeliveryRow> pending = context.pending(id);
+            if (pending.isEmpty() || context.ordered(pending)) {
                 continue;
             }
-            Optional<StoredHook> hook = store.get(id);
+            Optional<StoredHook> hook = context.store().get(id);
             if (hook.isPresent()) {
-                moves.move(id, RetryRecords.record(settings.retryTopic(), hook.get(), pending, now));
+                moves.move(id, RetryRecords.record(context.settings().retryTopic(), hook.get(), pending, now));
                 carriedCount.incrementAndGet();
             }
         }

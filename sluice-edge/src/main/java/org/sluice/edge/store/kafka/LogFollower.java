@@ -194,11 +194,12 @@ public final class LogFollower implements AutoCloseable {
         this.fenceNanos = TimeUnit.MILLISECONDS.toNanos(session) * 2 / 3;
         this.consumer = new KafkaConsumer<>(settings.consumerProperties());
         this.producer = new KafkaProducer<>(RetryMoves.producerProperties(settings));
-        this.moves = new RetryMoves(settings, store, wallMillis, orderedDestinations, producer);
-        this.carry = new HookCarry(settings, store, wallMillis, orderedDestinations, moves);
-        this.ordered = new OrderedCarry(settings, store, wallMillis, orderedDestinations, producer);
-        this.catchUp = new CarryCatchUp(settings, store, wallMillis);
-        this.intake = new RecordIntake(settings, store, wallMillis, moves, catchUp);
+        FollowerContext context = new FollowerContext(settings, store, wallMillis, orderedDestinations);
+        this.moves = new RetryMoves(context, producer);
+        this.carry = new HookCarry(context, moves);
+        this.ordered = new OrderedCarry(context, producer);
+        this.catchUp = new CarryCatchUp(context);
+        this.intake = new RecordIntake(context, moves, catchUp);
         this.deadLetters = new DeadLetters(settings, store, producer);
         this.published = new FollowerPublished(settings, new FollowerFigures(!moves.enabled()
                 ? List.of(settings.hooksTopic()) : List.of(settings.hooksTopic(), settings.retryTopic())));

@@ -1,15 +1,12 @@
 package org.sluice.edge.store.kafka;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -17,9 +14,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.DeliveryRow;
-import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.StoredHook;
-import org.sluice.edge.store.WorkingSet;
 
 /**
  * Carries forward, keeping each key's order, the held hooks whose records their topic's
@@ -62,10 +57,7 @@ final class OrderedCarry {
     private record Slot(TopicPartition partition, long offset) {
     }
 
-    private final FollowerSettings settings;
-    private final WorkingSet store;
-    private final LongSupplier wallMillis;
-    private final Set<String> orderedDestinations;
+    private final FollowerContext context;
     /** Null when the carry is off ({@link FollowerSettings#carryAfter()} zero). */
     private final KafkaProducer<byte[], byte[]> producer;
     /** Copies being written, by the record they supersede; at most one per record held. */
@@ -74,13 +66,9 @@ final class OrderedCarry {
     private final AtomicLong carriedCount = new AtomicLong();
 
     /** Carries with {@code producer} (the follower's, which it closes); none when the settings' carry age is zero. */
-    OrderedCarry(FollowerSettings settings, WorkingSet store, LongSupplier wallMillis, Set<String> orderedDestinations,
-                 KafkaProducer<byte[], byte[]> producer) {
-        this.settings = settings;
-        this.store = store;
-        this.wallMillis = wallMillis;
-        this.orderedDestinations = Set.copyOf(orderedDestinations);
-        this.producer = settings.carryAfter().isZero() ? null : producer;
+    OrderedCarry(FollowerContext context, KafkaProducer<byte[], byte[]> producer) {
+        this.context = context;
+        this.producer = context.settings().carryAfter().isZero() ? null : producer;
     }
 
     /** Records superseded by an acknowledged copy since start. */
@@ -105,20 +93,20 @@ final class OrderedCarry {
         if (producer == null) {
             return;
         }
-        long now = wallMillis.getAsLong();
-        long before = now - settings.carryAfter().toMillis();
+        long now = context.now();
+        long before = now - context.settings().carryAfter().toMillis();
         try {
             for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
                 TopicPartition tp = e.getKey();
                 if (catchingUp.test(tp)) {
                     continue;
                 }
-                if (tp.topic().equals(settings.hooksTopic())) {
-                    TopicPartition retry = new TopicPartition(settings.retryTopic(), tp.partition());
+                if (context.onHooksTopic(tp)) {
+                    TopicPartition retry = new TopicPartition(context.settings().retryTopic(), tp.partition());
                     if (progress.containsKey(retry) && !catchingUp.test(retry)) {
                         carryOrdered(tp, e.getValue(), retry.partition(), now, before);
                     }
-                } else if (tp.topic().equals(settings.retryTopic())) {
+                } else if (context.onRetryTopic(tp)) {
                     carryAgain(tp, e.getValue(), now, before);
                 }
             }
@@ -158,7 +146,7 @@ final class OrderedCarry {
             if (h.stampMillis() > before || writing.containsKey(slot)) {
                 continue;
             }
-            List<DeliveryRow> pending = pending(h.hookId());
+            List<DeliveryRow> pending = context.pending(h.hookId());
             if (!pending.isEmpty()) {
                 send(slot, tp.partition(), h.hookId(), pending, now, h.position());
             }
@@ -166,27 +154,16 @@ final class OrderedCarry {
     }
 
     private void send(Slot slot, int partition, String hookId, List<DeliveryRow> pending, long now, long position) {
-        Optional<StoredHook> hook = store.get(hookId);
+        Optional<StoredHook> hook = context.store().get(hookId);
         if (hook.isPresent()) {
-            writing.put(slot, producer.send(RetryRecords.carried(settings.retryTopic(), partition, hook.get(), pending,
-                    now, position)));
+            String topic = context.settings().retryTopic();
+            writing.put(slot, producer.send(RetryRecords.carried(topic, partition, hook.get(), pending, now, position)));
         }
-    }
-
-    /** The hook's pending deliveries. */
-    private List<DeliveryRow> pending(String hookId) {
-        List<DeliveryRow> out = new ArrayList<>(2);
-        for (DeliveryRow r : store.deliveries().deliveries(hookId)) {
-            if (r.state() == DeliveryState.PENDING) {
-                out.add(r);
-            }
-        }
-        return out;
     }
 
     /** The hook's pending deliveries when one of them is to an ordered destination, else none. */
     private List<DeliveryRow> pendingOrdered(String hookId) {
-        List<DeliveryRow> pending = pending(hookId);
-        return pending.stream().anyMatch(r -> orderedDestinations.contains(r.destination())) ? pending : List.of();
+        List<DeliveryRow> pending = context.pending(hookId);
+        return context.ordered(pending) ? pending : List.of();
     }
 }

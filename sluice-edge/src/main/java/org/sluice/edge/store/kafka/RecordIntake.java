@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -32,18 +31,14 @@ final class RecordIntake {
 
     private static final Logger LOG = LoggerFactory.getLogger(RecordIntake.class);
 
-    private final FollowerSettings settings;
-    private final WorkingSet store;
-    private final LongSupplier wallMillis;
+    private final FollowerContext context;
     private final RetryMoves moves;
     private final CarryCatchUp catchUp;
     /** Read by other threads. */
     private final AtomicLong taken = new AtomicLong();
 
-    RecordIntake(FollowerSettings settings, WorkingSet store, LongSupplier wallMillis, RetryMoves moves, CarryCatchUp catchUp) {
-        this.settings = settings;
-        this.store = store;
-        this.wallMillis = wallMillis;
+    RecordIntake(FollowerContext context, RetryMoves moves, CarryCatchUp catchUp) {
+        this.context = context;
         this.moves = moves;
         this.catchUp = catchUp;
     }
@@ -83,7 +78,7 @@ final class RecordIntake {
         List<Map<String, WorkingSet.Carried>> carried = new ArrayList<>(n);
         List<CarryCatchUp.Aside> aside = new ArrayList<>();
         List<String> arrivals = new ArrayList<>();
-        boolean retries = tp.topic().equals(settings.retryTopic());
+        boolean retries = context.onRetryTopic(tp);
         String[] hookIds = new String[n];
         long[] stamps = new long[n];
         long[] positions = new long[n];
@@ -121,7 +116,7 @@ final class RecordIntake {
                 if (!arrivals.isEmpty()) {
                     moves.arrived(arrivals.toArray(new String[0]));
                 }
-                LogReplay.completeCopies(store, hooks, store.commitWithIds(hooks, ids, carried), wallMillis);
+                context.commitCopies(hooks, ids, carried);
             } catch (RuntimeException e) {
                 LOG.warn("the working set refused {} hooks of {}: {}; reading them again", hooks.size(), tp, e.toString());
                 return false;

@@ -10,7 +10,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -21,7 +20,6 @@ import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.StoredHook;
-import org.sluice.edge.store.WorkingSet;
 
 /**
  * A {@link LogFollower}'s moves of hooks waiting for distant retries to the retry topic
@@ -39,11 +37,7 @@ final class RetryMoves {
     /** Records looked at from each head per pass. */
     private static final int WINDOW = 1_000;
 
-    private final FollowerSettings settings;
-    private final WorkingSet store;
-    private final LongSupplier wallMillis;
-    /** Destinations delivered in order ({@code fifo}): their hooks are never moved (a move would reorder them). */
-    private final Set<String> orderedDestinations;
+    private final FollowerContext context;
     /** Null when moves are off ({@link FollowerSettings#retryMoveAfter()} zero). */
     private final KafkaProducer<byte[], byte[]> producer;
     /** Hooks being written to the retry topic, by id. */
@@ -54,13 +48,9 @@ final class RetryMoves {
     private final AtomicLong movedCount = new AtomicLong();
 
     /** Moves with {@code producer} (the follower's, which it closes), none when the settings turn moves off. */
-    RetryMoves(FollowerSettings settings, WorkingSet store, LongSupplier wallMillis, Set<String> orderedDestinations,
-               KafkaProducer<byte[], byte[]> producer) {
-        this.settings = settings;
-        this.store = store;
-        this.wallMillis = wallMillis;
-        this.orderedDestinations = Set.copyOf(orderedDestinations);
-        this.producer = settings.retryMoveAfter().isZero() ? null : producer;
+    RetryMoves(FollowerContext context, KafkaProducer<byte[], byte[]> producer) {
+        this.context = context;
+        this.producer = context.settings().retryMoveAfter().isZero() ? null : producer;
     }
 
     /**
@@ -116,13 +106,13 @@ final class RetryMoves {
             forgetMoved(landed);
         }
         if (!redelivered.isEmpty()) {
-            store.forget(redelivered);
+            context.store().forget(redelivered);
         }
     }
 
     /** True when the working set holds the hook and none of its deliveries is pending. */
     private boolean finishedHere(String hookId) {
-        List<DeliveryRow> rows = store.deliveries().deliveries(hookId);
+        List<DeliveryRow> rows = context.store().deliveries().deliveries(hookId);
         return !rows.isEmpty() && rows.stream().noneMatch(r -> r.state() == DeliveryState.PENDING);
     }
 
@@ -145,16 +135,16 @@ final class RetryMoves {
         if (producer == null) {
             return;
         }
-        long now = wallMillis.getAsLong();
-        long after = settings.retryMoveAfter().toMillis();
+        long now = context.now();
+        long after = context.settings().retryMoveAfter().toMillis();
         try {
             for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
-                if (e.getKey().topic().equals(settings.hooksTopic())) {
+                if (context.onHooksTopic(e.getKey())) {
                     startAtHead(e.getValue(), now, after);
                 }
             }
         } catch (RuntimeException e) { // a read or a send refused: the hooks stay, and hold their offsets
-            LOG.warn("moving hooks to {} failed: {}", settings.retryTopic(), e.toString());
+            LOG.warn("moving hooks to {} failed: {}", context.settings().retryTopic(), e.toString());
         }
     }
 
@@ -163,25 +153,21 @@ final class RetryMoves {
             if (moved.contains(id) || moving.containsKey(id)) {
                 continue;
             }
-            List<DeliveryRow> pending = new ArrayList<>();
-            long due = Long.MAX_VALUE;
-            boolean ordered = false;
-            for (DeliveryRow r : store.deliveries().deliveries(id)) {
-                if (r.state() == DeliveryState.PENDING) {
-                    pending.add(r);
-                    due = Math.min(due, r.nextAttemptAtMillis());
-                    ordered |= orderedDestinations.contains(r.destination());
-                }
-            }
+            List<DeliveryRow> pending = context.pending(id);
             if (pending.isEmpty()) {
                 continue; // finished: the next pass commits past it
             }
-            if (ordered || due - now < after) {
+            long due = Long.MAX_VALUE;
+            for (DeliveryRow r : pending) {
+                due = Math.min(due, r.nextAttemptAtMillis());
+            }
+            if (context.ordered(pending) || due - now < after) {
                 return;
             }
-            Optional<StoredHook> hook = store.get(id);
+            Optional<StoredHook> hook = context.store().get(id);
             if (hook.isPresent()) {
-                moving.put(id, producer.send(RetryRecords.record(settings.retryTopic(), hook.get(), pending, now)));
+                String topic = context.settings().retryTopic();
+                moving.put(id, producer.send(RetryRecords.record(topic, hook.get(), pending, now)));
             }
         }
     }
@@ -203,7 +189,7 @@ final class RetryMoves {
     void settle() {
         List<String> done = new ArrayList<>();
         AnsweredSends.settle(moving, done::add, (id, failure) ->
-                LOG.warn("moving hook {} to {} failed: {}", id, settings.retryTopic(), failure.toString()));
+                LOG.warn("moving hook {} to {} failed: {}", id, context.settings().retryTopic(), failure.toString()));
         if (!done.isEmpty()) {
             forgetMoved(done);
         }
@@ -211,7 +197,7 @@ final class RetryMoves {
 
     private void forgetMoved(List<String> done) {
         try {
-            store.forget(done);
+            context.store().forget(done);
         } catch (RuntimeException ex) { // its rows stay here too: it may be sent by both (at least once)
             LOG.warn("forgetting {} moved hooks failed: {}", done.size(), ex.toString());
         }
