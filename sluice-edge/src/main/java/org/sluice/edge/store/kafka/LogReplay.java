@@ -71,11 +71,22 @@ import org.sluice.edge.store.WorkingSet;
  * partition that leaves this node takes the replay's pending copies of the hooks the
  * follower held from it along ({@code WorkingSet.forget}): those are not sent by the replay.
  *
+ * <h2>Streaming</h2>
+ * When {@link ReplaySource.Pacing#stream()} gives the destination's direct path (a
+ * {@code kafka} destination: docs/fleet-log.md, "Streaming to a {@code kafka} destination"),
+ * a batch whose {@link ReplayStream#open} holds sends each hook with it instead of copying
+ * it, unless the working set holds the hook with a pending delivery to the destination
+ * (looked up per hook only while the ledger's {@link org.sluice.edge.store.DeliveryLedger#pendingCount}
+ * is above 0 at the batch's start). A send not acknowledged, and each hook the stream does
+ * not take, is copied at the next write as above (counted once in {@code scheduled}); after
+ * the range's last record the reader waits for every send's answer and writes the last of
+ * them. The stream bounds its sends out itself.
+ *
  * <h2>Bounds</h2>
  * The reader copies at the replay's {@code rate}, and the dispatcher sends at the
  * destination's pace; where the first is faster, copies would pile up in the working set.
  * So after each write the reader waits while {@value #MAX_WAITING} deliveries to the
- * destination are pending there (the ledger's count, which the follower's pending hooks
+ * destination are pending there (the ledger's counter, read with no seek, which the follower's pending hooks
  * share: a destination behind on its live traffic slows the replay down too). A paused or
  * failing destination therefore holds a replay's thread until it drains. Memory is one
  * poll's records ({@code max.poll.records}) and one batch.
