@@ -26,6 +26,8 @@ import org.sluice.edge.store.DeliveryLedger;
 import org.sluice.edge.store.DestinationPauses;
 import org.sluice.edge.store.DisabledDestination;
 import org.sluice.edge.store.HookStore;
+import org.sluice.edge.store.ReplayStream;
+import org.sluice.edge.delivery.targets.KafkaTarget;
 
 /**
  * Hands pending deliveries on to their destinations: reads due rows from the
@@ -327,6 +329,20 @@ public final class Dispatcher implements AutoCloseable {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
+    }
+
+    /**
+     * A replay's direct path to {@code destination} ({@link StreamedReplay}; docs/fleet-log.md,
+     * "Replays", "Streaming"), one per replay: only for a {@code kafka} destination that the
+     * fleet's bucket does not pace; null for any other (the replay then schedules every hook
+     * in the ledger).
+     */
+    public ReplayStream replayStream(String destination) {
+        Outlet outlet = outlets.get(destination);
+        if (outlet == null || !(outlet.destination.target() instanceof KafkaTarget) || outlet.pacer instanceof FleetPacer) {
+            return null;
+        }
+        return new StreamedReplay(outlet, pauses, driver::stopping, wallMillis);
     }
 
     // ================================================================ status

@@ -514,6 +514,70 @@ final class Outlet {
         }
     }
 
+    // ================================================================ a replay's streamed attempts
+
+    /**
+     * A replay's streamed attempt ({@link StreamedReplay}): the first attempt of a fresh
+     * delivery of {@code hook}, sent through this destination's transport as a pass sends one
+     * (the same record, attempt 1), with no row and no slot: null, nothing sent, unless the
+     * breaker answers {@code ATTEMPT}. The breaker, the run of failures, the latency, the
+     * adaptive pace and, once acknowledged, the delivered counters and the lag hear the
+     * answer as they hear a pass's; a failure counts as {@code outcome="retry"} (the caller
+     * gives the hook a pending delivery, which the dispatcher retries). The future completes
+     * on the transport's thread: true when acknowledged.
+     */
+    java.util.concurrent.CompletableFuture<Boolean> sendStreamed(StoredHook hook, long nowMs) {
+        DestinationBreaker.Pass pass = breaker.tryPass();
+        if (pass != DestinationBreaker.Pass.ATTEMPT) {
+            if (pass == DestinationBreaker.Pass.PROBE) {
+                breaker.abandoned(pass); // the dispatcher's pass sends the probe
+            }
+            return null;
+        }
+        long startNanos = clock.nanoTime();
+        // TRANSPORT: the same call as start()'s, attempt 1 of a fresh delivery
+        return transport.send(destination, hook, 1, nowMs).handle((o, e) -> streamAnswered(hook, pass, startNanos, o));
+    }
+
+    /** Starts the streamed attempts queued since the last flush (the transport's one hand-off). */
+    void flushStreamed() {
+        transport.flush();
+    }
+
+    /** The answer of a streamed attempt (null: the transport failed the future, which none does); true when delivered. */
+    private boolean streamAnswered(StoredHook hook, DestinationBreaker.Pass pass, long startNanos, AttemptOutcome o) {
+        try {
+            long nowMs = wallMillis.getAsLong();
+            long endNanos = clock.nanoTime();
+            latency.record(Math.max(0, endNanos - startNanos), TimeUnit.NANOSECONDS);
+            AttemptResult result = o == null ? AttemptResult.failed(AttemptResult.Failure.PROTOCOL) : o.result();
+            if (pacer != null) {
+                pacer.heard(result, startNanos, endNanos);
+            }
+            if (result instanceof AttemptResult.Acknowledged) {
+                breaker.succeeded(pass);
+                streak.succeeded();
+                delivered.incrementAndGet();
+                attemptsDelivered.increment();
+                lag.record(Math.max(0, nowMs - hook.receivedAtMillis()), TimeUnit.MILLISECONDS);
+                return true;
+            }
+            if (result instanceof AttemptResult.Untransformable) {
+                breaker.abandoned(pass);
+            } else {
+                breaker.failed(pass);
+                streak.failed(nowMs, o == null ? null : redactor.redact(o.error()));
+            }
+            failed.incrementAndGet();
+            attemptsRetry.increment();
+            return false;
+        } catch (RuntimeException e) {
+            LOG.warn("judging a replay's streamed attempt of hook {} to destination {} failed (it goes through the"
+                    + " ledger): {}", hook.id(), name, e.toString());
+            return false;
+        }
+    }
+
     /** Whether an attempt of a fifo head (held by hook id) is out for any of {@code hookIds}. */
     boolean anyOut(Collection<String> hookIds) {
         for (String id : hookIds) {

@@ -13,6 +13,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -24,6 +25,7 @@ import org.sluice.edge.store.DeliveryScan;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStore;
 import org.sluice.edge.store.ReplaySource;
+import org.sluice.edge.store.ReplayStream;
 import org.sluice.edge.threads.Threads;
 
 /**
@@ -133,6 +135,8 @@ public final class Replays implements AutoCloseable {
 
     private final HookStore store;
     private final ReplaySource source;
+    /** A destination's direct path for one replay, or null (see {@link ReplaySource.Pacing#stream()}); null: none. */
+    private final Function<String, ReplayStream> streams;
     private final Clock clock;
     private final LongSupplier wallMillis;
     private final ExecutorService threads;
@@ -213,6 +217,8 @@ public final class Replays implements AutoCloseable {
         final long intervalNanos;
         final long toleranceNanos;
         final AtomicLong scheduled = new AtomicLong();
+        /** Hooks it streamed that the destination acknowledged: delivered with no row to count. */
+        final AtomicLong streamedDelivered = new AtomicLong();
         volatile boolean running = true;
         // the kept figures (see "How a replay runs", step 3)
         @GuardedBy("this")
@@ -259,6 +265,12 @@ public final class Replays implements AutoCloseable {
                 public void scheduled(int hooks) {
                     scheduled.addAndGet(hooks);
                 }
+
+                @Override
+                public ReplayStream stream() {
+                    ReplayStream direct = streams == null ? null : streams.apply(span.destination());
+                    return direct == null ? null : new CountedStream(direct, streamedDelivered);
+                }
             };
             try {
                 source.schedule(span.destination(), span.fromMillis(), span.toMillis(), span.deadOnly(),
@@ -279,9 +291,10 @@ public final class Replays implements AutoCloseable {
                 recount();
                 counted = true;
                 countedAtNanos = now;
-                settled = !wasRunning && delivered + dead >= made;
+                settled = !wasRunning && delivered + streamedDelivered.get() + dead >= made;
             }
-            return new Progress(id, span.destination(), running, matched, scheduled.get(), delivered, dead);
+            return new Progress(id, span.destination(), running, matched, scheduled.get(),
+                    delivered + streamedDelivered.get(), dead);
         }
 
         @GuardedBy("this")
@@ -304,6 +317,31 @@ public final class Replays implements AutoCloseable {
         }
     }
 
+    /** A replay's stream that counts the hooks the destination acknowledged. */
+    private record CountedStream(ReplayStream direct, AtomicLong delivered) implements ReplayStream {
+
+        @Override
+        public boolean open() {
+            return direct.open();
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Boolean> send(org.sluice.edge.store.StoredHook hook) {
+            var sent = direct.send(hook);
+            return sent == null ? null : sent.thenApply(ok -> {
+                if (ok) {
+                    delivered.incrementAndGet();
+                }
+                return ok;
+            });
+        }
+
+        @Override
+        public void flush() {
+            direct.flush();
+        }
+    }
+
     /**
      * @param store      the node's store (rows are read with {@link DeliveryScan}, scheduled with its ledger)
      * @param clock      paces the replays
@@ -319,8 +357,20 @@ public final class Replays implements AutoCloseable {
      * of {@link #get} are still counted on {@code store}, where the fresh deliveries are.
      */
     public Replays(HookStore store, ReplaySource source, Clock clock, LongSupplier wallMillis) {
+        this(store, source, null, clock, wallMillis);
+    }
+
+    /**
+     * As {@link #Replays(HookStore, ReplaySource, Clock, LongSupplier)}, with each replay
+     * offered {@code streams.apply(destination)} as its direct path ({@link ReplaySource.Pacing#stream()},
+     * e.g. {@link Dispatcher#replayStream}; null, or null answers: none). The hooks a stream
+     * delivered count in {@link Progress#delivered()} as they are acknowledged.
+     */
+    public Replays(HookStore store, ReplaySource source, Function<String, ReplayStream> streams, Clock clock,
+                   LongSupplier wallMillis) {
         this.store = Objects.requireNonNull(store, "store");
         this.source = source != null ? source : new StoreWalk(store);
+        this.streams = streams;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.wallMillis = Objects.requireNonNull(wallMillis, "wallMillis");
         this.threads = new ThreadPoolExecutor(THREADS, THREADS, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),

@@ -146,7 +146,8 @@ public final class EdgeServer implements AutoCloseable {
             telemetry.close();
             throw e;
         }
-        this.replays = new Replays(backends.store(), backends.replaySource(), clock, epochMillis);
+        this.replays = new Replays(backends.store(), backends.replaySource(),
+                backends.dispatcher() == null ? null : backends.dispatcher()::replayStream, clock, epochMillis);
         try {
             this.workers = new ForkJoinPool(Math.max(2, cores), pool -> {
                 var thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);

@@ -124,6 +124,15 @@ public interface DeliveryLedger extends DestinationPauses {
      */
     DestinationBacklog counts(String destination, long nowMillis);
 
+    /**
+     * The pending rows of {@code destination}, as {@link #counts} answers them, without the
+     * oldest one's age: a counter the ledger keeps, read with no seek into the store (a
+     * replay on the fleet's log asks it after every write, and per batch).
+     */
+    default long pendingCount(String destination) {
+        return counts(destination, 0).pending();
+    }
+
     /** A pending delivery as the pending index lists it: the hook's commit sequence number and id. */
     record PendingRef(long seq, String hookId) {
     }

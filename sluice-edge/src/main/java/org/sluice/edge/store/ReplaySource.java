@@ -21,6 +21,15 @@ public interface ReplaySource {
 
         /** {@code hooks} more were scheduled. */
         void scheduled(int hooks);
+
+        /**
+         * The destination's direct path for this replay's hooks, or null (the default): each
+         * hook is scheduled as a pending delivery in the store. Only the fleet's log uses it
+         * (docs/fleet-log.md, "Replays", "Streaming"); a hook streamed counts as scheduled.
+         */
+        default ReplayStream stream() {
+            return null;
+        }
     }
 
     /**

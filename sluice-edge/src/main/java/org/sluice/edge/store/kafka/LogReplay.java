@@ -7,8 +7,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -22,9 +25,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
+import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
 import org.sluice.edge.store.ReplaySource;
+import org.sluice.edge.store.ReplayStream;
 import org.sluice.edge.store.StoredHook;
 import org.sluice.edge.store.WorkingSet;
 
@@ -66,11 +71,22 @@ import org.sluice.edge.store.WorkingSet;
  * partition that leaves this node takes the replay's pending copies of the hooks the
  * follower held from it along ({@code WorkingSet.forget}): those are not sent by the replay.
  *
+ * <h2>Streaming</h2>
+ * When {@link ReplaySource.Pacing#stream()} gives the destination's direct path (a
+ * {@code kafka} destination: docs/fleet-log.md, "Streaming to a {@code kafka} destination"),
+ * a batch whose {@link ReplayStream#open} holds sends each hook with it instead of copying
+ * it, unless the working set holds the hook with a pending delivery to the destination
+ * (looked up per hook only while the ledger's {@link org.sluice.edge.store.DeliveryLedger#pendingCount}
+ * is above 0 at the batch's start). A send not acknowledged, and each hook the stream does
+ * not take, is copied at the next write as above (counted once in {@code scheduled}); after
+ * the range's last record the reader waits for every send's answer and writes the last of
+ * them. The stream bounds its sends out itself.
+ *
  * <h2>Bounds</h2>
  * The reader copies at the replay's {@code rate}, and the dispatcher sends at the
  * destination's pace; where the first is faster, copies would pile up in the working set.
  * So after each write the reader waits while {@value #MAX_WAITING} deliveries to the
- * destination are pending there (the ledger's count, which the follower's pending hooks
+ * destination are pending there (the ledger's counter, read with no seek, which the follower's pending hooks
  * share: a destination behind on its live traffic slows the replay down too). A paused or
  * failing destination therefore holds a replay's thread until it drains. Memory is one
  * poll's records ({@code max.poll.records}) and one batch.
@@ -185,6 +201,7 @@ final class LogReplay implements ReplaySource {
                     lastRecord = System.nanoTime(); // after the pacing's waits: only the brokers' silence counts
                 }
             }
+            copies.finish();
         } catch (KafkaException e) {
             throw unreadable(e);
         }
@@ -224,7 +241,11 @@ final class LogReplay implements ReplaySource {
         return found == null ? otherwise : found.offset();
     }
 
-    /** The hooks of one replay on their way into the working set, one write per poll or per {@link #BATCH}. */
+    /**
+     * The hooks of one replay on their way to the destination: streamed when the destination
+     * takes them directly (see "Streaming"), else into the working set, one write per poll or
+     * per {@link #BATCH}.
+     */
     private final class Copies {
         private final String destination;
         private final List<String> only;
@@ -232,12 +253,26 @@ final class LogReplay implements ReplaySource {
         private final Pacing pacing;
         private final List<PendingHook> hooks = new ArrayList<>(BATCH);
         private final List<UUID> ids = new ArrayList<>(BATCH);
+        /** The destination's direct path, or null: every hook goes into the working set. */
+        private final ReplayStream stream;
+        /** Streamed hooks not acknowledged (an error, a timeout): into the working set at the next write. */
+        private final Queue<StoredHook> fallbacks = new ConcurrentLinkedQueue<>();
+        /** Streamed hooks not yet answered. */
+        private final AtomicInteger out = new AtomicInteger();
+        /** Whether this batch streams ({@link ReplayStream#open}, asked at each write). */
+        private boolean streaming;
+        /** Whether the working set had deliveries to the destination pending at the batch's start. */
+        private boolean pendingSeen;
+        /** Hooks streamed since the last write. */
+        private int streamed;
 
         Copies(String destination, LongSupplier wallMillis, Pacing pacing) {
             this.destination = destination;
             this.only = List.of(destination);
             this.wallMillis = wallMillis;
             this.pacing = pacing;
+            this.stream = pacing.stream();
+            nextBatch();
         }
 
         /** Takes the record when it is a hook to the destination, once admitted; false when the replay must stop. */
@@ -258,19 +293,71 @@ final class LogReplay implements ReplaySource {
                 return false;
             }
             StoredHook h = logged.hook();
+            if (streaming && !(pendingSeen && heldPending(h.id())) && streamed(h)) {
+                return hooks.size() + streamed < BATCH || flush();
+            }
             hooks.add(PendingHook.of(h, only));
             ids.add(UUID.fromString(h.id()));
-            return hooks.size() < BATCH || flush();
+            return hooks.size() + streamed < BATCH || flush();
+        }
+
+        /** Sends {@code h} directly; false when the stream did not take it (the rest of the batch is copied). */
+        private boolean streamed(StoredHook h) {
+            var sent = stream.send(h);
+            if (sent == null) {
+                streaming = false;
+                return false;
+            }
+            out.incrementAndGet();
+            streamed++;
+            sent.whenComplete((acknowledged, e) -> {
+                if (!Boolean.TRUE.equals(acknowledged)) {
+                    fallbacks.add(h);
+                }
+                out.decrementAndGet(); // after the fallback is queued: finish() reads both in this order
+            });
+            return true;
+        }
+
+        /** Whether the working set holds the hook with a pending delivery to the destination (streaming it would repeat it). */
+        private boolean heldPending(String id) {
+            for (DeliveryRow row : workingSet.deliveries().deliveries(id)) {
+                if (row.destination().equals(destination) && row.state() == DeliveryState.PENDING) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Whether the next batch streams, asked once per batch. */
+        private void nextBatch() {
+            streaming = stream != null && stream.open();
+            pendingSeen = streaming && workingSet.deliveries().pendingCount(destination) > 0;
         }
 
         /**
-         * Writes the hooks taken, in one write; those the working set holds already
-         * (answered DUPLICATE) get a fresh delivery to the destination, all in one more
-         * write ({@link WorkingSet#redeliverHeld}). Then waits for room (see "Bounds").
-         * False when the replay's thread was interrupted meanwhile.
+         * Starts the hooks streamed; writes the hooks taken and the streamed ones not
+         * acknowledged, in one write; those the working set holds already (answered
+         * DUPLICATE) get a fresh delivery to the destination, all in one more write
+         * ({@link WorkingSet#redeliverHeld}). Then waits for room (see "Bounds"). False when
+         * the replay's thread was interrupted meanwhile.
          */
         boolean flush() {
+            if (stream != null) {
+                stream.flush();
+            }
+            if (streamed > 0) {
+                pacing.scheduled(streamed);
+                streamed = 0;
+            }
+            int again = 0; // streamed, scheduled already
+            for (StoredHook h = fallbacks.poll(); h != null; h = fallbacks.poll()) {
+                hooks.add(PendingHook.of(h, only));
+                ids.add(UUID.fromString(h.id()));
+                again++;
+            }
             if (hooks.isEmpty()) {
+                nextBatch();
                 return true;
             }
             List<CommitResult> results = workingSet.commitWithIds(hooks, ids);
@@ -283,16 +370,36 @@ final class LogReplay implements ReplaySource {
             if (!held.isEmpty()) {
                 workingSet.redeliverHeld(held, destination, wallMillis.getAsLong());
             }
-            pacing.scheduled(hooks.size());
+            pacing.scheduled(hooks.size() - again);
             hooks.clear();
             ids.clear();
-            return awaitRoom();
+            boolean room = awaitRoom();
+            nextBatch();
+            return room;
+        }
+
+        /**
+         * After the range's last record: waits until every streamed hook is answered, then
+         * writes those not acknowledged. False when the thread was interrupted meanwhile (they
+         * stay unwritten: a replay stops where it is).
+         */
+        boolean finish() {
+            if (stream != null) {
+                stream.flush();
+            }
+            while (out.get() > 0) {
+                LockSupport.parkNanos(ROOM_PARK_NANOS);
+                if (Thread.currentThread().isInterrupted()) {
+                    return false;
+                }
+            }
+            return flush();
         }
 
         /** Parks while {@value #MAX_WAITING} deliveries to the destination are pending in the working set. */
         private boolean awaitRoom() {
             boolean counted = false;
-            while (workingSet.deliveries().counts(destination, wallMillis.getAsLong()).pending() >= maxWaiting) {
+            while (workingSet.deliveries().pendingCount(destination) >= maxWaiting) {
                 if (!counted) {
                     waitsForRoom.incrementAndGet();
                     counted = true;

@@ -207,6 +207,13 @@ final class LedgerQueries {
      * the destination's pending floor: past the tombstones of the rows finished before the
      * previous look, see {@link LedgerState}).
      */
+    /** The pending count of {@link #counts}, from the destination's counter alone (no seek). */
+    long pendingCount(String destination) {
+        PendingHook.checkDestination(destination);
+        LedgerState.Counter c = state.counterOrNull(destination);
+        return c == null ? 0 : c.pending.get();
+    }
+
     DestinationBacklog counts(String destination, long nowMillis) {
         PendingHook.checkDestination(destination);
         LedgerState.Counter c = state.counterOrNull(destination);

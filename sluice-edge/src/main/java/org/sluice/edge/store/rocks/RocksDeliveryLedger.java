@@ -179,6 +179,11 @@ public final class RocksDeliveryLedger implements DeliveryLedger, SharedPauses {
     }
 
     @Override
+    public long pendingCount(String destination) {
+        return queries.pendingCount(destination);
+    }
+
+    @Override
     public List<PendingRef> pendingInOrder(String destination, long afterSeq, int limit) {
         return queries.pendingInOrder(destination, afterSeq, limit);
     }

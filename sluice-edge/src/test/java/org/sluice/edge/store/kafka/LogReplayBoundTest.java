@@ -83,6 +83,7 @@ class LogReplayBoundTest {
 
             Eventually.until("the reader waits for room", WAIT, () -> replay.waitsForRoom() >= 1);
             long pending = workingSet.deliveries().counts("app", System.currentTimeMillis()).pending();
+            assertThat(workingSet.deliveries().pendingCount("app")).as("the ledger's counter, no seek").isEqualTo(pending);
             assertThat(scheduled.get()).as("scheduled when it first waited").isEqualTo(pending)
                     .isBetween((long) BOUND, (long) BOUND + LogReplay.BATCH).isLessThan(HOOKS);
             assertThat(run).isNotDone();
