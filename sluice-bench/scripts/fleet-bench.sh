@@ -9,8 +9,11 @@
 # Every scenario prints one RESULT line (decisions/s, p50, p99, p99.9 and max in µs); the
 # SUMMARY lines at the end put Sluice beside Bucket4j per tenant count. Optional
 # environment: SCENARIOS (space-separated subset to run, e.g. "sluice-10k bucket4j-10k";
-# the JMH part runs only with the full set), FLEET_JAVA_OPTS (extra options for the load
-# JVM, e.g. -Xlog:gc:file=/tmp/gc.log).
+# the JMH part runs only with the full set; limiter-10k and limiter-hot run the library's
+# FleetLimiter, which the full set leaves out), FLEET_JAVA_OPTS (extra options for the load
+# JVM, e.g. -Xlog:gc:file=/tmp/gc.log), JAR (another build's benchmarks.jar, to compare two
+# builds in alternating runs). RESULT lines carry the load JVM's and redis-server's CPU
+# time per decision over the measured part.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -19,7 +22,7 @@ WARMUP=${2:-5}
 THREADS=64
 ALL_SCENARIOS="sluice-hot bucket4j-hot sluice-10k bucket4j-10k sluice-hot-dedupe pause"
 SCENARIOS=${SCENARIOS:-$ALL_SCENARIOS}
-JAR=sluice-bench/target/benchmarks.jar
+JAR=${JAR:-sluice-bench/target/benchmarks.jar}
 
 if [ ! -f "$JAR" ] || [ -n "${REBUILD:-}" ]; then
   mvn -B -ntp -q -o -pl sluice-bench -am package -DskipTests
@@ -94,6 +97,8 @@ summary() { # $1 label, $2 Sluice's scenario, $3 Bucket4j's scenario
 if [ -f "$workdir/results" ]; then
   summary hot sluice-hot bucket4j-hot
   summary 10k sluice-10k bucket4j-10k
+  summary limiter-hot limiter-hot bucket4j-hot
+  summary limiter-10k limiter-10k bucket4j-10k
 fi
 echo "# end load:$(uptime | sed 's/.*load average//')"
 

@@ -13,8 +13,12 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 
 /**
- * Group commit of admissions on a standalone store: concurrent {@link AdmitRequest}s
- * share one {@code EVALSHA admit.lua}, which decides them one after the other.
+ * Group commit of script calls on a standalone store: concurrent {@link AdmitRequest}s
+ * share one {@code EVALSHA admit.lua}, which decides them one after the other; a
+ * {@link FleetLimiter}'s concurrent {@link LimitCall}s share one {@code EVALSHA limit.lua}
+ * the same way (one batcher per script: {@link #forScript}). A call's arguments are the
+ * count of entries, the script's header, then each entry's arguments in queue order;
+ * its keys are each entry's keys in the same order.
  *
  * <p>Design. Callers enqueue (lock-free, many producers) into a {@link
  * ConcurrentLinkedQueue} bounded by an {@link AtomicInteger} reservation count, as in
@@ -74,31 +78,46 @@ final class AdmitBatcher {
 
     private final RedisLink link;
     private final Timer timer;
-    private final String pendingTtlMs;
+    private final Script script;
+    /** The arguments after the count and before the first entry's (admit.lua: pending TTL, "now"). */
+    private final String[] header;
     private final long timeoutMs;
     private final int queueMax;
     private final int batchMax;
     private final int inFlightMax;
-    private final ConcurrentLinkedQueue<AdmitRequest> queue = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<ScriptCall> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder rejected = new LongAdder();
     private final LongAdder batches = new LongAdder();
     private final LongAdder sent = new LongAdder();
 
+    /** Admissions: {@code admit.lua}, the default bounds. */
     public AdmitBatcher(RedisLink link, long pendingTtlMs, long timeoutMs) {
         this(link, pendingTtlMs, timeoutMs, QUEUE_MAX, BATCH_MAX, IN_FLIGHT_MAX);
     }
 
-    /** With explicit bounds (tests). */
+    /** Admissions with explicit bounds (tests). */
     public AdmitBatcher(RedisLink link, long pendingTtlMs, long timeoutMs, int queueMax, int batchMax, int inFlightMax) {
+        this(link, Script.ADMIT, admitHeader(Long.toString(pendingTtlMs)), timeoutMs, queueMax, batchMax, inFlightMax);
+    }
+
+    /** Calls of {@code script}, whose arguments are the count, {@code header}, then the entries'. */
+    static AdmitBatcher forScript(RedisLink link, Script script, String[] header, long timeoutMs,
+                                  int queueMax, int batchMax, int inFlightMax) {
+        return new AdmitBatcher(link, script, header, timeoutMs, queueMax, batchMax, inFlightMax);
+    }
+
+    private AdmitBatcher(RedisLink link, Script script, String[] header, long timeoutMs,
+                         int queueMax, int batchMax, int inFlightMax) {
         if (queueMax < 1 || batchMax < 1 || inFlightMax < 1) {
             throw new IllegalArgumentException("queueMax, batchMax and inFlightMax must be at least 1, got "
                     + queueMax + ", " + batchMax + ", " + inFlightMax);
         }
         this.link = link;
         this.timer = link.timer();
-        this.pendingTtlMs = Long.toString(pendingTtlMs);
+        this.script = script;
+        this.header = header.clone();
         this.timeoutMs = timeoutMs;
         this.queueMax = queueMax;
         this.batchMax = batchMax;
@@ -106,7 +125,7 @@ final class AdmitBatcher {
     }
 
     /** Queues {@code r} and sends it now if a slot is free; a full queue fails it at once (counted). */
-    public void submit(AdmitRequest r) {
+    public void submit(ScriptCall r) {
         if (queued.incrementAndGet() > queueMax) {
             queued.decrementAndGet();
             rejected.increment();
@@ -127,10 +146,11 @@ final class AdmitBatcher {
             if (!inFlight.compareAndSet(f, f + 1)) {
                 continue;
             }
-            AdmitRequest[] batch = new AdmitRequest[Math.min(batchMax, Math.max(1, queued.get()))];
+            ScriptCall[] batch = new ScriptCall[Math.min(batchMax, Math.max(1, queued.get()))];
             int n = 0;
             int keyCount = 0;
-            AdmitRequest r;
+            int argCount = 0;
+            ScriptCall r;
             while (n < batch.length && (r = queue.poll()) != null) {
                 queued.decrementAndGet();
                 if (r.isDone()) {
@@ -138,31 +158,27 @@ final class AdmitBatcher {
                 }
                 batch[n++] = r;
                 keyCount += r.keyCount();
+                argCount += r.argCount();
             }
             if (n == 0) {
                 inFlight.decrementAndGet();
                 continue;
             }
-            send(batch, n, keyCount);
+            send(batch, n, keyCount, argCount);
         }
     }
 
-    private void send(AdmitRequest[] batch, int n, int keyCount) {
+    private void send(ScriptCall[] batch, int n, int keyCount, int argCount) {
         CompletableFuture<List<Object>> reply;
         try {
             String[] keys = new String[keyCount];
-            String[] args = new String[AdmitRequest.HEADER + n * AdmitRequest.ARGS];
-            AdmitRequest.writeHeader(args, n, pendingTtlMs);
-            int k = 0;
-            for (int i = 0; i < n; i++) {
-                batch[i].writeTo(keys, k, args, AdmitRequest.HEADER + i * AdmitRequest.ARGS);
-                k += batch[i].keyCount();
-            }
+            String[] args = new String[1 + header.length + argCount];
+            writeEntries(batch, n, header, keys, args);
             RedisLink.Channel ch = link.requests();
             if (ch == null) {
                 throw new IllegalStateException("fleet store not connected");
             }
-            reply = Script.ADMIT.eval(ch, ScriptOutputType.MULTI, keys, args);
+            reply = script.eval(ch, ScriptOutputType.MULTI, keys, args);
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
@@ -188,13 +204,13 @@ final class AdmitBatcher {
      * the freed slot up, so a run of synchronous failures does not recurse.
      */
     private final class Batch implements BiConsumer<List<Object>, Throwable>, io.netty.util.TimerTask {
-        private final AdmitRequest[] requests;
+        private final ScriptCall[] requests;
         private final int n;
         private final CompletableFuture<List<Object>> reply;
         volatile Timeout guard;
         volatile boolean registered;
 
-        Batch(AdmitRequest[] requests, int n, CompletableFuture<List<Object>> reply) {
+        Batch(ScriptCall[] requests, int n, CompletableFuture<List<Object>> reply) {
             this.requests = requests;
             this.n = n;
             this.reply = reply;
@@ -237,7 +253,7 @@ final class AdmitBatcher {
 
     /** Completes {@code r} with its entry of a script reply: a list, or an unexpected reply. */
     @SuppressWarnings("unchecked")
-    private static void completeWith(AdmitRequest r, Object entry) {
+    private static void completeWith(ScriptCall r, Object entry) {
         if (entry instanceof List<?> list) {
             r.complete((List<Object>) list);
         } else {
@@ -283,11 +299,15 @@ final class AdmitBatcher {
      * not queued, no slot.
      */
     public static void sendAlone(RedisLink.Channel ch, AdmitRequest r, String pendingTtlMs) {
+        sendAlone(ch, Script.ADMIT, admitHeader(pendingTtlMs), r);
+    }
+
+    /** Sends {@code r} alone as a call of {@code script} with {@code header} (a cluster). */
+    static void sendAlone(RedisLink.Channel ch, Script script, String[] header, ScriptCall r) {
         String[] keys = new String[r.keyCount()];
-        String[] args = new String[AdmitRequest.HEADER + AdmitRequest.ARGS];
-        AdmitRequest.writeHeader(args, 1, pendingTtlMs);
-        r.writeTo(keys, 0, args, AdmitRequest.HEADER);
-        CompletableFuture<List<Object>> reply = Script.ADMIT.eval(ch, ScriptOutputType.MULTI, keys, args);
+        String[] args = new String[1 + header.length + r.argCount()];
+        writeEntries(new ScriptCall[] {r}, 1, header, keys, args);
+        CompletableFuture<List<Object>> reply = script.eval(ch, ScriptOutputType.MULTI, keys, args);
         reply.whenComplete((value, err) -> {
             if (err != null) {
                 r.completeExceptionally(err);
@@ -297,5 +317,23 @@ final class AdmitBatcher {
                 completeWith(r, value.get(0));
             }
         });
+    }
+
+    /** admit.lua's header: the pending TTL, and "now" from Redis's own clock. */
+    private static String[] admitHeader(String pendingTtlMs) {
+        return new String[] {pendingTtlMs, ""};
+    }
+
+    /** Lays out a call: the count, the header, then each entry's arguments and keys in order. */
+    private static void writeEntries(ScriptCall[] batch, int n, String[] header, String[] keys, String[] args) {
+        args[0] = Integer.toString(n);
+        System.arraycopy(header, 0, args, 1, header.length);
+        int k = 0;
+        int a = 1 + header.length;
+        for (int i = 0; i < n; i++) {
+            batch[i].writeTo(keys, k, args, a);
+            k += batch[i].keyCount();
+            a += batch[i].argCount();
+        }
     }
 }

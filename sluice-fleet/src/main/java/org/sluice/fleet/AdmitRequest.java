@@ -1,20 +1,15 @@
 package org.sluice.fleet;
 
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-
 /**
  * One admission on its way to {@code admit.lua}: its keys and arguments, and the future
  * its reply entry completes ({@code {1}}, {@code {2, id}}, ...). Whoever gets there first
  * completes it: the batch reply, a failed batch, the caller's budget timer, or a full
  * queue; the others are no-ops.
  */
-final class AdmitRequest extends CompletableFuture<List<Object>> {
+final class AdmitRequest extends ScriptCall {
 
-    /** Script arguments per request. */
+    /** Script arguments per request (after the call's count, pending TTL and "now"). */
     static final int ARGS = 6;
-    /** Script arguments before the first request: count, pending TTL, "now". */
-    static final int HEADER = 3;
 
     private final String hookKey;
     private final String byteKey;
@@ -45,11 +40,18 @@ final class AdmitRequest extends CompletableFuture<List<Object>> {
     }
 
     /** 2, or 3 when the request claims a dedupe key. */
+    @Override
     int keyCount() {
         return dedupeKey == null ? 2 : 3;
     }
 
+    @Override
+    int argCount() {
+        return ARGS;
+    }
+
     /** Writes this request's keys from {@code keys[k]} and arguments from {@code args[a]}. */
+    @Override
     void writeTo(String[] keys, int k, String[] args, int a) {
         keys[k] = hookKey;
         keys[k + 1] = byteKey;
@@ -62,12 +64,5 @@ final class AdmitRequest extends CompletableFuture<List<Object>> {
         args[a + 3] = Long.toString(byteTolUs);
         args[a + 4] = Integer.toString(flags);
         args[a + 5] = token == null ? "" : token;
-    }
-
-    /** The script header: {@code n} requests, the pending TTL, Redis's own clock. */
-    static void writeHeader(String[] args, int n, String pendingTtlMs) {
-        args[0] = Integer.toString(n);
-        args[1] = pendingTtlMs;
-        args[2] = "";
     }
 }

@@ -21,7 +21,10 @@ import org.sluice.core.Sleeper;
 
 /**
  * sluice-core's {@link KeyedLimit} at fleet scope: one limit per key for every node that
- * names the same limiter, held in Redis by one script call per charge ({@code limit.lua}).
+ * names the same limiter, held in Redis by {@code limit.lua}. On a standalone Redis the
+ * charges of concurrent callers share script calls (group commit, {@link AdmitBatcher}, as
+ * {@link FleetClient#admit} does): each caller still blocks for its own answer, decided
+ * as if by a call of its own; with a cluster each charge is its own call.
  *
  * <pre>
  * FleetLimiter perTenant = FleetLimiter.builder(FleetSettings.defaults().withRedis(uri), "api")
@@ -81,6 +84,15 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
     /** {@code ask}'s answers other than a wait: the key is on a newer version; Redis did not answer. */
     private static final long STALE = -2L;
     private static final long FAILED = -3L;
+    /** limit.lua takes no header: every charge carries its own "now", version and bandwidths. */
+    private static final String[] NO_HEADER = {};
+    /** Completes a charge that ran out of budget, so a batcher still holding it skips it; no stack trace. */
+    private static final TimeoutException BUDGET_EXCEEDED = new TimeoutException("fleet timeoutMs exceeded") {
+        @Override
+        public Throwable fillInStackTrace() {
+            return this;
+        }
+    };
 
     /** One version of the limit: its bandwidths in script microseconds. Immutable. */
     record Shape(long version, LimitChange change, List<Limit> limits, long[] intervalsUs, long[] tolerancesUs, long maxPermits) {
@@ -132,6 +144,8 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
     private final FleetSettings settings;
     private final String name;
     private final RedisLink link;
+    /** Group commit of charges (standalone Redis); null with a cluster: one call per charge (its key's slot). */
+    private final AdmitBatcher batcher;
     private final CircuitBreaker breaker;
     private final KeyedLimiter<String> local;
     /** Readings of this clock are sent as "now" instead of Redis TIME: tests on a manual clock only. */
@@ -158,6 +172,8 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
         shape.limits().forEach(local::bandwidth);
         this.local = local.build();
         this.link = new RedisLink(settings);
+        this.batcher = settings.cluster() ? null : AdmitBatcher.forScript(link, LIMIT, NO_HEADER, settings.timeoutMs(),
+                AdmitBatcher.QUEUE_MAX, AdmitBatcher.BATCH_MAX, AdmitBatcher.IN_FLIGHT_MAX);
         this.lastRefresh = new AtomicLong(clock.nanoTime());
     }
 
@@ -296,6 +312,11 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
         return breaker.state();
     }
 
+    /** The charge batcher, or null with a cluster (tests). */
+    AdmitBatcher batcher() {
+        return batcher;
+    }
+
     // ------------------------------------------------------------------ the charge
 
     private long charge(String key, long permits, Probe probe) {
@@ -328,7 +349,13 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
         return wait;
     }
 
-    /** One script call: the wait in ns, {@link #STALE} when the key is on a newer version, {@link #FAILED} when Redis did not answer. */
+    /**
+     * One charge of {@code limit.lua}: the wait in ns, {@link #STALE} when the key is on a
+     * newer version, {@link #FAILED} when Redis did not answer (or answered with something
+     * this script does not write). On a standalone Redis the charge joins the other
+     * charges waiting at that moment in one script call ({@link AdmitBatcher}); with a
+     * cluster it is a call of its own.
+     */
     private long ask(String[] keys, Shape s, long permits, Probe probe) {
         int permit = breaker.acquire();
         RedisLink.Channel ch = permit == CircuitBreaker.DENIED ? null : link.requests();
@@ -338,28 +365,39 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
             }
             return FAILED;
         }
-        List<Long> reply;
+        LimitCall call = new LimitCall(keys, arguments(s, permits));
+        List<Object> reply;
         try {
-            reply = LIMIT.<List<Long>>eval(ch, ScriptOutputType.MULTI, keys, arguments(s, permits))
-                    .get(settings.timeoutMs(), TimeUnit.MILLISECONDS);
+            if (batcher != null) {
+                batcher.submit(call);
+            } else {
+                AdmitBatcher.sendAlone(ch, LIMIT, NO_HEADER, call);
+            }
+            reply = call.get(settings.timeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
+            call.completeExceptionally(e);
             Thread.currentThread().interrupt();
             breaker.onResult(permit, true);
             return FAILED;
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            call.completeExceptionally(BUDGET_EXCEEDED); // a no-op unless it is still queued or in flight
+            breaker.onResult(permit, true);
+            return FAILED;
+        }
+        if (!wellFormed(reply, s.intervalsUs().length)) {
             breaker.onResult(permit, true);
             return FAILED;
         }
         breaker.onResult(permit, false);
-        if (reply.get(0) < 0L) {
+        if ((Long) reply.get(0) < 0L) {
             return STALE;
         }
-        long wait = reply.get(0) * 1000;
+        long wait = (Long) reply.get(0) * 1000;
         if (probe != null) {
             long remaining = Long.MAX_VALUE;
             long reset = 0L;
             for (int i = 0; i < s.intervalsUs().length; i++) {
-                long debt = Math.max(0L, reply.get(i + 1));
+                long debt = Math.max(0L, (Long) reply.get(i + 1));
                 long room = s.tolerancesUs()[i] - debt;
                 remaining = Math.min(remaining, room > 0 ? room / s.intervalsUs()[i] : 0L);
                 reset = Math.max(reset, debt * 1000);
@@ -367,6 +405,20 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
             probe.set(wait == 0L, remaining, wait, reset);
         }
         return wait;
+    }
+
+    /** {@code {wait >= 0, debt_1, ..., debt_n}} or {@code {-1, version}}, every entry an integer: what limit.lua answers. */
+    static boolean wellFormed(List<Object> reply, int bandwidths) {
+        if (reply == null || reply.isEmpty()) {
+            return false;
+        }
+        for (Object o : reply) {
+            if (!(o instanceof Long)) {
+                return false;
+            }
+        }
+        long first = (Long) reply.get(0);
+        return first == -1L ? reply.size() == 2 : first >= 0L && reply.size() == bandwidths + 1;
     }
 
     private long fallBack(String key, long permits, Probe probe) {
@@ -440,16 +492,18 @@ public final class FleetLimiter implements KeyedLimit<String>, AutoCloseable {
         return keys;
     }
 
+    /** One charge's arguments to limit.lua: "now", version, change, the number of bandwidths, then each one's three. */
     private String[] arguments(Shape s, long permits) {
         int n = s.intervalsUs().length;
-        String[] args = new String[3 + 3 * n];
+        String[] args = new String[4 + 3 * n];
         args[0] = scriptClock == null ? "" : Long.toString(Math.floorDiv(scriptClock.nanoTime(), 1000L));
         args[1] = Long.toString(s.version());
         args[2] = Integer.toString(s.change().ordinal());
+        args[3] = Integer.toString(n);
         for (int i = 0; i < n; i++) {
-            args[3 + 3 * i] = Long.toString(s.intervalsUs()[i] * permits);
-            args[4 + 3 * i] = Long.toString(s.tolerancesUs()[i]);
-            args[5 + 3 * i] = Long.toString(s.intervalsUs()[i]);
+            args[4 + 3 * i] = Long.toString(s.intervalsUs()[i] * permits);
+            args[5 + 3 * i] = Long.toString(s.tolerancesUs()[i]);
+            args[6 + 3 * i] = Long.toString(s.intervalsUs()[i]);
         }
         return args;
     }

@@ -6,12 +6,14 @@
  * {@code FleetAnswer}, {@code FleetLease}, {@code FleetCharges}, {@code FleetStats},
  * {@code FleetKind}, {@code BreakerState}), {@code FleetGcra}, the arithmetic the admit
  * script runs, and {@link org.sluice.fleet.FleetLimiter}, sluice-core's {@code KeyedLimit}
- * at fleet scope (its own script, {@code limit.lua}, breaker and node-local fallback).
+ * at fleet scope (its own script, {@code limit.lua}, group committed like admissions,
+ * breaker and node-local fallback).
  *
  * <p>Everything else here is the client's machinery and package-private, so the compiler
  * keeps users (the edge included) out of it: the Redis link and its scripts
- * ({@code RedisLink}, {@code Script}), group commit of admissions ({@code AdmitBatcher},
- * {@code AdmitRequest}, {@code AdmitReply}), the circuit breaker ({@code CircuitBreaker},
+ * ({@code RedisLink}, {@code Script}), group commit of script calls ({@code AdmitBatcher},
+ * {@code ScriptCall}; {@code AdmitRequest} and {@code AdmitReply} for admissions,
+ * {@code LimitCall} for the limiter's charges), the circuit breaker ({@code CircuitBreaker},
  * {@code SlidingWindow}), the settle queue ({@code SettleQueue}, {@code Settler}), the
  * health counters ({@code Health}) and the key scheme ({@code Keys}). It lives in this
  * package, not in an {@code internal} one, because {@code FleetClient} assembles all of it

@@ -7,6 +7,7 @@ import static org.sluice.fleet.Fixtures.hit;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.sluice.core.Limit;
 import org.sluice.testkit.RedisServer;
 
 /**
@@ -48,6 +49,16 @@ class ClusterTest {
                 assertThat(b.heartbeat().toCompletableFuture().join()).isEqualTo(2);
                 assertThat(a.resetTenant("acme").toCompletableFuture().join()).isTrue();
                 assertThat(hit(b, "acme")).isInstanceOf(FleetAnswer.Admitted.class);
+            }
+            // the library's limiter: one call per charge (each key's own slot), no batcher
+            try (FleetLimiter one = FleetLimiter.start(settings, "lim", List.of(Limit.of(0.01, 3)));
+                 FleetLimiter other = FleetLimiter.start(settings, "lim", List.of(Limit.of(0.01, 3)))) {
+                assertThat(one.batcher()).isNull();
+                assertThat(one.tryAcquire("k1", 2)).isZero();
+                assertThat(other.tryAcquire("k1", 1)).isZero();
+                assertThat(one.tryAcquire("k1", 1)).as("the burst is shared through the cluster").isPositive();
+                assertThat(other.tryAcquire("k2", 3)).isZero();
+                assertThat(one.fallbacks() + other.fallbacks()).isZero();
             }
         }
     }

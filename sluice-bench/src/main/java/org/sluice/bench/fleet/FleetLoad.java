@@ -25,8 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.sluice.fleet.FleetAnswer;
+import org.sluice.core.Limit;
 import org.sluice.fleet.FleetClient;
 import org.sluice.fleet.FleetGcra;
+import org.sluice.fleet.FleetLimiter;
 import org.sluice.fleet.FleetSettings;
 
 /**
@@ -55,6 +57,8 @@ public final class FleetLoad {
     static final String BREAKDOWN_PROPERTY = "sluice.bench.breakdown";
     /** True while the measured part of a scenario runs (one scenario per JVM). */
     private static final AtomicBoolean MEASURING = new AtomicBoolean();
+    /** redis-server's pid, when given: its CPU time over the measured part is reported per decision. */
+    private static long redisPid = -1;
 
     interface Caller {
         /** One decision; true when it was answered by the store (not a fallback). */
@@ -68,10 +72,13 @@ public final class FleetLoad {
         int threads = Integer.parseInt(args.getOrDefault("threads", "64"));
         int seconds = Integer.parseInt(args.getOrDefault("seconds", "10"));
         int warmup = Integer.parseInt(args.getOrDefault("warmup", "5"));
+        redisPid = Long.parseLong(args.getOrDefault("redis-pid", "-1"));
         switch (scenario) {
             case "sluice-hot" -> runSluice(uri, scenario, threads, warmup, seconds, 1, false);
             case "sluice-hot-dedupe" -> runSluice(uri, scenario, threads, warmup, seconds, 1, true);
             case "sluice-10k" -> runSluice(uri, scenario, threads, warmup, seconds, 10_000, false);
+            case "limiter-hot" -> runLimiter(uri, scenario, threads, warmup, seconds, 1);
+            case "limiter-10k" -> runLimiter(uri, scenario, threads, warmup, seconds, 10_000);
             case "bucket4j-hot" -> runBucket4j(uri, scenario, threads, warmup, seconds, 1);
             case "bucket4j-10k" -> runBucket4j(uri, scenario, threads, warmup, seconds, 10_000);
             case "pause" -> {
@@ -79,7 +86,7 @@ public final class FleetLoad {
                         Integer.parseInt(args.getOrDefault("pause-seconds", "10")));
             }
             default -> throw new IllegalArgumentException("--scenario must be one of sluice-hot, sluice-hot-dedupe, "
-                    + "bucket4j-hot, sluice-10k, bucket4j-10k, pause; got " + scenario);
+                    + "bucket4j-hot, sluice-10k, bucket4j-10k, limiter-hot, limiter-10k, pause; got " + scenario);
         }
         System.exit(0);
     }
@@ -112,6 +119,25 @@ public final class FleetLoad {
             if (breakdown != null) {
                 breakdown.print(name);
             }
+        }
+    }
+
+    /**
+     * The library's Redis scope, as a user of {@code sluice-fleet} calls it: {@link
+     * FleetLimiter#tryAcquire(Object, long)}, one bandwidth like Bucket4j's one bucket.
+     */
+    private static void runLimiter(String uri, String name, int threads, int warmup, int seconds, int tenants)
+            throws InterruptedException {
+        FleetSettings settings = FleetSettings.defaults().withRedis(uri).withTimeoutMs(1_000)
+                .withBreaker(1.0, Integer.MAX_VALUE, 10_000, 5_000);
+        try (FleetLimiter limiter = FleetLimiter.builder(settings, "bench").bandwidth(Limit.of(RATE, BURST)).build()) {
+            long before = limiter.fallbacks();
+            Caller caller = tenant -> {
+                limiter.tryAcquire(tenant, 1);
+                return true; // the limiter counts its node-local answers: printed below
+            };
+            run(name, caller, threads, warmup, seconds, tenants);
+            System.out.printf(Locale.ROOT, "# %s fallbacks: %d%n", name, limiter.fallbacks() - before);
         }
     }
 
@@ -342,11 +368,16 @@ public final class FleetLoad {
             w.start();
         }
         Thread.sleep(warmup * 1_000L);
+        long jvmCpu0 = jvmCpuNanos();
+        long redisCpu0 = redisCpuNanos();
         measuring.set(true);
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1_000L);
         measuring.set(false);
         long elapsed = System.nanoTime() - t0;
+        long jvmCpu = jvmCpuNanos() - jvmCpu0;
+        long redisCpu1 = redisCpuNanos();
+        long redisCpu = redisCpu0 < 0 || redisCpu1 < 0 ? -1 : redisCpu1 - redisCpu0;
         stop.set(true);
         done.await(30, TimeUnit.SECONDS);
         Histogram all = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
@@ -354,10 +385,37 @@ public final class FleetLoad {
             all.add(h);
         }
         double perSecond = all.getTotalCount() / (elapsed / 1e9);
+        long decisions = Math.max(1, all.getTotalCount());
         System.out.printf(Locale.ROOT,
-                "RESULT %s threads=%d tenants=%d decisions_per_s=%.0f p50_us=%d p99_us=%d p999_us=%d max_us=%d fallbacks=%d%n",
+                "RESULT %s threads=%d tenants=%d decisions_per_s=%.0f p50_us=%d p99_us=%d p999_us=%d max_us=%d fallbacks=%d"
+                        + " jvm_cpu_us_per_decision=%.2f redis_cpu_us_per_decision=%.2f%n",
                 name, threads, tenants, perSecond, all.getValueAtPercentile(50), all.getValueAtPercentile(99),
-                all.getValueAtPercentile(99.9), all.getMaxValue(), fallbacks.get());
+                all.getValueAtPercentile(99.9), all.getMaxValue(), fallbacks.get(),
+                jvmCpu / 1e3 / decisions, redisCpu < 0 ? -1.0 : redisCpu / 1e3 / decisions);
+    }
+
+    /** This JVM's CPU time (user + system, all threads), in ns. */
+    private static long jvmCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /**
+     * redis-server's CPU time (utime + stime of {@code /proc/<pid>/stat}, in clock ticks of
+     * 10 ms), in ns; -1 when no pid was given or it cannot be read.
+     */
+    private static long redisCpuNanos() {
+        if (redisPid < 0) {
+            return -1;
+        }
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(redisPid), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // after the command's ")": state is field 3, utime 14 and stime 15 (1-based in proc(5))
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     private static void signal(String sig, long pid) throws IOException, InterruptedException {
