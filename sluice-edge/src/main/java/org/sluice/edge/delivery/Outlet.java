@@ -534,7 +534,7 @@ final class Outlet {
             }
             return null;
         }
-        long startNanos = clock.nanoTime();
+        long startNanos = shared.clock().nanoTime();
         // TRANSPORT: the same call as start()'s, attempt 1 of a fresh delivery
         return transport.send(destination, hook, 1, nowMs).handle((o, e) -> streamAnswered(hook, pass, startNanos, o));
     }
@@ -547,8 +547,8 @@ final class Outlet {
     /** The answer of a streamed attempt (null: the transport failed the future, which none does); true when delivered. */
     private boolean streamAnswered(StoredHook hook, DestinationBreaker.Pass pass, long startNanos, AttemptOutcome o) {
         try {
-            long nowMs = wallMillis.getAsLong();
-            long endNanos = clock.nanoTime();
+            long nowMs = shared.wallMillis().getAsLong();
+            long endNanos = shared.clock().nanoTime();
             latency.record(Math.max(0, endNanos - startNanos), TimeUnit.NANOSECONDS);
             AttemptResult result = o == null ? AttemptResult.failed(AttemptResult.Failure.PROTOCOL) : o.result();
             if (pacer != null) {
