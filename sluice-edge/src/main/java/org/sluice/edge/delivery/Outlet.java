@@ -1,14 +1,12 @@
 package org.sluice.edge.delivery;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,17 +49,6 @@ final class Outlet {
     static final int READ_AHEAD = 16;
     /** Retry due times an outlet keeps to wake the driver for (see {@link RetryTimes}). */
     static final int RETRY_TIMES = 4096;
-
-    private static final Duration[] LATENCY_BUCKETS = {
-        Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
-        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
-        Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(60)
-    };
-    private static final Duration[] LAG_BUCKETS = {
-        Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(500),
-        Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMinutes(5),
-        Duration.ofMinutes(30), Duration.ofHours(2), Duration.ofHours(12), Duration.ofDays(3)
-    };
 
     /** A row picked in a pass, to be sent after the pass's write; {@code seq} its hook's sequence number (-1: fifo). */
     record Pick(DeliveryRow row, StoredHook hook, DestinationBreaker.Pass pass, long seq, long writes) {
@@ -128,11 +115,8 @@ final class Outlet {
     private final Set<Long> outSeqs = ConcurrentHashMap.newKeySet();
     final AtomicLong delivered = new AtomicLong();
     final AtomicLong failed = new AtomicLong();
-    private final Counter attemptsDelivered;
-    private final Counter attemptsRetry;
-    private final Counter attemptsDead;
-    private final Timer latency;
-    private final Timer lag;
+    /** Its attempts, round trips and lags ({@code sluice_delivery_*}). */
+    private final OutletMeters meters;
     /** The due times of the retries recorded and not yet come due, to wake the driver for. */
     private final RetryTimes retryTimes = new RetryTimes(RETRY_TIMES);
 
@@ -152,21 +136,7 @@ final class Outlet {
         this.pacer = Pacer.of(d, shared.fleetPacing(), shared.clock(), registry);
         this.fifo = d.ordering() == Ordering.FIFO ? new FifoHeads(ledger, store, name) : null;
         this.transport = transport;
-        this.attemptsDelivered = attempts(registry, "delivered");
-        this.attemptsRetry = attempts(registry, "retry");
-        this.attemptsDead = attempts(registry, "dead");
-        this.latency = Timer.builder("sluice.delivery.latency")
-                .description("Round trip of one delivery attempt, connect included")
-                .tag("destination", name).serviceLevelObjectives(LATENCY_BUCKETS).register(registry);
-        this.lag = Timer.builder("sluice.delivery.lag")
-                .description("From a hook's receipt to its delivery")
-                .tag("destination", name).serviceLevelObjectives(LAG_BUCKETS).register(registry);
-    }
-
-    private Counter attempts(MeterRegistry registry, String outcome) {
-        return Counter.builder("sluice.delivery.attempts")
-                .description("Delivery attempts, by what became of the delivery")
-                .tag("destination", name).tag("outcome", outcome).register(registry);
+        this.meters = new OutletMeters(name, registry);
     }
 
     /** Slots taken, capped at {@code max_in_flight} (see {@link OutletActivity}). */
@@ -451,7 +421,7 @@ final class Outlet {
         try {
             long nowMs = shared.wallMillis().getAsLong();
             long endNanos = shared.clock().nanoTime();
-            latency.record(Math.max(0, endNanos - startNanos), TimeUnit.NANOSECONDS);
+            meters.answered(startNanos, endNanos);
             if (pacer != null) {
                 pacer.heard(result, startNanos, endNanos); // an adaptive pace listens
             }
@@ -485,16 +455,15 @@ final class Outlet {
     void recorded(AnswerRecorder.Answer a) {
         if (a.decision() instanceof Decision.Delivered) {
             delivered.incrementAndGet();
-            attemptsDelivered.increment();
-            lag.record(Math.max(0, a.nowMs() - a.hook().receivedAtMillis()), TimeUnit.MILLISECONDS);
+            meters.delivered(a.nowMs(), a.hook().receivedAtMillis());
         } else if (a.decision() instanceof Decision.Retry r) {
-            attemptsRetry.increment();
+            meters.retry();
             if (fifo == null) { // a fifo scan reads its next due time itself
                 retryTimes.add(a.nowMs() + r.delayMillis());
             }
             return;
         } else {
-            attemptsDead.increment();
+            meters.dead();
             Decision.Dead dead = (Decision.Dead) a.decision();
             logDead(a, dead);
             events.deadLetter(name, a.row().hookId(), a.hook().source(), dead.reason().code(), a.status(), a.error(),
@@ -526,7 +495,7 @@ final class Outlet {
      * gives the hook a pending delivery, which the dispatcher retries). The future completes
      * on the transport's thread: true when acknowledged.
      */
-    java.util.concurrent.CompletableFuture<Boolean> sendStreamed(StoredHook hook, long nowMs) {
+    CompletableFuture<Boolean> sendStreamed(StoredHook hook, long nowMs) {
         DestinationBreaker.Pass pass = breaker.tryPass();
         if (pass != DestinationBreaker.Pass.ATTEMPT) {
             if (pass == DestinationBreaker.Pass.PROBE) {
@@ -549,7 +518,7 @@ final class Outlet {
         try {
             long nowMs = shared.wallMillis().getAsLong();
             long endNanos = shared.clock().nanoTime();
-            latency.record(Math.max(0, endNanos - startNanos), TimeUnit.NANOSECONDS);
+            meters.answered(startNanos, endNanos);
             AttemptResult result = o == null ? AttemptResult.failed(AttemptResult.Failure.PROTOCOL) : o.result();
             if (pacer != null) {
                 pacer.heard(result, startNanos, endNanos);
@@ -558,8 +527,7 @@ final class Outlet {
                 breaker.succeeded(pass);
                 streak.succeeded();
                 delivered.incrementAndGet();
-                attemptsDelivered.increment();
-                lag.record(Math.max(0, nowMs - hook.receivedAtMillis()), TimeUnit.MILLISECONDS);
+                meters.delivered(nowMs, hook.receivedAtMillis());
                 return true;
             }
             if (result instanceof AttemptResult.Untransformable) {
@@ -569,7 +537,7 @@ final class Outlet {
                 streak.failed(nowMs, o == null ? null : redactor.redact(o.error()));
             }
             failed.incrementAndGet();
-            attemptsRetry.increment();
+            meters.retry();
             return false;
         } catch (RuntimeException e) {
             LOG.warn("judging a replay's streamed attempt of hook {} to destination {} failed (it goes through the"

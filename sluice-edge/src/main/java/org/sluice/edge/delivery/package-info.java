@@ -35,7 +35,7 @@
  *
  * <p>The {@link org.sluice.edge.delivery.Dispatcher} runs it: the server starts one when destinations are configured (see
  * {@code docs/delivery.md}). Its parts, one job each: an {@code Outlet} per destination (slots,
- * pacing, breaker, fifo heads), the {@code Driver} thread, the {@code CommitStarter} (first
+ * pacing, breaker, fifo heads; its meters an {@code OutletMeters}), the {@code Driver} thread, the {@code CommitStarter} (first
  * attempts at commit, and the one wake-up route for new deliveries), the {@code AnswerRecorder}
  * (each attempt's outcome into the ledger) and {@code OutletActivity} (what the admin API shows:
  * {@link org.sluice.edge.delivery.DeliveryActivity}). A destination failing for its
