@@ -16,10 +16,9 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
 import org.sluice.edge.delivery.kafka.KafkaTransport;
@@ -41,24 +40,13 @@ class KafkaDeliveryTest {
 
     private static final String[][] ORIGINS = {{"acme", "github"}, {"acme", "stripe"}, {"globex", "github"}, {"globex", "shop"}};
 
-    private static KafkaBrokers kafka;
+    @RegisterExtension
+    static final KafkaBrokersExtension kafka = KafkaBrokersExtension.brokers(1);
 
     @TempDir
     Path dir;
     private HookStore store;
     private Dispatcher dispatcher;
-
-    @BeforeAll
-    static void startKafka() throws Exception {
-        kafka = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopKafka() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
 
     @AfterEach
     void close() {

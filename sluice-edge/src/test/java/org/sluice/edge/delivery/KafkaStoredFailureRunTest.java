@@ -3,8 +3,7 @@ package org.sluice.edge.delivery;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.kafka.KafkaControlSettings;
 import org.sluice.edge.store.kafka.KafkaControlState;
@@ -19,21 +18,11 @@ import org.sluice.edge.store.rocks.RocksHookStore;
 class KafkaStoredFailureRunTest extends StoredFailureRunContract {
 
     private static final AtomicInteger PREFIXES = new AtomicInteger();
-    private static KafkaBrokers kafka;
+
+    @RegisterExtension
+    static final KafkaBrokersExtension kafka = KafkaBrokersExtension.brokers(1);
 
     private final String prefix = "run" + PREFIXES.incrementAndGet();
-
-    @BeforeAll
-    static void startKafka() throws Exception {
-        kafka = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopKafka() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
 
     @Override
     ControlState openControl(RocksHookStore store) {

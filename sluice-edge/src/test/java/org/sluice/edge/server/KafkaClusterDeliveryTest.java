@@ -16,11 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.testkit.Eventually;
 
 /**
@@ -38,7 +38,10 @@ class KafkaClusterDeliveryTest {
     private static final Duration LONG = Duration.ofSeconds(120);
     private static final Map<String, String> REPLICATED = Map.of("min.insync.replicas", "2");
 
-    private static KafkaBrokers kafka;
+    @RegisterExtension
+    static final KafkaBrokersExtension kafka =
+            KafkaBrokersExtension.brokers(3, Map.of("min.insync.replicas", "2", "default.replication.factor", "3"));
+
     /** The broker that shares its node with the controller: never stopped. */
     private static int steady;
     /** The two brokers a case may stop. */
@@ -48,17 +51,9 @@ class KafkaClusterDeliveryTest {
     Path dir;
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        kafka = KafkaBrokers.start(3, Map.of("min.insync.replicas", "2", "default.replication.factor", "3"));
+    static void pickBrokers() {
         steady = kafka.brokerIds().stream().filter(kafka.controllerIds()::contains).findFirst().orElseThrow();
         others = kafka.brokerIds().stream().filter(id -> id != steady).sorted().toList();
-    }
-
-    @AfterAll
-    static void stopCluster() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
     }
 
     // ---------------------------------------------------------------- fixtures

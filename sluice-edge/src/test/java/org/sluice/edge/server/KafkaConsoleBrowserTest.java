@@ -7,16 +7,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.sluice.core.Clock;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver;
 
@@ -33,22 +31,12 @@ class KafkaConsoleBrowserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration LONG_WAIT = Duration.ofSeconds(90);
-    private static KafkaBrokers brokers;
+
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (brokers != null) {
-            brokers.close();
-        }
-    }
 
     private TestEdge node(HookReceiver receiver) {
         String yaml = """

@@ -1,11 +1,10 @@
 package org.sluice.edge.server;
 
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.testkit.Eventually;
 
 /**
@@ -17,17 +16,9 @@ import org.sluice.testkit.Eventually;
 class KafkaDeliveryParityTest extends DeliveryParityContract {
 
     static final int PARTITIONS = 4;
-    private static KafkaBrokers brokers;
 
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        brokers.close();
-    }
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
 
     @Override
     int nodeCount() {
@@ -36,7 +27,7 @@ class KafkaDeliveryParityTest extends DeliveryParityContract {
 
     @Override
     String storeSections(String prefix) {
-        return kafkaStore(brokers, prefix, 1);
+        return kafkaStore(brokers.get(), prefix, 1);
     }
 
     @Override

@@ -17,10 +17,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 import org.sluice.core.Clock;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver;
 import org.sluice.testkit.RedisServer;
@@ -41,21 +42,21 @@ class KafkaFleetPacingTest {
     /** Several (tenant, source) keys, so that the log's partitions, and the nodes, share the hooks. */
     private static final int SOURCES = 6;
 
-    private static KafkaBrokers brokers;
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
+
     private static RedisServer redis;
 
     @TempDir
     Path dir;
 
     @BeforeAll
-    static void start() throws Exception {
+    static void startRedis() throws Exception {
         redis = RedisServer.start();
-        brokers = KafkaBrokers.start(1, Map.of());
     }
 
     @AfterAll
-    static void stop() throws Exception {
-        brokers.close();
+    static void stopRedis() throws Exception {
         redis.close();
     }
 

@@ -22,12 +22,11 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.header.Header;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.UuidV7;
 import org.sluice.testkit.Eventually;
@@ -46,20 +45,12 @@ class KafkaReplayStreamTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int HOOKS = 40;
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static KafkaBrokers brokers;
+
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        brokers.close();
-    }
 
     /** Sources s0..s3 deliver to {@code bus}, the topic {@code topic}, keyed by source. */
     private TestEdge node(String prefix, String topic, String extra) {

@@ -12,12 +12,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import io.opentelemetry.proto.trace.v1.Span;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
 import org.sluice.edge.telemetry.OtlpReceiver;
@@ -36,20 +35,12 @@ class KafkaStoreDeliveryTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Several (tenant, source) keys, so that the log's partitions, and the nodes, share the hooks. */
     private static final int SOURCES = 6;
-    private static KafkaBrokers brokers;
+
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        brokers.close();
-    }
 
     private String yaml(String node, String prefix, HookReceiver receiver) {
         StringBuilder sources = new StringBuilder();

@@ -13,11 +13,11 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.store.kafka.HookRecords;
 
 /**
@@ -31,20 +31,12 @@ import org.sluice.edge.store.kafka.HookRecords;
 class KafkaStoreKindTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static KafkaBrokers brokers;
+
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        brokers.close();
-    }
 
     private String yaml(String node) {
         return """

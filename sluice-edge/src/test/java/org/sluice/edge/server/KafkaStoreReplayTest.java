@@ -15,12 +15,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.store.UuidV7;
 import org.sluice.testkit.Eventually;
 import org.sluice.testkit.HookReceiver;
@@ -38,20 +37,12 @@ class KafkaStoreReplayTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Several (tenant, source) keys to {@code app}, so that the hooks spread over the partitions and both nodes. */
     private static final int SOURCES = 4;
-    private static KafkaBrokers brokers;
+
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        brokers.close();
-    }
 
     /**
      * Sources s0..s3 deliver to {@code app} (the receiver's /app), source o to {@code other} (its

@@ -11,7 +11,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.testkit.RedisServer;
 
 /**
@@ -23,22 +24,19 @@ import org.sluice.testkit.RedisServer;
 @Tag("slow")
 class KafkaTwoNodeDeliveryParityTest extends DeliveryParityContract {
 
-    private static KafkaBrokers brokers;
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(3, Map.of("min.insync.replicas", "2"));
+
     private static RedisServer redis;
 
     @BeforeAll
-    static void start() throws Exception {
+    static void startRedis() throws Exception {
         redis = RedisServer.start();
-        brokers = KafkaBrokers.start(3, Map.of("min.insync.replicas", "2"));
     }
 
     @AfterAll
-    static void stop() throws Exception {
-        try {
-            brokers.close();
-        } finally {
-            redis.close();
-        }
+    static void stopRedis() throws Exception {
+        redis.close();
     }
 
     @Override
@@ -51,7 +49,7 @@ class KafkaTwoNodeDeliveryParityTest extends DeliveryParityContract {
         // a generous fleet budget: a slow Redis answer on a loaded machine must not turn a
         // pass into a fallback, which paces from each node's own share
         return "dedupe: {scope: fleet}\nfleet: {redis: \"" + redis.uri() + "\", timeout_ms: 2000}\n"
-                + KafkaDeliveryParityTest.kafkaStore(brokers, prefix, 3);
+                + KafkaDeliveryParityTest.kafkaStore(brokers.get(), prefix, 3);
     }
 
     @Override

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.store.DeadLetterPage;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.DeliveryState;
@@ -35,7 +36,10 @@ class DeadLetterIndexTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final AtomicInteger TOPICS = new AtomicInteger();
-    private static KafkaBrokers brokers;
+
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
+
     private static LogClients clients;
     private static KafkaProducer<byte[], byte[]> producer;
 
@@ -44,8 +48,7 @@ class DeadLetterIndexTest {
     private String topic;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
+    static void openClients() {
         clients = new LogClients(new KafkaLogSettings("test", List.of(brokers.bootstrapServers()), "unused", 2, 1, 1,
                 5_000, Map.of(), TimeUnit.DAYS.toMillis(1)));
         Map<String, Object> p = new HashMap<>();
@@ -54,10 +57,9 @@ class DeadLetterIndexTest {
     }
 
     @AfterAll
-    static void stopBroker() throws Exception {
+    static void closeClients() {
         producer.close();
         clients.close();
-        brokers.close();
     }
 
     @BeforeEach

@@ -14,10 +14,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookPage;
 import org.sluice.edge.store.HookSummary;
@@ -33,17 +32,8 @@ import org.sluice.edge.store.StoredHook;
  */
 class HookPagesTest {
 
-    private static KafkaBrokers brokers;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        brokers.close();
-    }
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
 
     private static KafkaLogSettings settings(String node) {
         return new KafkaLogSettings(node, List.of(brokers.bootstrapServers()), "pages", 4, 1, 2, 3000, Map.of(),

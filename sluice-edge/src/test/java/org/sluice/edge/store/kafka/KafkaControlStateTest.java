@@ -18,16 +18,16 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.sluice.core.Clock;
 import org.sluice.core.Limit;
 import org.sluice.core.LimitSource;
 import org.sluice.core.OverrideStoreException;
 import org.sluice.core.TenantLimits;
 import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.store.AuditRecord;
 import org.sluice.edge.store.ControlState;
 import org.sluice.edge.store.DisabledDestination;
@@ -45,22 +45,11 @@ class KafkaControlStateTest {
     private static final long SEEN_WITHIN_MS = 30_000;
     private static final AtomicInteger PREFIXES = new AtomicInteger();
 
-    private static KafkaBrokers kafka;
+    @RegisterExtension
+    static final KafkaBrokersExtension kafka = KafkaBrokersExtension.brokers(1);
 
     private final List<KafkaControlState> opened = new ArrayList<>();
     private final String prefix = "ctl" + PREFIXES.incrementAndGet();
-
-    @BeforeAll
-    static void startKafka() throws Exception {
-        kafka = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopKafka() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
 
     @AfterEach
     void closeNodes() {

@@ -24,10 +24,10 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.HookStoreException;
 import org.sluice.edge.store.PendingHook;
@@ -40,18 +40,10 @@ import org.sluice.edge.store.StoredHook;
  */
 class KafkaHookLogTest {
 
-    private static KafkaBrokers brokers;
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
+
     private static final AtomicInteger PREFIXES = new AtomicInteger();
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        brokers.close();
-    }
 
     private static KafkaLogSettings settings(String node, String prefix, long retentionMs) {
         return new KafkaLogSettings(node, List.of(brokers.bootstrapServers()), prefix, 3, 1, 2, 3000, Map.of(),

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.sluice.core.Clock;
 import org.sluice.edge.delivery.BreakerSettings;
@@ -38,6 +39,7 @@ import org.sluice.edge.delivery.Destination;
 import org.sluice.edge.delivery.Dispatcher;
 import org.sluice.edge.delivery.http.HttpDeliveryClient;
 import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.delivery.Ordering;
 import org.sluice.edge.delivery.OutboundHeaders;
 import org.sluice.edge.delivery.RetryPolicy;
@@ -64,7 +66,10 @@ class LogFollowerTest {
     private static final int PARTITIONS = 4;
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final AtomicInteger PREFIXES = new AtomicInteger();
-    private static KafkaBrokers brokers;
+
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1, Map.of("group.min.session.timeout.ms", "1000"));
+
     private static KafkaProducer<byte[], byte[]> producer;
 
     @TempDir
@@ -73,8 +78,7 @@ class LogFollowerTest {
     private final List<AutoCloseable> closing = new ArrayList<>();
 
     @BeforeAll
-    static void startBrokers() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of("group.min.session.timeout.ms", "1000"));
+    static void openProducer() {
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers.bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -85,9 +89,8 @@ class LogFollowerTest {
     }
 
     @AfterAll
-    static void stopBrokers() throws Exception {
+    static void closeProducer() {
         producer.close();
-        brokers.close();
     }
 
     @BeforeEach

@@ -11,11 +11,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 import org.sluice.edge.store.CommitResult;
 import org.sluice.edge.store.DeliveryRow;
 import org.sluice.edge.store.PendingHook;
@@ -36,20 +35,11 @@ class LogReplayBoundTest {
     private static final int BOUND = 100;
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    private static KafkaBrokers brokers;
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        brokers.close();
-    }
 
     @Test
     void aFastReplayWaitsWhileItsDestinationHasItsBoundPendingAndSchedulesEveryHookOnce() throws Exception {

@@ -11,10 +11,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.sluice.edge.delivery.KafkaBrokers;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.sluice.edge.delivery.KafkaBrokersExtension;
 
 /**
  * The delivery group's assignor ({@link TopicSpreadAssignor}): each topic's partitions spread
@@ -26,17 +25,9 @@ import org.sluice.edge.delivery.KafkaBrokers;
 class TopicSpreadAssignorTest {
 
     private static final List<String> TOPICS = List.of("x.hooks", "x.retry");
-    private static KafkaBrokers brokers;
 
-    @BeforeAll
-    static void startBroker() throws Exception {
-        brokers = KafkaBrokers.start(1, Map.of());
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        brokers.close();
-    }
+    @RegisterExtension
+    static final KafkaBrokersExtension brokers = KafkaBrokersExtension.brokers(1);
 
     private static TopicPartition tp(String topic, int p) {
         return new TopicPartition(topic, p);
